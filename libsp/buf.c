@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf_int.h"
+#include "varint_int.h"
+
+int
+sp_buf_reserve(struct sp_buf *b, size_t n)
+{
+	size_t cap;
+	uint8_t *p;
+
+	if (b->err)
+		return b->err;
+	if (n <= b->cap - b->len)
+		return 0;
+	if (n > SIZE_MAX / 2 - b->len) {
+		b->err = -ENOMEM;
+		return b->err;
+	}
+	cap = b->cap ? b->cap : 256;
+	while (cap - b->len < n)
+		cap *= 2;
+	p = realloc(b->p, cap);
+	if (p == NULL) {
+		b->err = -ENOMEM;
+		return b->err;
+	}
+	b->p = p;
+	b->cap = cap;
+	return 0;
+}
+
+void
+sp_buf_put(struct sp_buf *b, const void *p, size_t n)
+{
+	if (n == 0 || sp_buf_reserve(b, n) != 0)
+		return;
+	memcpy(b->p + b->len, p, n);
+	b->len += n;
+}
+
+void
+sp_buf_u8(struct sp_buf *b, uint8_t v)
+{
+	sp_buf_put(b, &v, 1);
+}
+
+void
+sp_buf_varint(struct sp_buf *b, uint64_t v)
+{
+	if (sp_buf_reserve(b, SP_VARINT_MAX) != 0)
+		return;
+	b->len += sp_varint_put(b->p + b->len, v);
+}
+
+void
+sp_buf_svarint(struct sp_buf *b, int64_t v)
+{
+	sp_buf_varint(b, sp_zigzag(v));
+}
+
+void
+sp_buf_str(struct sp_buf *b, const void *p, size_t n)
+{
+	sp_buf_varint(b, n);
+	sp_buf_put(b, p, n);
+}
+
+void
+sp_buf_fini(struct sp_buf *b)
+{
+	free(b->p);
+	b->p = NULL;
+	b->len = b->cap = 0;
+	b->err = 0;
+}

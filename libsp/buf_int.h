@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef SP_BUF_INT_H
+#define SP_BUF_INT_H
+
+/*
+ * A growable byte buffer for encoding.  Appends are sticky on failure: the
+ * first allocation failure is kept in err and later appends do nothing, so
+ * an encoder appends all fields and checks once.
+ */
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct sp_buf {
+	uint8_t *p;
+	size_t len, cap;
+	int err;	/* 0 or -ENOMEM */
+};
+
+/* Makes room for n more bytes; returns 0 or -ENOMEM (also kept in err). */
+int sp_buf_reserve(struct sp_buf *b, size_t n);
+void sp_buf_put(struct sp_buf *b, const void *p, size_t n);
+void sp_buf_u8(struct sp_buf *b, uint8_t v);
+void sp_buf_varint(struct sp_buf *b, uint64_t v);
+void sp_buf_svarint(struct sp_buf *b, int64_t v);
+/* A length-prefixed byte string. */
+void sp_buf_str(struct sp_buf *b, const void *p, size_t n);
+void sp_buf_fini(struct sp_buf *b);
+
+#endif

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: MIT */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "sp/format.h"
+
+const char *
+sp_module_basename(const struct sp_defs *d, uint32_t module)
+{
+	const struct sp_module *m = sp_defs_module(d, module);
+	const struct sp_str *path;
+	const char *slash;
+
+	if (m == NULL)
+		return "?";
+	path = sp_defs_string(d, m->path);
+	if (path == NULL || path->len == 0)
+		return (m->flags & SP_MOD_KERNEL) ? "[kernel]" : "?";
+	slash = strrchr(path->s, '/');
+	return slash != NULL && slash[1] != '\0' ? slash + 1 : path->s;
+}
+
+static size_t
+result(int n)
+{
+	return n < 0 ? 0 : (size_t)n;
+}
+
+size_t
+sp_format_frame(const struct sp_defs *d, uint32_t frame, char *buf,
+    size_t cap)
+{
+	const struct sp_frame *f = sp_defs_frame(d, frame);
+	const struct sp_symbol *sym = sp_defs_symbol(d, frame);
+	const struct sp_str *name;
+
+	if (f == NULL)
+		return result(snprintf(buf, cap, "[bad frame %" PRIu32 "]",
+		    frame));
+	if (f->mode == SP_FRAME_TRUNCATED)
+		return result(snprintf(buf, cap, "[truncated]"));
+	if (sym != NULL) {
+		/* The outermost logical frame names the machine frame. */
+		name = sp_defs_string(d, sym->lines[sym->count - 1].function);
+		if (name != NULL && name->len > 0)
+			return result(snprintf(buf, cap, "%s", name->s));
+	}
+	if (f->module == 0)
+		return result(snprintf(buf, cap, "0x%" PRIx64, f->abs_ip));
+	return result(snprintf(buf, cap, "%s+0x%" PRIx64,
+	    sp_module_basename(d, f->module), f->rel_ip));
+}

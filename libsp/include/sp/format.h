@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef SP_FORMAT_H
+#define SP_FORMAT_H
+
+/*
+ * Names of things in a spool, as the tools print them.  Everything is
+ * formatted into a caller's buffer; nothing is printed.
+ */
+
+#include <stddef.h>
+
+#include "sp/spool.h"
+
+/*
+ * Formats frame id as its function name when it has a symbol, else as
+ * "module+0xOFFSET" (the module's base name), "[kernel]+0xOFFSET",
+ * "0xADDRESS" without a module, or "[truncated]" for the marker.  The
+ * result is always NUL-terminated and cut to fit cap (cap > 0).  Returns
+ * the length it would have had, like snprintf.
+ */
+size_t sp_format_frame(const struct sp_defs *d, uint32_t frame, char *buf,
+    size_t cap);
+
+/* The base name of a module's path ("?" when it has none). */
+const char *sp_module_basename(const struct sp_defs *d, uint32_t module);
+
+#endif

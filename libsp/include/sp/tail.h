@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef SP_TAIL_H
+#define SP_TAIL_H
+
+/*
+ * Tail: follows a spool that a writer is still appending to.  Each poll
+ * reads what was added, applies complete definitions and returns a bounded
+ * batch of newly complete samples; a partial record at the end is kept for
+ * the next poll.
+ */
+
+#include "sp/spool.h"
+
+struct sp_tail;
+
+/* Opens path for tailing; the file may still be empty.  0 or -errno. */
+int sp_tail_open(struct sp_tail **out, const char *path);
+
+/*
+ * Reads newly appended records, applying definitions, and stores at most
+ * max new samples in out (*n of them).  Returns 0 when more may come, 1
+ * once the END record was read (the spool is finished), or an error
+ * described by sp_tail_diag.  Definitions the returned samples refer to
+ * are in sp_tail_defs.
+ */
+int sp_tail_poll(struct sp_tail *t, struct sp_sample *out, size_t max,
+    size_t *n);
+
+/* The header, or NULL until the writer has written it. */
+const struct sp_header *sp_tail_header(const struct sp_tail *t);
+const struct sp_defs *sp_tail_defs(const struct sp_tail *t);
+const struct sp_diag *sp_tail_diag(const struct sp_tail *t);
+
+void sp_tail_free(struct sp_tail *t);
+
+#endif

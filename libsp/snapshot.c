@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sp/snapshot.h"
+#include "stream_int.h"
+
+struct sp_snapshot {
+	struct sp_stream s;
+	struct sp_sample *samples;
+	size_t nsamples, cap;
+};
+
+static int
+push_sample(struct sp_snapshot *snap, const struct sp_sample *smp)
+{
+	if (snap->nsamples == snap->cap) {
+		size_t cap = snap->cap ? snap->cap * 2 : 1024;
+		struct sp_sample *p;
+
+		if (cap > SIZE_MAX / sizeof(*p))
+			return -ENOMEM;
+		p = realloc(snap->samples, cap * sizeof(*p));
+		if (p == NULL)
+			return -ENOMEM;
+		snap->samples = p;
+		snap->cap = cap;
+	}
+	snap->samples[snap->nsamples++] = *smp;
+	return 0;
+}
+
+/* Reads every record from an initialised stream. */
+static int
+load(struct sp_snapshot *snap, struct sp_diag *diag)
+{
+	struct sp_record r;
+	int err;
+
+	while ((err = sp_stream_next(&snap->s, &r)) > 0)
+		if (r.kind == SP_REC_SAMPLE &&
+		    (err = push_sample(snap, &r.u.sample)) < 0)
+			break;
+	if (err < 0 && diag != NULL)
+		*diag = snap->s.diag;
+	return err;
+}
+
+static int
+snapshot_new(struct sp_snapshot **out, int fd, const void *p, size_t len,
+    struct sp_diag *diag)
+{
+	struct sp_snapshot *snap = calloc(1, sizeof(*snap));
+	int err;
+
+	*out = NULL;
+	if (snap == NULL)
+		return -ENOMEM;
+	err = sp_stream_init(&snap->s, fd, p, len);
+	if (err == 0)
+		err = load(snap, diag);
+	/* The stream's source is not kept: everything was copied. */
+	snap->s.src.fd = -1;
+	snap->s.src.mem = NULL;
+	if (err < 0) {
+		sp_snapshot_free(snap);
+		return err;
+	}
+	*out = snap;
+	return 0;
+}
+
+int
+sp_snapshot_open_mem(struct sp_snapshot **out, const void *p, size_t len,
+    struct sp_diag *diag)
+{
+	return snapshot_new(out, -1, p, len, diag);
+}
+
+/* Maps a regular file; falls back to reading fd for pipes and the like. */
+static int
+open_fd(struct sp_snapshot **out, int fd, struct sp_diag *diag)
+{
+	struct stat st;
+	void *map;
+	int err;
+
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+	    (uint64_t)st.st_size <= SIZE_MAX) {
+		map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE,
+		    fd, 0);
+		if (map != MAP_FAILED) {
+			err = snapshot_new(out, -1, map, (size_t)st.st_size,
+			    diag);
+			(void)munmap(map, (size_t)st.st_size);
+			return err;
+		}
+	}
+	return snapshot_new(out, fd, NULL, 0, diag);
+}
+
+int
+sp_snapshot_open(struct sp_snapshot **out, const char *path,
+    struct sp_diag *diag)
+{
+	int fd, err;
+
+	*out = NULL;
+	if (strcmp(path, "-") == 0)
+		return open_fd(out, STDIN_FILENO, diag);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	err = open_fd(out, fd, diag);
+	(void)close(fd);
+	return err;
+}
+
+const struct sp_header *
+sp_snapshot_header(const struct sp_snapshot *s)
+{
+	return &s->s.header;
+}
+
+const struct sp_defs *
+sp_snapshot_defs(const struct sp_snapshot *s)
+{
+	return s->s.defs;
+}
+
+const struct sp_status *
+sp_snapshot_status(const struct sp_snapshot *s)
+{
+	return &s->s.status;
+}
+
+size_t
+sp_snapshot_nsamples(const struct sp_snapshot *s)
+{
+	return s->nsamples;
+}
+
+const struct sp_sample *
+sp_snapshot_samples(const struct sp_snapshot *s)
+{
+	return s->samples;
+}
+
+void
+sp_snapshot_free(struct sp_snapshot *s)
+{
+	if (s == NULL)
+		return;
+	sp_stream_fini(&s->s);
+	free(s->samples);
+	free(s);
+}

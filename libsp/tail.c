@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "sp/tail.h"
+#include "stream_int.h"
+
+struct sp_tail {
+	struct sp_stream s;
+	int fd;
+};
+
+int
+sp_tail_open(struct sp_tail **out, const char *path)
+{
+	struct sp_tail *t;
+	int err;
+
+	*out = NULL;
+	t = calloc(1, sizeof(*t));
+	if (t == NULL)
+		return -ENOMEM;
+	t->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (t->fd < 0) {
+		err = -errno;
+		free(t);
+		return err;
+	}
+	err = sp_stream_init(&t->s, t->fd, NULL, 0);
+	if (err < 0) {
+		sp_tail_free(t);
+		return err;
+	}
+	t->s.follow = 1;
+	*out = t;
+	return 0;
+}
+
+int
+sp_tail_poll(struct sp_tail *t, struct sp_sample *out, size_t max, size_t *n)
+{
+	struct sp_record r;
+	int err = 0;
+
+	*n = 0;
+	while (*n < max && !t->s.ended) {
+		err = sp_stream_next(&t->s, &r);
+		if (err <= 0)
+			break;
+		if (r.kind == SP_REC_SAMPLE)
+			out[(*n)++] = r.u.sample;
+	}
+	if (err == -SP_EAGAIN)
+		err = 0;
+	if (err < 0)
+		return err;
+	return t->s.ended ? 1 : 0;
+}
+
+const struct sp_header *
+sp_tail_header(const struct sp_tail *t)
+{
+	return t->s.have_header ? &t->s.header : NULL;
+}
+
+const struct sp_defs *
+sp_tail_defs(const struct sp_tail *t)
+{
+	return t->s.defs;
+}
+
+const struct sp_diag *
+sp_tail_diag(const struct sp_tail *t)
+{
+	return &t->s.diag;
+}
+
+void
+sp_tail_free(struct sp_tail *t)
+{
+	if (t == NULL)
+		return;
+	sp_stream_fini(&t->s);
+	if (t->fd >= 0)
+		(void)close(t->fd);
+	free(t);
+}

@@ -1,0 +1,489 @@
+/* SPDX-License-Identifier: MIT */
+/* sp-dump: show, check and count the records of a spool. */
+#include <err.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sp/format.h"
+#include "sp/replay.h"
+
+#define MAX_DEPTH 4096
+
+enum mode { MODE_TEXT, MODE_CHECK, MODE_STATS };
+
+struct dump {
+	const char *path;
+	enum mode mode;
+	int json;
+	int verbose;
+	struct sp_replay *r;
+	uint64_t count[256], bytes[256];
+	uint32_t frames[MAX_DEPTH];
+};
+
+static void
+usage(int status)
+{
+	(void)fprintf(status ? stderr : stdout,
+	    "usage: sp-dump [--check | --stats] [--json] [-v] [FILE | -]\n"
+	    "Show a spool's header, modules, threads, process events, samples\n"
+	    "with their stacks and summary counters.\n"
+	    "  -c, --check   validate only; the exit status says\n"
+	    "  -s, --stats   record counts and bytes per kind, bytes per sample,\n"
+	    "                summary counters\n"
+	    "  -j, --json    JSON Lines, one object per record (with --stats:\n"
+	    "                one object)\n"
+	    "  -v, --verbose also show strings, frames and stack nodes\n"
+	    "  -h, --help    this text\n"
+	    "FILE - (the default when standard input is not a terminal) reads\n"
+	    "standard input.\n");
+	exit(status);
+}
+
+/* Writes s[0..len) as a JSON string; bytes >= 0x80 as \u00XX. */
+static void
+json_str(const char *s, size_t len)
+{
+	size_t i;
+
+	(void)putchar('"');
+	for (i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c == '"' || c == '\\')
+			(void)printf("\\%c", c);
+		else if (c < 0x20 || c >= 0x7f)
+			(void)printf("\\u%04x", c);
+		else
+			(void)putchar(c);
+	}
+	(void)putchar('"');
+}
+
+static void
+json_sp_str(const struct sp_str *s)
+{
+	if (s == NULL)
+		(void)fputs("null", stdout);
+	else
+		json_str(s->s, s->len);
+}
+
+/* A string for text output: printable, with others as \xNN. */
+static void
+text_str(const struct sp_str *s)
+{
+	uint32_t i;
+
+	if (s == NULL) {
+		(void)fputs("?", stdout);
+		return;
+	}
+	for (i = 0; i < s->len; i++) {
+		unsigned char c = (unsigned char)s->s[i];
+
+		if (c < 0x20 || c >= 0x7f || c == '\\')
+			(void)printf("\\x%02x", c);
+		else
+			(void)putchar(c);
+	}
+}
+
+static double
+rel_seconds(const struct dump *d, uint64_t t)
+{
+	uint64_t base = sp_replay_header(d->r)->start_mono_ns;
+
+	return t >= base ? (double)(t - base) / 1e9 :
+	    -(double)(base - t) / 1e9;
+}
+
+static void
+print_header(const struct dump *d)
+{
+	const struct sp_header *h = sp_replay_header(d->r);
+	int i;
+
+	if (d->json) {
+		(void)printf("{\"kind\":\"header\",\"version\":%u,"
+		    "\"header_len\":%u,\"start_time_us\":%" PRIu64 ","
+		    "\"start_mono_ns\":%" PRIu64 ",\"sample_interval_us\":%u,"
+		    "\"page_size\":%u,\"hostname\":", h->version,
+		    h->header_len, h->start_time_us, h->start_mono_ns,
+		    h->sample_interval_us, h->page_size);
+		json_str(h->hostname, strlen(h->hostname));
+		(void)fputs(",\"release\":", stdout);
+		json_str(h->release, strlen(h->release));
+		(void)fputs(",\"machine\":", stdout);
+		json_str(h->machine, strlen(h->machine));
+		(void)fputs(",\"boot_id\":\"", stdout);
+		for (i = 0; i < 16; i++)
+			(void)printf("%02x", h->boot_id[i]);
+		(void)fputs("\"}\n", stdout);
+		return;
+	}
+	(void)printf("spool %s: version %u, host %s, kernel %s, %s, "
+	    "page size %u\n", d->path, h->version, h->hostname, h->release,
+	    h->machine, h->page_size);
+	(void)printf("start %" PRIu64 ".%06" PRIu64 " (unix time), "
+	    "sample interval %u us\n", h->start_time_us / 1000000,
+	    h->start_time_us % 1000000, h->sample_interval_us);
+}
+
+static void
+print_module(const struct dump *d, const struct sp_record *r)
+{
+	const struct sp_module *m = &r->u.module;
+	const struct sp_str *path = sp_defs_string(sp_replay_defs(d->r),
+	    m->path);
+	unsigned i;
+
+	if (d->json) {
+		(void)printf("{\"kind\":\"module\",\"id\":%u,\"host\":%u,"
+		    "\"pid\":%u,\"flags\":%u,\"start\":%" PRIu64 ",\"size\":%"
+		    PRIu64 ",\"file_offset\":%" PRIu64 ",\"inode\":%" PRIu64
+		    ",\"dev\":%" PRIu64 ",\"build_id\":\"", r->id, m->host,
+		    m->pid, m->flags, m->start, m->size, m->file_offset,
+		    m->inode, m->dev);
+	} else {
+		(void)printf("module %u: pid %u [0x%" PRIx64 "-0x%" PRIx64
+		    ") off 0x%" PRIx64 " flags 0x%x build-id ", r->id, m->pid,
+		    m->start, m->start + m->size, m->file_offset, m->flags);
+	}
+	for (i = 0; i < m->build_id_len; i++)
+		(void)printf("%02x", m->build_id[i]);
+	if (d->json) {
+		(void)fputs("\",\"path\":", stdout);
+		json_sp_str(path);
+		(void)fputs("}\n", stdout);
+	} else {
+		(void)fputs(m->build_id_len ? " " : "- ", stdout);
+		text_str(path);
+		(void)putchar('\n');
+	}
+}
+
+static void
+print_thread(const struct dump *d, const struct sp_record *r)
+{
+	const struct sp_thread *t = &r->u.thread;
+	const struct sp_str *comm = sp_defs_string(sp_replay_defs(d->r),
+	    t->comm);
+
+	if (d->json) {
+		(void)printf("{\"kind\":\"thread\",\"id\":%u,\"host\":%u,"
+		    "\"pid\":%u,\"tid\":%u,\"comm\":", r->id, t->host, t->pid,
+		    t->tid);
+		json_sp_str(comm);
+		(void)fputs("}\n", stdout);
+		return;
+	}
+	(void)printf("thread %u: pid %u tid %u comm ", r->id, t->pid, t->tid);
+	text_str(comm);
+	(void)putchar('\n');
+}
+
+static void
+print_sample(struct dump *d, const struct sp_record *r)
+{
+	const struct sp_defs *defs = sp_replay_defs(d->r);
+	const struct sp_sample *s = &r->u.sample;
+	const struct sp_thread *t = sp_defs_thread(defs, s->thread);
+	size_t depth = 0, i, n;
+	char name[512];
+
+	/* Deeper stacks show their leaf-side MAX_DEPTH frames. */
+	(void)sp_defs_stack(defs, s->stack, d->frames, MAX_DEPTH, &depth);
+	n = depth;
+	if (n > MAX_DEPTH)
+		n = MAX_DEPTH;
+	if (d->json) {
+		(void)printf("{\"kind\":\"sample\",\"thread\":%u,\"pid\":%u,"
+		    "\"tid\":%u,\"time\":%" PRIu64 ",\"cpu\":%u,\"stack\":%u,"
+		    "\"frames\":[", s->thread, t->pid, t->tid, s->time, s->cpu,
+		    s->stack);
+		for (i = 0; i < n; i++) {
+			(void)sp_format_frame(defs, d->frames[i], name,
+			    sizeof(name));
+			(void)fputs(i ? "," : "", stdout);
+			json_str(name, strlen(name));
+		}
+		(void)fputs("]}\n", stdout);
+		return;
+	}
+	(void)printf("sample %.6f pid %u tid %u cpu %u: %zu frames\n",
+	    rel_seconds(d, s->time), t->pid, t->tid, s->cpu, depth);
+	for (i = 0; i < n; i++) {
+		(void)sp_format_frame(defs, d->frames[i], name, sizeof(name));
+		(void)printf("    #%-3zu %s\n", i, name);
+	}
+	if (n < depth)
+		(void)printf("    ... %zu more frames\n", depth - n);
+}
+
+static void
+print_proc(const struct dump *d, const struct sp_record *r)
+{
+	static const char *const events[] = { "?", "fork", "exec", "comm",
+		"exit" };
+	const struct sp_proc *p = &r->u.proc;
+	const struct sp_str *comm = sp_defs_string(sp_replay_defs(d->r),
+	    p->comm);
+
+	if (d->json) {
+		(void)printf("{\"kind\":\"proc\",\"event\":\"%s\",\"time\":%"
+		    PRIu64 ",\"host\":%u,\"pid\":%u,\"tid\":%u,\"other_pid\":%u,"
+		    "\"other_tid\":%u,\"comm\":", events[p->event], p->time,
+		    p->host, p->pid, p->tid, p->other_pid, p->other_tid);
+		json_sp_str(comm);
+		(void)fputs("}\n", stdout);
+		return;
+	}
+	(void)printf("%s %.6f pid %u tid %u (other %u/%u) ", events[p->event],
+	    rel_seconds(d, p->time), p->pid, p->tid, p->other_pid,
+	    p->other_tid);
+	text_str(comm);
+	(void)putchar('\n');
+}
+
+static void
+print_counters(const struct dump *d, const struct sp_counter *c, size_t n)
+{
+	size_t i;
+
+	if (d->json) {
+		(void)fputs("{\"kind\":\"summary\"", stdout);
+		for (i = 0; i < n; i++) {
+			(void)putchar(',');
+			json_str(c[i].name.s, c[i].name.len);
+			(void)printf(":%" PRIu64, c[i].value);
+		}
+		(void)fputs("}\n", stdout);
+		return;
+	}
+	(void)fputs("summary:\n", stdout);
+	for (i = 0; i < n; i++) {
+		(void)fputs("    ", stdout);
+		text_str(&c[i].name);
+		(void)printf(" %" PRIu64 "\n", c[i].value);
+	}
+}
+
+/* Strings, frames, nodes, symbols and the rest, shown with -v or --json. */
+static void
+print_other(const struct dump *d, const struct sp_record *r)
+{
+	const struct sp_defs *defs = sp_replay_defs(d->r);
+	char name[512];
+
+	if (!d->json && !d->verbose)
+		return;
+	switch (r->kind) {
+	case SP_REC_STRING:
+		(void)printf(d->json ? "{\"kind\":\"string\",\"id\":%u,"
+		    "\"value\":" : "string %u: ", r->id);
+		if (d->json)
+			json_sp_str(&r->u.string);
+		else
+			text_str(&r->u.string);
+		(void)fputs(d->json ? "}\n" : "\n", stdout);
+		break;
+	case SP_REC_FRAME:
+		(void)sp_format_frame(defs, r->id, name, sizeof(name));
+		(void)printf(d->json ? "{\"kind\":\"frame\",\"id\":%u,"
+		    "\"module\":%u,\"mode\":%u,\"rel_ip\":%" PRIu64 ","
+		    "\"abs_ip\":%" PRIu64 "}\n" : "frame %u: module %u mode %u "
+		    "rel 0x%" PRIx64 " abs 0x%" PRIx64 "\n", r->id,
+		    r->u.frame.module, r->u.frame.mode, r->u.frame.rel_ip,
+		    r->u.frame.abs_ip);
+		break;
+	case SP_REC_NODE:
+		(void)printf(d->json ? "{\"kind\":\"node\",\"id\":%u,"
+		    "\"parent\":%u,\"frame\":%u}\n" :
+		    "node %u: parent %u frame %u\n", r->id, r->u.node.parent,
+		    r->u.node.frame);
+		break;
+	case SP_REC_SYMBOL:
+		(void)sp_format_frame(defs, r->u.symbol.frame, name,
+		    sizeof(name));
+		if (d->json) {
+			(void)printf("{\"kind\":\"symbol\",\"frame\":%u,"
+			    "\"origin\":%u,\"flags\":%u,\"name\":",
+			    r->u.symbol.frame, r->u.symbol.origin,
+			    r->u.symbol.flags);
+			json_str(name, strlen(name));
+			(void)fputs("}\n", stdout);
+		} else {
+			(void)printf("symbol frame %u: %s\n", r->u.symbol.frame,
+			    name);
+		}
+		break;
+	default:
+		(void)printf(d->json ? "{\"kind\":\"%s\",\"offset\":%" PRIu64
+		    "}\n" : "%s record at offset %" PRIu64 "\n",
+		    sp_kind_name(r->kind), r->offset);
+		break;
+	}
+}
+
+static void
+print_record(struct dump *d, const struct sp_record *r)
+{
+	switch (r->kind) {
+	case SP_REC_MODULE:
+		print_module(d, r);
+		break;
+	case SP_REC_THREAD:
+		print_thread(d, r);
+		break;
+	case SP_REC_SAMPLE:
+		print_sample(d, r);
+		break;
+	case SP_REC_PROC:
+		print_proc(d, r);
+		break;
+	case SP_REC_SUMMARY:
+		print_counters(d, r->u.summary.counters, r->u.summary.count);
+		break;
+	default:
+		print_other(d, r);
+		break;
+	}
+}
+
+static void
+print_stats(const struct dump *d)
+{
+	const struct sp_status *st = sp_replay_status(d->r);
+	const struct sp_counter *c;
+	size_t n = sp_defs_counters(sp_replay_defs(d->r), &c), i;
+	uint64_t samples = d->count[SP_REC_SAMPLE];
+	double bps = samples ? (double)st->end_offset / (double)samples : 0;
+	unsigned k;
+
+	if (d->json) {
+		(void)printf("{\"samples\":%" PRIu64 ",\"bytes\":%" PRIu64
+		    ",\"bytes_per_sample\":%.2f,\"records\":%" PRIu64
+		    ",\"truncated\":%s,\"finished\":%s,\"kinds\":{", samples,
+		    st->end_offset, bps, st->records,
+		    st->truncated ? "true" : "false",
+		    st->finished ? "true" : "false");
+		for (k = 0, i = 0; k < 256; k++)
+			if (d->count[k])
+				(void)printf("%s\"%s\":{\"count\":%" PRIu64
+				    ",\"bytes\":%" PRIu64 "}", i++ ? "," : "",
+				    sp_kind_name(k), d->count[k], d->bytes[k]);
+		(void)fputs("}", stdout);
+		for (i = 0; i < n; i++) {
+			(void)putchar(',');
+			json_str(c[i].name.s, c[i].name.len);
+			(void)printf(":%" PRIu64, c[i].value);
+		}
+		(void)fputs("}\n", stdout);
+		return;
+	}
+	(void)printf("%-10s %12s %14s\n", "kind", "records", "bytes");
+	for (k = 0; k < 256; k++)
+		if (d->count[k])
+			(void)printf("%-10s %12" PRIu64 " %14" PRIu64 "\n",
+			    sp_kind_name(k), d->count[k], d->bytes[k]);
+	(void)printf("%-10s %12" PRIu64 " %14" PRIu64 "\n", "total",
+	    st->records, st->end_offset);
+	(void)printf("bytes per sample: %.2f\n", bps);
+	print_counters(d, c, n);
+}
+
+static int
+run(struct dump *d)
+{
+	struct sp_diag diag;
+	struct sp_record rec;
+	const struct sp_status *st;
+	int err;
+
+	memset(&diag, 0, sizeof(diag));
+	err = sp_replay_open(&d->r, d->path, &diag);
+	if (err == -SP_EMAGIC || err == -SP_EVERSION || err == -SP_EFORMAT)
+		errx(1, "%s: offset 0x%llx: %s", d->path, diag.offset,
+		    diag.msg);
+	if (err < 0)
+		errx(1, "%s: %s", d->path, sp_strerror(err));
+	if (d->mode == MODE_TEXT)
+		print_header(d);
+	while ((err = sp_replay_next(d->r, &rec)) > 0) {
+		d->count[rec.kind & 0xff]++;
+		d->bytes[rec.kind & 0xff] += rec.size;
+		if (d->mode == MODE_TEXT)
+			print_record(d, &rec);
+	}
+	if (err < 0) {
+		const struct sp_diag *dg = sp_replay_diag(d->r);
+
+		(void)fflush(stdout);
+		errx(1, "%s: offset 0x%llx: %s", d->path, dg->offset, dg->msg);
+	}
+	st = sp_replay_status(d->r);
+	if (d->mode == MODE_STATS)
+		print_stats(d);
+	if (st->truncated)
+		warnx("%s: truncated at offset 0x%" PRIx64 ": recovered the "
+		    "intact prefix, %" PRIu64 " records, %" PRIu64 " samples",
+		    d->path, st->end_offset, st->records, st->samples);
+	if (d->mode == MODE_CHECK && !d->json)
+		(void)printf("%s: ok: %" PRIu64 " records, %" PRIu64
+		    " samples, %s\n", d->path, st->records, st->samples,
+		    st->finished ? "finished" : "truncated tail recovered");
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "check", no_argument, NULL, 'c' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "stats", no_argument, NULL, 's' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static struct dump d;
+	int ch, status;
+
+	while ((ch = getopt_long(argc, argv, "chjsv", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'c':
+			d.mode = MODE_CHECK;
+			break;
+		case 'h':
+			usage(0);
+			break;
+		case 'j':
+			d.json = 1;
+			break;
+		case 's':
+			d.mode = MODE_STATS;
+			break;
+		case 'v':
+			d.verbose = 1;
+			break;
+		default:
+			usage(2);
+		}
+	}
+	if (argc - optind > 1)
+		usage(2);
+	d.path = optind < argc ? argv[optind] : "-";
+	if (strcmp(d.path, "-") == 0 && isatty(STDIN_FILENO))
+		errx(2, "no spool given and standard input is a terminal; "
+		    "usage: sp-dump [--check | --stats] [--json] FILE");
+	status = run(&d);
+	sp_replay_free(d.r);
+	if (fflush(stdout) != 0 || ferror(stdout))
+		err(1, "stdout");
+	return status;
+}

@@ -1,0 +1,33 @@
+# Helpers for the CLI tests: each check prints PASS or FAIL with its name;
+# tests/run.sh counts them.  A script ends with `done_testing`.
+set -u
+cd "$(dirname "${BASH_SOURCE[0]}")/../.." || exit 1
+BIN=build/bin
+TMP=build/test-tmp/$(basename "$0" .sh)
+mkdir -p "$TMP"
+
+# run CMD...: runs it, keeping stdout, stderr and status in OUT, ERR, RC.
+run() {
+	"$@" >"$TMP/out" 2>"$TMP/err"
+	RC=$?
+	OUT=$(cat "$TMP/out")
+	ERR=$(cat "$TMP/err")
+}
+
+pass() { echo "PASS $1"; }
+fail() {
+	echo "FAIL $1"
+	shift
+	printf '    %s\n' "$@"
+}
+
+# check NAME COND...: COND is a command; passes when it succeeds.
+check() {
+	local name=$1
+	shift
+	if "$@"; then pass "$name"; else fail "$name" "rc=${RC:-?}" \
+	    "stdout: ${OUT:0:300}" "stderr: ${ERR:0:300}"; fi
+}
+
+has() { grep -qF -- "$1" <<<"$2"; }
+done_testing() { echo DONE; }

@@ -1,0 +1,260 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * mkspool: writes the spools the tests use.
+ *   mkspool ref FILE [NSAMPLES]   the reference spool (refspool.c)
+ *   mkspool cut FILE [NSAMPLES]   the reference spool without END
+ *   mkspool bad DIR               the malformed spools of tests/bad, each
+ *                                 NAME.spl with NAME.expect, the message
+ *                                 sp-dump must print for it
+ * tests/bad/ is checked in; `mkspool bad tests/bad` remakes it.
+ */
+#include <err.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "cursor_int.h"
+#include "refspool.h"
+
+/* A spool built byte by byte: the reference header, then raw records. */
+struct raw {
+	uint8_t b[4096];
+	size_t len;
+};
+
+static void
+raw_header(struct raw *r)
+{
+	struct sp_header h;
+
+	ref_header(&h);
+	sp_header_encode(&h, r->b);
+	r->len = SP_HEADER_LEN;
+}
+
+static void
+raw_bytes(struct raw *r, const void *p, size_t n)
+{
+	if (n > sizeof(r->b) - r->len)
+		errx(1, "raw spool too large");
+	memcpy(r->b + r->len, p, n);
+	r->len += n;
+}
+
+/* A record: kind, one-byte length, payload (short payloads only). */
+static void
+raw_rec(struct raw *r, uint8_t kind, const void *payload, uint8_t n)
+{
+	uint8_t hdr[2] = { kind, n };
+
+	raw_bytes(r, hdr, 2);
+	raw_bytes(r, payload, n);
+}
+
+/* A valid END record over what is there so far. */
+static void
+raw_end(struct raw *r)
+{
+	uint8_t e[6] = { SP_REC_END, 4 };
+
+	sp_put_le32(e + 2, (uint32_t)crc32(0L, r->b, (uInt)r->len));
+	raw_bytes(r, e, 6);
+}
+
+static void
+save(const char *dir, const char *name, const struct raw *r,
+    const char *expect)
+{
+	char path[512];
+	FILE *f;
+
+	(void)snprintf(path, sizeof(path), "%s/%s.spl", dir, name);
+	f = fopen(path, "wb");
+	if (f == NULL || fwrite(r->b, 1, r->len, f) != r->len || fclose(f))
+		err(1, "%s", path);
+	(void)snprintf(path, sizeof(path), "%s/%s.expect", dir, name);
+	f = fopen(path, "w");
+	if (f == NULL || fprintf(f, "%s\n", expect) < 0 || fclose(f))
+		err(1, "%s", path);
+}
+
+/* The minimal definitions a sample needs: thread 1 and frame/node 1. */
+static void
+raw_defs(struct raw *r)
+{
+	static const uint8_t thread[] = { 0, 1, 1, 0 };
+	static const uint8_t frame[] = { 0, 0, 0x10, 0x10 };
+	static const uint8_t node[] = { 0, 1 };
+
+	raw_rec(r, SP_REC_THREAD, thread, sizeof(thread));
+	raw_rec(r, SP_REC_FRAME, frame, sizeof(frame));
+	raw_rec(r, SP_REC_NODE, node, sizeof(node));
+}
+
+static void
+bad_header(const char *dir)
+{
+	struct raw r;
+
+	raw_header(&r);
+	r.b[0] = 'S';
+	save(dir, "bad-magic", &r, "offset 0x0: not a spool: bad magic");
+	raw_header(&r);
+	r.b[8] = 9;
+	save(dir, "bad-version", &r, "offset 0x8: unsupported spool version "
+	    "(this reader knows version 1)");
+	raw_header(&r);
+	r.b[10] = 16;
+	r.b[11] = 0;
+	save(dir, "header-too-short", &r,
+	    "offset 0xa: header length out of range 216..4096");
+	raw_header(&r);
+	r.b[10] = 0xe8; /* 232: 16 unknown bytes */
+	memset(r.b + SP_HEADER_LEN, 0, 16);
+	r.b[SP_HEADER_LEN + 3] = 1;
+	r.len += 16;
+	save(dir, "header-unknown-field", &r, "offset 0xdb: header has "
+	    "non-zero fields this reader does not know");
+}
+
+static void
+bad_framing(const char *dir)
+{
+	static const uint8_t huge[] = { SP_REC_STRING, 0xff, 0xff, 0xff, 0xff,
+		0x0f, 'x' };
+	static const uint8_t zero[] = { 0, 1, 'x' };
+	struct raw r;
+
+	raw_header(&r);
+	raw_bytes(&r, huge, sizeof(huge));
+	save(dir, "record-length-huge", &r,
+	    "offset 0xd8: record length exceeds the 1 MiB maximum");
+	raw_header(&r);
+	raw_bytes(&r, zero, sizeof(zero));
+	save(dir, "record-kind-zero", &r,
+	    "offset 0xd8: record kind 0 is invalid");
+	raw_header(&r);
+	raw_end(&r);
+	raw_rec(&r, SP_REC_STRING, "late", 4);
+	save(dir, "data-after-end", &r,
+	    "offset 0xde: data follows the end record");
+	raw_header(&r);
+	raw_defs(&r);
+	raw_bytes(&r, "\x0d\x04\x00\x00\x00\x00", 6);
+	save(dir, "bad-crc", &r, "offset 0xe8: end record crc32 does not "
+	    "match the data before it");
+}
+
+static void
+bad_fields(const char *dir)
+{
+	static const uint8_t pid_overflow[] = { 0, 0xff, 0xff, 0xff, 0xff,
+		0xff, 0xff, 0xff, 0xff, 0xff, 0x7f, 1, 0 };
+	static const uint8_t mode3[] = { 0, 3, 0, 0 };
+	static const uint8_t size0[] = { 0, 1, 0, 0, 0, 0, 0, 0, 0, 0 };
+	static const uint8_t bid65[] = { 0, 1, 0, 0, 1, 0, 0, 0, 65 };
+	static const uint8_t summary[] = { 0x80, 0x80, 0x80, 0x80, 0x10, 1 };
+	static const uint8_t back[] = { 1, 1, 0x81, 0x80, 0x10, 0 };
+	struct raw r;
+
+	raw_header(&r);
+	raw_rec(&r, SP_REC_THREAD, pid_overflow, sizeof(pid_overflow));
+	save(dir, "varint-overflow", &r, "offset 0xd8: record payload ends "
+	    "inside its fields, or a field is out of range");
+	raw_header(&r);
+	raw_rec(&r, SP_REC_FRAME, mode3, sizeof(mode3));
+	save(dir, "frame-mode", &r,
+	    "offset 0xd8: frame mode is not user, kernel or truncated");
+	raw_header(&r);
+	raw_rec(&r, SP_REC_MODULE, size0, sizeof(size0));
+	save(dir, "module-empty", &r,
+	    "offset 0xd8: module address range is empty or wraps");
+	raw_header(&r);
+	raw_rec(&r, SP_REC_MODULE, bid65, sizeof(bid65));
+	save(dir, "module-build-id-long", &r, "offset 0xd8: record payload "
+	    "ends inside its fields, or a field is out of range");
+	raw_header(&r);
+	raw_rec(&r, SP_REC_SUMMARY, summary, sizeof(summary));
+	save(dir, "summary-count-huge", &r,
+	    "offset 0xd8: summary counter count exceeds the record");
+	raw_header(&r);
+	raw_defs(&r);
+	raw_rec(&r, SP_REC_SAMPLE, back, sizeof(back));
+	save(dir, "clock-underflow", &r,
+	    "offset 0xe8: time delta moves the clock out of range");
+}
+
+static void
+bad_refs(const char *dir)
+{
+	static const uint8_t sample9[] = { 9, 0, 2, 0 };
+	static const uint8_t node_fwd[] = { 5, 1 };
+	static const uint8_t sym[] = { 1, 2, 0, 0, 1, 0, 0, 0 };
+	static const uint8_t thread_comm[] = { 0, 1, 1, 3 };
+	struct raw r;
+
+	raw_header(&r);
+	raw_defs(&r);
+	raw_rec(&r, SP_REC_SAMPLE, sample9, sizeof(sample9));
+	save(dir, "sample-undefined-thread", &r, "offset 0xe8: sample refers "
+	    "to an undefined thread or stack");
+	raw_header(&r);
+	raw_defs(&r);
+	raw_rec(&r, SP_REC_NODE, node_fwd, sizeof(node_fwd));
+	save(dir, "node-forward-parent", &r, "offset 0xe8: stack node refers "
+	    "to an undefined node or frame");
+	raw_header(&r);
+	raw_defs(&r);
+	raw_rec(&r, SP_REC_SYMBOL, sym, sizeof(sym));
+	raw_rec(&r, SP_REC_SYMBOL, sym, sizeof(sym));
+	save(dir, "symbol-twice", &r,
+	    "offset 0xf2: frame already has a symbol");
+	raw_header(&r);
+	raw_rec(&r, SP_REC_THREAD, thread_comm, sizeof(thread_comm));
+	save(dir, "thread-undefined-comm", &r, "offset 0xd8: thread refers "
+	    "to an undefined host or string");
+}
+
+static void
+write_ref(const char *path, size_t n, int finish)
+{
+	struct sp_header h;
+	struct sp_writer *w;
+	int fd = strcmp(path, "-") == 0 ? STDOUT_FILENO :
+	    open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+
+	if (fd < 0)
+		err(1, "%s", path);
+	ref_header(&h);
+	if (sp_writer_new(&w, fd, &h) < 0)
+		errx(1, "out of memory");
+	ref_write(w, n, finish);
+	sp_writer_free(w);
+	if (fd != STDOUT_FILENO && close(fd) < 0)
+		err(1, "%s", path);
+}
+
+int
+main(int argc, char **argv)
+{
+	size_t n = argc > 3 ? strtoul(argv[3], NULL, 10) : 30;
+
+	if (argc >= 3 && strcmp(argv[1], "ref") == 0)
+		write_ref(argv[2], n, 1);
+	else if (argc >= 3 && strcmp(argv[1], "cut") == 0)
+		write_ref(argv[2], n, 0);
+	else if (argc == 3 && strcmp(argv[1], "bad") == 0) {
+		bad_header(argv[2]);
+		bad_framing(argv[2]);
+		bad_fields(argv[2]);
+		bad_refs(argv[2]);
+	} else {
+		(void)fprintf(stderr, "usage: mkspool ref|cut FILE [NSAMPLES]"
+		    " | mkspool bad DIR\n");
+		return 2;
+	}
+	return 0;
+}

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Runs every test suite and ends with one line "N passed, N failed".
+#   unit (glibc) and unit (ASan+UBSan)   Criterion, counted per test
+#   regress-*                            each fuzz corpus + tests/bad under ASan
+#   cli/*.sh                             the tools, as a user runs them
+# Logs go to build/test-logs/.  Run from the source top (ninja test does).
+set -u
+cd "$(dirname "$0")/.." || exit 1
+logs=build/test-logs
+rm -rf "$logs" build/test-tmp
+mkdir -p "$logs" build/test-tmp
+pass=0
+fail=0
+
+count() {	# suite passed failed
+	printf '%-28s %4d passed, %d failed\n' "$1" "$2" "$3"
+	pass=$((pass + $2))
+	fail=$((fail + $3))
+}
+
+criterion() {	# name binary
+	local tap=$logs/$1.tap p f rc
+	"$2" --tap="$tap" --jobs=2 >"$logs/$1.out" 2>&1
+	rc=$?
+	p=$(grep -c '^ok ' "$tap" 2>/dev/null)
+	f=$(grep -c '^not ok ' "$tap" 2>/dev/null)
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+		f=1	# crashed outside any test
+		echo "$1: exit status $rc; see $logs/$1.out"
+	fi
+	grep -A3 '^not ok ' "$tap" 2>/dev/null | head -40
+	count "$1" "$p" "$f"
+}
+
+regress() {	# target dirs...
+	local t=$1
+	shift
+	if build/asan/regress-"$t" "$@" >"$logs/regress-$t.out" 2>&1; then
+		count "regress-$t ($(grep -o '[0-9]* files' "$logs/regress-$t.out"))" 1 0
+	else
+		tail -20 "$logs/regress-$t.out"
+		count "regress-$t" 0 1
+	fi
+}
+
+cli() {		# script
+	local name out p f
+	name=$(basename "$1" .sh)
+	out=$logs/cli-$name.out
+	bash "$1" >"$out" 2>&1
+	p=$(grep -c '^PASS' "$out")
+	f=$(grep -c '^FAIL' "$out")
+	if ! tail -1 "$out" | grep -q '^DONE'; then
+		f=$((f + 1))	# the script died before its end
+		echo "cli/$name: did not finish; see $out"
+	fi
+	grep -A5 '^FAIL' "$out" | head -40
+	count "cli/$name" "$p" "$f"
+}
+
+criterion unit build/glibc/unit
+ASAN_OPTIONS=detect_leaks=1 criterion unit-asan build/asan/unit
+for t in snapshot replay tail roundtrip; do
+	regress "$t" "fuzz/corpus/$t" tests/bad
+done
+for s in tests/cli/*.sh; do
+	cli "$s"
+done
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
