@@ -81,7 +81,7 @@ compile() {   # compile LOGNAME OBJDIR CC ARGS...: compile the sources named on 
 TOOLS="musl-gcc:musl-tools ninja:ninja-build gcc:gcc clang:clang cppcheck:cppcheck
 clang-tidy:clang-tidy pkg-config:pkg-config dpkg-source:dpkg-dev file:file
 tar:tar bzip2:bzip2 xz:xz-utils sha256sum:coreutils make:make ar:binutils
-@criterion:libcriterion-dev @fuzzer:libclang-rt-dev"
+@criterion:libcriterion-dev @fuzzer:libclang-rt-dev @kheaders:linux-libc-dev"
 
 # The libFuzzer/ASan runtimes come from libclang-rt-N-dev for clang N (14 on
 # Debian 12); the only reliable test is linking a trivial fuzz target.
@@ -97,6 +97,7 @@ missing_pkgs() {
         pkg=${t#*:}
         case ${t%%:*} in
             @criterion) command -v pkg-config >/dev/null && pkg-config --exists criterion && continue ;;
+            @kheaders) [ -f /usr/include/linux/perf_event.h ] && continue ;;
             @fuzzer) command -v clang >/dev/null && fuzzer_ok && continue
                 v=$(clang -dumpversion 2>/dev/null | cut -d. -f1) || true
                 [ -z "$v" ] || pkg=libclang-rt-$v-dev ;;
@@ -334,13 +335,22 @@ else
     build_deps
 fi
 
+# musl's include path has no Linux UAPI headers (linux/perf_event.h, asm/
+# perf_regs.h).  Give musl builds exactly those three directories from
+# linux-libc-dev, never all of /usr/include, whose glibc headers would mix in.
+kinc=$DEPS/musl/kinclude
+mkdir -p "$kinc"
+ln -sfn /usr/include/linux "$kinc/linux"
+ln -sfn /usr/include/asm-generic "$kinc/asm-generic"
+ln -sfn "/usr/include/$(gcc -print-multiarch)/asm" "$kinc/asm"
+
 # ---------------------------------------------------------------- outputs
 # Variable names are relied upon by the checked-in build.ninja.
 trim() { sed 's/^[[:space:]]*//; s/[[:space:]]*$//'; }
 dep_defs="-DZYDIS_STATIC_BUILD -DZYCORE_STATIC_BUILD"
 vars=(
     prefix "$prefix"  musl_cc musl-gcc  cc gcc  clang clang
-    musl_dep_cflags "-I$deps/musl/include $dep_defs"
+    musl_dep_cflags "-I$deps/musl/include -isystem $deps/musl/kinclude $dep_defs"
     musl_dep_libs "$deps/musl/lib/libelf.a $deps/musl/lib/libZydis.a $deps/musl/lib/libz.a"
     glibc_dep_cflags "-I$deps/glibc/include $dep_defs"
     glibc_dep_libs "$deps/glibc/lib/libelf.a $deps/glibc/lib/libZydis.a $deps/glibc/lib/libz.a"

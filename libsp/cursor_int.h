@@ -189,6 +189,29 @@ sp_rd_u8(struct sp_cur *c)
 	return v;
 }
 
+static inline uint32_t
+sp_rd_u32(struct sp_cur *c)
+{
+	uint32_t v = 0;
+
+	if (c->err == 0)
+		c->err = sp_get_u32(c, &v);
+	return v;
+}
+
+static inline uint64_t
+sp_rd_u64(struct sp_cur *c)
+{
+	const uint8_t *b = c->err == 0 ? sp_take(c, 8) : NULL;
+
+	if (b == NULL) {
+		if (c->err == 0)
+			c->err = -SP_ETRUNC;
+		return 0;
+	}
+	return sp_le64(b);
+}
+
 static inline int64_t
 sp_rd_svarint(struct sp_cur *c)
 {

@@ -9,7 +9,7 @@
  * definitions and the running crc32, and notes where valid data ends.
  */
 
-#include "record_int.h"
+#include "codec_int.h"
 #include "sp/spool.h"
 
 struct sp_defs;

@@ -7,7 +7,7 @@
 
 #include "defs_int.h"
 #include "intern_int.h"
-#include "record_int.h"
+#include "codec_int.h"
 #include "sp/writer.h"
 
 #define FLUSH_AT ((size_t)64 * 1024)

@@ -43,9 +43,9 @@ regress() {	# target dirs...
 	fi
 }
 
-cli() {		# script
+cli() {		# script [name] (further environment comes from the caller)
 	local name out p f
-	name=$(basename "$1" .sh)
+	name=${2:-$(basename "$1" .sh)}
 	out=$logs/cli-$name.out
 	bash "$1" >"$out" 2>&1
 	p=$(grep -c '^PASS' "$out")
@@ -66,5 +66,7 @@ done
 for s in tests/cli/*.sh; do
 	cli "$s"
 done
+# The recorder once more, built with ASan+UBSan.
+RECORD=build/asan/sp-record/sp-record cli tests/cli/record.sh record-asan
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

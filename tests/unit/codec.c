@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "buf_int.h"
-#include "record_int.h"
+#include "codec_int.h"
 #include "sp/spool.h"
 #include "varint_int.h"
 

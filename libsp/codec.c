@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "cursor_int.h"
-#include "record_int.h"
+#include "codec_int.h"
 
 static const char *const kind_names[SP_REC_KINDS_] = {
 	[SP_REC_STRING] = "string",   [SP_REC_HOST] = "host",

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-#ifndef SP_RECORD_INT_H
-#define SP_RECORD_INT_H
+#ifndef SP_CODEC_INT_H
+#define SP_CODEC_INT_H
 
 /*
  * The record codec: framing ({kind, length, payload}) and the payload of

@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef SP_RECORDER_H
+#define SP_RECORDER_H
+
+/*
+ * The recorder: samples target threads through perf_event_open(2),
+ * unwinds their user stacks as samples arrive, tracks mappings and
+ * process lifecycle, and writes everything to a caller-owned spool writer.
+ *
+ * Events: hardware cycles, or the software cpu-clock when the kernel
+ * refuses cycles.  One event per target thread and CPU, with inherit so
+ * new threads (and, with children set, new processes) are followed; all
+ * events of one CPU share that CPU's ring, and rings are drained together
+ * and merged by timestamp, so an mmap or exec takes effect before the
+ * samples that follow it.
+ */
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "sp/error.h"
+#include "sp/spool.h"
+#include "sp/writer.h"
+
+#define SP_STACK_BYTES_DEFAULT 32768u
+#define SP_STACK_BYTES_MAX 65528u      /* perf's 16-bit record size limit */
+#define SP_RING_STACKS_DEFAULT 32u
+#define SP_RING_MAX ((size_t)256 << 20)       /* per ring */
+#define SP_RING_TOTAL_MAX ((size_t)1 << 30)   /* all rings */
+#define SP_FRAMES_MAX_DEFAULT 1024u
+#define SP_FREQ_MAX 0xffffffffu /* perf_event_max_sample_rate */
+
+struct sp_recorder_opts {
+	unsigned frequency;    /* Hz, 0: 1000, SP_FREQ_MAX: the kernel's limit */
+	unsigned stack_bytes;  /* per sample, 0: SP_STACK_BYTES_DEFAULT */
+	unsigned ring_stacks;  /* ring size in stacks, 0: 32 */
+	unsigned max_frames;   /* 0: SP_FRAMES_MAX_DEFAULT */
+	int kernel;            /* kernel callchains */
+	int children;          /* follow processes forked after start */
+	int no_stop;           /* attach without SIGSTOP */
+	const char *command;   /* for the RECORDING record; may be NULL */
+	/* Warnings (e.g. "kernel sampling denied, recording user frames
+	 * only"); may be NULL.  The library prints nothing itself. */
+	void (*log)(void *ctx, const char *msg);
+	void *log_ctx;
+};
+
+struct sp_recorder;
+
+/*
+ * Creates a recorder that will write to w (still the caller's).  Checks
+ * the frequency against /proc/sys/kernel/perf_event_max_sample_rate.
+ * Returns 0; -SP_EUSAGE for an option out of range (diag says which and
+ * the permitted range); -ENOMEM.
+ */
+int sp_recorder_new(struct sp_recorder **out, struct sp_writer *w,
+    const struct sp_recorder_opts *o, struct sp_diag *diag);
+
+/*
+ * Attaches to the running process pid: stops it (unless no_stop), opens
+ * events for each of its threads, records its mappings and threads from
+ * /proc, and lets it go on.  Returns 0 or -errno with diag saying what to
+ * do (ESRCH no such process, EACCES/EPERM permission, ...).
+ */
+int sp_recorder_attach(struct sp_recorder *r, pid_t pid, struct sp_diag *diag);
+
+/*
+ * Starts argv[0] (searched in PATH) as a child that waits before exec,
+ * opens events on it that enable at exec, then lets it exec, so nothing
+ * of its start is missed.  Stores its pid.  The caller reaps it.
+ */
+int sp_recorder_spawn(struct sp_recorder *r, char *const argv[], pid_t *pid,
+    struct sp_diag *diag);
+
+/*
+ * Waits up to timeout_ms for sample data, then drains every ring and
+ * writes what it found.  Returns 0, or an error from the writer (-EPIPE,
+ * -ENOSPC, ...) after which recording cannot go on.
+ */
+int sp_recorder_poll(struct sp_recorder *r, int timeout_ms);
+
+/* Number of target processes still alive (not seen exiting). */
+size_t sp_recorder_live(const struct sp_recorder *r);
+
+/*
+ * The counters so far (samples, lost_events, ...), valid until the next
+ * call on r.  Returns their number.
+ */
+size_t sp_recorder_counters(struct sp_recorder *r,
+    const struct sp_counter **out);
+
+/* The event actually used: "cycles" or "cpu-clock" (NULL before attach). */
+const char *sp_recorder_event(const struct sp_recorder *r);
+
+/*
+ * Drains what is left, writes the summary and the END record, flushes.
+ * Returns 0 or the writer's error.  Events are closed.
+ */
+int sp_recorder_finish(struct sp_recorder *r);
+
+/* Closes events and frees r (not the writer).  r may be NULL. */
+void sp_recorder_free(struct sp_recorder *r);
+
+#endif

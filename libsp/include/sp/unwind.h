@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef SP_UNWIND_H
+#define SP_UNWIND_H
+
+/*
+ * User-stack unwinding at record time, from the registers and the stack
+ * bytes the kernel copied with a sample.  The walk here follows frame
+ * pointers; the DWARF CFI unwinder replaces it behind the same calls.
+ */
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The sampled user registers, in perf_event's x86-64 order (asm/perf_regs.h)
+ * without DS, ES, FS and GS, which x86-64 does not sample. */
+enum sp_reg {
+	SP_REG_AX, SP_REG_BX, SP_REG_CX, SP_REG_DX, SP_REG_SI, SP_REG_DI,
+	SP_REG_BP, SP_REG_SP, SP_REG_IP, SP_REG_FLAGS, SP_REG_CS, SP_REG_SS,
+	SP_REG_R8, SP_REG_R9, SP_REG_R10, SP_REG_R11, SP_REG_R12, SP_REG_R13,
+	SP_REG_R14, SP_REG_R15,
+	SP_REG_COUNT
+};
+
+struct sp_uregs {
+	uint64_t r[SP_REG_COUNT];
+};
+
+/* Stack bytes copied from address r[SP_REG_SP] upward. */
+struct sp_ustack {
+	const uint8_t *data;
+	size_t len;
+};
+
+/* Why a walk ended before the outermost frame, counted per kind. */
+enum sp_unwind_error {
+	SP_UNW_OK,
+	SP_UNW_STACK_BOUNDS, /* a read fell outside the copied stack bytes */
+	SP_UNW_NO_PROGRESS,  /* the next frame is not above this one */
+	SP_UNW_BAD_FP,       /* misaligned frame pointer */
+	SP_UNW_DEPTH,        /* the frame limit was reached */
+	SP_UNW_NO_REGS,      /* the sample carried no user registers */
+	SP_UNW_ERRORS_
+};
+
+/* Returns the counter name of an error kind, e.g. "unwind_stack_bounds". */
+const char *sp_unwind_error_name(enum sp_unwind_error e);
+
+struct sp_unwind_result {
+	size_t n;       /* addresses stored, leaf first */
+	int complete;   /* reached the outermost frame */
+	enum sp_unwind_error error;
+};
+
+/*
+ * Walks the frame-pointer chain.  ips[0] is the sampled IP; the others are
+ * return addresses as read from the stack (not rewound).  Stores at most
+ * max addresses.  Every stack read is checked against the copy; the walk
+ * ends cleanly at a zero frame pointer (the outermost frame), and with an
+ * error kind otherwise.  Never fails: res says how far it got.
+ */
+void sp_unwind_fp(const struct sp_uregs *regs, const struct sp_ustack *stk,
+    uint64_t *ips, size_t max, struct sp_unwind_result *res);
+
+#endif

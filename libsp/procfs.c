@@ -1,0 +1,215 @@
+/* SPDX-License-Identifier: MIT */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "procfs_int.h"
+#include "sp/error.h"
+
+int
+sp_read_file(const char *path, size_t max, char **out, size_t *len)
+{
+	size_t cap = 4096, n = 0;
+	char *buf = NULL, *p;
+	ssize_t r;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	*out = NULL;
+	*len = 0;
+	if (fd < 0)
+		return -errno;
+	for (;;) {
+		if (cap - n < 2) {
+			if (cap >= max) {
+				free(buf);
+				(void)close(fd);
+				return -SP_ELIMIT;
+			}
+			cap *= 2;
+		}
+		p = realloc(buf, cap);
+		if (p == NULL) {
+			free(buf);
+			(void)close(fd);
+			return -ENOMEM;
+		}
+		buf = p;
+		r = read(fd, buf + n, cap - n - 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		n += (size_t)r;
+	}
+	if (r < 0) {
+		int err = -errno;
+
+		free(buf);
+		(void)close(fd);
+		return err;
+	}
+	(void)close(fd);
+	buf[n] = '\0';
+	*out = buf;
+	*len = n;
+	return 0;
+}
+
+/* Parses a hex number; returns the text after it or NULL. */
+static const char *
+hex(const char *p, const char *end, uint64_t *v)
+{
+	const char *start = p;
+
+	*v = 0;
+	for (; p < end; p++) {
+		int d;
+
+		if (*p >= '0' && *p <= '9')
+			d = *p - '0';
+		else if (*p >= 'a' && *p <= 'f')
+			d = *p - 'a' + 10;
+		else
+			break;
+		if (*v >> 60)
+			return NULL;
+		*v = *v << 4 | (uint64_t)d;
+	}
+	return p > start ? p : NULL;
+}
+
+static const char *
+dec(const char *p, const char *end, uint64_t *v)
+{
+	const char *start = p;
+
+	*v = 0;
+	for (; p < end && *p >= '0' && *p <= '9'; p++) {
+		if (*v > (UINT64_MAX - 9) / 10)
+			return NULL;
+		*v = *v * 10 + (uint64_t)(*p - '0');
+	}
+	return p > start ? p : NULL;
+}
+
+static const char *
+expect(const char *p, const char *end, char c)
+{
+	return p != NULL && p < end && *p == c ? p + 1 : NULL;
+}
+
+/* proc(5): "start-end perms offset major:minor inode   path" */
+int
+sp_parse_maps_line(const char *line, size_t len, struct sp_map *m)
+{
+	const char *p = line, *end = line + len;
+	uint64_t maj, min;
+
+	memset(m, 0, sizeof(*m));
+	p = hex(p, end, &m->start);
+	p = expect(p, end, '-');
+	p = p ? hex(p, end, &m->end) : NULL;
+	p = expect(p, end, ' ');
+	if (p == NULL || end - p < 5 || m->end <= m->start)
+		return -SP_EFORMAT;
+	m->exec = p[2] == 'x';
+	p = expect(p + 4, end, ' ');
+	p = p ? hex(p, end, &m->offset) : NULL;
+	p = expect(p, end, ' ');
+	p = p ? hex(p, end, &maj) : NULL;
+	p = expect(p, end, ':');
+	p = p ? hex(p, end, &min) : NULL;
+	p = expect(p, end, ' ');
+	p = p ? dec(p, end, &m->inode) : NULL;
+	if (p == NULL || maj > UINT32_MAX || min > UINT32_MAX)
+		return -SP_EFORMAT;
+	m->dev_major = (uint32_t)maj;
+	m->dev_minor = (uint32_t)min;
+	while (p < end && *p == ' ')
+		p++;
+	m->path = p;
+	m->path_len = (size_t)(end - p);
+	return 0;
+}
+
+int
+sp_proc_tasks(pid_t pid, pid_t **tids, size_t *n)
+{
+	char path[64];
+	DIR *d;
+	struct dirent *e;
+	size_t cap = 0;
+	pid_t *v = NULL, *p;
+
+	*tids = NULL;
+	*n = 0;
+	(void)snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	if (d == NULL)
+		return errno == ENOENT ? -ESRCH : -errno;
+	while ((e = readdir(d)) != NULL) {
+		long t = strtol(e->d_name, NULL, 10);
+
+		if (t <= 0)
+			continue;
+		if (*n == cap) {
+			cap = cap ? cap * 2 : 64;
+			p = realloc(v, cap * sizeof(*v));
+			if (p == NULL) {
+				free(v);
+				(void)closedir(d);
+				return -ENOMEM;
+			}
+			v = p;
+		}
+		v[(*n)++] = (pid_t)t;
+	}
+	(void)closedir(d);
+	*tids = v;
+	return 0;
+}
+
+int
+sp_proc_comm(pid_t pid, pid_t tid, char *buf, size_t cap)
+{
+	char path[64];
+	ssize_t r;
+	int fd;
+
+	(void)snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)pid,
+	    (int)tid);
+	buf[0] = '\0';
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	r = read(fd, buf, cap - 1);
+	(void)close(fd);
+	if (r < 0)
+		return -errno;
+	while (r > 0 && buf[r - 1] == '\n')
+		r--;
+	buf[r] = '\0';
+	return 0;
+}
+
+int
+sp_read_long(const char *path, long *v)
+{
+	char buf[64];
+	ssize_t r;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	r = read(fd, buf, sizeof(buf) - 1);
+	(void)close(fd);
+	if (r <= 0)
+		return r < 0 ? -errno : -SP_EFORMAT;
+	buf[r] = '\0';
+	*v = strtol(buf, NULL, 10);
+	return 0;
+}

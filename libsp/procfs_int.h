@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef SP_PROCFS_INT_H
+#define SP_PROCFS_INT_H
+
+/* Reading /proc: a process's mappings, its threads, names. */
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define SP_PROC_FILE_MAX ((size_t)64 << 20) /* largest /proc file read */
+
+struct sp_map {
+	uint64_t start, end, offset, inode;
+	uint32_t dev_major, dev_minor;
+	int exec;
+	const char *path;  /* into the caller's buffer; "" for anonymous */
+	size_t path_len;
+};
+
+/*
+ * Reads a whole file of at most max bytes into a new NUL-terminated buffer
+ * (*out, to free).  Returns 0, -errno, or -SP_ELIMIT when it is larger.
+ */
+int sp_read_file(const char *path, size_t max, char **out, size_t *len);
+
+/*
+ * Parses one line of /proc/PID/maps (without its newline).  The path keeps
+ * the kernel's escapes (a newline in a name shows as \012) and a
+ * " (deleted)" suffix.  Returns 0 or -SP_EFORMAT.
+ */
+int sp_parse_maps_line(const char *line, size_t len, struct sp_map *m);
+
+/*
+ * Lists the threads of pid into a new array (*tids, to free).  Returns 0
+ * or -errno (ESRCH when the process is gone).
+ */
+int sp_proc_tasks(pid_t pid, pid_t **tids, size_t *n);
+
+/* Reads /proc/PID/task/TID/comm into buf (NUL-terminated, no newline). */
+int sp_proc_comm(pid_t pid, pid_t tid, char *buf, size_t cap);
+
+/* Reads a small integer file such as /proc/sys/kernel/perf_event_paranoid. */
+int sp_read_long(const char *path, long *v);
+
+#endif

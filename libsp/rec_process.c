@@ -1,0 +1,747 @@
+/* SPDX-License-Identifier: MIT */
+/* What each perf record means for the spool: samples become stacks of
+ * interned frames, MMAP2 becomes modules, COMM/FORK/EXIT lifecycle. */
+#include <errno.h>
+#include <inttypes.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "cursor_int.h"
+#include "procfs_int.h"
+#include "recorder_int.h"
+#include "sp/elfid.h"
+
+/* perf_event_open(2): the sample_id_all trailer of non-sample records for
+ * our sample_type (TID, TIME, CPU). */
+struct sample_id {
+	uint32_t pid, tid;
+	uint64_t time;
+	uint32_t cpu;
+};
+
+static int
+trailer(const uint8_t *rec, size_t len, struct sample_id *id)
+{
+	if (len < sizeof(struct perf_event_header) + 24)
+		return -SP_EFORMAT;
+	rec += len - 24;
+	id->pid = sp_le32(rec);
+	id->tid = sp_le32(rec + 4);
+	id->time = sp_le64(rec + 8);
+	id->cpu = sp_le32(rec + 16);
+	return 0;
+}
+
+struct rec_proc *
+rec_proc_get(struct sp_recorder *r, uint32_t pid, int make)
+{
+	struct rec_proc *p = sp_imap_get(&r->procs, pid);
+
+	if (p != NULL || !make)
+		return p;
+	p = calloc(1, sizeof(*p));
+	if (p == NULL)
+		return NULL;
+	p->pid = pid;
+	if (sp_imap_put(&r->procs, pid, p) < 0) {
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
+void
+rec_proc_free(struct rec_proc *p)
+{
+	if (p != NULL)
+		free(p->maps);
+	free(p);
+}
+
+/* The mapping containing ip, or NULL (binary search). */
+static const struct rec_range *
+find_range(const struct rec_proc *p, uint64_t ip)
+{
+	size_t lo = 0, hi = p->nmaps;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ip < p->maps[mid].start)
+			hi = mid;
+		else if (ip >= p->maps[mid].end)
+			lo = mid + 1;
+		else
+			return &p->maps[mid];
+	}
+	return NULL;
+}
+
+/*
+ * Inserts nr into p's sorted table, cutting away what it overlaps: a new
+ * mapping replaces the old one there (mmap over a range, exec).
+ */
+static int
+insert_range(struct rec_proc *p, const struct rec_range *nr)
+{
+	struct rec_range *v = malloc((p->nmaps + 2) * sizeof(*v));
+	size_t i, j = 0;
+	int placed = 0;
+
+	if (v == NULL)
+		return -ENOMEM;
+	for (i = 0; i < p->nmaps; i++) {
+		struct rec_range o = p->maps[i];
+
+		if (o.end <= nr->start) {
+			v[j++] = o;
+			continue;
+		}
+		if (!placed) {
+			if (o.start < nr->start) {
+				v[j] = o;
+				v[j++].end = nr->start;
+			}
+			v[j++] = *nr;
+			placed = 1;
+		}
+		if (o.start >= nr->end) {
+			v[j++] = o;
+		} else if (o.end > nr->end) {
+			o.offset += nr->end - o.start;
+			o.start = nr->end;
+			v[j++] = o;
+		}
+	}
+	if (!placed)
+		v[j++] = *nr;
+	free(p->maps);
+	p->maps = v;
+	p->nmaps = j;
+	p->capmaps = j;
+	return 0;
+}
+
+static int
+put(struct sp_recorder *r, struct sp_record *rec, uint32_t *id)
+{
+	return sp_writer_put(r->w, rec, id);
+}
+
+/* Is this the path of a CPython runtime (python3.N, libpython3.N...)? */
+static int
+is_python_path(const char *path, size_t len)
+{
+	const char *base = path, *p;
+
+	for (p = path; p < path + len; p++)
+		if (*p == '/')
+			base = p + 1;
+	len -= (size_t)(base - path);
+	return (len >= 8 && memcmp(base, "python3.", 8) == 0) ||
+	    (len >= 11 && memcmp(base, "libpython3.", 11) == 0);
+}
+
+int
+rec_write_python(struct sp_recorder *r, struct rec_proc *p, int is_py,
+    uint64_t time)
+{
+	struct sp_record rec;
+
+	if (p->python == is_py || !p->tracked)
+		return 0;
+	p->python = is_py;
+	memset(&rec, 0, sizeof(rec));
+	rec.kind = SP_REC_PYTHON;
+	rec.u.python.time = time;
+	rec.u.python.pid = p->pid;
+	rec.u.python.is_python = (uint8_t)is_py;
+	return put(r, &rec, NULL);
+}
+
+/*
+ * Reads the build-id of the file mapped at [start, start+len) in pid,
+ * opened through /proc so that containers and deleted files resolve to
+ * the image the process mapped; checks it is that inode.
+ */
+static void
+read_build_id(uint32_t pid, uint64_t start, uint64_t len, uint64_t inode,
+    uint32_t maj, uint32_t min, const char *path, struct sp_module *m)
+{
+	char proc[4200];
+	struct stat st;
+	size_t n = 0;
+	int fd;
+	uint64_t end = start + len;
+
+	(void)snprintf(proc, sizeof(proc), "/proc/%u/map_files/%" PRIx64 "-%"
+	    PRIx64, pid, start, end);
+	fd = open(proc, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 && path[0] == '/') {
+		(void)snprintf(proc, sizeof(proc), "/proc/%u/root%s", pid, path);
+		fd = open(proc, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	}
+	if (fd < 0)
+		return;
+	if (fstat(fd, &st) == 0 && (uint64_t)st.st_ino == inode &&
+	    major(st.st_dev) == maj && minor(st.st_dev) == min &&
+	    sp_elf_build_id(fd, m->build_id, SP_BUILD_ID_MAX, &n) == 0)
+		m->build_id_len = (uint8_t)n;
+	(void)close(fd);
+}
+
+static uint32_t
+module_flags(const char *path, size_t *len)
+{
+	static const char deleted[] = " (deleted)";
+	size_t dl = sizeof(deleted) - 1;
+	uint32_t f = 0;
+
+	if (*len >= dl && memcmp(path + *len - dl, deleted, dl) == 0) {
+		f |= SP_MOD_DELETED;
+		*len -= dl;
+	}
+	if (*len == 6 && memcmp(path, "[vdso]", 6) == 0)
+		f |= SP_MOD_VDSO;
+	if (*len == 0 || (*len >= 6 && memcmp(path, "//anon", 6) == 0) ||
+	    (path[0] == '[' && !(f & SP_MOD_VDSO)))
+		f |= SP_MOD_ANON;
+	if (*len >= 7 && memcmp(path, "/memfd:", 7) == 0)
+		f |= SP_MOD_MEMFD;
+	return f;
+}
+
+int
+rec_add_mapping(struct sp_recorder *r, struct rec_proc *p, uint64_t start,
+    uint64_t len, uint64_t pgoff, uint64_t inode, uint32_t maj, uint32_t min,
+    const char *path, size_t path_len)
+{
+	struct sp_record rec;
+	struct rec_range nr;
+	char cpath[4097];
+	int err;
+
+	if (len == 0 || start + len < start)
+		return 0;
+	memset(&rec, 0, sizeof(rec));
+	rec.kind = SP_REC_MODULE;
+	rec.u.module.flags = module_flags(path, &path_len);
+	if (path_len >= sizeof(cpath))
+		path_len = sizeof(cpath) - 1;
+	memcpy(cpath, path, path_len);
+	cpath[path_len] = '\0';
+	if (path_len > 0) {
+		err = sp_writer_string(r->w, cpath, path_len, &rec.u.module.path);
+		if (err)
+			return err;
+	}
+	rec.u.module.pid = p->pid;
+	rec.u.module.start = start;
+	rec.u.module.size = len;
+	rec.u.module.file_offset = pgoff;
+	rec.u.module.inode = inode;
+	rec.u.module.dev = (uint64_t)maj << 32 | min;
+	if (inode != 0 && !(rec.u.module.flags & SP_MOD_ANON))
+		read_build_id(p->pid, start, len, inode, maj, min, cpath,
+		    &rec.u.module);
+	err = put(r, &rec, &nr.module);
+	if (err)
+		return err;
+	nr.start = start;
+	nr.end = start + len;
+	nr.offset = pgoff;
+	err = insert_range(p, &nr);
+	if (err == 0 && is_python_path(cpath, path_len))
+		err = rec_write_python(r, p, 1, r->now);
+	return err;
+}
+
+int
+rec_scan_maps(struct sp_recorder *r, struct rec_proc *p)
+{
+	char path[64], *buf, *line, *nl;
+	size_t len;
+	struct sp_map m;
+	int err;
+
+	(void)snprintf(path, sizeof(path), "/proc/%u/maps", p->pid);
+	err = sp_read_file(path, SP_PROC_FILE_MAX, &buf, &len);
+	if (err)
+		return err;
+	r->c[C_MAPS_RESCANS]++;
+	for (line = buf; line < buf + len; line = nl + 1) {
+		nl = memchr(line, '\n', (size_t)(buf + len - line));
+		if (nl == NULL)
+			nl = buf + len;
+		if (sp_parse_maps_line(line, (size_t)(nl - line), &m) < 0 ||
+		    !m.exec)
+			continue;
+		err = rec_add_mapping(r, p, m.start, m.end - m.start, m.offset,
+		    m.inode, m.dev_major, m.dev_minor, m.path, m.path_len);
+		if (err)
+			break;
+	}
+	free(buf);
+	return err;
+}
+
+/* The THREAD id of (pid, tid), written on first use and after renames. */
+static int
+thread_id(struct sp_recorder *r, uint32_t pid, uint32_t tid, uint32_t *id)
+{
+	struct rec_thread *t = sp_imap_get(&r->threads, tid);
+	struct sp_record rec;
+	int err;
+
+	if (t == NULL || t->pid != pid) {
+		if (t == NULL) {
+			t = calloc(1, sizeof(*t));
+			if (t == NULL || sp_imap_put(&r->threads, tid, t) < 0) {
+				free(t);
+				return -ENOMEM;
+			}
+		}
+		t->tid = tid;
+		t->pid = pid;
+		t->id = 0;
+		(void)sp_proc_comm((pid_t)pid, (pid_t)tid, t->comm,
+		    sizeof(t->comm));
+	}
+	if (t->id == 0) {
+		memset(&rec, 0, sizeof(rec));
+		rec.kind = SP_REC_THREAD;
+		rec.u.thread.pid = pid;
+		rec.u.thread.tid = tid;
+		err = sp_writer_string(r->w, t->comm, strlen(t->comm),
+		    &rec.u.thread.comm);
+		if (err == 0)
+			err = put(r, &rec, &t->id);
+		if (err)
+			return err;
+	}
+	*id = t->id;
+	return 0;
+}
+
+static int
+frame_id(struct sp_recorder *r, uint32_t module, uint32_t mode, uint64_t rel,
+    uint64_t abs, uint32_t *id)
+{
+	struct sp_record rec;
+
+	memset(&rec, 0, sizeof(rec));
+	rec.kind = SP_REC_FRAME;
+	rec.u.frame.module = module;
+	rec.u.frame.mode = mode;
+	rec.u.frame.rel_ip = rel;
+	rec.u.frame.abs_ip = abs;
+	return put(r, &rec, id);
+}
+
+static int
+kernel_frame(struct sp_recorder *r, uint64_t ip, uint32_t *id)
+{
+	struct sp_record rec;
+	int err;
+
+	if (r->kernel_module == 0) {
+		memset(&rec, 0, sizeof(rec));
+		rec.kind = SP_REC_MODULE;
+		rec.u.module.flags = SP_MOD_KERNEL;
+		rec.u.module.start = 0xffff800000000000ull;
+		rec.u.module.size = 0x7fffffffffffull;
+		err = sp_writer_string(r->w, "[kernel.kallsyms]", 17,
+		    &rec.u.module.path);
+		if (err == 0)
+			err = put(r, &rec, &r->kernel_module);
+		if (err)
+			return err;
+	}
+	/* Kernel addresses are symbolized by absolute address (kallsyms). */
+	return frame_id(r, r->kernel_module, SP_FRAME_KERNEL, ip, ip, id);
+}
+
+/* A user frame: module-relative when a mapping covers ip. */
+static int
+user_frame(struct sp_recorder *r, struct rec_proc *p, uint64_t ip,
+    uint32_t *id)
+{
+	const struct rec_range *m = find_range(p, ip);
+
+	/* A mapping we have not seen (missed MMAP, lost events): read
+	 * /proc once per 100 ms at most. */
+	if (m == NULL && r->now - p->last_rescan > 100000000ull) {
+		p->last_rescan = r->now;
+		(void)rec_scan_maps(r, p);
+		m = find_range(p, ip);
+	}
+	if (m == NULL) {
+		r->c[C_UNKNOWN_MODULE]++;
+		return frame_id(r, 0, SP_FRAME_USER, ip, ip, id);
+	}
+	return frame_id(r, m->module, SP_FRAME_USER, ip - m->start + m->offset,
+	    ip, id);
+}
+
+/* Adds the kernel callchain's frames; counts user frames it still has. */
+static int
+kernel_frames(struct sp_recorder *r, struct sp_cur *c, size_t *n)
+{
+	uint64_t nr = sp_rd_u64(c), i;
+	int user = 0, err;
+
+	if (c->err == 0 && nr > sp_cur_left(c) / 8)
+		c->err = -SP_EFORMAT;
+	for (i = 0; c->err == 0 && i < nr; i++) {
+		uint64_t ip = sp_rd_u64(c);
+
+		/* perf_event.h: context markers separate kernel and user. */
+		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
+			user = ip == (uint64_t)PERF_CONTEXT_USER;
+			continue;
+		}
+		if (user) {
+			r->c[C_IGNORED_USER_CALLCHAIN]++;
+			continue;
+		}
+		if (*n >= r->o.max_frames)
+			continue;
+		err = kernel_frame(r, ip, &r->frames[(*n)++]);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static void
+read_regs(struct sp_cur *c, struct sp_uregs *regs, int *has)
+{
+	uint64_t abi = sp_rd_u64(c);
+	size_t i;
+
+	*has = c->err == 0 && abi != PERF_SAMPLE_REGS_ABI_NONE;
+	if (!*has)
+		return;
+	/* In mask order: AX..SS, then R8..R15, as enum sp_reg. */
+	for (i = 0; i < SP_REG_COUNT; i++)
+		regs->r[i] = sp_rd_u64(c);
+}
+
+static void
+read_stack(struct sp_cur *c, struct sp_ustack *stk)
+{
+	uint64_t size = sp_rd_u64(c), dyn;
+
+	stk->data = NULL;
+	stk->len = 0;
+	if (c->err || size == 0)
+		return;
+	if (size > sp_cur_left(c)) {
+		c->err = -SP_EFORMAT;
+		return;
+	}
+	stk->data = sp_take(c, (size_t)size);
+	dyn = sp_rd_u64(c);
+	/* dyn_size: how much of the copy is real stack. */
+	stk->len = (size_t)(dyn < size ? dyn : size);
+}
+
+/* User frames from the unwinder; return addresses rewound into the call. */
+static int
+user_frames(struct sp_recorder *r, struct rec_proc *p,
+    const struct sp_uregs *regs, const struct sp_ustack *stk, size_t *n,
+    int *complete)
+{
+	struct sp_unwind_result res;
+	size_t i;
+	int err;
+
+	sp_unwind_fp(regs, stk, r->ips, r->o.max_frames - *n, &res);
+	for (i = 0; i < res.n; i++) {
+		err = user_frame(r, p, r->ips[i] - (i > 0), &r->frames[(*n)++]);
+		if (err)
+			return err;
+	}
+	*complete = res.complete;
+	if (!res.complete)
+		r->c[C_UNW(res.error)]++;
+	return 0;
+}
+
+static int
+write_sample(struct sp_recorder *r, uint32_t pid, uint32_t tid, uint32_t cpu,
+    size_t n, int complete)
+{
+	struct sp_record rec;
+	int err;
+
+	if (n == 0)
+		r->c[C_EMPTY_STACKS]++;
+	if (!complete) {
+		if (r->truncated_frame == 0 &&
+		    (err = frame_id(r, 0, SP_FRAME_TRUNCATED, 0, 0,
+		    &r->truncated_frame)) != 0)
+			return err;
+		r->frames[n++] = r->truncated_frame;
+		r->c[C_TRUNCATED_STACKS]++;
+	}
+	memset(&rec, 0, sizeof(rec));
+	rec.kind = SP_REC_SAMPLE;
+	rec.u.sample.time = r->now;
+	rec.u.sample.cpu = cpu;
+	err = sp_writer_stack(r->w, r->frames, n, &rec.u.sample.stack);
+	if (err == 0)
+		err = thread_id(r, pid, tid, &rec.u.sample.thread);
+	if (err == 0)
+		err = put(r, &rec, NULL);
+	if (err == 0)
+		r->c[C_SAMPLES]++;
+	return err;
+}
+
+/* perf_event_open(2): PERF_RECORD_SAMPLE with TID, TIME, CPU, CALLCHAIN
+ * (with --kernel), REGS_USER and STACK_USER, in that order. */
+static int
+on_sample(struct sp_recorder *r, const uint8_t *rec, size_t len)
+{
+	struct sp_cur c = sp_cur_make(rec + 8, len - 8);
+	struct sp_uregs regs;
+	struct sp_ustack stk;
+	struct rec_proc *p;
+	uint32_t pid, tid, cpu;
+	size_t n = 0;
+	int has_regs, complete = 1, err;
+
+	r->c[C_SAMPLE_EVENTS]++;
+	pid = sp_rd_u32(&c);
+	tid = sp_rd_u32(&c);
+	r->now = sp_rd_u64(&c);
+	cpu = sp_rd_u32(&c);
+	(void)sp_rd_u32(&c);
+	if (c.err) {
+		r->c[C_BAD_RECORDS]++;
+		return 0;
+	}
+	if (tid == 0) {
+		r->c[C_IDLE]++;
+		return 0;
+	}
+	if (pid == 0 || pid == UINT32_MAX || tid == UINT32_MAX) {
+		r->c[C_MISSING_PID]++;
+		return 0;
+	}
+	p = rec_proc_get(r, pid, 0);
+	if (p == NULL || !p->tracked) {
+		r->c[C_UNTRACKED]++;
+		return 0;
+	}
+	if (r->attr.sample_type & PERF_SAMPLE_CALLCHAIN) {
+		err = kernel_frames(r, &c, &n);
+		if (err)
+			return err;
+	}
+	read_regs(&c, &regs, &has_regs);
+	read_stack(&c, &stk);
+	if (c.err) {
+		r->c[C_BAD_RECORDS]++;
+		return 0;
+	}
+	if (has_regs) {
+		err = user_frames(r, p, &regs, &stk, &n, &complete);
+		if (err)
+			return err;
+	} else if (n == 0) {
+		r->c[C_UNW(SP_UNW_NO_REGS)]++;
+	}
+	return write_sample(r, pid, tid, cpu, n, complete);
+}
+
+static int
+write_proc(struct sp_recorder *r, uint32_t event, uint32_t pid, uint32_t tid,
+    uint32_t opid, uint32_t otid, const char *comm)
+{
+	struct sp_record rec;
+	int err = 0;
+
+	memset(&rec, 0, sizeof(rec));
+	rec.kind = SP_REC_PROC;
+	rec.u.proc.time = r->now;
+	rec.u.proc.event = event;
+	rec.u.proc.pid = pid;
+	rec.u.proc.tid = tid;
+	rec.u.proc.other_pid = opid;
+	rec.u.proc.other_tid = otid;
+	if (comm != NULL)
+		err = sp_writer_string(r->w, comm, strlen(comm),
+		    &rec.u.proc.comm);
+	return err ? err : put(r, &rec, NULL);
+}
+
+/* PERF_RECORD_MMAP2: pid, tid, addr, len, pgoff, maj, min, ino,
+ * ino_generation, prot, flags, filename. */
+static int
+on_mmap2(struct sp_recorder *r, const uint8_t *rec, size_t len)
+{
+	struct rec_proc *p;
+	const char *name;
+	size_t max;
+
+	if (len < 8 + 64 + 24) {
+		r->c[C_BAD_RECORDS]++;
+		return 0;
+	}
+	if (!(sp_le32(rec + 64) & PROT_EXEC))
+		return 0;
+	p = rec_proc_get(r, sp_le32(rec + 8), 0);
+	if (p == NULL || !p->tracked)
+		return 0;
+	name = (const char *)rec + 72;
+	max = len - 72 - 24;
+	return rec_add_mapping(r, p, sp_le64(rec + 16), sp_le64(rec + 24),
+	    sp_le64(rec + 32), sp_le64(rec + 48), sp_le32(rec + 40),
+	    sp_le32(rec + 44), name, strnlen(name, max));
+}
+
+/* PERF_RECORD_COMM: pid, tid, comm; misc says whether it was an exec. */
+static int
+on_comm(struct sp_recorder *r, const uint8_t *rec, size_t len, int exec)
+{
+	uint32_t pid, tid;
+	char comm[16];
+	struct rec_proc *p;
+	struct rec_thread *t;
+	size_t n;
+	int err;
+
+	if (len < 8 + 8 + 24) {
+		r->c[C_BAD_RECORDS]++;
+		return 0;
+	}
+	pid = sp_le32(rec + 8);
+	tid = sp_le32(rec + 12);
+	n = strnlen((const char *)rec + 16, len - 16 - 24);
+	if (n >= sizeof(comm))
+		n = sizeof(comm) - 1;
+	memcpy(comm, rec + 16, n);
+	comm[n] = '\0';
+	t = sp_imap_get(&r->threads, tid);
+	if (t != NULL) {
+		memcpy(t->comm, comm, n + 1);
+		t->id = 0; /* a new THREAD identity at its next sample */
+	}
+	p = rec_proc_get(r, pid, 0);
+	if (p == NULL || !p->tracked)
+		return 0;
+	if (exec) {
+		p->nmaps = 0; /* the old image's mappings are gone */
+		err = rec_write_python(r, p, 0, r->now);
+		if (err)
+			return err;
+	}
+	return write_proc(r, exec ? SP_PROC_EXEC : SP_PROC_COMM, pid, tid, 0, 0,
+	    comm);
+}
+
+static int
+clone_maps(struct rec_proc *child, const struct rec_proc *parent)
+{
+	if (parent->nmaps == 0)
+		return 0;
+	child->maps = malloc(parent->nmaps * sizeof(*child->maps));
+	if (child->maps == NULL)
+		return -ENOMEM;
+	memcpy(child->maps, parent->maps, parent->nmaps * sizeof(*child->maps));
+	child->nmaps = child->capmaps = parent->nmaps;
+	return 0;
+}
+
+/* PERF_RECORD_FORK / EXIT: pid, ppid, tid, ptid, time. */
+static int
+on_task(struct sp_recorder *r, const uint8_t *rec, size_t len, int fork)
+{
+	uint32_t pid, ppid, tid, ptid;
+	struct rec_proc *p, *parent;
+	struct rec_thread *t;
+	int err;
+
+	if (len < 8 + 24 + 24) {
+		r->c[C_BAD_RECORDS]++;
+		return 0;
+	}
+	pid = sp_le32(rec + 8);
+	ppid = sp_le32(rec + 12);
+	tid = sp_le32(rec + 16);
+	ptid = sp_le32(rec + 20);
+	if (fork) {
+		(void)sp_imap_put(&r->covered, tid, &r->covered);
+		parent = rec_proc_get(r, ppid, 0);
+		p = rec_proc_get(r, pid, pid != ppid && parent != NULL &&
+		    parent->tracked && r->o.children);
+		if (p != NULL && pid != ppid && p->nmaps == 0 && !p->tracked) {
+			p->tracked = 1;
+			p->last_rescan = r->now;
+			if ((err = clone_maps(p, parent)) != 0 ||
+			    (err = rec_write_python(r, p, parent->python,
+			    r->now)) != 0)
+				return err;
+		}
+		if (p == NULL || !p->tracked)
+			return 0;
+		return write_proc(r, SP_PROC_FORK, pid, tid, ppid, ptid, NULL);
+	}
+	(void)sp_imap_del(&r->covered, tid);
+	t = sp_imap_del(&r->threads, tid);
+	free(t);
+	p = rec_proc_get(r, pid, 0);
+	if (p == NULL || !p->tracked)
+		return 0;
+	err = write_proc(r, SP_PROC_EXIT, pid, tid, ppid, ptid, NULL);
+	if (pid == tid)
+		rec_proc_free(sp_imap_del(&r->procs, pid));
+	return err;
+}
+
+int
+rec_process(struct sp_recorder *r, const uint8_t *rec, size_t len)
+{
+	struct perf_event_header h;
+	struct sample_id id;
+
+	memcpy(&h, rec, sizeof(h));
+	if (h.type == PERF_RECORD_SAMPLE)
+		return on_sample(r, rec, len);
+	if (trailer(rec, len, &id) < 0) {
+		r->c[C_BAD_RECORDS]++;
+		return 0;
+	}
+	r->now = id.time;
+	switch (h.type) {
+	case PERF_RECORD_MMAP2:
+		return on_mmap2(r, rec, len);
+	case PERF_RECORD_COMM:
+		return on_comm(r, rec, len,
+		    (h.misc & PERF_RECORD_MISC_COMM_EXEC) != 0);
+	case PERF_RECORD_FORK:
+		return on_task(r, rec, len, 1);
+	case PERF_RECORD_EXIT:
+		return on_task(r, rec, len, 0);
+	case PERF_RECORD_LOST:
+		if (len >= 8 + 16 + 24) {
+			r->c[C_LOST_EVENTS] += sp_le64(rec + 16);
+			r->c[C_LOST_RECORDS]++;
+			r->need_sweep = 1;
+		}
+		return 0;
+	case PERF_RECORD_THROTTLE:
+		r->c[C_THROTTLES]++;
+		return 0;
+	default:
+		return 0;
+	}
+}

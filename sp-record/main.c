@@ -1,0 +1,331 @@
+/* SPDX-License-Identifier: MIT */
+/* sp-record: sample processes, unwind at record time, write a spool. */
+#include <err.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sp/recorder.h"
+#include "sp/writer.h"
+
+#define MAX_PIDS 256
+
+static volatile sig_atomic_t stop_requests;
+
+static void
+usage(int status)
+{
+	(void)fprintf(status ? stderr : stdout,
+	    "usage: sp-record [-F HZ|max] [-s STACK_BYTES] [--kernel] [--children]\n"
+	    "                 [-d SECONDS] [--no-stop] [-q] [-o FILE]\n"
+	    "                 (-p PID[,PID...] | -- CMD [ARGS...])\n"
+	    "Sample threads, unwind their stacks as they are recorded, and write\n"
+	    "a spool (default sp.spl; - is standard output).\n"
+	    "  -F, --freq HZ      samples per second per thread (default 1000;\n"
+	    "                     max: the kernel's perf_event_max_sample_rate)\n"
+	    "  -s, --stack BYTES  user stack bytes copied per sample (default 32768,\n"
+	    "                     at most 65528)\n"
+	    "  -k, --kernel       add kernel callchains\n"
+	    "  -c, --children     follow processes forked after the start\n"
+	    "  -d, --duration S   stop after S seconds\n"
+	    "  -p, --pid PID,...  attach to running processes (may repeat)\n"
+	    "      --no-stop      attach without briefly stopping the targets\n"
+	    "  -o, --output FILE  where to write the spool\n"
+	    "  -q, --quiet        no status line and no summary\n"
+	    "  -h, --help         this text\n");
+	exit(status);
+}
+
+static void
+on_signal(int sig)
+{
+	(void)sig;
+	/* A second request means now: the spool so far stays readable. */
+	if (stop_requests++ > 0)
+		_exit(130);
+}
+
+static long
+parse_num(const char *s, long lo, long hi, const char *what)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end != '\0' || v < lo || v > hi)
+		errx(2, "%s must be a number from %ld to %ld, not '%s'", what,
+		    lo, hi, s);
+	return v;
+}
+
+static size_t
+parse_pids(char *list, pid_t *pids, size_t n)
+{
+	char *tok, *save = NULL;
+
+	for (tok = strtok_r(list, ",", &save); tok != NULL;
+	    tok = strtok_r(NULL, ",", &save)) {
+		if (n == MAX_PIDS)
+			errx(2, "at most %d processes", MAX_PIDS);
+		pids[n++] = (pid_t)parse_num(tok, 1, 0x7fffffff, "a pid");
+	}
+	return n;
+}
+
+static void
+log_warning(void *ctx, const char *msg)
+{
+	(void)ctx;
+	warnx("%s", msg);
+}
+
+static double
+now_s(void)
+{
+	struct timespec ts;
+
+	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static unsigned long long
+counter(struct sp_recorder *r, const char *name)
+{
+	const struct sp_counter *c;
+	size_t n = sp_recorder_counters(r, &c), i;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(c[i].name.s, name) == 0)
+			return (unsigned long long)c[i].value;
+	return 0;
+}
+
+static void
+status_line(struct sp_recorder *r, double elapsed)
+{
+	unsigned long long s = counter(r, "samples");
+
+	(void)fprintf(stderr, "\r[sp-record] %.1f s, %llu samples, %llu lost, "
+	    "%.0f/s   ", elapsed, s, counter(r, "lost_events"),
+	    elapsed > 0 ? (double)s / elapsed : 0.0);
+}
+
+static void
+print_summary(struct sp_recorder *r, const char *out)
+{
+	const struct sp_counter *c;
+	size_t n = sp_recorder_counters(r, &c), i;
+
+	(void)fprintf(stderr, "sp-record: wrote %s (event %s)\n", out,
+	    sp_recorder_event(r) ? sp_recorder_event(r) : "none");
+	for (i = 0; i < n; i++)
+		if (c[i].value != 0 || strcmp(c[i].name.s, "lost_events") == 0)
+			(void)fprintf(stderr, "  %-30s %llu\n", c[i].name.s,
+			    (unsigned long long)c[i].value);
+}
+
+struct opts {
+	struct sp_recorder_opts ro;
+	const char *out;
+	pid_t pids[MAX_PIDS];
+	size_t npids;
+	double duration;
+	int quiet;
+	char **cmd;
+};
+
+static void
+parse_args(int argc, char **argv, struct opts *o)
+{
+	static const struct option longopts[] = {
+		{ "children", no_argument, NULL, 'c' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "freq", required_argument, NULL, 'F' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "kernel", no_argument, NULL, 'k' },
+		{ "no-stop", no_argument, NULL, 'N' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "stack", required_argument, NULL, 's' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int ch;
+
+	o->out = "sp.spl";
+	while ((ch = getopt_long(argc, argv, "+cd:F:hko:p:qs:", longopts,
+	    NULL)) != -1) {
+		switch (ch) {
+		case 'c':
+			o->ro.children = 1;
+			break;
+		case 'd':
+			o->duration = (double)parse_num(optarg, 1, 86400L * 365,
+			    "-d seconds");
+			break;
+		case 'F':
+			if (strcmp(optarg, "max") == 0) {
+				o->ro.frequency = SP_FREQ_MAX;
+			} else {
+				o->ro.frequency = (unsigned)parse_num(optarg, 1,
+				    10000000, "-F");
+			}
+			break;
+		case 'h':
+			usage(0);
+			break;
+		case 'k':
+			o->ro.kernel = 1;
+			break;
+		case 'N':
+			o->ro.no_stop = 1;
+			break;
+		case 'o':
+			o->out = optarg;
+			break;
+		case 'p':
+			o->npids = parse_pids(optarg, o->pids, o->npids);
+			break;
+		case 'q':
+			o->quiet = 1;
+			break;
+		case 's':
+			o->ro.stack_bytes = (unsigned)parse_num(optarg, 8,
+			    SP_STACK_BYTES_MAX, "-s stack bytes");
+			if (o->ro.stack_bytes % 8)
+				errx(2, "-s stack bytes must be a multiple of 8");
+			break;
+		default:
+			usage(2);
+		}
+	}
+	if (optind < argc)
+		o->cmd = argv + optind;
+	if ((o->cmd == NULL) == (o->npids == 0))
+		errx(2, "give either -p PID or -- CMD (see sp-record --help)");
+}
+
+static int
+open_output(const char *path)
+{
+	int fd;
+
+	if (strcmp(path, "-") == 0) {
+		if (isatty(STDOUT_FILENO))
+			errx(2, "refusing to write a spool to a terminal; use "
+			    "-o FILE or a pipe");
+		return STDOUT_FILENO;
+	}
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		err(1, "%s", path);
+	return fd;
+}
+
+/* Records until the targets are gone, the time is up, or a signal. */
+static int
+record(struct sp_recorder *r, struct sp_writer *w, const struct opts *o,
+    pid_t child, int *child_status)
+{
+	double start = now_s(), last = 0;
+	int tty = !o->quiet && isatty(STDERR_FILENO), err = 0;
+
+	while (stop_requests == 0) {
+		double t;
+
+		err = sp_recorder_poll(r, 100);
+		if (err == 0)
+			err = sp_writer_flush(w);
+		if (err)
+			break;
+		if (child > 0 && waitpid(child, child_status, WNOHANG) == child)
+			break;
+		if (child <= 0 && sp_recorder_live(r) == 0)
+			break;
+		t = now_s() - start;
+		if (o->duration > 0 && t >= o->duration)
+			break;
+		if (tty && t - last >= 0.5) {
+			status_line(r, t);
+			last = t;
+		}
+	}
+	if (tty)
+		(void)fputc('\n', stderr);
+	return err;
+}
+
+int
+main(int argc, char **argv)
+{
+	static struct opts o;
+	struct sp_header h;
+	struct sp_writer *w;
+	struct sp_recorder *r;
+	struct sp_diag diag;
+	struct sigaction sa;
+	pid_t child = -1;
+	int fd, rc, status = 0;
+	size_t i;
+
+	parse_args(argc, argv, &o);
+	o.ro.log = log_warning;
+	o.ro.command = o.cmd != NULL ? o.cmd[0] : "attach";
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	(void)sigaction(SIGINT, &sa, NULL);
+	(void)sigaction(SIGTERM, &sa, NULL);
+	(void)signal(SIGPIPE, SIG_IGN);
+	fd = open_output(o.out);
+	if (sp_header_init_host(&h) < 0)
+		err(1, "reading host facts");
+	/* With -F max the RECORDING record carries the rate the library
+	 * resolved; the header's interval stays 0, "unknown". */
+	if (o.ro.frequency != SP_FREQ_MAX)
+		h.sample_interval_us = 1000000u /
+		    (o.ro.frequency ? o.ro.frequency : 1000u);
+	if (sp_writer_new(&w, fd, &h) < 0)
+		errx(1, "out of memory");
+	memset(&diag, 0, sizeof(diag));
+	rc = sp_recorder_new(&r, w, &o.ro, &diag);
+	if (rc)
+		errx(rc == -SP_EUSAGE ? 2 : 1, "%s", diag.msg);
+	for (i = 0; i < o.npids; i++)
+		if (sp_recorder_attach(r, o.pids[i], &diag) != 0)
+			errx(1, "%s", diag.msg);
+	if (o.cmd != NULL && sp_recorder_spawn(r, o.cmd, &child, &diag) != 0)
+		errx(1, "%s", diag.msg);
+	rc = record(r, w, &o, child, &status);
+	if (child > 0 && waitpid(child, &status, WNOHANG) == 0) {
+		/* Stopped by -d or a signal while the command runs on. */
+		(void)kill(child, SIGTERM);
+		(void)waitpid(child, &status, 0);
+	}
+	if (rc == 0)
+		rc = sp_recorder_finish(r);
+	if (rc)
+		errx(1, "%s: writing the spool failed: %s; what was written "
+		    "before reads back with sp-dump --check", o.out,
+		    sp_strerror(rc));
+	if (!o.quiet)
+		print_summary(r, o.out);
+	sp_recorder_free(r);
+	sp_writer_free(w);
+	if (fd != STDOUT_FILENO && close(fd) < 0)
+		err(1, "%s", o.out);
+	if (child > 0) {
+		if (WIFEXITED(status))
+			return WEXITSTATUS(status);
+		if (WIFSIGNALED(status))
+			return 128 + WTERMSIG(status);
+	}
+	return 0;
+}

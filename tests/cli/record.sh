@@ -1,0 +1,146 @@
+#!/usr/bin/env bash
+# sp-record on real processes through the real kernel (root, cpu-clock).
+# RECORD=path picks the binary (tests/run.sh runs this file with the static
+# release binary and again with the ASan+UBSan build).
+. "$(dirname "$0")/lib.bash"
+REC=${RECORD:-$BIN/sp-record}
+DUMP=$BIN/sp-dump
+W=build/tests
+
+# samples_json FILE: the sample lines of sp-dump --json.
+samples_json() { $DUMP --json "$1" | grep '"kind":"sample"'; }
+counter() { $DUMP --stats --json "$1" | grep -o "\"$2\":[0-9]*" | head -1 | cut -d: -f2; }
+
+# --- a known call tree: count, loss, modules, time split ---------------------
+run $REC -o "$TMP/tree.spl" -- $W/tree 2000
+check "records a command and exits with its status" test "$RC" -eq 0
+cpu_ms=$(grep -o 'cpu_ms=[0-9]*' "$TMP/err" | cut -d= -f2)
+check "the workload reported its CPU time" test -n "$cpu_ms"
+check "the event is named in the summary" has "(event cpu-clock)" "$ERR"
+n=$(counter "$TMP/tree.spl" samples)
+lo=$((cpu_ms * 85 / 100)) hi=$((cpu_ms * 115 / 100))
+check "sample count $n within 15% of 1 kHz x ${cpu_ms} ms" \
+    test "${n:-0}" -ge "$lo" -a "${n:-0}" -le "$hi"
+check "zero lost events at 1 kHz" test "$(counter "$TMP/tree.spl" lost_events)" -eq 0
+run $DUMP --check "$TMP/tree.spl"
+check "the spool checks clean" has "finished" "$OUT"
+samples_json "$TMP/tree.spl" >"$TMP/tree.json"
+# A frame without a module prints as a bare 0x address.
+unresolved=$(grep -c '"0x' "$TMP/tree.json")
+total=$(wc -l <"$TMP/tree.json")
+check "at least 99% of samples resolve every frame to a module ($unresolved of $total do not)" \
+    test $((unresolved * 100)) -le "$total"
+check "the main executable is a recorded module" \
+    grep -q '/build/tests/tree$' <($DUMP "$TMP/tree.spl" | grep '^module')
+
+# The split: samples under work_a vs work_b (3:2 by construction).
+# File offsets equal addresses in this binary's text segment; check that.
+check "tree's text segment has offset == vaddr" \
+    grep -qE 'LOAD +0x0*1000 0x0*1000 .* R E' <(readelf -lW $W/tree)
+range() { nm -S $W/tree | awk -v f="$1" '$4 == f { print $1, $2 }'; }
+in_fn() {	# count samples with a tree+0xOFF frame inside function $1
+	read -r a s < <(range "$1")
+	awk -v a=$((16#$a)) -v s=$((16#$s)) '
+	function hex(h,  v, i) {	# mawk has no strtonum
+		v = 0
+		for (i = 1; i <= length(h); i++)
+			v = v * 16 + index("0123456789abcdef", substr(h, i, 1)) - 1
+		return v
+	}
+	{
+		n = split($0, f, "\"tree\\+0x");
+		for (i = 2; i <= n; i++) {
+			x = hex(substr(f[i], 1, index(f[i], "\"") - 1));
+			if (x >= a && x < a + s) { c++; break }
+		}
+	} END { print c + 0 }' "$TMP/tree.json"
+}
+na=$(in_fn work_a) nb=$(in_fn work_b)
+share=$(( (na * 1000) / (na + nb + (na + nb == 0)) ))
+check "work_a takes 60% +-5 of work_a+work_b ($na vs $nb: ${share}/1000)" \
+    test "$share" -ge 550 -a "$share" -le 650
+check "most samples reach main" \
+    test "$(in_fn main)" -ge $((total * 9 / 10))
+
+# --- threads -------------------------------------------------------------------
+run $REC -o "$TMP/thr.spl" -- $W/threads 4 500
+check "records a multi-threaded command" test "$RC" -eq 0
+tids=$(samples_json "$TMP/thr.spl" | grep -o '"tid":[0-9]*' | sort -u | wc -l)
+check "samples from the 4 spinning threads ($tids tids)" test "$tids" -ge 4
+
+# --- children only with --children ----------------------------------------------
+run $REC -o "$TMP/nofollow.spl" -- $W/forker 2 300
+kids=$(grep -o 'child=[0-9]*' "$TMP/out" | cut -d= -f2 | tr '\n' ' ')
+check "forker ran and named its children" test -n "$kids"
+pids=$(samples_json "$TMP/nofollow.spl" | grep -o '"pid":[0-9]*' | sort -u | wc -l)
+check "without --children only the parent is sampled" test "$pids" -eq 1
+check "children's samples are counted as untracked" \
+    test "$(counter "$TMP/nofollow.spl" untracked_samples)" -gt 0
+run $REC --children -o "$TMP/follow.spl" -- $W/forker 2 300
+pids=$(samples_json "$TMP/follow.spl" | grep -o '"pid":[0-9]*' | sort -u | wc -l)
+check "with --children the 2 children are sampled too ($pids pids)" test "$pids" -eq 3
+check "fork events are recorded" \
+    test "$($DUMP "$TMP/follow.spl" | grep -c '^fork ')" -ge 2
+
+# --- attach to a running process ------------------------------------------------
+$W/tree 3000 2>"$TMP/bg.err" &
+bg=$!
+sleep 0.3
+run $REC -p $bg -d 1 -o "$TMP/attach.spl"
+check "attach with -p and -d 1 succeeds" test "$RC" -eq 0
+check "the target keeps running after detach" kill -0 $bg
+wait $bg
+check "the target exits normally after being profiled" test $? -eq 0
+n=$(counter "$TMP/attach.spl" samples)
+check "attach recorded about a second of samples ($n)" test "${n:-0}" -ge 700
+check "attach found the target's modules in /proc" \
+    grep -q '/build/tests/tree$' <($DUMP "$TMP/attach.spl" | grep '^module')
+
+# --- kernel frames ----------------------------------------------------------------
+run $REC --kernel -o "$TMP/kern.spl" -- dd if=/dev/zero of=/dev/null bs=64k count=100000
+check "records with --kernel" test "$RC" -eq 0
+check "kernel callchains were enabled" test "$(counter "$TMP/kern.spl" kernel_enabled)" -eq 1
+k=$($DUMP "$TMP/kern.spl" | grep -c 'kernel.kallsyms\]+0x')
+check "kernel frames are present ($k)" test "$k" -gt 0
+
+# --- being killed ------------------------------------------------------------------
+$REC -q -o "$TMP/killed.spl" -- $W/tree 3000 2>/dev/null &
+rp=$!
+sleep 1
+kill -9 $rp
+wait $rp 2>/dev/null
+pkill -f "$W/tree 3000" 2>/dev/null
+run $DUMP --check "$TMP/killed.spl"
+check "a SIGKILLed recording reads back" test "$RC" -eq 0
+check "its truncated tail is reported" has "truncated at offset" "$ERR"
+n=$(grep -o '[0-9]* samples' <<<"$OUT" | cut -d' ' -f1)
+check "samples before the kill are there ($n)" test "${n:-0}" -ge 100
+
+# --- output to a pipe; exit status; errors ---------------------------------------
+run sh -c "$REC -q -o - -- $W/tree 300 | $DUMP --check -"
+check "-o - writes the spool to a pipe" has "finished" "$OUT"
+run $REC -q -o "$TMP/st.spl" -- sh -c 'exit 3'
+check "exits with the command's status" test "$RC" -eq 3
+max=$(cat /proc/sys/kernel/perf_event_max_sample_rate)
+run $REC -F $((max + 1)) -o "$TMP/x.spl" -- true
+check "a rate above the limit is refused (exit 2)" test "$RC" -eq 2
+check "the refusal names both rates" has "$((max + 1)) Hz is above the permitted $max Hz" "$ERR"
+run $REC -o "$TMP/x.spl" -p 999999999
+check "-p with no such process fails" test "$RC" -ne 0
+run $REC -o "$TMP/x.spl" -p 4194303
+check "no such process is named" has "no such process: 4194303" "$ERR"
+run $REC -o "$TMP/x.spl" -- /nonexistent/cmd
+check "a command that cannot run is named" has "cannot run /nonexistent/cmd" "$ERR"
+run $REC -o "$TMP/x.spl"
+check "no target is a usage error" test "$RC" -eq 2
+run $REC --help
+check "help exits 0" test "$RC" -eq 0
+for opt in --freq --stack --kernel --children --duration --pid --no-stop --output --quiet; do
+	check "man page documents $opt" grep -q -- "${opt//-/\\\\-}" sp-record/sp-record.1
+	check "help documents $opt" has "$opt" "$OUT"
+done
+run file -L $BIN/sp-record
+check "sp-record is statically linked" has "statically linked" "$OUT"
+size=$(stat -c %s $BIN/sp-record)
+check "sp-record is under 1 MiB stripped ($size bytes)" test "$size" -lt 1048576
+done_testing

@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A workload with a known call tree and time split, for the demo and the
+ * recorder tests:
+ *
+ *   main -> run -> work_a -> leaf_a   60 % of the CPU time (3 units)
+ *               -> work_b -> leaf_b   40 % (2 units)
+ *
+ * usage: tree [MILLISECONDS] (default 2000).  Every function is a real
+ * call (noinline) so each appears as its own frame.  At exit it prints
+ * "cpu_ms=N", its CPU time, on standard error, so tests can compare the
+ * sample count with rate x CPU time.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#define UNIT 200000ul /* loop iterations of one unit, well under 1 ms */
+
+static volatile unsigned long sink;
+
+__attribute__((noinline)) static void
+spin(unsigned long n)
+{
+	unsigned long i;
+
+	for (i = 0; i < n; i++)
+		sink += i;
+}
+
+__attribute__((noinline)) void leaf_a(void);
+__attribute__((noinline)) void leaf_b(void);
+__attribute__((noinline)) void work_a(void);
+__attribute__((noinline)) void work_b(void);
+__attribute__((noinline)) void run(long ms);
+
+void
+leaf_a(void)
+{
+	spin(UNIT);
+}
+
+void
+leaf_b(void)
+{
+	spin(UNIT);
+}
+
+void
+work_a(void)
+{
+	leaf_a();
+	leaf_a();
+	leaf_a();
+}
+
+void
+work_b(void)
+{
+	leaf_b();
+	leaf_b();
+}
+
+static double
+seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+void
+run(long ms)
+{
+	double end = seconds() + (double)ms / 1000.0;
+
+	while (seconds() < end) {
+		work_a();
+		work_b();
+	}
+}
+
+int
+main(int argc, char **argv)
+{
+	struct timespec cpu;
+
+	run(argc > 1 ? strtol(argv[1], NULL, 10) : 2000);
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu);
+	fprintf(stderr, "cpu_ms=%ld\n",
+	    (long)cpu.tv_sec * 1000 + cpu.tv_nsec / 1000000);
+	return 0;
+}
