@@ -16,7 +16,8 @@ sp_module_basename(const struct sp_defs *d, uint32_t module)
 		return "?";
 	path = sp_defs_string(d, m->path);
 	if (path == NULL || path->len == 0)
-		return (m->flags & SP_MOD_KERNEL) ? "[kernel]" : "?";
+		return (m->flags & SP_MOD_KERNEL) ? "[kernel]" :
+		    (m->flags & SP_MOD_ANON) ? "[anon]" : "?";
 	slash = strrchr(path->s, '/');
 	return slash != NULL && slash[1] != '\0' ? slash + 1 : path->s;
 }

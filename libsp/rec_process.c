@@ -38,6 +38,16 @@ trailer(const uint8_t *rec, size_t len, struct sample_id *id)
 	return 0;
 }
 
+static uid_t
+proc_uid(uint32_t pid)
+{
+	char path[32];
+	struct stat st;
+
+	(void)snprintf(path, sizeof(path), "/proc/%u", pid);
+	return stat(path, &st) == 0 ? st.st_uid : (uid_t)-1;
+}
+
 struct rec_proc *
 rec_proc_get(struct sp_recorder *r, uint32_t pid, int make)
 {
@@ -49,6 +59,7 @@ rec_proc_get(struct sp_recorder *r, uint32_t pid, int make)
 	if (p == NULL)
 		return NULL;
 	p->pid = pid;
+	p->uid = proc_uid(pid);
 	if (sp_imap_put(&r->procs, pid, p) < 0) {
 		free(p);
 		return NULL;
@@ -64,69 +75,6 @@ rec_proc_free(struct rec_proc *p)
 	free(p);
 }
 
-/* The mapping containing ip, or NULL (binary search). */
-static const struct rec_range *
-find_range(const struct rec_proc *p, uint64_t ip)
-{
-	size_t lo = 0, hi = p->nmaps;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (ip < p->maps[mid].start)
-			hi = mid;
-		else if (ip >= p->maps[mid].end)
-			lo = mid + 1;
-		else
-			return &p->maps[mid];
-	}
-	return NULL;
-}
-
-/*
- * Inserts nr into p's sorted table, cutting away what it overlaps: a new
- * mapping replaces the old one there (mmap over a range, exec).
- */
-static int
-insert_range(struct rec_proc *p, const struct rec_range *nr)
-{
-	struct rec_range *v = malloc((p->nmaps + 2) * sizeof(*v));
-	size_t i, j = 0;
-	int placed = 0;
-
-	if (v == NULL)
-		return -ENOMEM;
-	for (i = 0; i < p->nmaps; i++) {
-		struct rec_range o = p->maps[i];
-
-		if (o.end <= nr->start) {
-			v[j++] = o;
-			continue;
-		}
-		if (!placed) {
-			if (o.start < nr->start) {
-				v[j] = o;
-				v[j++].end = nr->start;
-			}
-			v[j++] = *nr;
-			placed = 1;
-		}
-		if (o.start >= nr->end) {
-			v[j++] = o;
-		} else if (o.end > nr->end) {
-			o.offset += nr->end - o.start;
-			o.start = nr->end;
-			v[j++] = o;
-		}
-	}
-	if (!placed)
-		v[j++] = *nr;
-	free(p->maps);
-	p->maps = v;
-	p->nmaps = j;
-	p->capmaps = j;
-	return 0;
-}
 
 static int
 put(struct sp_recorder *r, struct sp_record *rec, uint32_t *id)
@@ -171,8 +119,9 @@ rec_write_python(struct sp_recorder *r, struct rec_proc *p, int is_py,
  * the image the process mapped; checks it is that inode.
  */
 static void
-read_build_id(uint32_t pid, uint64_t start, uint64_t len, uint64_t inode,
-    uint32_t maj, uint32_t min, const char *path, struct sp_module *m)
+read_build_id(struct sp_recorder *r, uint32_t pid, uint64_t start,
+    uint64_t len, uint64_t inode, uint32_t maj, uint32_t min,
+    const char *path, struct sp_module *m)
 {
 	char proc[4200];
 	struct stat st;
@@ -191,8 +140,12 @@ read_build_id(uint32_t pid, uint64_t start, uint64_t len, uint64_t inode,
 		return;
 	if (fstat(fd, &st) == 0 && (uint64_t)st.st_ino == inode &&
 	    major(st.st_dev) == maj && minor(st.st_dev) == min &&
-	    sp_elf_build_id(fd, m->build_id, SP_BUILD_ID_MAX, &n) == 0)
+	    sp_elf_build_id(fd, m->build_id, SP_BUILD_ID_MAX, &n) == 0) {
 		m->build_id_len = (uint8_t)n;
+		if (r->o.bundle != NULL && sp_bundle_binary(r->o.bundle, fd,
+		    m->build_id, n, path) < 0)
+			rec_log(r, "bundle: could not keep %s", path);
+	}
 	(void)close(fd);
 }
 
@@ -248,7 +201,7 @@ rec_add_mapping(struct sp_recorder *r, struct rec_proc *p, uint64_t start,
 	rec.u.module.inode = inode;
 	rec.u.module.dev = (uint64_t)maj << 32 | min;
 	if (inode != 0 && !(rec.u.module.flags & SP_MOD_ANON))
-		read_build_id(p->pid, start, len, inode, maj, min, cpath,
+		read_build_id(r, p->pid, start, len, inode, maj, min, cpath,
 		    &rec.u.module);
 	err = put(r, &rec, &nr.module);
 	if (err)
@@ -256,7 +209,7 @@ rec_add_mapping(struct sp_recorder *r, struct rec_proc *p, uint64_t start,
 	nr.start = start;
 	nr.end = start + len;
 	nr.offset = pgoff;
-	err = insert_range(p, &nr);
+	err = rec_insert_range(p, &nr);
 	if (err == 0 && is_python_path(cpath, path_len))
 		err = rec_write_python(r, p, 1, r->now);
 	return err;
@@ -372,14 +325,14 @@ static int
 user_frame(struct sp_recorder *r, struct rec_proc *p, uint64_t ip,
     uint32_t *id)
 {
-	const struct rec_range *m = find_range(p, ip);
+	const struct rec_range *m = rec_find_range(p, ip);
 
 	/* A mapping we have not seen (missed MMAP, lost events): read
 	 * /proc once per 100 ms at most. */
 	if (m == NULL && r->now - p->last_rescan > 100000000ull) {
 		p->last_rescan = r->now;
 		(void)rec_scan_maps(r, p);
-		m = find_range(p, ip);
+		m = rec_find_range(p, ip);
 	}
 	if (m == NULL) {
 		r->c[C_UNKNOWN_MODULE]++;
@@ -648,19 +601,6 @@ on_comm(struct sp_recorder *r, const uint8_t *rec, size_t len, int exec)
 	    comm);
 }
 
-static int
-clone_maps(struct rec_proc *child, const struct rec_proc *parent)
-{
-	if (parent->nmaps == 0)
-		return 0;
-	child->maps = malloc(parent->nmaps * sizeof(*child->maps));
-	if (child->maps == NULL)
-		return -ENOMEM;
-	memcpy(child->maps, parent->maps, parent->nmaps * sizeof(*child->maps));
-	child->nmaps = child->capmaps = parent->nmaps;
-	return 0;
-}
-
 /* PERF_RECORD_FORK / EXIT: pid, ppid, tid, ptid, time. */
 static int
 on_task(struct sp_recorder *r, const uint8_t *rec, size_t len, int fork)
@@ -686,7 +626,7 @@ on_task(struct sp_recorder *r, const uint8_t *rec, size_t len, int fork)
 		if (p != NULL && pid != ppid && p->nmaps == 0 && !p->tracked) {
 			p->tracked = 1;
 			p->last_rescan = r->now;
-			if ((err = clone_maps(p, parent)) != 0 ||
+			if ((err = rec_clone_maps(p, parent)) != 0 ||
 			    (err = rec_write_python(r, p, parent->python,
 			    r->now)) != 0)
 				return err;
@@ -702,8 +642,13 @@ on_task(struct sp_recorder *r, const uint8_t *rec, size_t len, int fork)
 	if (p == NULL || !p->tracked)
 		return 0;
 	err = write_proc(r, SP_PROC_EXIT, pid, tid, ppid, ptid, NULL);
-	if (pid == tid)
+	if (pid == tid) {
+		/* The runtime's perf map is complete now; PID reuse can't
+		 * mix in another process's map later. */
+		if (r->o.bundle != NULL)
+			(void)sp_bundle_perf_map(r->o.bundle, (pid_t)pid, p->uid);
 		rec_proc_free(sp_imap_del(&r->procs, pid));
+	}
 	return err;
 }
 

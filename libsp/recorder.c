@@ -141,7 +141,10 @@ init_attr(struct sp_recorder *r)
 	a->use_clockid = 1;
 	a->clockid = CLOCK_MONOTONIC;
 	a->inherit = 1;
+	/* Wake the drain when a ring is a quarter full: with 32 stacks of
+	 * room that is 8 samples, far from an overflow. */
 	a->watermark = 1;
+	a->wakeup_watermark = (uint32_t)(r->ring_size / 4);
 	r->event_name = "cycles";
 }
 
@@ -251,6 +254,10 @@ map_ring(struct sp_recorder *r, int i, int fd)
 	}
 	if (err)
 		return err;
+	if (size < r->ring_size) {
+		r->ring_size = size;
+		r->attr.wakeup_watermark = (uint32_t)(size / 4);
+	}
 	if (r->c[C_RING_BYTES_MIN] == 0 || size < r->c[C_RING_BYTES_MIN])
 		r->c[C_RING_BYTES_MIN] = size;
 	if (size > r->c[C_RING_BYTES_MAX])
@@ -653,6 +660,18 @@ close_events(struct sp_recorder *r)
 	r->nevents = 0;
 }
 
+static void
+bundle_maps(void *val, void *ctx)
+{
+	const struct rec_proc *p = val;
+	struct sp_recorder *r = ctx;
+
+	if (p->tracked && sp_bundle_perf_map(r->o.bundle, (pid_t)p->pid,
+	    p->uid) == -EPERM)
+		rec_log(r, "bundle: /tmp/perf-%u.map is not a regular file of "
+		    "the process's owner; not kept", p->pid);
+}
+
 int
 sp_recorder_finish(struct sp_recorder *r)
 {
@@ -665,6 +684,12 @@ sp_recorder_finish(struct sp_recorder *r)
 		(void)ioctl(r->events[i].fd, PERF_EVENT_IOC_DISABLE, 0);
 	err = drain(r);
 	close_events(r);
+	if (r->o.bundle != NULL) {
+		sp_imap_each(&r->procs, bundle_maps, r);
+		if (sp_bundle_kallsyms(r->o.bundle) < 0)
+			rec_log(r, "bundle: /proc/kallsyms not kept (addresses "
+			    "hidden or unreadable)");
+	}
 	memset(&rec, 0, sizeof(rec));
 	rec.kind = SP_REC_SUMMARY;
 	rec.u.summary.count = (uint32_t)sp_recorder_counters(r, &c);

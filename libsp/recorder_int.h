@@ -7,6 +7,7 @@
 
 #include <linux/perf_event.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "buf_int.h"
 #include "imap_int.h"
@@ -53,6 +54,7 @@ struct rec_proc {
 	int tracked;          /* its samples are recorded */
 	int python;           /* last PYTHON status written */
 	int exited;
+	uid_t uid;            /* owner, for perf-map checks; -1 unknown */
 	struct rec_range *maps;  /* sorted by start, not overlapping */
 	size_t nmaps, capmaps;
 	uint64_t last_rescan; /* time of the last /proc maps rescan */
@@ -107,6 +109,12 @@ struct sp_recorder {
 	uint64_t c[C_COUNT_];
 	struct sp_counter counters[C_COUNT_];
 };
+
+/* rec_maps.c: the mapping containing ip, or NULL; inserting a mapping
+ * (cutting away what it overlaps); copying a parent's table at fork. */
+const struct rec_range *rec_find_range(const struct rec_proc *p, uint64_t ip);
+int rec_insert_range(struct rec_proc *p, const struct rec_range *nr);
+int rec_clone_maps(struct rec_proc *child, const struct rec_proc *parent);
 
 /* rec_process.c */
 int rec_process(struct sp_recorder *r, const uint8_t *rec, size_t len);

@@ -251,6 +251,21 @@ print_proc(const struct dump *d, const struct sp_record *r)
 }
 
 static void
+print_python(const struct dump *d, const struct sp_record *r)
+{
+	const struct sp_python *p = &r->u.python;
+
+	if (d->json)
+		(void)printf("{\"kind\":\"python\",\"time\":%" PRIu64
+		    ",\"host\":%u,\"pid\":%u,\"is_python\":%s}\n", p->time,
+		    p->host, p->pid, p->is_python ? "true" : "false");
+	else
+		(void)printf("python %.6f pid %u: %s\n", rel_seconds(d, p->time),
+		    p->pid, p->is_python ? "a Python runtime" :
+		    "no longer a Python runtime");
+}
+
+static void
 print_counters(const struct dump *d, const struct sp_counter *c, size_t n)
 {
 	size_t i;
@@ -345,6 +360,9 @@ print_record(struct dump *d, const struct sp_record *r)
 		break;
 	case SP_REC_PROC:
 		print_proc(d, r);
+		break;
+	case SP_REC_PYTHON:
+		print_python(d, r);
 		break;
 	case SP_REC_SUMMARY:
 		print_counters(d, r->u.summary.counters, r->u.summary.count);

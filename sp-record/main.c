@@ -24,7 +24,8 @@ usage(int status)
 {
 	(void)fprintf(status ? stderr : stdout,
 	    "usage: sp-record [-F HZ|max] [-s STACK_BYTES] [--kernel] [--children]\n"
-	    "                 [-d SECONDS] [--no-stop] [-q] [-o FILE]\n"
+	    "                 [-d SECONDS] [--bundle DIR [--bundle-binaries]]\n"
+	    "                 [--no-stop] [-q] [-o FILE]\n"
 	    "                 (-p PID[,PID...] | -- CMD [ARGS...])\n"
 	    "Sample threads, unwind their stacks as they are recorded, and write\n"
 	    "a spool (default sp.spl; - is standard output).\n"
@@ -35,6 +36,9 @@ usage(int status)
 	    "  -k, --kernel       add kernel callchains\n"
 	    "  -c, --children     follow processes forked after the start\n"
 	    "  -d, --duration S   stop after S seconds\n"
+	    "  -b, --bundle DIR   keep what offline symbolization needs: perf maps,\n"
+	    "                     kallsyms (and ELF files, --bundle-binaries)\n"
+	    "      --bundle-binaries  also keep each module's ELF file by build-id\n"
 	    "  -p, --pid PID,...  attach to running processes (may repeat)\n"
 	    "      --no-stop      attach without briefly stopping the targets\n"
 	    "  -o, --output FILE  where to write the spool\n"
@@ -138,6 +142,8 @@ struct opts {
 	pid_t pids[MAX_PIDS];
 	size_t npids;
 	double duration;
+	const char *bundle;
+	int bundle_binaries;
 	int quiet;
 	char **cmd;
 };
@@ -146,6 +152,8 @@ static void
 parse_args(int argc, char **argv, struct opts *o)
 {
 	static const struct option longopts[] = {
+		{ "bundle", required_argument, NULL, 'b' },
+		{ "bundle-binaries", no_argument, NULL, 'B' },
 		{ "children", no_argument, NULL, 'c' },
 		{ "duration", required_argument, NULL, 'd' },
 		{ "freq", required_argument, NULL, 'F' },
@@ -161,9 +169,15 @@ parse_args(int argc, char **argv, struct opts *o)
 	int ch;
 
 	o->out = "sp.spl";
-	while ((ch = getopt_long(argc, argv, "+cd:F:hko:p:qs:", longopts,
+	while ((ch = getopt_long(argc, argv, "+b:cd:F:hko:p:qs:", longopts,
 	    NULL)) != -1) {
 		switch (ch) {
+		case 'b':
+			o->bundle = optarg;
+			break;
+		case 'B':
+			o->bundle_binaries = 1;
+			break;
 		case 'c':
 			o->ro.children = 1;
 			break;
@@ -209,6 +223,8 @@ parse_args(int argc, char **argv, struct opts *o)
 	}
 	if (optind < argc)
 		o->cmd = argv + optind;
+	if (o->bundle_binaries && o->bundle == NULL)
+		errx(2, "--bundle-binaries needs --bundle DIR");
 	if ((o->cmd == NULL) == (o->npids == 0))
 		errx(2, "give either -p PID or -- CMD (see sp-record --help)");
 }
@@ -285,6 +301,9 @@ main(int argc, char **argv)
 	(void)sigaction(SIGTERM, &sa, NULL);
 	(void)signal(SIGPIPE, SIG_IGN);
 	fd = open_output(o.out);
+	if (o.bundle != NULL && sp_bundle_open(&o.ro.bundle, o.bundle,
+	    o.bundle_binaries, &diag) < 0)
+		errx(1, "%s", diag.msg);
 	if (sp_header_init_host(&h) < 0)
 		err(1, "reading host facts");
 	/* With -F max the RECORDING record carries the rate the library
@@ -311,6 +330,10 @@ main(int argc, char **argv)
 	}
 	if (rc == 0)
 		rc = sp_recorder_finish(r);
+	if (rc == 0 && o.ro.bundle != NULL &&
+	    sp_bundle_finish(o.ro.bundle) < 0)
+		err(1, "%s/manifest", o.bundle);
+	sp_bundle_free(o.ro.bundle);
 	if (rc)
 		errx(1, "%s: writing the spool failed: %s; what was written "
 		    "before reads back with sp-dump --check", o.out,

@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "sp/bundle.h"
 #include "sp/error.h"
 #include "sp/spool.h"
 #include "sp/writer.h"
@@ -39,6 +40,10 @@ struct sp_recorder_opts {
 	int children;          /* follow processes forked after start */
 	int no_stop;           /* attach without SIGSTOP */
 	const char *command;   /* for the RECORDING record; may be NULL */
+	/* Preserve perf maps, kallsyms and (if the bundle wants them) ELF
+	 * files for offline symbolization; the caller's, may be NULL.  The
+	 * caller calls sp_bundle_finish after sp_recorder_finish. */
+	struct sp_bundle *bundle;
 	/* Warnings (e.g. "kernel sampling denied, recording user frames
 	 * only"); may be NULL.  The library prints nothing itself. */
 	void (*log)(void *ctx, const char *msg);

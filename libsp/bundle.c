@@ -1,0 +1,260 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "buf_int.h"
+#include "procfs_int.h"
+#include "sp/bundle.h"
+
+struct sp_bundle {
+	int dirfd;
+	int binaries;
+	struct sp_buf manifest; /* lines after the first */
+};
+
+static int
+mkdir_at(int dirfd, const char *name)
+{
+	struct stat st;
+
+	if (mkdirat(dirfd, name, 0700) == 0)
+		return 0;
+	if (errno != EEXIST)
+		return -errno;
+	/* An existing entry must be a real directory, not a link to one. */
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return -errno;
+	return S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
+}
+
+int
+sp_bundle_open(struct sp_bundle **out, const char *dir, int binaries,
+    struct sp_diag *diag)
+{
+	struct sp_bundle *b;
+	int err;
+
+	*out = NULL;
+	b = calloc(1, sizeof(*b));
+	if (b == NULL)
+		return -ENOMEM;
+	b->binaries = binaries;
+	err = mkdir_at(AT_FDCWD, dir);
+	if (err == 0) {
+		b->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+		    O_CLOEXEC);
+		if (b->dirfd < 0)
+			err = -errno;
+	}
+	if (err == 0)
+		err = mkdir_at(b->dirfd, "perf-maps");
+	if (err == 0 && binaries)
+		err = mkdir_at(b->dirfd, "binaries");
+	if (err) {
+		if (diag != NULL)
+			(void)snprintf(diag->msg, sizeof(diag->msg),
+			    "bundle %s: %s", dir, sp_strerror(err));
+		if (b->dirfd > 0)
+			(void)close(b->dirfd);
+		free(b);
+		return err;
+	}
+	*out = b;
+	return 0;
+}
+
+int
+sp_bundle_wants_binaries(const struct sp_bundle *b)
+{
+	return b->binaries;
+}
+
+/* Copies from fd to a new file name (replacing a regular file there). */
+static int
+copy_to(struct sp_bundle *b, int fd, const char *name)
+{
+	char buf[65536], tmp[300];
+	uint64_t total = 0;
+	ssize_t n;
+	int out, err = 0;
+
+	(void)snprintf(tmp, sizeof(tmp), "%s.tmp", name);
+	(void)unlinkat(b->dirfd, tmp, 0);
+	out = openat(b->dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+	    O_CLOEXEC, 0600);
+	if (out < 0)
+		return -errno;
+	while ((n = read(fd, buf, sizeof(buf))) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			err = -errno;
+			break;
+		}
+		total += (uint64_t)n;
+		if (total > SP_BUNDLE_FILE_MAX) {
+			err = -EFBIG;
+			break;
+		}
+		if (write(out, buf, (size_t)n) != n) {
+			err = -errno;
+			break;
+		}
+	}
+	if (close(out) < 0 && err == 0)
+		err = -errno;
+	/* renameat replaces a file of that name, never following a link
+	 * (a symlink at name is replaced, not written through). */
+	if (err == 0 && renameat(b->dirfd, tmp, b->dirfd, name) < 0)
+		err = -errno;
+	if (err)
+		(void)unlinkat(b->dirfd, tmp, 0);
+	return err;
+}
+
+static void
+note(struct sp_bundle *b, const char *kind, const char *key,
+    const char *file, const char *origin)
+{
+	sp_buf_put(&b->manifest, kind, strlen(kind));
+	sp_buf_put(&b->manifest, "\t", 1);
+	sp_buf_put(&b->manifest, key, strlen(key));
+	sp_buf_put(&b->manifest, "\t", 1);
+	sp_buf_put(&b->manifest, file, strlen(file));
+	if (origin != NULL) {
+		sp_buf_put(&b->manifest, "\t", 1);
+		/* One item per line: a newline in a path becomes a space. */
+		for (; *origin != '\0'; origin++)
+			sp_buf_u8(&b->manifest, *origin == '\n' ||
+			    *origin == '\t' ? ' ' : (uint8_t)*origin);
+	}
+	sp_buf_put(&b->manifest, "\n", 1);
+}
+
+/* Was a map of pid noted already (copies replace earlier ones)? */
+static int
+has_note(const struct sp_bundle *b, const char *kind, int pid)
+{
+	char line[64];
+
+	(void)snprintf(line, sizeof(line), "%s\t%d\t", kind, pid);
+	return b->manifest.len > 0 &&
+	    memmem(b->manifest.p, b->manifest.len, line, strlen(line)) != NULL;
+}
+
+int
+sp_bundle_perf_map(struct sp_bundle *b, pid_t pid, uid_t uid)
+{
+	char src[64], name[64], key[16];
+	struct stat st;
+	int fd, err;
+
+	(void)snprintf(src, sizeof(src), "/tmp/perf-%d.map", (int)pid);
+	fd = open(src, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -errno;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		(void)close(fd);
+		return -EPERM;
+	}
+	if (st.st_uid != uid) {
+		(void)close(fd);
+		return -EPERM;
+	}
+	(void)snprintf(name, sizeof(name), "perf-maps/perf-%d.map", (int)pid);
+	err = copy_to(b, fd, name);
+	(void)close(fd);
+	if (err == 0 && !has_note(b, "perf-map", (int)pid)) {
+		(void)snprintf(key, sizeof(key), "%d", (int)pid);
+		note(b, "perf-map", key, name, src);
+	}
+	return err;
+}
+
+int
+sp_bundle_kallsyms(struct sp_bundle *b)
+{
+	char *buf;
+	size_t len, i;
+	int fd, err = sp_read_file("/proc/kallsyms", SP_PROC_FILE_MAX, &buf,
+	    &len);
+
+	if (err)
+		return err;
+	/* kptr_restrict hides addresses as zeros: nothing worth keeping. */
+	for (i = 0; i < len && buf[i] == '0'; i++)
+		;
+	err = i == len || buf[i] == ' ' ? -EPERM : 0;
+	free(buf);
+	if (err)
+		return err;
+	fd = open("/proc/kallsyms", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	err = copy_to(b, fd, "kallsyms");
+	(void)close(fd);
+	if (err == 0)
+		note(b, "kallsyms", "-", "kallsyms", "/proc/kallsyms");
+	return err;
+}
+
+int
+sp_bundle_binary(struct sp_bundle *b, int fd, const uint8_t *build_id,
+    size_t len, const char *origin)
+{
+	char hex[2 * 64 + 1], name[160];
+	size_t i;
+	int err;
+
+	if (!b->binaries || len == 0 || len > 64)
+		return 0;
+	for (i = 0; i < len; i++)
+		(void)snprintf(hex + 2 * i, 3, "%02x", build_id[i]);
+	(void)snprintf(name, sizeof(name), "binaries/%s", hex);
+	if (faccessat(b->dirfd, name, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+		return 0;
+	if (lseek(fd, 0, SEEK_SET) < 0)
+		return -errno;
+	err = copy_to(b, fd, name);
+	if (err == 0)
+		note(b, "binary", hex, name, origin);
+	return err;
+}
+
+int
+sp_bundle_finish(struct sp_bundle *b)
+{
+	static const char head[] = "stackpulse-bundle 1\n";
+	int fd, err = 0;
+
+	if (b->manifest.err)
+		return b->manifest.err;
+	(void)unlinkat(b->dirfd, "manifest", 0);
+	fd = openat(b->dirfd, "manifest", O_WRONLY | O_CREAT | O_EXCL |
+	    O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, head, sizeof(head) - 1) != (ssize_t)sizeof(head) - 1 ||
+	    (b->manifest.len > 0 && write(fd, b->manifest.p, b->manifest.len) !=
+	    (ssize_t)b->manifest.len))
+		err = -errno;
+	if (close(fd) < 0 && err == 0)
+		err = -errno;
+	return err;
+}
+
+void
+sp_bundle_free(struct sp_bundle *b)
+{
+	if (b == NULL)
+		return;
+	if (b->dirfd > 0)
+		(void)close(b->dirfd);
+	sp_buf_fini(&b->manifest);
+	free(b);
+}

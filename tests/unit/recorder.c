@@ -1,0 +1,183 @@
+/* SPDX-License-Identifier: MIT */
+/* The recorder's building blocks: mapping tables, the int map, /proc
+ * parsing, the frame-pointer walk on hand-made stacks. */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cursor_int.h"
+#include "imap_int.h"
+#include "procfs_int.h"
+#include "recorder_int.h"
+
+static void
+add(struct rec_proc *p, uint64_t start, uint64_t end, uint32_t module,
+    uint64_t off)
+{
+	struct rec_range r = { start, end, module, off };
+
+	cr_assert_eq(rec_insert_range(p, &r), 0);
+}
+
+static uint32_t
+mod_at(const struct rec_proc *p, uint64_t ip)
+{
+	const struct rec_range *r = rec_find_range(p, ip);
+
+	return r ? r->module : 0;
+}
+
+Test(maps, insert_keeps_order_and_finds)
+{
+	struct rec_proc p = { 0 };
+
+	add(&p, 0x3000, 0x4000, 3, 0);
+	add(&p, 0x1000, 0x2000, 1, 0);
+	add(&p, 0x2000, 0x3000, 2, 0);
+	cr_assert_eq(p.nmaps, 3);
+	cr_assert_eq(mod_at(&p, 0x1000), 1);
+	cr_assert_eq(mod_at(&p, 0x1fff), 1);
+	cr_assert_eq(mod_at(&p, 0x2000), 2);
+	cr_assert_eq(mod_at(&p, 0x3fff), 3);
+	cr_assert_eq(mod_at(&p, 0x4000), 0);
+	cr_assert_eq(mod_at(&p, 0xfff), 0);
+	free(p.maps);
+}
+
+Test(maps, a_new_mapping_replaces_what_it_overlaps)
+{
+	struct rec_proc p = { 0 };
+	const struct rec_range *r;
+
+	add(&p, 0x1000, 0x9000, 1, 0x100);
+	add(&p, 0x3000, 0x5000, 2, 0);     /* splits 1 in two */
+	cr_assert_eq(p.nmaps, 3);
+	cr_assert_eq(mod_at(&p, 0x2fff), 1);
+	cr_assert_eq(mod_at(&p, 0x3000), 2);
+	cr_assert_eq(mod_at(&p, 0x5000), 1);
+	r = rec_find_range(&p, 0x6000);
+	cr_assert_eq(r->start, 0x5000);
+	cr_assert_eq(r->offset, 0x100 + 0x4000, "the tail keeps its file offset");
+	add(&p, 0x0, 0x10000, 7, 0);       /* covers everything */
+	cr_assert_eq(p.nmaps, 1);
+	cr_assert_eq(mod_at(&p, 0x4000), 7);
+	free(p.maps);
+}
+
+Test(maps, alternating_dlopen_addresses_resolve_to_the_current_library)
+{
+	struct rec_proc p = { 0 };
+	uint32_t i;
+
+	for (i = 0; i < 1000; i++)
+		add(&p, 0x7000 + (i % 2) * 0x800, 0x8000 + (i % 2) * 0x800,
+		    10 + i, 0);
+	/* The last one (i = 999, odd) sits at 0x7800-0x8800 and cut the
+	 * previous one (0x7000-0x8000) to 0x7000-0x7800. */
+	cr_assert_eq(mod_at(&p, 0x7900), 1009);
+	cr_assert_eq(mod_at(&p, 0x7100), 1008);
+	cr_assert_eq(p.nmaps, 2);
+	free(p.maps);
+}
+
+Test(imap, put_get_delete_with_collisions)
+{
+	struct sp_imap m = { 0 };
+	static int vals[5000];
+	uint32_t k;
+
+	for (k = 0; k < 5000; k++)
+		cr_assert_eq(sp_imap_put(&m, k * 1024, &vals[k]), 0);
+	for (k = 0; k < 5000; k += 2)
+		cr_assert_eq(sp_imap_del(&m, k * 1024), &vals[k]);
+	for (k = 0; k < 5000; k++)
+		cr_assert_eq(sp_imap_get(&m, k * 1024), k % 2 ? &vals[k] : NULL,
+		    "key %u", k * 1024);
+	cr_assert_eq(m.used, 2500);
+	cr_assert_null(sp_imap_del(&m, 12345));
+	sp_imap_fini(&m);
+}
+
+Test(procfs, parses_maps_lines_with_odd_paths)
+{
+	static const char l1[] = "7f12a000-7f12c000 r-xp 00002000 fd:01 "
+	    "123456                     /opt/my app/lib x.so (deleted)";
+	static const char l2[] = "55d0e000-55d0f000 rw-p 00000000 00:00 0 ";
+	static const char l3[] = "ffffffffff600000-ffffffffff601000 --xp "
+	    "00000000 00:00 0                  [vsyscall]";
+	struct sp_map m;
+
+	cr_assert_eq(sp_parse_maps_line(l1, strlen(l1), &m), 0);
+	cr_assert_eq(m.start, 0x7f12a000);
+	cr_assert_eq(m.end, 0x7f12c000);
+	cr_assert_eq(m.offset, 0x2000);
+	cr_assert_eq(m.dev_major, 0xfd);
+	cr_assert_eq(m.dev_minor, 1);
+	cr_assert_eq(m.inode, 123456);
+	cr_assert(m.exec);
+	cr_assert_eq(m.path_len, strlen("/opt/my app/lib x.so (deleted)"));
+	cr_assert_eq(memcmp(m.path, "/opt/my app/lib x.so (deleted)",
+	    m.path_len), 0);
+	cr_assert_eq(sp_parse_maps_line(l2, strlen(l2), &m), 0);
+	cr_assert_not(m.exec);
+	cr_assert_eq(m.path_len, 0);
+	cr_assert_eq(sp_parse_maps_line(l3, strlen(l3), &m), 0);
+	cr_assert(m.exec);
+	cr_assert_eq(sp_parse_maps_line("garbage", 7, &m), -SP_EFORMAT);
+	cr_assert_eq(sp_parse_maps_line("2000-1000 r-xp 0 0:0 0", 22, &m),
+	    -SP_EFORMAT, "end before start");
+	cr_assert_eq(sp_parse_maps_line("1000-2000 r-xp 0 0:0", 20, &m),
+	    -SP_EFORMAT, "no inode");
+}
+
+/* A stack at 0x1000 with frames chained through fp slots. */
+Test(unwind_fp, walks_a_chain_to_the_zero_frame_pointer)
+{
+	uint8_t stack[256] = { 0 };
+	struct sp_uregs regs = { { 0 } };
+	struct sp_ustack stk = { stack, sizeof(stack) };
+	struct sp_unwind_result res;
+	uint64_t ips[8];
+
+	regs.r[SP_REG_SP] = 0x1000;
+	regs.r[SP_REG_BP] = 0x1010;
+	regs.r[SP_REG_IP] = 0x401000;
+	sp_put_le64(stack + 0x10, 0x1040);   /* saved fp */
+	sp_put_le64(stack + 0x18, 0x402000); /* return address */
+	sp_put_le64(stack + 0x40, 0);        /* outermost: fp 0 */
+	sp_put_le64(stack + 0x48, 0x403000);
+	sp_unwind_fp(&regs, &stk, ips, 8, &res);
+	cr_assert(res.complete);
+	cr_assert_eq(res.n, 3);
+	cr_assert_eq(ips[1], 0x402000);
+	cr_assert_eq(ips[2], 0x403000);
+}
+
+Test(unwind_fp, stops_at_the_copy_a_loop_and_the_depth_limit)
+{
+	uint8_t stack[64] = { 0 };
+	struct sp_uregs regs = { { 0 } };
+	struct sp_ustack stk = { stack, sizeof(stack) };
+	struct sp_unwind_result res;
+	uint64_t ips[8];
+
+	regs.r[SP_REG_SP] = 0x1000;
+	regs.r[SP_REG_BP] = 0x1038; /* fp+8 is past the 64-byte copy */
+	sp_unwind_fp(&regs, &stk, ips, 8, &res);
+	cr_assert_not(res.complete);
+	cr_assert_eq(res.error, SP_UNW_STACK_BOUNDS);
+	regs.r[SP_REG_BP] = 0x1010;
+	sp_put_le64(stack + 0x10, 0x1010); /* points at itself */
+	sp_unwind_fp(&regs, &stk, ips, 8, &res);
+	cr_assert_eq(res.error, SP_UNW_NO_PROGRESS);
+	regs.r[SP_REG_BP] = 0x1011;
+	sp_unwind_fp(&regs, &stk, ips, 8, &res);
+	cr_assert_eq(res.error, SP_UNW_BAD_FP);
+	regs.r[SP_REG_BP] = 0x1000;
+	sp_put_le64(stack, 0x1010);
+	sp_put_le64(stack + 0x10, 0x1020);
+	sp_put_le64(stack + 0x20, 0x1030);
+	sp_unwind_fp(&regs, &stk, ips, 2, &res);
+	cr_assert_eq(res.error, SP_UNW_DEPTH);
+	cr_assert_eq(res.n, 2);
+}
