@@ -185,6 +185,13 @@ rec_add_mapping(struct sp_recorder *r, struct rec_proc *p, uint64_t start,
 	memset(&rec, 0, sizeof(rec));
 	rec.kind = SP_REC_MODULE;
 	rec.u.module.flags = module_flags(path, &path_len);
+	/* Anonymous memory (JIT code): no file, so no path and no file
+	 * offset, whether it came from MMAP2 ("//anon", pgoff = address) or
+	 * /proc/PID/maps (no name).  Frames are offsets from its start. */
+	if ((rec.u.module.flags & SP_MOD_ANON) && inode == 0 && path[0] != '[') {
+		path_len = 0;
+		pgoff = 0;
+	}
 	if (path_len >= sizeof(cpath))
 		path_len = sizeof(cpath) - 1;
 	memcpy(cpath, path, path_len);

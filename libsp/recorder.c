@@ -141,10 +141,11 @@ init_attr(struct sp_recorder *r)
 	a->use_clockid = 1;
 	a->clockid = CLOCK_MONOTONIC;
 	a->inherit = 1;
-	/* Wake the drain when a ring is a quarter full: with 32 stacks of
-	 * room that is 8 samples, far from an overflow. */
+	/* Wake the drain when an eighth of a ring is used: with 32 stacks
+	 * of room that is 4 samples, leaving 28 samples (28 ms at 1 kHz) of
+	 * slack for a recorder that is not scheduled at once. */
 	a->watermark = 1;
-	a->wakeup_watermark = (uint32_t)(r->ring_size / 4);
+	a->wakeup_watermark = (uint32_t)(r->ring_size / 8);
 	r->event_name = "cycles";
 }
 
@@ -256,7 +257,7 @@ map_ring(struct sp_recorder *r, int i, int fd)
 		return err;
 	if (size < r->ring_size) {
 		r->ring_size = size;
-		r->attr.wakeup_watermark = (uint32_t)(size / 4);
+		r->attr.wakeup_watermark = (uint32_t)(size / 8);
 	}
 	if (r->c[C_RING_BYTES_MIN] == 0 || size < r->c[C_RING_BYTES_MIN])
 		r->c[C_RING_BYTES_MIN] = size;
@@ -601,13 +602,54 @@ drain(struct sp_recorder *r)
 }
 
 int
+sp_recorder_enable(struct sp_recorder *r, int on)
+{
+	size_t i;
+
+	for (i = 0; i < r->nevents; i++)
+		if (ioctl(r->events[i].fd, on ? PERF_EVENT_IOC_ENABLE :
+		    PERF_EVENT_IOC_DISABLE, 0) < 0 && errno != ESRCH)
+			return -errno;
+	return 0;
+}
+
+/*
+ * Threads that inheritance cannot cover: those created between listing
+ * /proc/PID/task and opening their events when attaching without
+ * stopping.  Look for them once a second.
+ */
+static int
+rescan_threads(struct sp_recorder *r)
+{
+	uint64_t now = mono_now();
+	size_t i;
+	int opened, err = 0;
+
+	if (now - r->last_thread_scan < 1000000000ull)
+		return 0;
+	r->last_thread_scan = now;
+	for (i = 0; i < r->ntargets && err == 0; i++) {
+		if (rec_proc_get(r, r->targets[i], 0) == NULL)
+			continue; /* exited */
+		err = open_threads(r, r->targets[i], &opened);
+		if (err == -ESRCH || err == -ENOENT)
+			err = 0;
+	}
+	return err;
+}
+
+int
 sp_recorder_poll(struct sp_recorder *r, int timeout_ms)
 {
 	struct epoll_event ev[16];
+	int err;
 
 	if (epoll_wait(r->epfd, ev, 16, timeout_ms) < 0 && errno != EINTR)
 		return -errno;
-	return drain(r);
+	err = drain(r);
+	if (err == 0 && r->o.no_stop)
+		err = rescan_threads(r);
+	return err;
 }
 
 static void

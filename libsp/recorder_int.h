@@ -99,6 +99,7 @@ struct sp_recorder {
 	int wrote_recording;
 	int need_sweep;
 	uint64_t now;             /* time of the record being processed */
+	uint64_t last_thread_scan;
 	uint32_t kernel_module;   /* MODULE id of [kernel.kallsyms], 0 unset */
 	uint32_t truncated_frame; /* FRAME id of the marker, 0 unset */
 	struct sp_buf drain;

@@ -143,6 +143,29 @@ check "a process running python3.N is marked a Python runtime" \
 run $REC -o "$TMP/notpy.spl" -- $W/tree 300
 check "other processes are not" test "$($DUMP "$TMP/notpy.spl" | grep -c '^python ')" -eq 0
 
+# --- a Tail reader follows the spool while it is written --------------------
+rm -f "$TMP/live.spl"
+build/glibc/tailcount "$TMP/live.spl" >"$TMP/tail.out" 2>&1 &
+tp=$!
+run $REC -q -o "$TMP/live.spl" -- $W/tree 1500
+wait $tp
+check "Tail followed the live spool to its end" grep -q 'finished=1' "$TMP/tail.out"
+got=$(grep -o '^samples=[0-9]*' "$TMP/tail.out" | cut -d= -f2)
+want=$(counter "$TMP/live.spl" samples)
+check "Tail saw every sample ($got of $want)" test "${got:-x}" = "$want"
+polls=$(grep -o 'polls_with_samples=[0-9]*' "$TMP/tail.out" | cut -d= -f2)
+check "Tail got samples in many polls while recording ($polls)" test "${polls:-0}" -ge 5
+
+# --- 1,000 short-lived threads ------------------------------------------------------
+run $REC -o "$TMP/churn.spl" -- $W/threads 1 300 1000
+check "records a process that starts 1,000 short threads" test "$RC" -eq 0
+forks=$($DUMP "$TMP/churn.spl" | grep -c '^fork ')
+check "the thread starts are recorded ($forks fork events)" test "$forks" -ge 1000
+exits=$($DUMP "$TMP/churn.spl" | grep -c '^exit ')
+check "and their exits ($exits)" test "$exits" -ge 1000
+run $DUMP --check "$TMP/churn.spl"
+check "the churn spool checks clean" has "finished" "$OUT"
+
 # --- being killed ------------------------------------------------------------------
 $REC -q -o "$TMP/killed.spl" -- $W/tree 3000 2>/dev/null &
 rp=$!

@@ -84,6 +84,12 @@ int sp_recorder_spawn(struct sp_recorder *r, char *const argv[], pid_t *pid,
  */
 int sp_recorder_poll(struct sp_recorder *r, int timeout_ms);
 
+/*
+ * Turns sampling of every event off (on = 0) or back on, e.g. around a
+ * phase of interest.  Returns 0 or -errno.
+ */
+int sp_recorder_enable(struct sp_recorder *r, int on);
+
 /* Number of target processes still alive (not seen exiting). */
 size_t sp_recorder_live(const struct sp_recorder *r);
 
