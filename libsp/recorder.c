@@ -370,12 +370,20 @@ open_error(struct sp_recorder *r, int err, uint32_t pid, struct sp_diag *d)
 {
 	long paranoid = 0;
 
-	(void)r;
 	if (err == -ESRCH)
 		return diag_set(d, err, "no such process: %u", pid);
 	if (err == -EACCES || err == -EPERM) {
+		struct rec_proc *p = rec_proc_get(r, pid, 0);
+
 		(void)sp_read_long("/proc/sys/kernel/perf_event_paranoid",
 		    &paranoid);
+		if (p != NULL && p->uid != (uid_t)-1 && p->uid != geteuid())
+			return diag_set(d, err, "not permitted to profile pid "
+			    "%u: it belongs to uid %u, and profiling another "
+			    "user's process needs root or CAP_PERFMON "
+			    "(perf_event_paranoid is %ld); run sp-record as "
+			    "root or as that user", pid, (unsigned)p->uid,
+			    paranoid);
 		return diag_set(d, err, "not permitted to profile pid %u: "
 		    "perf_event_paranoid is %ld; run as root or with "
 		    "CAP_PERFMON (or CAP_SYS_ADMIN), or set "

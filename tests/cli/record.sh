@@ -179,6 +179,27 @@ check "its truncated tail is reported" has "truncated at offset" "$ERR"
 n=$(grep -o '[0-9]* samples' <<<"$OUT" | cut -d' ' -f1)
 check "samples before the kill are there ($n)" test "${n:-0}" -ge 100
 
+# --- unprivileged (perf_event_paranoid is 2 here) ---------------------------------
+if [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -ge 2 ]; then
+	np=$TMP/nobody
+	mkdir -p "$np" && chmod 777 "$np" && cp $W/tree "$np/"
+	as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; }
+	run as_nobody $REC --kernel -o "$np/own.spl" -- "$np/tree" 300
+	check "a normal user records their own child" test "$RC" -eq 0
+	check "kernel sampling degrades with a warning" has "kernel sampling is denied" "$ERR"
+	check "and kernel_enabled 0 in the spool" test "$(counter "$np/own.spl" kernel_enabled)" -eq 0
+	check "user frames are recorded" test "$(counter "$np/own.spl" samples)" -gt 100
+	sleep 2 &
+	other=$!
+	run as_nobody $REC -o "$np/other.spl" -p $other
+	check "attaching to another user's process fails" test "$RC" -eq 1
+	check "the message names the owner, the cause and the fix" \
+	    has "belongs to uid 0, and profiling another user's process needs root or CAP_PERFMON" "$ERR"
+	kill $other 2>/dev/null
+else
+	fail "unprivileged checks need perf_event_paranoid >= 2 (it is $(cat /proc/sys/kernel/perf_event_paranoid))"
+fi
+
 # --- output to a pipe; exit status; errors ---------------------------------------
 run sh -c "$REC -q -o - -- $W/tree 300 | $DUMP --check -"
 check "-o - writes the spool to a pipe" has "finished" "$OUT"

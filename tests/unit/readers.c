@@ -133,7 +133,7 @@ Test(bad, every_file_in_tests_bad_gives_its_error)
 
 	cr_assert_not_null(dir, "run from the source top");
 	while ((e = readdir(dir)) != NULL) {
-		char path[512], msg[300];
+		char path[512], msg[400];
 		size_t len, elen;
 		char *data, *expect;
 		struct sp_snapshot *s = NULL;

@@ -37,7 +37,7 @@ const char *sp_strerror(int err);
  */
 struct sp_diag {
 	unsigned long long offset;
-	char msg[192];
+	char msg[320];
 };
 
 #endif
