@@ -133,6 +133,9 @@ init_attr(struct sp_recorder *r)
 	a->exclude_callchain_user = 1;
 	a->exclude_kernel = !r->o.kernel;
 	a->exclude_hv = 1;
+	/* mmap turns the side-band records on; mmap2 picks their format
+	 * (with inode and device). */
+	a->mmap = 1;
 	a->mmap2 = 1;
 	a->comm = 1;
 	a->comm_exec = 1;

@@ -143,6 +143,47 @@ check "a process running python3.N is marked a Python runtime" \
 run $REC -o "$TMP/notpy.spl" -- $W/tree 300
 check "other processes are not" test "$($DUMP "$TMP/notpy.spl" | grep -c '^python ')" -eq 0
 
+# --- dlopen/dlclose churn: two libraries taking turns at one address ---------
+run $REC -o "$TMP/dl.spl" -- $W/dlchurn $W 40 10
+check "records dlopen/dlclose churn" test "$RC" -eq 0
+cp "$TMP/out" "$TMP/dl.intervals"
+check "both libraries were mapped as modules" \
+    test "$($DUMP "$TMP/dl.spl" | grep -cE '^module .*/lib[ab]\.so$')" -ge 2
+# Each sample whose leaf is in liba.so or libb.so must fall inside an
+# interval when that library was loaded (the workload printed them).
+samples_json "$TMP/dl.spl" | awk -v out="$TMP/dl.verdict" '
+	FILENAME != "-" { lib[NR] = $1; s[NR] = $2; e[NR] = $3; n = NR; next }
+	{
+		if (!match($0, /"frames":\["lib[ab]\.so/)) next
+		l = substr($0, RSTART + 14, 1)
+		match($0, /"time":[0-9]+/); t = substr($0, RSTART + 7, RLENGTH - 7) + 0
+		ok = 0
+		for (i = 1; i <= n; i++) if (t >= s[i] && t <= e[i]) { ok = lib[i] == l; break }
+		if (ok) good[l]++; else bad++
+	}
+	END { printf "a=%d b=%d wrong=%d\n", good["a"], good["b"], bad > out }
+' "$TMP/dl.intervals" -
+verdict=$(cat "$TMP/dl.verdict")
+check "every library sample lies in that library's lifetime ($verdict)" \
+    grep -qE '^a=[1-9][0-9]* b=[1-9][0-9]* wrong=0$' "$TMP/dl.verdict"
+
+# --- exec: the new image replaces the old ----------------------------------------
+run $REC -o "$TMP/exec.spl" -- sh -c "exec $W/tree 300"
+check "records through an exec" test "$RC" -eq 0
+check "the exec is recorded" grep -q '^exec .* tree$' <($DUMP "$TMP/exec.spl")
+check "after exec, samples are in tree's frames" \
+    test "$(samples_json "$TMP/exec.spl" | grep -c '"tree+0x')" -gt 200
+
+# --- a perf map that is a symlink is not read into the bundle -------------------
+rm -rf "$TMP/bundle2"
+run $REC --bundle "$TMP/bundle2" -o "$TMP/sym.spl" -- \
+    sh -c "ln -sf /etc/passwd /tmp/perf-\$\$.map; exec $W/tree 200"
+spid=$(samples_json "$TMP/sym.spl" | grep -o '"pid":[0-9]*' | head -1 | cut -d: -f2)
+check "a symlinked perf map is not copied" \
+    test ! -e "$TMP/bundle2/perf-maps/perf-$spid.map" -a -n "$spid"
+check "nor listed in the manifest" test "$(grep -c '^perf-map' "$TMP/bundle2/manifest")" -eq 0
+rm -f "/tmp/perf-$spid.map"
+
 # --- a Tail reader follows the spool while it is written --------------------
 rm -f "$TMP/live.spl"
 build/glibc/tailcount "$TMP/live.spl" >"$TMP/tail.out" 2>&1 &
@@ -199,6 +240,29 @@ if [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -ge 2 ]; then
 else
 	fail "unprivileged checks need perf_event_paranoid >= 2 (it is $(cat /proc/sys/kernel/perf_event_paranoid))"
 fi
+
+# --- SIGINT finishes cleanly; a second stop request exits at once --------------
+$REC -q -o "$TMP/int1.spl" -- $W/tree 5000 2>/dev/null &
+rp=$!
+sleep 1
+kill -INT $rp
+wait $rp
+run $DUMP --check "$TMP/int1.spl"
+check "after SIGINT the spool is finished" has "finished" "$OUT"
+$REC -q -o "$TMP/int2.spl" -- $W/tree 5000 2>/dev/null &
+rp=$!
+sleep 1
+# Stopped, two different signals stay pending and both reach the handler.
+kill -STOP $rp
+kill -INT $rp
+kill -TERM $rp
+kill -CONT $rp
+wait $rp
+st=$?
+pkill -f "$W/tree 5000"
+check "a second stop request exits at once with 130 ($st)" test "$st" -eq 130
+run $DUMP --check "$TMP/int2.spl"
+check "what was written before still reads back" test "$RC" -eq 0
 
 # --- output to a pipe; exit status; errors ---------------------------------------
 run sh -c "$REC -q -o - -- $W/tree 300 | $DUMP --check -"

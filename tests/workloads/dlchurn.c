@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dlopen/dlclose churn: loads liba.so and libb.so in turn, spins in each
+ * while it is mapped, unloads it.  For every cycle it prints
+ * "LIB START END" (CLOCK_MONOTONIC ns) so a test can check that each
+ * sample in a library was taken while that library was mapped.
+ * usage: dlchurn DIR [CYCLES] [MS_PER_CYCLE] (default 40, 10)
+ */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+static unsigned long long
+now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (unsigned long long)ts.tv_sec * 1000000000ull +
+	    (unsigned long long)ts.tv_nsec;
+}
+
+int
+main(int argc, char **argv)
+{
+	int cycles = argc > 2 ? atoi(argv[2]) : 40;
+	long ms = argc > 3 ? atol(argv[3]) : 10;
+	char path[4096];
+
+	if (argc < 2)
+		return 2;
+	for (int i = 0; i < cycles; i++) {
+		const char *lib = i % 2 ? "b" : "a";
+		void (*spin)(long);
+		unsigned long long start, end;
+		void *h;
+
+		snprintf(path, sizeof(path), "%s/lib%s.so", argv[1], lib);
+		h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+		if (h == NULL) {
+			fprintf(stderr, "%s\n", dlerror());
+			return 1;
+		}
+		*(void **)&spin = dlsym(h, "lib_spin");
+		start = now_ns();
+		spin(ms);
+		end = now_ns();
+		printf("%s %llu %llu\n", lib, start, end);
+		dlclose(h);
+	}
+	return 0;
+}
