@@ -58,7 +58,9 @@ head -c "${MB}M" /dev/zero >"$T/big"
 # Unprofiled, the same formula must give ~0: that is the method's floor.
 # The kernel work of taking a sample (interrupt, stack copy into the ring)
 # is charged to the interrupted target, so it shows in the slowdown and
-# not in recorder CPU.
+# not in recorder CPU.  perf's cpu-clock also samples the target in kernel
+# mode (kernel callchains), sp-record by default only in user mode, so perf
+# has somewhat more samples per target CPU second.
 TARGET=(bash -c 'TIMEFORMAT="%3R %3U %3S"
 { time sha256sum "$1" >/dev/null 2>&3; } 3>&2 2>"$2"; times >>"$2"' target "$T/big" "$T/tgt")
 
@@ -147,7 +149,10 @@ MAX1=$(cat $MAXRATE_FILE)
 # med FILE COL: median of column COL over the runs.
 med() { awk -v c="$2" '{ print $c }' "$1" | sort -g |
     awk '{ v[NR] = $1 } END { m = int((NR + 1) / 2); print (NR % 2) ? v[m] : (v[m] + v[m + 1]) / 2 }'; }
-fmt() { printf "%-18s %6s %7s %8s %8s %14s %9s %9s %9s %10s %7s %7s\n" "$@"; }
+# range FILE COL: "min-max" of column COL, to show the run-to-run noise.
+range() { awk -v c="$2" 'NR == 1 || $c < lo { lo = $c } NR == 1 || $c > hi { hi = $c }
+    END { printf "%.2f-%.2f", lo, hi }' "$1"; }
+fmt() { printf "%-15s %5s %6s %11s %5s %7s %13s %7s %7s %7s %8s %6s %5s\n" "$@"; }
 label() { case $1 in base) echo unprofiled ;; sp) echo sp-record ;;
     perf8) echo "perf dwarf 8K" ;; perf32) echo "perf dwarf 32K" ;; esac; }
 
@@ -156,10 +161,12 @@ mkdir -p "$OUTDIR"
 {
 	echo "# bench/record.sh  $(date -u +%FT%TZ)  $(uname -r)  $(nproc) CPUs  HEAD $(git rev-parse --short HEAD 2>/dev/null || echo ?)$(git diff --quiet HEAD 2>/dev/null || echo ' (dirty tree)')"
 	echo "# target: sha256sum over ${MB} MiB on $(stat -f -c %T "$T"); medians of $REPS runs; $(perf --version)"
-	echo "# rec/post/cpu: recorder CPU in microseconds per sample (post = perf script); B/smp: file bytes per sample"
+	echo "# wall: target wall s; slow: wall / unprofiled; rec/post/cpu_us: recorder CPU us per sample
+#   (post = perf script; cpu = rec + post); B/smp: file bytes per sample"
 	echo "# xB, xCPU: perf / sp-record at the same rate (CPU = record + post-processing)"
-	fmt config Hz wall_s slowdown samples "lost(%)" rec_us post_us cpu_us "B/smp" xB xCPU
-	fmt unprofiled - "$BASE_WALL" 1.00 - - - - - - - -
+	fmt config Hz wall_s "wall range" slow samples "lost(%)" rec_us post_us cpu_us \
+	    "B/smp" xB xCPU
+	fmt unprofiled - "$BASE_WALL" "$(range "$T/base.0" 1)" 1.00 - - - - - - - -
 	for r in $RUN_RATES; do
 		for c in sp perf8 perf32; do
 			f=$T/$c.$r
@@ -176,7 +183,7 @@ mkdir -p "$OUTDIR"
 			else read -r xb xc < <(awk -v a="$bps" -v b="$sp_bps" -v c="$cpuu" \
 			    -v d="$sp_cpu" 'BEGIN { printf "%.1f %.1f\n", a / b, c / d }'); fi
 			[[ $c == sp ]] && postu=-
-			fmt "$(label $c)" "$r" "$wall" "$slow" "$n" "$lost ($lostp)" "$recu" \
+			fmt "$(label $c)" "$r" "$wall" "$(range "$f" 1)" "$slow" "$n" "$lost ($lostp)" "$recu" \
 			    "$postu" "$cpuu" "$bps" "$xb" "$xc"
 			echo "$r $c $xb $xc $slow $(med "$f" 8) $n" >>"$T/summary"
 		done

@@ -22,10 +22,14 @@ struct sp_cur {
 	int err;	/* sticky: the first error of the sp_rd_* helpers */
 };
 
+/* A cursor over p[0..len); never over a null pointer, so p + pos is
+ * always defined (an empty buffer may come as NULL). */
 static inline struct sp_cur
 sp_cur_make(const void *p, size_t len)
 {
-	struct sp_cur c = { (const uint8_t *)p, len, 0, 0 };
+	static const uint8_t empty[1];
+	struct sp_cur c = { p != NULL ? (const uint8_t *)p : empty,
+		p != NULL ? len : 0, 0, 0 };
 	return c;
 }
 

@@ -42,7 +42,7 @@ sp_intern_find(const struct sp_intern *t, unsigned kind, const uint8_t *key,
 		if (s->id == 0)
 			return 0;
 		if (s->hash == *hash && s->kind == kind && s->len == len &&
-		    memcmp(t->keys.p + s->off, key, len) == 0)
+		    (len == 0 || memcmp(t->keys.p + s->off, key, len) == 0))
 			return s->id;
 	}
 }

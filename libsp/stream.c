@@ -11,14 +11,19 @@
 
 #define READ_CHUNK ((size_t)256 * 1024)
 
+/* Never a null pointer as the source, so mem + pos is always defined. */
+static const uint8_t no_bytes[1];
+
 int
 sp_stream_init(struct sp_stream *s, int fd, const void *mem, size_t len)
 {
 	memset(s, 0, sizeof(*s));
 	s->src.fd = fd;
+	s->src.mem = no_bytes;
 	if (fd < 0) {
-		s->src.mem = mem;
-		s->src.len = len;
+		if (mem != NULL)
+			s->src.mem = mem;
+		s->src.len = mem != NULL ? len : 0;
 		s->src.eof = 1;
 	}
 	s->defs = sp_defs_new();
