@@ -98,8 +98,10 @@ while [ "$st" -eq 147 ]; do wait $bg; st=$?; done
 check "the target exits normally after being profiled" test "$st" -eq 0
 n=$(counter "$TMP/attach.spl" samples)
 cpu=$(( (t1 - t0) * 1000 / $(getconf CLK_TCK) ))
-check "attach: $n samples for $cpu ms of the target's CPU time (+-20%)" \
-    test "${n:-0}" -ge $((cpu * 80 / 100)) -a "${n:-0}" -le $((cpu * 120 / 100 + 20))
+# The CPU window includes sp-record's own start-up and attach, which are
+# not sampled: on a busy machine that can be a good part of a second.
+check "attach: $n samples for $cpu ms of the target's CPU time (50..120%)" \
+    test "${n:-0}" -ge $((cpu * 50 / 100)) -a "${n:-0}" -le $((cpu * 120 / 100 + 20))
 check "attach found the target's modules in /proc" \
     grep -q '/build/tests/tree$' <($DUMP "$TMP/attach.spl" | grep '^module')
 
@@ -171,8 +173,10 @@ check "every library sample lies in that library's lifetime ($verdict)" \
 run $REC -o "$TMP/exec.spl" -- sh -c "exec $W/tree 300"
 check "records through an exec" test "$RC" -eq 0
 check "the exec is recorded" grep -q '^exec .* tree$' <($DUMP "$TMP/exec.spl")
-check "after exec, samples are in tree's frames" \
-    test "$(samples_json "$TMP/exec.spl" | grep -c '"tree+0x')" -gt 200
+cpu_ms=$(grep -o 'cpu_ms=[0-9]*' "$TMP/err" | cut -d= -f2)
+n=$(samples_json "$TMP/exec.spl" | grep -c '"tree+0x')
+check "after exec, samples are in tree's frames ($n for ${cpu_ms}ms)" \
+    test "$n" -ge $(( ${cpu_ms:-1000} * 8 / 10 ))
 
 # --- a perf map that is a symlink is not read into the bundle -------------------
 rm -rf "$TMP/bundle2"
