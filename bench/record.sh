@@ -45,6 +45,10 @@ trap 'exit 130' INT TERM
     die "$T needs $((need_kb / 1024)) MiB free (input + perf.data at 10 kHz); try MB=256"
 note "scratch $T ($(stat -f -c %T "$T")); input ${MB} MiB of zeros"
 head -c "${MB}M" /dev/zero >"$T/big"
+# Private copies: a rebuild in the tree during the run cannot change them.
+BUILT=$(stat -c %y $BIN/sp-record | cut -d. -f1)
+cp $BIN/sp-record $BIN/sp-dump "$T/" && BIN=$T
+LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
 
 # --- how one run is measured ------------------------------------------------------
 # The target is a bash that runs sha256sum under its `time` keyword (the
@@ -87,6 +91,7 @@ spc() { $BIN/sp-dump --stats --json "$1" | grep -o "\"$2\":[0-9]*" | head -1 | c
 # event ("cpu-clock stats:"): SAMPLE events, and LOST_SAMPLES events, which is
 # the kernel's own count of dropped samples that perf reads at the end
 # (perf >= 6.0); the sum of PERF_RECORD_LOST records can miss the last ones.
+# (sp-record's lost_events is that sum of PERF_RECORD_LOST counts.)
 perf_counts() {
 	HOME=$T perf report -i "$1" --stats 2>/dev/null | awk '
 	    /stats:$/ && !/Aggregated/ { ev = 1 }
@@ -95,7 +100,7 @@ perf_counts() {
 	    END { print s + 0, (l == "" && chunks > 0) ? "?" : l + 0 }'
 }
 
-# measure NAME RATE REP: one run of one configuration; appends
+# measure NAME RATE: one run of one configuration; appends
 # "wall target_cpu rec_cpu post_cpu samples lost bytes trunc" to $T/NAME.RATE.
 measure() {
 	local name=$1 rate=$2 f=$T/$1.$2 post=0 samples=0 lost=0 bytes=0 trunc=0
@@ -112,7 +117,8 @@ measure() {
 		run_one "$f.run" env HOME="$T" perf record -e cpu-clock -F "$rate" \
 		    --call-graph "$stack" -o "$T/x.data" -- "${TARGET[@]}"
 		# perf unwinds at report time: its post-processing is part of the cost.
-		{ time HOME=$T perf script -i "$T/x.data" >/dev/null 2>"$T/log"; } 2>"$T/post"
+		{ time HOME=$T perf script -i "$T/x.data" >/dev/null 2>"$T/log"; } 2>"$T/post" ||
+		    { cat "$T/log" >&2; die "perf script failed"; }
 		post=$(secs <"$T/post")
 		read -r samples lost < <(perf_counts "$T/x.data")
 		bytes=$(stat -c %s "$T/x.data"); rm -f "$T/x.data" ;;
@@ -152,7 +158,7 @@ med() { awk -v c="$2" '{ print $c }' "$1" | sort -g |
 # range FILE COL: "min-max" of column COL, to show the run-to-run noise.
 range() { awk -v c="$2" 'NR == 1 || $c < lo { lo = $c } NR == 1 || $c > hi { hi = $c }
     END { printf "%.2f-%.2f", lo, hi }' "$1"; }
-fmt() { printf "%-15s %5s %6s %11s %5s %7s %13s %7s %7s %7s %8s %6s %5s\n" "$@"; }
+fmt() { printf "%-15s %6s %6s %11s %5s %7s %13s %7s %7s %7s %8s %6s %5s\n" "$@"; }
 label() { case $1 in base) echo unprofiled ;; sp) echo sp-record ;;
     perf8) echo "perf dwarf 8K" ;; perf32) echo "perf dwarf 32K" ;; esac; }
 
@@ -160,7 +166,7 @@ BASE_WALL=$(med "$T/base.0" 1)
 mkdir -p "$OUTDIR"
 {
 	echo "# bench/record.sh  $(date -u +%FT%TZ)  $(uname -r)  $(nproc) CPUs  HEAD $(git rev-parse --short HEAD 2>/dev/null || echo ?)$(git diff --quiet HEAD 2>/dev/null || echo ' (dirty tree)')"
-	echo "# target: sha256sum over ${MB} MiB on $(stat -f -c %T "$T"); medians of $REPS runs; $(perf --version)"
+	echo "# target: sha256sum over ${MB} MiB on $(stat -f -c %T "$T"); medians of $REPS runs; $(perf --version); sp-record built $BUILT"
 	echo "# wall: target wall s; slow: wall / unprofiled; rec/post/cpu_us: recorder CPU us per sample
 #   (post = perf script; cpu = rec + post); B/smp: file bytes per sample"
 	echo "# xB, xCPU: perf / sp-record at the same rate (CPU = record + post-processing)"
@@ -193,7 +199,7 @@ mkdir -p "$OUTDIR"
 	while read -r r c xb xc slow trunc n; do
 		case $c in
 		sp) echo "  $r Hz: sp-record slows the target ${slow}x;" \
-		    "$trunc of $n sp-record stacks end [truncated] (frame-pointer unwinding)" ;;
+		    "$trunc of its $n stacks are truncated_stacks (it unwinds by frame pointers)" ;;
 		*) echo "  $r Hz: $(label "$c"): ${xb}x the bytes per sample, ${xc}x the CPU" \
 		    "per sample (record + perf script); target slowed ${slow}x" ;;
 		esac
@@ -201,5 +207,6 @@ mkdir -p "$OUTDIR"
 	floor=$(med "$T/base.0" 3)
 	echo "Method floor: recorder CPU computed for the unprofiled run = ${floor} s (should be ~0)."
 	for n in "${NOTES[@]}"; do echo "Note: $n"; done
-	echo "Took $((SECONDS - start)) s on a shared machine: expect run-to-run noise of several %."
+	echo "Took $((SECONDS - start)) s; load average $LOAD0 before, $(cut -d' ' -f1-3 /proc/loadavg) after"
+	echo "(a shared machine: expect run-to-run noise of several %, see wall range)."
 } | tee "$OUTDIR/record.txt"

@@ -63,6 +63,7 @@ ASAN_OPTIONS=detect_leaks=1 criterion unit-asan build/asan/unit
 for t in snapshot replay tail roundtrip; do
 	regress "$t" "fuzz/corpus/$t" tests/bad
 done
+regress cfi fuzz/corpus/cfi
 for s in tests/cli/*.sh; do
 	cli "$s"
 done
