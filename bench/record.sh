@@ -101,16 +101,17 @@ perf_counts() {
 }
 
 # measure NAME RATE: one run of one configuration; appends
-# "wall target_cpu rec_cpu post_cpu samples lost bytes trunc" to $T/NAME.RATE.
+# "wall target_cpu rec_cpu post_cpu samples lost bytes trunc bad_fp" to
+# $T/NAME.RATE (the last two: sp-record's truncated_stacks, unwind_bad_fp).
 measure() {
-	local name=$1 rate=$2 f=$T/$1.$2 post=0 samples=0 lost=0 bytes=0 trunc=0
+	local name=$1 rate=$2 f=$T/$1.$2 post=0 samples=0 lost=0 bytes=0 trunc=0 badfp=0
 	local TIMEFORMAT='%3lU %3lS' stack
 	case $name in
 	base)	run_one "$f.run" "${TARGET[@]}" ;;
 	sp)	run_one "$f.run" $BIN/sp-record -q --children -F "$rate" \
 		    -o "$T/x.spl" -- "${TARGET[@]}"
 		samples=$(spc "$T/x.spl" samples) lost=$(spc "$T/x.spl" lost_events)
-		trunc=$(spc "$T/x.spl" truncated_stacks)
+		trunc=$(spc "$T/x.spl" truncated_stacks) badfp=$(spc "$T/x.spl" unwind_bad_fp)
 		bytes=$(stat -c %s "$T/x.spl"); rm -f "$T/x.spl" ;;
 	perf8|perf32)
 		stack=dwarf; [[ $name == perf32 ]] && stack=dwarf,32768
@@ -123,7 +124,7 @@ measure() {
 		read -r samples lost < <(perf_counts "$T/x.data")
 		bytes=$(stat -c %s "$T/x.data"); rm -f "$T/x.data" ;;
 	esac
-	echo "$(cat "$f.run") $post $samples $lost $bytes $trunc" >>"$f"
+	echo "$(cat "$f.run") $post $samples $lost $bytes $trunc $badfp" >>"$f"
 }
 
 # --- rates --------------------------------------------------------------------------
@@ -191,15 +192,15 @@ mkdir -p "$OUTDIR"
 			[[ $c == sp ]] && postu=-
 			fmt "$(label $c)" "$r" "$wall" "$(range "$f" 1)" "$slow" "$n" "$lost ($lostp)" "$recu" \
 			    "$postu" "$cpuu" "$bps" "$xb" "$xc"
-			echo "$r $c $xb $xc $slow $(med "$f" 8) $n" >>"$T/summary"
+			echo "$r $c $xb $xc $slow $(med "$f" 8) $n $(med "$f" 9)" >>"$T/summary"
 		done
 	done
 	echo
 	echo "Summary (perf / sp-record, medians):"
-	while read -r r c xb xc slow trunc n; do
+	while read -r r c xb xc slow trunc n badfp; do
 		case $c in
 		sp) echo "  $r Hz: sp-record slows the target ${slow}x;" \
-		    "$trunc of its $n stacks are truncated_stacks (it unwinds by frame pointers)" ;;
+		    "$trunc of its $n stacks truncated, $badfp of them at a bad frame pointer (unwind_bad_fp)" ;;
 		*) echo "  $r Hz: $(label "$c"): ${xb}x the bytes per sample, ${xc}x the CPU" \
 		    "per sample (record + perf script); target slowed ${slow}x" ;;
 		esac

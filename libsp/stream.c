@@ -10,6 +10,7 @@
 #include "stream_int.h"
 
 #define READ_CHUNK ((size_t)256 * 1024)
+#define READ_MIN ((size_t)64 * 1024) /* read no less than this at once */
 
 /* Never a null pointer as the source, so mem + pos is always defined. */
 static const uint8_t no_bytes[1];
@@ -70,9 +71,11 @@ fill(struct sp_src *src)
 		src->len -= src->pos;
 		src->pos = 0;
 	}
-	if (src->cap - src->len < READ_CHUNK) {
-		/* Holds at most one record of SP_RECORD_MAX plus a chunk. */
-		size_t cap = src->len + READ_CHUNK;
+	if (src->cap - src->len < READ_MIN) {
+		/* Grows only while a partial record fills it: the buffer
+		 * stays under 2 x (SP_RECORD_MAX + READ_CHUNK). */
+		size_t cap = src->cap * 2 > src->len + READ_CHUNK ?
+		    src->cap * 2 : src->len + READ_CHUNK;
 		uint8_t *p = realloc(src->buf, cap);
 
 		if (p == NULL)
