@@ -200,7 +200,7 @@ mkdir -p "$OUTDIR"
 	while read -r r c xb xc slow trunc n badfp; do
 		case $c in
 		sp) echo "  $r Hz: sp-record slows the target ${slow}x;" \
-		    "$trunc of its $n stacks truncated, $badfp of them at a bad frame pointer (unwind_bad_fp)" ;;
+		    "truncated_stacks $trunc of $n samples (unwind_bad_fp $badfp)" ;;
 		*) echo "  $r Hz: $(label "$c"): ${xb}x the bytes per sample, ${xc}x the CPU" \
 		    "per sample (record + perf script); target slowed ${slow}x" ;;
 		esac

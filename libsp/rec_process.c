@@ -12,6 +12,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "cfi_table_int.h"
 #include "cursor_int.h"
 #include "procfs_int.h"
 #include "recorder_int.h"
@@ -118,10 +119,34 @@ rec_write_python(struct sp_recorder *r, struct rec_proc *p, int is_py,
  * opened through /proc so that containers and deleted files resolve to
  * the image the process mapped; checks it is that inode.
  */
+/* The CFI of the file open on fd, read once per file (dev, inode). */
+static const struct sp_cfi_table *
+file_cfi(struct sp_recorder *r, int fd, const struct stat *st)
+{
+	struct rec_file *f;
+	int dfd;
+
+	for (f = r->files; f != NULL; f = f->next)
+		if (f->dev == (uint64_t)st->st_dev && f->ino == (uint64_t)st->st_ino)
+			return f->cfi;
+	f = calloc(1, sizeof(*f));
+	if (f == NULL)
+		return NULL;
+	f->dev = (uint64_t)st->st_dev;
+	f->ino = (uint64_t)st->st_ino;
+	dfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	/* A file without usable CFI is remembered too, as a NULL table. */
+	if (dfd >= 0 && sp_cfi_table_open(dfd, &f->cfi) == 0)
+		r->c[C_CFI_FILES]++;
+	f->next = r->files;
+	r->files = f;
+	return f->cfi;
+}
+
 static void
 read_build_id(struct sp_recorder *r, uint32_t pid, uint64_t start,
     uint64_t len, uint64_t inode, uint32_t maj, uint32_t min,
-    const char *path, struct sp_module *m)
+    const char *path, struct sp_module *m, struct rec_range *range)
 {
 	char proc[4200];
 	struct stat st;
@@ -139,12 +164,21 @@ read_build_id(struct sp_recorder *r, uint32_t pid, uint64_t start,
 	if (fd < 0)
 		return;
 	if (fstat(fd, &st) == 0 && (uint64_t)st.st_ino == inode &&
-	    major(st.st_dev) == maj && minor(st.st_dev) == min &&
-	    sp_elf_build_id(fd, m->build_id, SP_BUILD_ID_MAX, &n) == 0) {
-		m->build_id_len = (uint8_t)n;
-		if (r->o.bundle != NULL && sp_bundle_binary(r->o.bundle, fd,
-		    m->build_id, n, path) < 0)
-			rec_log(r, "bundle: could not keep %s", path);
+	    major(st.st_dev) == maj && minor(st.st_dev) == min) {
+		uint64_t vaddr;
+
+		range->cfi = file_cfi(r, fd, &st);
+		if (range->cfi != NULL &&
+		    sp_cfi_table_vaddr(range->cfi, range->offset, &vaddr) == 0)
+			range->bias = range->start - vaddr;
+		else
+			range->cfi = NULL;
+		if (sp_elf_build_id(fd, m->build_id, SP_BUILD_ID_MAX, &n) == 0) {
+			m->build_id_len = (uint8_t)n;
+			if (r->o.bundle != NULL && sp_bundle_binary(r->o.bundle,
+			    fd, m->build_id, n, path) < 0)
+				rec_log(r, "bundle: could not keep %s", path);
+		}
 	}
 	(void)close(fd);
 }
@@ -207,15 +241,16 @@ rec_add_mapping(struct sp_recorder *r, struct rec_proc *p, uint64_t start,
 	rec.u.module.file_offset = pgoff;
 	rec.u.module.inode = inode;
 	rec.u.module.dev = (uint64_t)maj << 32 | min;
-	if (inode != 0 && !(rec.u.module.flags & SP_MOD_ANON))
-		read_build_id(r, p->pid, start, len, inode, maj, min, cpath,
-		    &rec.u.module);
-	err = put(r, &rec, &nr.module);
-	if (err)
-		return err;
+	memset(&nr, 0, sizeof(nr));
 	nr.start = start;
 	nr.end = start + len;
 	nr.offset = pgoff;
+	if (inode != 0 && !(rec.u.module.flags & SP_MOD_ANON))
+		read_build_id(r, p->pid, start, len, inode, maj, min, cpath,
+		    &rec.u.module, &nr);
+	err = put(r, &rec, &nr.module);
+	if (err)
+		return err;
 	err = rec_insert_range(p, &nr);
 	if (err == 0 && is_python_path(cpath, path_len))
 		err = rec_write_python(r, p, 1, r->now);
@@ -412,19 +447,41 @@ read_stack(struct sp_cur *c, struct sp_ustack *stk)
 	stk->len = (size_t)(dyn < size ? dyn : size);
 }
 
-/* User frames from the unwinder; return addresses rewound into the call. */
+/* The unwinder's lookup: ctx is the sampled process. */
+static int
+find_cfi(void *ctx, uint64_t pc, const struct sp_cfi_table **t,
+    uint64_t *bias)
+{
+	const struct rec_range *m = rec_find_range(ctx, pc);
+
+	if (m == NULL)
+		return -SP_ENOTFOUND;
+	*t = m->cfi;
+	*bias = m->bias;
+	return 0;
+}
+
+/* User frames from the unwinder (return addresses come rewound into
+ * their call instructions). */
 static int
 user_frames(struct sp_recorder *r, struct rec_proc *p,
     const struct sp_uregs *regs, const struct sp_ustack *stk, size_t *n,
     int *complete)
 {
+	struct sp_unwind_lookup lk = { find_cfi, p };
 	struct sp_unwind_result res;
+	struct sp_unwind_stats st;
 	size_t i;
 	int err;
 
-	sp_unwind_fp(regs, stk, r->ips, r->o.max_frames - *n, &res);
+	memset(&st, 0, sizeof(st));
+	sp_unwind_dwarf(regs, stk, &lk, r->ips, r->o.max_frames - *n, &res,
+	    &st);
+	r->c[C_CFI_STEPS] += st.cfi_steps;
+	for (i = 0; i < SP_FB_KINDS_; i++)
+		r->c[C_FALLBACK_FIRST_ + i] += st.fallbacks[i];
 	for (i = 0; i < res.n; i++) {
-		err = user_frame(r, p, r->ips[i] - (i > 0), &r->frames[(*n)++]);
+		err = user_frame(r, p, r->ips[i], &r->frames[(*n)++]);
 		if (err)
 			return err;
 	}

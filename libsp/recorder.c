@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cfi_table_int.h"
 #include "cursor_int.h"
 #include "procfs_int.h"
 #include "recorder_int.h"
@@ -20,7 +21,7 @@
 /* asm/perf_regs.h: every x86-64 user register but DS, ES, FS and GS. */
 #define REGS_MASK (((1ull << 24) - 1) & ~(0xfull << 12))
 
-static const char *const counter_names[C_UNWIND_FIRST_] = {
+static const char *const counter_names[C_FALLBACK_FIRST_] = {
 	[C_SAMPLE_EVENTS] = "sample_events",
 	[C_SAMPLES] = "samples",
 	[C_LOST_EVENTS] = "lost_events",
@@ -40,6 +41,8 @@ static const char *const counter_names[C_UNWIND_FIRST_] = {
 	[C_MAPS_RESCANS] = "maps_rescans",
 	[C_THROTTLES] = "throttles",
 	[C_BAD_RECORDS] = "bad_perf_records",
+	[C_CFI_STEPS] = "cfi_steps",
+	[C_CFI_FILES] = "cfi_files",
 };
 
 void
@@ -205,7 +208,9 @@ sp_recorder_new(struct sp_recorder **out, struct sp_writer *w,
 		r->ring_size /= 2;
 	init_attr(r);
 	for (i = 0; i < C_COUNT_; i++)
-		r->counters[i].name.s = i < C_UNWIND_FIRST_ ? counter_names[i] :
+		r->counters[i].name.s = i < C_FALLBACK_FIRST_ ? counter_names[i] :
+		    i < C_UNWIND_FIRST_ ? sp_unwind_fallback_name(
+		    (enum sp_unwind_fallback)(i - C_FALLBACK_FIRST_)) :
 		    sp_unwind_error_name((enum sp_unwind_error)(i -
 		    C_UNWIND_FIRST_ + 1));
 	return 0;
@@ -788,6 +793,13 @@ sp_recorder_free(struct sp_recorder *r)
 	free(r->rings);
 	free(r->cpus);
 	free(r->targets);
+	while (r->files != NULL) {
+		struct rec_file *f = r->files;
+
+		r->files = f->next;
+		sp_cfi_table_free(f->cfi);
+		free(f);
+	}
 	free(r->ips);
 	free(r->frames);
 	free(r);

@@ -36,7 +36,10 @@ enum rec_counter {
 	C_MAPS_RESCANS,
 	C_THROTTLES,
 	C_BAD_RECORDS,        /* perf records too short for their fields */
-	C_UNWIND_FIRST_,      /* then one counter per unwind error kind */
+	C_CFI_STEPS,          /* frames unwound by their CFI */
+	C_CFI_FILES,          /* ELF files whose CFI was loaded */
+	C_FALLBACK_FIRST_,    /* then one counter per fallback reason */
+	C_UNWIND_FIRST_ = C_FALLBACK_FIRST_ + SP_FB_KINDS_,
 	C_COUNT_ = C_UNWIND_FIRST_ + SP_UNW_ERRORS_ - 1
 };
 
@@ -47,6 +50,15 @@ struct rec_range {
 	uint64_t start, end;  /* [start, end) */
 	uint32_t module;      /* MODULE id */
 	uint64_t offset;      /* file offset of start */
+	const struct sp_cfi_table *cfi; /* the file's CFI, NULL if none */
+	uint64_t bias;        /* runtime address - ELF address */
+};
+
+/* An ELF file whose CFI was read, shared by every mapping of it. */
+struct rec_file {
+	uint64_t dev, ino;
+	struct sp_cfi_table *cfi;
+	struct rec_file *next;
 };
 
 struct rec_proc {
@@ -94,6 +106,7 @@ struct sp_recorder {
 	struct sp_imap procs;     /* pid -> struct rec_proc */
 	struct sp_imap threads;   /* tid -> struct rec_thread */
 	struct sp_imap covered;   /* tids with events (opened or inherited) */
+	struct rec_file *files;   /* CFI of the files mapped so far */
 	uint32_t *targets;        /* pids asked for */
 	size_t ntargets;
 	int wrote_recording;

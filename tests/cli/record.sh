@@ -37,10 +37,11 @@ check "the main executable is a recorded module" \
 # File offsets equal addresses in this binary's text segment; check that.
 check "tree's text segment has offset == vaddr" \
     grep -qE 'LOAD +0x0*1000 0x0*1000 .* R E' <(readelf -lW $W/tree)
-range() { nm -S $W/tree | awk -v f="$1" '$4 == f { print $1, $2 }'; }
-in_fn() {	# count samples with a tree+0xOFF frame inside function $1
+range() { nm -S "$W/$BINARY" | awk -v f="$1" '$4 == f { print $1, $2 }'; }
+BINARY=tree JSON=$TMP/tree.json
+in_fn() {	# samples of $JSON with a $BINARY+0xOFF frame inside function $1
 	read -r a s < <(range "$1")
-	awk -v a=$((16#$a)) -v s=$((16#$s)) '
+	awk -v a=$((16#$a)) -v s=$((16#$s)) -v m="\"$BINARY\\\\+0x" '
 	function hex(h,  v, i) {	# mawk has no strtonum
 		v = 0
 		for (i = 1; i <= length(h); i++)
@@ -48,12 +49,12 @@ in_fn() {	# count samples with a tree+0xOFF frame inside function $1
 		return v
 	}
 	{
-		n = split($0, f, "\"tree\\+0x");
+		n = split($0, f, m);
 		for (i = 2; i <= n; i++) {
 			x = hex(substr(f[i], 1, index(f[i], "\"") - 1));
 			if (x >= a && x < a + s) { c++; break }
 		}
-	} END { print c + 0 }' "$TMP/tree.json"
+	} END { print c + 0 }' "$JSON"
 }
 na=$(in_fn work_a) nb=$(in_fn work_b)
 share=$(( (na * 1000) / (na + nb + (na + nb == 0)) ))
@@ -61,6 +62,36 @@ check "work_a takes 60% +-5 of work_a+work_b ($na vs $nb: ${share}/1000)" \
     test "$share" -ge 550 -a "$share" -le 650
 check "most samples reach main" \
     test "$(in_fn main)" -ge $((total * 9 / 10))
+
+# --- DWARF unwinding: complete stacks without frame pointers -----------------
+for wl in tree tree-O2; do
+	run $REC -o "$TMP/$wl-cfi.spl" -- $W/$wl 1000
+	s=$(counter "$TMP/$wl-cfi.spl" samples)
+	t=$(counter "$TMP/$wl-cfi.spl" truncated_stacks)
+	check "$wl: at least 99% of stacks reach the outermost frame ($t of $s truncated)" \
+	    test "$((t * 100))" -le "${s:-0}" -a "${s:-0}" -gt 0
+	check "$wl: unwound by CFI ($(counter "$TMP/$wl-cfi.spl" cfi_steps) steps)" \
+	    test "$(counter "$TMP/$wl-cfi.spl" cfi_steps)" -gt "$s"
+done
+run $REC -o "$TMP/thr-cfi.spl" -- $W/threads-O2 4 500
+s=$(counter "$TMP/thr-cfi.spl" samples)
+t=$(counter "$TMP/thr-cfi.spl" truncated_stacks)
+check "threads-O2: at least 99% of thread stacks reach clone ($t of $s truncated)" \
+    test "$((t * 100))" -le "${s:-0}" -a "${s:-0}" -gt 0
+# The -O2 build's split, like the -O0 one's above.
+rm -f "$TMP/tree-O2.json"
+samples_json "$TMP/tree-O2-cfi.spl" >"$TMP/tree-O2.json"
+check "tree-O2's text segment has offset == vaddr" \
+    grep -qE 'LOAD +0x0*1000 0x0*1000 .* R E' <(readelf -lW $W/tree-O2)
+BINARY=tree-O2 JSON=$TMP/tree-O2.json
+na=$(in_fn work_a) nb=$(in_fn work_b)
+share=$(( (na * 1000) / (na + nb + (na + nb == 0)) ))
+check "-O2 -fomit-frame-pointer: work_a takes 60% +-5 ($na vs $nb: ${share}/1000)" \
+    test "$share" -ge 550 -a "$share" -le 650
+n=$(wc -l <"$JSON")
+check "-O2 -fomit-frame-pointer: 99% of samples reach main ($(in_fn main) of $n)" \
+    test "$(in_fn main)" -ge $((n * 99 / 100))
+BINARY=tree JSON=$TMP/tree.json
 
 # --- threads -------------------------------------------------------------------
 run $REC -o "$TMP/thr.spl" -- $W/threads 4 500
@@ -204,10 +235,14 @@ check "Tail got samples in many polls while recording ($polls)" test "${polls:-0
 # --- 1,000 short-lived threads ------------------------------------------------------
 run $REC -o "$TMP/churn.spl" -- $W/threads 1 300 1000
 check "records a process that starts 1,000 short threads" test "$RC" -eq 0
+# Every start and exit is either recorded or counted as lost: on a busy
+# machine the rings can overflow, and the spool says so.
 forks=$($DUMP "$TMP/churn.spl" | grep -c '^fork ')
-check "the thread starts are recorded ($forks fork events)" test "$forks" -ge 1000
+lost=$(counter "$TMP/churn.spl" lost_events)
+check "the thread starts are recorded or counted lost ($forks + $lost lost)" \
+    test $((forks + lost)) -ge 1000
 exits=$($DUMP "$TMP/churn.spl" | grep -c '^exit ')
-check "and their exits ($exits)" test "$exits" -ge 1000
+check "and their exits ($exits + $lost lost)" test $((exits + lost)) -ge 1000
 run $DUMP --check "$TMP/churn.spl"
 check "the churn spool checks clean" has "finished" "$OUT"
 
@@ -233,7 +268,9 @@ if [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -ge 2 ]; then
 	check "a normal user records their own child" test "$RC" -eq 0
 	check "kernel sampling degrades with a warning" has "kernel sampling is denied" "$ERR"
 	check "and kernel_enabled 0 in the spool" test "$(counter "$np/own.spl" kernel_enabled)" -eq 0
-	check "user frames are recorded" test "$(counter "$np/own.spl" samples)" -gt 100
+	cpu_ms=$(grep -o 'cpu_ms=[0-9]*' "$TMP/err" | cut -d= -f2)
+	check "user frames are recorded" \
+	    test "$(counter "$np/own.spl" samples)" -ge $(( ${cpu_ms:-200} / 2 ))
 	sleep 2 &
 	other=$!
 	run as_nobody $REC -o "$np/other.spl" -p $other

@@ -14,7 +14,13 @@ static void
 add(struct rec_proc *p, uint64_t start, uint64_t end, uint32_t module,
     uint64_t off)
 {
-	struct rec_range r = { start, end, module, off };
+	struct rec_range r;
+
+	memset(&r, 0, sizeof(r));
+	r.start = start;
+	r.end = end;
+	r.module = module;
+	r.offset = off;
 
 	cr_assert_eq(rec_insert_range(p, &r), 0);
 }

@@ -17,6 +17,10 @@
 
 #define UNIT 200000ul /* loop iterations of one unit, well under 1 ms */
 
+/* After a function's last call: keeps -O2 from turning it into a tail
+ * call, which would take the caller's frame off the stack. */
+#define NO_TAIL_CALL() __asm__ volatile("" ::: "memory")
+
 static volatile unsigned long sink;
 
 __attribute__((noinline)) static void
@@ -38,12 +42,14 @@ void
 leaf_a(void)
 {
 	spin(UNIT);
+	NO_TAIL_CALL();
 }
 
 void
 leaf_b(void)
 {
 	spin(UNIT);
+	NO_TAIL_CALL();
 }
 
 void
@@ -52,6 +58,7 @@ work_a(void)
 	leaf_a();
 	leaf_a();
 	leaf_a();
+	NO_TAIL_CALL();
 }
 
 void
@@ -59,6 +66,7 @@ work_b(void)
 {
 	leaf_b();
 	leaf_b();
+	NO_TAIL_CALL();
 }
 
 static double

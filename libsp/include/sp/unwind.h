@@ -61,4 +61,47 @@ struct sp_unwind_result {
 void sp_unwind_fp(const struct sp_uregs *regs, const struct sp_ustack *stk,
     uint64_t *ips, size_t max, struct sp_unwind_result *res);
 
+/* Why a frame was unwound by its frame pointer instead of its CFI. */
+enum sp_unwind_fallback {
+	SP_FB_NO_MODULE,  /* no known mapping covers the PC (JIT, stale) */
+	SP_FB_NO_CFI,     /* the module has no readable CFI ([vdso], anon) */
+	SP_FB_NO_FDE,     /* no FDE covers the PC (hand-written assembly) */
+	SP_FB_BAD_CFI,    /* malformed CFI or an expression we cannot run */
+	SP_FB_KINDS_
+};
+
+/* Returns the counter name of a fallback reason, e.g. "fp_fallback_no_fde". */
+const char *sp_unwind_fallback_name(enum sp_unwind_fallback f);
+
+struct sp_cfi_table;
+
+/*
+ * How the DWARF unwinder finds the CFI for a PC: find returns 0 with the
+ * table of the module containing pc (NULL when it has none) and the load
+ * bias (runtime address - ELF address), or -SP_ENOTFOUND when no module
+ * covers pc.
+ */
+struct sp_unwind_lookup {
+	int (*find)(void *ctx, uint64_t pc, const struct sp_cfi_table **table,
+	    uint64_t *bias);
+	void *ctx;
+};
+
+struct sp_unwind_stats {
+	uint64_t fallbacks[SP_FB_KINDS_];
+	uint64_t cfi_steps;
+};
+
+/*
+ * Unwinds with DWARF CFI (DWARF 5 §6.4), falling back to the frame
+ * pointer frame by frame, counting each fallback by reason in *stats.
+ * ips[0] is the sampled IP; later entries are return addresses already
+ * rewound by one byte into the call, except after a signal frame, where
+ * the interrupted PC is exact.  The walk ends cleanly where the return
+ * address is undefined (_start, clone) or zero.
+ */
+void sp_unwind_dwarf(const struct sp_uregs *regs, const struct sp_ustack *stk,
+    const struct sp_unwind_lookup *lookup, uint64_t *ips, size_t max,
+    struct sp_unwind_result *res, struct sp_unwind_stats *stats);
+
 #endif
