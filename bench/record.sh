@@ -19,6 +19,12 @@ note() { echo "[bench] $*" >&2; }
 # --- prerequisites -------------------------------------------------------------
 [[ -x $BIN/sp-record && -x $BIN/sp-dump ]] ||
     die "$BIN/sp-record or sp-dump is missing: run ./configure.sh && ninja"
+# The peer is installed by the benchmark that needs it, as root on Debian.
+if ! command -v perf >/dev/null && [[ $EUID -eq 0 ]] && command -v apt-get >/dev/null; then
+    note "installing linux-perf (the peer this benchmark compares with)"
+    apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive \
+        apt-get install -y -qq linux-perf >/dev/null || die "apt-get install linux-perf failed"
+fi
 command -v perf >/dev/null || die "perf is missing: apt-get install linux-perf"
 perf --version >/dev/null 2>&1 ||
     die "perf does not run for kernel $(uname -r) (install the matching linux-perf)"
