@@ -136,6 +136,28 @@ check "attach: $n samples for $cpu ms of the target's CPU time (50..120%)" \
 check "attach found the target's modules in /proc" \
     grep -q '/build/tests/tree$' <($DUMP "$TMP/attach.spl" | grep '^module')
 
+# --- a deleted executable still resolves to the image that runs ---------------
+cp $W/tree "$TMP/doomed"
+"$TMP/doomed" 2000 2>/dev/null &
+dp=$!
+sleep 0.3
+rm -f "$TMP/doomed"
+run $REC -p $dp -d 1 -o "$TMP/deleted.spl"
+kill $dp 2>/dev/null
+line=$($DUMP "$TMP/deleted.spl" | grep -E '^module .*/doomed$')
+check "a deleted executable is a module flagged deleted" grep -q 'flags 0x8 ' <<<"$line"
+bid=$(readelf -n $W/tree | awk '/Build ID/ { print $3 }')
+check "its build-id is read from the mapped image" grep -q "build-id $bid " <<<"$line"
+
+# --- the static recorder in an empty chroot records a process ------------------
+root=$TMP/chroot
+rm -rf "$root" && mkdir -p "$root"
+cp $BIN/sp-record "$root/"
+run chroot "$root" /sp-record -q -o /self.spl -- /sp-record --help
+check "sp-record runs in an empty chroot (recording itself)" test "$RC" -eq 0
+run $DUMP --check "$root/self.spl"
+check "and its spool checks clean" has "finished" "$OUT"
+
 # --- kernel frames ----------------------------------------------------------------
 run $REC --kernel -o "$TMP/kern.spl" -- dd if=/dev/zero of=/dev/null bs=64k count=100000
 check "records with --kernel" test "$RC" -eq 0
