@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cfi_table_int.h"
+#include "cursor_int.h"
 
 #define FDES_MAX 4000000u /* more FDEs than any real binary has */
 
@@ -80,7 +81,9 @@ section(Elf *e, size_t shstrndx, struct sp_cfi_table *t)
 		name = elf_strptr(e, shstrndx, sh.sh_name);
 		if (name == NULL)
 			continue;
-		if (strcmp(name, ".eh_frame") == 0)
+		if (strcmp(name, ".eh_frame_hdr") == 0)
+			s = &t->hdr_sec;
+		else if (strcmp(name, ".eh_frame") == 0)
 			s = &t->eh;
 		else if (strcmp(name, ".debug_frame") == 0)
 			s = &t->dbg;
@@ -120,22 +123,37 @@ loads(Elf *e, struct sp_cfi_table *t)
 	}
 }
 
-int
-sp_cfi_table_open(int fd, struct sp_cfi_table **out)
+/*
+ * LSB 4.1 §10.6.2: .eh_frame_hdr holds a table of (initial location, FDE
+ * address) sorted by location.  Used when it has the usual encoding
+ * (datarel sdata4, 8 bytes an entry): then .eh_frame needs no index.
+ */
+static void
+use_hdr(struct sp_cfi_table *t)
 {
-	struct sp_cfi_table *t;
+	const struct sp_cfi_section *h = &t->hdr_sec;
+	uint64_t ptr, count;
+	size_t pos = 4;
+
+	if (h->len < 4 || h->data[0] != 1 || h->data[3] != 0x3b ||
+	    t->eh.len == 0)
+		return;
+	if (sp_cfi_read_pointer(h->data, h->len, &pos, h->data[1], h->vaddr,
+	    h->vaddr, &ptr) < 0 ||
+	    sp_cfi_read_pointer(h->data, h->len, &pos, h->data[2], h->vaddr,
+	    h->vaddr, &count) < 0 || count > (h->len - pos) / 8)
+		return;
+	t->hdr = h->data + pos;
+	t->hdr_count = (size_t)count;
+	t->hdr_vaddr = h->vaddr;
+}
+
+static int
+table_init(struct sp_cfi_table *t, struct sp_cfi_table **out)
+{
 	size_t shstrndx;
 	int err = 0;
 
-	*out = NULL;
-	t = calloc(1, sizeof(*t));
-	if (t == NULL) {
-		(void)close(fd);
-		return -ENOMEM;
-	}
-	t->fd = fd;
-	(void)elf_version(EV_CURRENT);
-	t->elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (t->elf == NULL || elf_kind(t->elf) != ELF_K_ELF ||
 	    elf_getshdrstrndx(t->elf, &shstrndx) != 0)
 		err = -SP_EFORMAT;
@@ -144,7 +162,9 @@ sp_cfi_table_open(int fd, struct sp_cfi_table **out)
 		loads(t->elf, t);
 		t->eh.datarel_base = t->got;
 		t->dbg.datarel_base = t->got;
-		err = index_section(t, &t->eh, 0);
+		use_hdr(t);
+		if (t->hdr == NULL)
+			err = index_section(t, &t->eh, 0);
 	}
 	if (err == 0)
 		err = index_section(t, &t->dbg, 1);
@@ -158,6 +178,41 @@ sp_cfi_table_open(int fd, struct sp_cfi_table **out)
 	return 0;
 }
 
+int
+sp_cfi_table_open(int fd, struct sp_cfi_table **out)
+{
+	struct sp_cfi_table *t;
+
+	*out = NULL;
+	t = calloc(1, sizeof(*t));
+	if (t == NULL) {
+		(void)close(fd);
+		return -ENOMEM;
+	}
+	t->fd = fd;
+	(void)elf_version(EV_CURRENT);
+	t->elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	return table_init(t, out);
+}
+
+int
+sp_cfi_table_open_mem(void *image, size_t len, struct sp_cfi_table **out)
+{
+	struct sp_cfi_table *t;
+
+	*out = NULL;
+	t = calloc(1, sizeof(*t));
+	if (t == NULL) {
+		free(image);
+		return -ENOMEM;
+	}
+	t->fd = -1;
+	t->image = image;
+	(void)elf_version(EV_CURRENT);
+	t->elf = elf_memory(image, len);
+	return table_init(t, out);
+}
+
 void
 sp_cfi_table_free(struct sp_cfi_table *t)
 {
@@ -167,6 +222,7 @@ sp_cfi_table_free(struct sp_cfi_table *t)
 		(void)elf_end(t->elf);
 	if (t->fd >= 0)
 		(void)close(t->fd);
+	free(t->image);
 	free(t->ix);
 	free(t);
 }
@@ -186,12 +242,52 @@ sp_cfi_table_vaddr(const struct sp_cfi_table *t, uint64_t off, uint64_t *va)
 }
 
 int
+sp_cfi_table_empty(const struct sp_cfi_table *t)
+{
+	return t->hdr_count == 0 && t->n == 0;
+}
+
+/* The FDE for pc from .eh_frame_hdr's table (binary search). */
+static int
+hdr_row(const struct sp_cfi_table *t, uint64_t pc, struct sp_cfi_row *row)
+{
+	size_t lo = 0, hi = t->hdr_count;
+	uint64_t fde;
+	const char *why;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		uint64_t loc = t->hdr_vaddr +
+		    (uint64_t)(int64_t)(int32_t)sp_le32(t->hdr + mid * 8);
+
+		if (loc <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return -SP_ENOTFOUND;
+	fde = t->hdr_vaddr +
+	    (uint64_t)(int64_t)(int32_t)sp_le32(t->hdr + (lo - 1) * 8 + 4);
+	if (fde < t->eh.vaddr || fde - t->eh.vaddr >= t->eh.len)
+		return -SP_EFORMAT;
+	return sp_cfi_row_at(&t->eh, (size_t)(fde - t->eh.vaddr), pc, row, NULL,
+	    &why);
+}
+
+int
 sp_cfi_table_row(const struct sp_cfi_table *t, uint64_t pc,
     struct sp_cfi_row *row)
 {
 	size_t lo = 0, hi = t->n;
 	const char *why;
 
+	if (t->hdr != NULL) {
+		int err = hdr_row(t, pc, row);
+
+		if (err != -SP_ENOTFOUND)
+			return err;
+	}
 	/* The last FDE that begins at or before pc (FDEs do not overlap). */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;

@@ -204,6 +204,41 @@ module_flags(const char *path, size_t *len)
 	return f;
 }
 
+/*
+ * The [vdso] has no file: read its image out of the process
+ * (/proc/PID/mem) once per recorder (one kernel, one vdso) and unwind
+ * with its own .eh_frame.
+ */
+static void
+vdso_cfi(struct sp_recorder *r, uint32_t pid, struct rec_range *range)
+{
+	char path[64];
+	uint8_t *image;
+	size_t len = (size_t)(range->end - range->start);
+	uint64_t vaddr;
+	int fd;
+
+	if (r->vdso == NULL && !r->vdso_tried && len <= ((size_t)1 << 20)) {
+		r->vdso_tried = 1;
+		(void)snprintf(path, sizeof(path), "/proc/%u/mem", pid);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		image = malloc(len);
+		if (fd >= 0 && image != NULL &&
+		    pread(fd, image, len, (off_t)range->start) == (ssize_t)len) {
+			if (sp_cfi_table_open_mem(image, len, &r->vdso) == 0)
+				r->c[C_CFI_FILES]++;
+		} else {
+			free(image);
+		}
+		if (fd >= 0)
+			(void)close(fd);
+	}
+	if (r->vdso != NULL && sp_cfi_table_vaddr(r->vdso, 0, &vaddr) == 0) {
+		range->cfi = r->vdso;
+		range->bias = range->start - vaddr;
+	}
+}
+
 int
 rec_add_mapping(struct sp_recorder *r, struct rec_proc *p, uint64_t start,
     uint64_t len, uint64_t pgoff, uint64_t inode, uint32_t maj, uint32_t min,
@@ -248,6 +283,8 @@ rec_add_mapping(struct sp_recorder *r, struct rec_proc *p, uint64_t start,
 	if (inode != 0 && !(rec.u.module.flags & SP_MOD_ANON))
 		read_build_id(r, p->pid, start, len, inode, maj, min, cpath,
 		    &rec.u.module, &nr);
+	if (rec.u.module.flags & SP_MOD_VDSO)
+		vdso_cfi(r, p->pid, &nr);
 	err = put(r, &rec, &nr.module);
 	if (err)
 		return err;

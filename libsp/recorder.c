@@ -793,6 +793,7 @@ sp_recorder_free(struct sp_recorder *r)
 	free(r->rings);
 	free(r->cpus);
 	free(r->targets);
+	sp_cfi_table_free(r->vdso);
 	while (r->files != NULL) {
 		struct rec_file *f = r->files;
 

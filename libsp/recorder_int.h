@@ -107,6 +107,8 @@ struct sp_recorder {
 	struct sp_imap threads;   /* tid -> struct rec_thread */
 	struct sp_imap covered;   /* tids with events (opened or inherited) */
 	struct rec_file *files;   /* CFI of the files mapped so far */
+	struct sp_cfi_table *vdso; /* the [vdso]'s CFI */
+	int vdso_tried;
 	uint32_t *targets;        /* pids asked for */
 	size_t ntargets;
 	int wrote_recording;

@@ -173,7 +173,7 @@ row_for(const struct sp_unwind_lookup *lk, uint64_t pc,
 		*why = SP_FB_NO_MODULE;
 		return err;
 	}
-	if (t == NULL || t->n == 0) {
+	if (t == NULL || sp_cfi_table_empty(t)) {
 		*why = SP_FB_NO_CFI;
 		return -SP_ENOTFOUND;
 	}

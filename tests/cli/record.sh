@@ -40,8 +40,9 @@ check "tree's text segment has offset == vaddr" \
 range() { nm -S "$W/$BINARY" | awk -v f="$1" '$4 == f { print $1, $2 }'; }
 BINARY=tree JSON=$TMP/tree.json
 in_fn() {	# samples of $JSON with a $BINARY+0xOFF frame inside function $1
+	# (with a second argument "print": those samples' lines, not a count)
 	read -r a s < <(range "$1")
-	awk -v a=$((16#$a)) -v s=$((16#$s)) -v m="\"$BINARY\\\\+0x" '
+	awk -v a=$((16#$a)) -v s=$((16#$s)) -v m="\"$BINARY\\\\+0x" -v pr="${2:-}" '
 	function hex(h,  v, i) {	# mawk has no strtonum
 		v = 0
 		for (i = 1; i <= length(h); i++)
@@ -52,9 +53,9 @@ in_fn() {	# samples of $JSON with a $BINARY+0xOFF frame inside function $1
 		n = split($0, f, m);
 		for (i = 2; i <= n; i++) {
 			x = hex(substr(f[i], 1, index(f[i], "\"") - 1));
-			if (x >= a && x < a + s) { c++; break }
+			if (x >= a && x < a + s) { c++; if (pr) print; break }
 		}
-	} END { print c + 0 }' "$JSON"
+	} END { if (!pr) print c + 0 }' "$JSON"
 }
 na=$(in_fn work_a) nb=$(in_fn work_b)
 share=$(( (na * 1000) / (na + nb + (na + nb == 0)) ))
@@ -78,6 +79,23 @@ s=$(counter "$TMP/thr-cfi.spl" samples)
 t=$(counter "$TMP/thr-cfi.spl" truncated_stacks)
 check "threads-O2: at least 99% of thread stacks reach clone ($t of $s truncated)" \
     test "$((t * 100))" -le "${s:-0}" -a "${s:-0}" -gt 0
+# Through a signal frame: samples in a handler reach main below it.
+run $REC -o "$TMP/sig.spl" -- $W/sigspin 1000
+s=$(counter "$TMP/sig.spl" samples)
+t=$(counter "$TMP/sig.spl" truncated_stacks)
+check "sigspin: at least 99% of stacks complete ($t of $s truncated)" \
+    test "$((t * 100))" -le "${s:-0}" -a "${s:-0}" -gt 0
+samples_json "$TMP/sig.spl" >"$TMP/sig.json"
+BINARY=sigspin JSON=$TMP/sig.json
+inh=$(in_fn handler_spin)
+in_fn handler_spin print >"$TMP/sig-handler.json"
+both=$(JSON=$TMP/sig-handler.json in_fn main)
+check "samples in the handler unwind through the signal frame to main ($both of $inh)" \
+    test "$inh" -gt 100 -a "$((both * 100))" -ge "$((inh * 99))"
+check "the [vdso] is unwound by its own CFI (no fallback for it)" \
+    test "$(counter "$TMP/sig.spl" fp_fallback_no_cfi)" -eq 0
+BINARY=tree JSON=$TMP/tree.json
+
 # The -O2 build's split, like the -O0 one's above.
 rm -f "$TMP/tree-O2.json"
 samples_json "$TMP/tree-O2-cfi.spl" >"$TMP/tree-O2.json"
