@@ -505,7 +505,7 @@ user_frames(struct sp_recorder *r, struct rec_proc *p,
     const struct sp_uregs *regs, const struct sp_ustack *stk, size_t *n,
     int *complete)
 {
-	struct sp_unwind_lookup lk = { find_cfi, p };
+	struct sp_unwind_lookup lk = { find_cfi, p, r->cache };
 	struct sp_unwind_result res;
 	struct sp_unwind_stats st;
 	size_t i;
@@ -515,6 +515,7 @@ user_frames(struct sp_recorder *r, struct rec_proc *p,
 	sp_unwind_dwarf(regs, stk, &lk, r->ips, r->o.max_frames - *n, &res,
 	    &st);
 	r->c[C_CFI_STEPS] += st.cfi_steps;
+	r->c[C_CFI_CACHE_HITS] += st.cache_hits;
 	for (i = 0; i < SP_FB_KINDS_; i++)
 		r->c[C_FALLBACK_FIRST_ + i] += st.fallbacks[i];
 	for (i = 0; i < res.n; i++) {

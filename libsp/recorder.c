@@ -43,6 +43,7 @@ static const char *const counter_names[C_FALLBACK_FIRST_] = {
 	[C_BAD_RECORDS] = "bad_perf_records",
 	[C_CFI_STEPS] = "cfi_steps",
 	[C_CFI_FILES] = "cfi_files",
+	[C_CFI_CACHE_HITS] = "cfi_cache_hits",
 };
 
 void
@@ -197,7 +198,9 @@ sp_recorder_new(struct sp_recorder **out, struct sp_writer *w,
 	r->ips = calloc(r->o.max_frames, sizeof(*r->ips));
 	r->frames = calloc((size_t)r->o.max_frames + 1, sizeof(*r->frames));
 	r->epfd = epoll_create1(EPOLL_CLOEXEC);
+	r->cache = sp_unwind_cache_new();
 	if (r->ips == NULL || r->frames == NULL || r->epfd < 0 ||
+	    r->cache == NULL ||
 	    online_cpus(r) < 0)
 		return diag_set(diag, -ENOMEM, "out of memory");
 	r->ring_size = (size_t)1 << pow2_at_least((size_t)r->o.ring_stacks *
@@ -793,6 +796,7 @@ sp_recorder_free(struct sp_recorder *r)
 	free(r->rings);
 	free(r->cpus);
 	free(r->targets);
+	sp_unwind_cache_free(r->cache); /* before the tables it points into */
 	sp_cfi_table_free(r->vdso);
 	while (r->files != NULL) {
 		struct rec_file *f = r->files;

@@ -38,6 +38,7 @@ enum rec_counter {
 	C_BAD_RECORDS,        /* perf records too short for their fields */
 	C_CFI_STEPS,          /* frames unwound by their CFI */
 	C_CFI_FILES,          /* ELF files whose CFI was loaded */
+	C_CFI_CACHE_HITS,     /* CFI steps served from the row cache */
 	C_FALLBACK_FIRST_,    /* then one counter per fallback reason */
 	C_UNWIND_FIRST_ = C_FALLBACK_FIRST_ + SP_FB_KINDS_,
 	C_COUNT_ = C_UNWIND_FIRST_ + SP_UNW_ERRORS_ - 1
@@ -108,6 +109,7 @@ struct sp_recorder {
 	struct sp_imap covered;   /* tids with events (opened or inherited) */
 	struct rec_file *files;   /* CFI of the files mapped so far */
 	struct sp_cfi_table *vdso; /* the [vdso]'s CFI */
+	struct sp_unwind_cache *cache;
 	int vdso_tried;
 	uint32_t *targets;        /* pids asked for */
 	size_t ntargets;

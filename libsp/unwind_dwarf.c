@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The DWARF CFI unwinder: one CFA step per frame (DWARF 5 §6.4.4), the
  * frame pointer where there is no CFI. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "cfi_table_int.h"
@@ -160,12 +161,47 @@ fp_step(struct walk *w, const struct frame *cur, struct frame *next)
 	return 0;
 }
 
+#define CACHE_SLOTS 2048u /* power of two */
+
+struct cache_slot {
+	const struct sp_cfi_table *table; /* NULL: empty */
+	uint64_t pc;                      /* ELF address */
+	struct sp_cfi_row row;
+};
+
+struct sp_unwind_cache {
+	struct cache_slot slot[CACHE_SLOTS];
+};
+
+struct sp_unwind_cache *
+sp_unwind_cache_new(void)
+{
+	return calloc(1, sizeof(struct sp_unwind_cache));
+}
+
+void
+sp_unwind_cache_free(struct sp_unwind_cache *c)
+{
+	free(c);
+}
+
+static struct cache_slot *
+cache_slot(struct sp_unwind_cache *c, const struct sp_cfi_table *t,
+    uint64_t pc)
+{
+	uint64_t h = (pc ^ (uint64_t)(uintptr_t)t) * 0x9e3779b97f4a7c15ull;
+
+	return &c->slot[(h >> 40) & (CACHE_SLOTS - 1)];
+}
+
 /* Finds the row for pc; on failure says which fallback it is. */
 static int
 row_for(const struct sp_unwind_lookup *lk, uint64_t pc,
-    struct sp_cfi_row *row, enum sp_unwind_fallback *why)
+    struct sp_cfi_row *row, enum sp_unwind_fallback *why,
+    struct sp_unwind_stats *stats)
 {
 	const struct sp_cfi_table *t = NULL;
+	struct cache_slot *cs = NULL;
 	uint64_t bias = 0;
 	int err = lk->find(lk->ctx, pc, &t, &bias);
 
@@ -177,8 +213,21 @@ row_for(const struct sp_unwind_lookup *lk, uint64_t pc,
 		*why = SP_FB_NO_CFI;
 		return -SP_ENOTFOUND;
 	}
+	if (lk->cache != NULL) {
+		cs = cache_slot(lk->cache, t, pc - bias);
+		if (cs->table == t && cs->pc == pc - bias) {
+			*row = cs->row;
+			stats->cache_hits++;
+			return 0;
+		}
+	}
 	err = sp_cfi_table_row(t, pc - bias, row);
 	*why = err == -SP_ENOTFOUND ? SP_FB_NO_FDE : SP_FB_BAD_CFI;
+	if (err == 0 && cs != NULL) {
+		cs->table = t;
+		cs->pc = pc - bias;
+		cs->row = *row;
+	}
 	return err;
 }
 
@@ -196,7 +245,7 @@ sp_unwind_dwarf(const struct sp_uregs *regs, const struct sp_ustack *stk,
 	from_perf(regs, &cur);
 	for (;;) {
 		uint64_t pc = cur.r[SP_DW_RA] - (exact ? 0 : 1);
-		enum sp_unwind_fallback why;
+		enum sp_unwind_fallback why = SP_FB_BAD_CFI;
 		int err;
 
 		if (res->n == max) {
@@ -204,7 +253,7 @@ sp_unwind_dwarf(const struct sp_uregs *regs, const struct sp_ustack *stk,
 			return;
 		}
 		ips[res->n++] = pc;
-		err = row_for(lookup, pc, &row, &why);
+		err = row_for(lookup, pc, &row, &why, stats);
 		if (err == 0) {
 			err = cfi_step(&w, &cur, &row, &next);
 			stats->cfi_steps++;

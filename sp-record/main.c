@@ -24,7 +24,8 @@ usage(int status)
 {
 	(void)fprintf(status ? stderr : stdout,
 	    "usage: sp-record [-F HZ|max] [-s STACK_BYTES] [--kernel] [--children]\n"
-	    "                 [-d SECONDS] [--bundle DIR [--bundle-binaries]]\n"
+	    "                 [-d SECONDS] [-m MAX_FRAMES]\n"
+	    "                 [--bundle DIR [--bundle-binaries]]\n"
 	    "                 [--no-stop] [-q] [-o FILE]\n"
 	    "                 (-p PID[,PID...] | -- CMD [ARGS...])\n"
 	    "Sample threads, unwind their stacks as they are recorded, and write\n"
@@ -36,6 +37,8 @@ usage(int status)
 	    "  -k, --kernel       add kernel callchains\n"
 	    "  -c, --children     follow processes forked after the start\n"
 	    "  -d, --duration S   stop after S seconds\n"
+	    "  -m, --max-frames N deepest stack kept (default 1024; deeper ones end\n"
+	    "                     in a [truncated] frame)\n"
 	    "  -b, --bundle DIR   keep what offline symbolization needs: perf maps,\n"
 	    "                     kallsyms (and ELF files, --bundle-binaries)\n"
 	    "      --bundle-binaries  also keep each module's ELF file by build-id\n"
@@ -159,6 +162,7 @@ parse_args(int argc, char **argv, struct opts *o)
 		{ "freq", required_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "kernel", no_argument, NULL, 'k' },
+		{ "max-frames", required_argument, NULL, 'm' },
 		{ "no-stop", no_argument, NULL, 'N' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "pid", required_argument, NULL, 'p' },
@@ -169,7 +173,7 @@ parse_args(int argc, char **argv, struct opts *o)
 	int ch;
 
 	o->out = "sp.spl";
-	while ((ch = getopt_long(argc, argv, "+b:cd:F:hko:p:qs:", longopts,
+	while ((ch = getopt_long(argc, argv, "+b:cd:F:hkm:o:p:qs:", longopts,
 	    NULL)) != -1) {
 		switch (ch) {
 		case 'b':
@@ -198,6 +202,10 @@ parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case 'k':
 			o->ro.kernel = 1;
+			break;
+		case 'm':
+			o->ro.max_frames = (unsigned)parse_num(optarg, 1, 65536,
+			    "--max-frames");
 			break;
 		case 'N':
 			o->ro.no_stop = 1;

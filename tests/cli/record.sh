@@ -79,6 +79,28 @@ s=$(counter "$TMP/thr-cfi.spl" samples)
 t=$(counter "$TMP/thr-cfi.spl" truncated_stacks)
 check "threads-O2: at least 99% of thread stacks reach clone ($t of $s truncated)" \
     test "$((t * 100))" -le "${s:-0}" -a "${s:-0}" -gt 0
+check "tree-O2: the row cache serves most CFI steps ($(counter "$TMP/tree-O2-cfi.spl" cfi_cache_hits))" \
+    test "$(counter "$TMP/tree-O2-cfi.spl" cfi_cache_hits)" -ge \
+    "$(( $(counter "$TMP/tree-O2-cfi.spl" cfi_steps) * 9 / 10 ))"
+
+# Deep recursion: 200 frames fit in the default 32 KiB copy, 2,000 do in
+# the largest (65528 bytes) at -O2 (16 bytes a frame here).
+for d in 200:32768 2000:65528; do
+	depth=${d%%:*} bytes=${d##*:}
+	run $REC -s "$bytes" -m 4096 -o "$TMP/rec$depth.spl" -- $W/recurse "$depth" 500
+	s=$(counter "$TMP/rec$depth.spl" samples)
+	t=$(counter "$TMP/rec$depth.spl" truncated_stacks)
+	check "recursion $depth deep, -s $bytes: 99% complete ($t of $s truncated)" \
+	    test "$((t * 100))" -le "${s:-0}" -a "${s:-0}" -gt 0
+	deep=$($DUMP "$TMP/rec$depth.spl" | grep -E '^sample .*: [0-9]+ frames$' |
+	    awk -v d="$depth" '$NF == "frames" && $(NF-1) >= d { n++ } END { print n + 0 }')
+	check "recursion $depth deep: stacks hold all $depth levels ($deep samples)" \
+	    test "$deep" -ge $((s * 9 / 10))
+done
+run $REC -m 100 -o "$TMP/rec-limit.spl" -- $W/recurse 200 300
+check "-m 100 cuts deeper stacks, counted as unwind_depth" \
+    test "$(counter "$TMP/rec-limit.spl" unwind_depth)" -gt 0
+
 # Through a signal frame: samples in a handler reach main below it.
 run $REC -o "$TMP/sig.spl" -- $W/sigspin 1000
 s=$(counter "$TMP/sig.spl" samples)
@@ -364,7 +386,8 @@ run $REC -o "$TMP/x.spl"
 check "no target is a usage error" test "$RC" -eq 2
 run $REC --help
 check "help exits 0" test "$RC" -eq 0
-for opt in --freq --stack --kernel --children --duration --pid --no-stop --output --quiet; do
+for opt in --freq --stack --kernel --children --duration --pid --no-stop --output --quiet \
+    --max-frames --bundle --bundle-binaries; do
 	check "man page documents $opt" grep -q -- "${opt//-/\\\\-}" sp-record/sp-record.1
 	check "help documents $opt" has "$opt" "$OUT"
 done

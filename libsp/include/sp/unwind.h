@@ -81,15 +81,29 @@ struct sp_cfi_table;
  * bias (runtime address - ELF address), or -SP_ENOTFOUND when no module
  * covers pc.
  */
+struct sp_unwind_cache;
+
 struct sp_unwind_lookup {
 	int (*find)(void *ctx, uint64_t pc, const struct sp_cfi_table **table,
 	    uint64_t *bias);
 	void *ctx;
+	/* Rows already computed, by (table, pc); may be NULL. */
+	struct sp_unwind_cache *cache;
 };
+
+/*
+ * A direct-mapped cache of CFI rows, so that the steady state of a hot
+ * loop is one lookup per frame with no parsing.  Rows point into their
+ * tables: the tables must outlive the cache.  Returns NULL when out of
+ * memory.
+ */
+struct sp_unwind_cache *sp_unwind_cache_new(void);
+void sp_unwind_cache_free(struct sp_unwind_cache *c);
 
 struct sp_unwind_stats {
 	uint64_t fallbacks[SP_FB_KINDS_];
 	uint64_t cfi_steps;
+	uint64_t cache_hits;
 };
 
 /*

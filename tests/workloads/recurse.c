@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Recurses DEPTH frames deep and spins at the bottom, for the unwinder's
+ * deep-stack tests.  usage: recurse DEPTH [MILLISECONDS] (default 200, 500)
+ */
+#include <stdlib.h>
+#include <time.h>
+
+static volatile unsigned long sink;
+
+static long
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+__attribute__((noinline)) void bottom(long ms);
+__attribute__((noinline)) void down(int n, long ms);
+
+void
+bottom(long ms)
+{
+	long end = now_ms() + ms;
+
+	while (now_ms() < end)
+		for (int i = 0; i < 10000; i++)
+			sink += (unsigned long)i;
+}
+
+void
+down(int n, long ms)
+{
+	if (n <= 1)
+		bottom(ms);
+	else
+		down(n - 1, ms);
+	/* Keep a frame per level: no tail call. */
+	__asm__ volatile("" ::: "memory");
+}
+
+int
+main(int argc, char **argv)
+{
+	down(argc > 1 ? atoi(argv[1]) : 200, argc > 2 ? atol(argv[2]) : 500);
+	return 0;
+}
