@@ -56,6 +56,18 @@ put_defs(struct sp_writer *w)
 	uint32_t path, comm, fn, file, i;
 	static const uint64_t ips[] = { 0x1100, 0x1200, 0x1300, 0x1400 };
 
+	memset(&r, 0, sizeof(r));
+	r.kind = SP_REC_HOST;
+	r.u.host.hostname.s = "otherhost";
+	r.u.host.hostname.len = 9;
+	r.u.host.release.s = "5.10.0";
+	r.u.host.release.len = 6;
+	r.u.host.machine.s = "x86_64";
+	r.u.host.machine.len = 6;
+	r.u.host.page_size = 4096;
+	r.u.host.has_boot_id = 1;
+	memset(r.u.host.boot_id, 0xcd, 16);
+	(void)put(w, &r);
 	check(sp_writer_string(w, "/usr/bin/ref", 12, &path), "string");
 	check(sp_writer_string(w, "ref-main", 8, &comm), "string");
 	memset(&r, 0, sizeof(r));

@@ -13,7 +13,7 @@ void ref_header(struct sp_header *h);
 
 /*
  * Writes the reference spool's records to w: one record of every kind
- * but HOST, nsamples samples over two threads and three stacks, an exit
+ * (HOST 1 is "otherhost", not used by the rest), nsamples samples over two threads and three stacks, an exit
  * event and a summary, then END when finish is set (else only a flush).
  * Aborts on a writer error, which would be a bug.
  */
