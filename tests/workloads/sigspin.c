@@ -67,5 +67,9 @@ main(int argc, char **argv)
 	sigaction(SIGALRM, &sa, NULL);
 	setitimer(ITIMER_REAL, &it, NULL);
 	wait_loop(argc > 1 ? atol(argv[1]) : 1000);
+	/* No handler may run on the way out, where main is not on the
+	 * stack any more. */
+	it.it_value.tv_usec = it.it_interval.tv_usec = 0;
+	setitimer(ITIMER_REAL, &it, NULL);
 	return done;
 }
