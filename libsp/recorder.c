@@ -148,9 +148,9 @@ init_attr(struct sp_recorder *r)
 	a->use_clockid = 1;
 	a->clockid = CLOCK_MONOTONIC;
 	a->inherit = 1;
-	/* Wake the drain when an eighth of a ring is used: with 32 stacks
-	 * of room that is 4 samples, leaving 28 samples (28 ms at 1 kHz) of
-	 * slack for a recorder that is not scheduled at once. */
+	/* Wake the drain when an eighth of a ring is used: with 64 stacks
+	 * of room that is 8 samples, leaving 56 (56 ms at 1 kHz) of slack
+	 * for a recorder that is not scheduled at once. */
 	a->watermark = 1;
 	a->wakeup_watermark = (uint32_t)(r->ring_size / 8);
 	r->event_name = "cycles";
