@@ -216,6 +216,27 @@ sp_rd_u64(struct sp_cur *c)
 	return sp_le64(b);
 }
 
+/* A signed LEB128 (DWARF 5 §7.6), at most 10 bytes. */
+static inline int64_t
+sp_rd_sleb(struct sp_cur *c)
+{
+	uint64_t r = 0;
+	unsigned shift = 0;
+	uint8_t b = 0x80;
+
+	while (c->err == 0 && (b & 0x80)) {
+		b = sp_rd_u8(c);
+		if (shift < 64)
+			r |= (uint64_t)(b & 0x7f) << shift;
+		shift += 7;
+		if (shift > 70)
+			c->err = -SP_EFORMAT;
+	}
+	if (shift < 64 && (b & 0x40))
+		r |= ~(uint64_t)0 << shift;
+	return (int64_t)r;
+}
+
 static inline int64_t
 sp_rd_svarint(struct sp_cur *c)
 {

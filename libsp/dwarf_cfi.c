@@ -22,26 +22,6 @@ scaled(uint64_t v, int64_t factor)
 	return (int64_t)(v * (uint64_t)factor);
 }
 
-static int64_t
-sleb(struct sp_cur *c)
-{
-	uint64_t r = 0;
-	unsigned shift = 0;
-	uint8_t b = 0x80;
-
-	while (c->err == 0 && (b & 0x80)) {
-		b = sp_rd_u8(c);
-		if (shift < 64)
-			r |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-		if (shift > 70)
-			c->err = -SP_EFORMAT;
-	}
-	if (shift < 64 && (b & 0x40))
-		r |= ~(uint64_t)0 << shift;
-	return (int64_t)r;
-}
-
 int
 sp_cfi_read_pointer(const uint8_t *p, size_t len, size_t *pos, uint8_t enc,
     uint64_t base_vaddr, uint64_t datarel, uint64_t *out)
@@ -80,7 +60,7 @@ sp_cfi_read_pointer(const uint8_t *p, size_t len, size_t *pos, uint8_t enc,
 		v = (uint64_t)(int64_t)(int32_t)sp_rd_u32(&c);
 		break;
 	case PE_SLEB128:
-		v = (uint64_t)sleb(&c);
+		v = (uint64_t)sp_rd_sleb(&c);
 		break;
 	default:
 		return -SP_EFORMAT;
@@ -229,7 +209,7 @@ parse_cie(const struct sp_cfi_section *s, size_t off, struct cie *ci)
 			return -SP_EFORMAT; /* 8-byte addresses, no segments */
 	}
 	ci->code_align = sp_rd_varint(&c);
-	ci->data_align = sleb(&c);
+	ci->data_align = sp_rd_sleb(&c);
 	ci->ra = version == 1 ? sp_rd_u8(&c) : sp_rd_varint(&c);
 	ci->fde_enc = PE_ABSPTR; /* .debug_frame: plain 8-byte addresses */
 	if (c.err)
@@ -458,13 +438,13 @@ extended(struct machine *m, struct sp_cur *c, uint8_t op)
 		return set_expr(m, c, sp_rd_varint(c), SP_RULE_EXPR);
 	case 0x11: /* DW_CFA_offset_extended_sf */
 		reg = sp_rd_varint(c);
-		set(m, reg, SP_RULE_OFFSET, scaled((uint64_t)sleb(c), da));
+		set(m, reg, SP_RULE_OFFSET, scaled((uint64_t)sp_rd_sleb(c), da));
 		return 0;
 	case 0x12: /* DW_CFA_def_cfa_sf */
 		reg = sp_rd_varint(c);
-		return def_cfa(m, reg, scaled((uint64_t)sleb(c), da));
+		return def_cfa(m, reg, scaled((uint64_t)sp_rd_sleb(c), da));
 	case 0x13: /* DW_CFA_def_cfa_offset_sf */
-		m->row->cfa_off = scaled((uint64_t)sleb(c), da);
+		m->row->cfa_off = scaled((uint64_t)sp_rd_sleb(c), da);
 		return 0;
 	case 0x14: /* DW_CFA_val_offset */
 		reg = sp_rd_varint(c);
@@ -472,7 +452,7 @@ extended(struct machine *m, struct sp_cur *c, uint8_t op)
 		return 0;
 	case 0x15: /* DW_CFA_val_offset_sf */
 		reg = sp_rd_varint(c);
-		set(m, reg, SP_RULE_VAL_OFFSET, scaled((uint64_t)sleb(c), da));
+		set(m, reg, SP_RULE_VAL_OFFSET, scaled((uint64_t)sp_rd_sleb(c), da));
 		return 0;
 	case 0x16: /* DW_CFA_val_expression */
 		return set_expr(m, c, sp_rd_varint(c), SP_RULE_VAL_EXPR);

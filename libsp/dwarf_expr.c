@@ -30,26 +30,6 @@ pop(struct stack *s, uint64_t *v)
 	return 0;
 }
 
-static int64_t
-sleb(struct sp_cur *c)
-{
-	uint64_t r = 0;
-	unsigned shift = 0;
-	uint8_t b = 0x80;
-
-	while (c->err == 0 && (b & 0x80)) {
-		b = sp_rd_u8(c);
-		if (shift < 64)
-			r |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-		if (shift > 70)
-			c->err = -SP_EFORMAT;
-	}
-	if (shift < 64 && (b & 0x40))
-		r |= ~(uint64_t)0 << shift;
-	return (int64_t)r;
-}
-
 /* Binary operations (§2.5.1.4): b is the top, a below it. */
 static int
 binary(uint8_t op, uint64_t a, uint64_t b, uint64_t *r)
@@ -158,7 +138,7 @@ constant(uint8_t op, struct sp_cur *c, uint64_t *v)
 	case 0x0e:                                                /* const8u */
 	case 0x0f: *v = sp_rd_u64(c); break;                      /* const8s */
 	case 0x10: *v = sp_rd_varint(c); break;                   /* constu */
-	case 0x11: *v = (uint64_t)sleb(c); break;                 /* consts */
+	case 0x11: *v = (uint64_t)sp_rd_sleb(c); break;                 /* consts */
 	default: return -SP_EFORMAT;
 	}
 	return c->err ? -SP_EFORMAT : 0;
@@ -176,7 +156,7 @@ step(struct stack *s, struct sp_cur *c, const uint64_t *regs, uint32_t valid,
 	if (op >= 0x30 && op <= 0x4f) /* lit0..lit31 */
 		return push(s, op - 0x30u);
 	if (op >= 0x70 && op <= 0x8f) { /* breg0..breg31 */
-		int64_t off = sleb(c);
+		int64_t off = sp_rd_sleb(c);
 
 		if ((err = reg_value(regs, valid, op - 0x70u, &v)) != 0)
 			return err;
@@ -206,7 +186,7 @@ step(struct stack *s, struct sp_cur *c, const uint64_t *regs, uint32_t valid,
 		return push(s, a + sp_rd_varint(c));
 	case 0x92: /* bregx */
 		a = sp_rd_varint(c);
-		b = (uint64_t)sleb(c);
+		b = (uint64_t)sp_rd_sleb(c);
 		if ((err = reg_value(regs, valid, a, &v)) != 0)
 			return err;
 		return push(s, v + b);
