@@ -15,7 +15,12 @@
 #include <stdlib.h>
 #include <time.h>
 
-#define UNIT 200000ul /* loop iterations of one unit, well under 1 ms */
+/*
+ * Loop iterations of one unit: a few ms, so one round of run() (5 units)
+ * spans many sampling intervals.  With a round near 1 ms, sampling at
+ * 1 kHz aliases with it and the measured split drifts far from 60/40.
+ */
+#define UNIT 2000000ul
 
 /* After a function's last call: keeps -O2 from turning it into a tail
  * call, which would take the caller's frame off the stack. */
