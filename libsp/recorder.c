@@ -676,7 +676,8 @@ count_live(void *val, void *ctx)
 {
 	const struct rec_proc *p = val;
 
-	if (p->tracked && !p->exited)
+	/* Exited processes are already out of the table (rec_process.c). */
+	if (p->tracked)
 		(*(size_t *)ctx)++;
 }
 

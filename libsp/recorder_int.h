@@ -66,7 +66,6 @@ struct rec_proc {
 	uint32_t pid;
 	int tracked;          /* its samples are recorded */
 	int python;           /* last PYTHON status written */
-	int exited;
 	uid_t uid;            /* owner, for perf-map checks; -1 unknown */
 	struct rec_range *maps;  /* sorted by start, not overlapping */
 	size_t nmaps, capmaps;
