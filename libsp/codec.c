@@ -13,7 +13,7 @@ static const char *const kind_names[SP_REC_KINDS_] = {
 	[SP_REC_SAMPLE] = "sample",   [SP_REC_PYTHON] = "python",
 	[SP_REC_PROC] = "proc",       [SP_REC_SUMMARY] = "summary",
 	[SP_REC_SYMBOL] = "symbol",   [SP_REC_RECORDING] = "recording",
-	[SP_REC_END] = "end",
+	[SP_REC_END] = "end",         [SP_REC_RAWSTACK] = "rawstack",
 };
 
 const char *
@@ -281,6 +281,22 @@ dec_recording(struct sp_cur *c, struct sp_recording *r)
 }
 
 static const char *
+dec_rawstack(struct sp_cur *c, struct sp_rawstack *r)
+{
+	size_t len;
+
+	r->nregs = sp_rd_u32v(c);
+	if (c->err == 0 && r->nregs > SP_RAWSTACK_REGS_MAX)
+		return "raw stack has too many registers";
+	if (c->err == 0 && (size_t)r->nregs * 8 > sp_cur_left(c))
+		c->err = -SP_ETRUNC;
+	r->regs = sp_take(c, (size_t)r->nregs * 8);
+	r->stack = sp_rd_str(c, &len);
+	r->stack_len = (uint32_t)len; /* < SP_RECORD_MAX */
+	return NULL;
+}
+
+static const char *
 dec_payload(struct sp_codec *k, struct sp_cur *c, struct sp_record *r)
 {
 	switch (r->kind) {
@@ -318,6 +334,8 @@ dec_payload(struct sp_codec *k, struct sp_cur *c, struct sp_record *r)
 		return dec_symbol(k, c, &r->u.symbol);
 	case SP_REC_RECORDING:
 		return dec_recording(c, &r->u.recording);
+	case SP_REC_RAWSTACK:
+		return dec_rawstack(c, &r->u.rawstack);
 	case SP_REC_END:
 		if (c->len != 4)
 			return "end record is not 4 bytes";
@@ -513,6 +531,14 @@ enc_payload(struct sp_codec *c, struct sp_buf *b, const struct sp_record *r)
 		return 0;
 	case SP_REC_RECORDING:
 		enc_recording(b, &r->u.recording);
+		return 0;
+	case SP_REC_RAWSTACK:
+		if (r->u.rawstack.nregs > SP_RAWSTACK_REGS_MAX)
+			return -SP_EUSAGE;
+		sp_buf_varint(b, r->u.rawstack.nregs);
+		sp_buf_put(b, r->u.rawstack.regs, (size_t)r->u.rawstack.nregs * 8);
+		sp_buf_str(b, (const char *)r->u.rawstack.stack,
+		    r->u.rawstack.stack_len);
 		return 0;
 	case SP_REC_END:
 		sp_put_le32(crc, r->u.crc32);

@@ -10,6 +10,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "cfi_table_int.h"
@@ -68,14 +69,6 @@ rec_proc_get(struct sp_recorder *r, uint32_t pid, int make)
 	return p;
 }
 
-void
-rec_proc_free(struct rec_proc *p)
-{
-	if (p != NULL)
-		free(p->maps);
-	free(p);
-}
-
 
 static int
 put(struct sp_recorder *r, struct sp_record *rec, uint32_t *id)
@@ -119,8 +112,9 @@ rec_write_python(struct sp_recorder *r, struct rec_proc *p, int is_py,
  * opened through /proc so that containers and deleted files resolve to
  * the image the process mapped; checks it is that inode.
  */
-/* The CFI of the file open on fd, read once per file (dev, inode). */
-static const struct sp_cfi_table *
+/* The CFI of the file open on fd, read once per file (dev, inode) while
+ * some mapping uses it. */
+static struct rec_file *
 file_cfi(struct sp_recorder *r, int fd, const struct stat *st)
 {
 	struct rec_file *f;
@@ -128,7 +122,7 @@ file_cfi(struct sp_recorder *r, int fd, const struct stat *st)
 
 	for (f = r->files; f != NULL; f = f->next)
 		if (f->dev == (uint64_t)st->st_dev && f->ino == (uint64_t)st->st_ino)
-			return f->cfi;
+			return f;
 	f = calloc(1, sizeof(*f));
 	if (f == NULL)
 		return NULL;
@@ -140,7 +134,7 @@ file_cfi(struct sp_recorder *r, int fd, const struct stat *st)
 		r->c[C_CFI_FILES]++;
 	f->next = r->files;
 	r->files = f;
-	return f->cfi;
+	return f;
 }
 
 static void
@@ -167,7 +161,8 @@ read_build_id(struct sp_recorder *r, uint32_t pid, uint64_t start,
 	    major(st.st_dev) == maj && minor(st.st_dev) == min) {
 		uint64_t vaddr;
 
-		range->cfi = file_cfi(r, fd, &st);
+		range->file = file_cfi(r, fd, &st);
+		range->cfi = range->file != NULL ? range->file->cfi : NULL;
 		if (range->cfi != NULL &&
 		    sp_cfi_table_vaddr(range->cfi, range->offset, &vaddr) == 0)
 			range->bias = range->start - vaddr;
@@ -288,7 +283,7 @@ rec_add_mapping(struct sp_recorder *r, struct rec_proc *p, uint64_t start,
 	err = put(r, &rec, &nr.module);
 	if (err)
 		return err;
-	err = rec_insert_range(p, &nr);
+	err = rec_insert_range(r, p, &nr);
 	if (err == 0 && is_python_path(cpath, path_len))
 		err = rec_write_python(r, p, 1, r->now);
 	return err;
@@ -498,6 +493,49 @@ find_cfi(void *ctx, uint64_t pc, const struct sp_cfi_table **t,
 	return 0;
 }
 
+/* Code bytes of the sampled process, for the leaf analysis: up to the
+ * end of addr's page and then the next page, each read on its own so an
+ * unmapped second page still leaves the first.  A sample read from the
+ * ring after its process exited can still be analysed when its code is
+ * file-backed: then the bytes come from the file. */
+static size_t
+read_code(void *ctx, uint64_t addr, uint8_t *buf, size_t len)
+{
+	const struct rec_proc *p = ctx;
+	const struct rec_range *m;
+	uint64_t page_end = (addr | 4095) + 1;
+	size_t first = page_end - addr < len ? (size_t)(page_end - addr) : len;
+	struct iovec local[2], remote[2];
+	ssize_t got;
+	int n = 1;
+
+	local[0].iov_base = buf;
+	local[0].iov_len = first;
+	/* An address in the other process, never dereferenced here. */
+	/* NOLINTNEXTLINE(performance-no-int-to-ptr) */
+	remote[0].iov_base = (void *)(uintptr_t)addr;
+	remote[0].iov_len = first;
+	if (first < len) {
+		local[1].iov_base = buf + first;
+		local[1].iov_len = len - first;
+		/* NOLINTNEXTLINE(performance-no-int-to-ptr) */
+		remote[1].iov_base = (void *)(uintptr_t)page_end;
+		remote[1].iov_len = len - first;
+		n = 2;
+	}
+	got = process_vm_readv((pid_t)p->pid, local, (unsigned long)n, remote,
+	    (unsigned long)n, 0);
+	if (got > 0)
+		return (size_t)got;
+	m = rec_find_range(p, addr);
+	if (m == NULL || m->cfi == NULL || m->cfi->fd < 0)
+		return 0;
+	if (len > m->end - addr)
+		len = (size_t)(m->end - addr);
+	got = pread(m->cfi->fd, buf, len, (off_t)(addr - m->start + m->offset));
+	return got > 0 ? (size_t)got : 0;
+}
+
 /* User frames from the unwinder (return addresses come rewound into
  * their call instructions). */
 static int
@@ -505,7 +543,7 @@ user_frames(struct sp_recorder *r, struct rec_proc *p,
     const struct sp_uregs *regs, const struct sp_ustack *stk, size_t *n,
     int *complete)
 {
-	struct sp_unwind_lookup lk = { find_cfi, p, r->cache };
+	struct sp_unwind_lookup lk = { find_cfi, p, r->cache, read_code };
 	struct sp_unwind_result res;
 	struct sp_unwind_stats st;
 	size_t i;
@@ -516,6 +554,8 @@ user_frames(struct sp_recorder *r, struct rec_proc *p,
 	    &st);
 	r->c[C_CFI_STEPS] += st.cfi_steps;
 	r->c[C_CFI_CACHE_HITS] += st.cache_hits;
+	r->c[C_LEAF_INSN] += st.leaf_insn;
+	r->c[C_LEAF_INSN_UNKNOWN] += st.leaf_insn_unknown;
 	for (i = 0; i < SP_FB_KINDS_; i++)
 		r->c[C_FALLBACK_FIRST_ + i] += st.fallbacks[i];
 	for (i = 0; i < res.n; i++) {
@@ -562,6 +602,26 @@ write_sample(struct sp_recorder *r, uint32_t pid, uint32_t tid, uint32_t cpu,
 
 /* perf_event_open(2): PERF_RECORD_SAMPLE with TID, TIME, CPU, CALLCHAIN
  * (with --kernel), REGS_USER and STACK_USER, in that order. */
+/* What the unwinder saw, after the sample it belongs to. */
+static int
+write_rawstack(struct sp_recorder *r, const struct sp_uregs *regs,
+    const struct sp_ustack *stk)
+{
+	uint8_t raw[SP_REG_COUNT * 8];
+	struct sp_record rec;
+	size_t i;
+
+	for (i = 0; i < SP_REG_COUNT; i++)
+		sp_put_le64(raw + 8 * i, regs->r[i]);
+	memset(&rec, 0, sizeof(rec));
+	rec.kind = SP_REC_RAWSTACK;
+	rec.u.rawstack.nregs = SP_REG_COUNT;
+	rec.u.rawstack.regs = raw;
+	rec.u.rawstack.stack = stk->data;
+	rec.u.rawstack.stack_len = (uint32_t)stk->len;
+	return put(r, &rec, NULL);
+}
+
 static int
 on_sample(struct sp_recorder *r, const uint8_t *rec, size_t len)
 {
@@ -614,7 +674,10 @@ on_sample(struct sp_recorder *r, const uint8_t *rec, size_t len)
 	} else if (n == 0) {
 		r->c[C_UNW(SP_UNW_NO_REGS)]++;
 	}
-	return write_sample(r, pid, tid, cpu, n, complete);
+	err = write_sample(r, pid, tid, cpu, n, complete);
+	if (err == 0 && has_regs && r->o.raw_stacks)
+		err = write_rawstack(r, &regs, &stk);
+	return err;
 }
 
 static int
@@ -694,7 +757,7 @@ on_comm(struct sp_recorder *r, const uint8_t *rec, size_t len, int exec)
 	if (p == NULL || !p->tracked)
 		return 0;
 	if (exec) {
-		p->nmaps = 0; /* the old image's mappings are gone */
+		rec_drop_maps(r, p); /* the old image's mappings are gone */
 		err = rec_write_python(r, p, 0, r->now);
 		if (err)
 			return err;
@@ -728,7 +791,7 @@ on_task(struct sp_recorder *r, const uint8_t *rec, size_t len, int fork)
 		if (p != NULL && pid != ppid && p->nmaps == 0 && !p->tracked) {
 			p->tracked = 1;
 			p->last_rescan = r->now;
-			if ((err = rec_clone_maps(p, parent)) != 0 ||
+			if ((err = rec_clone_maps(r, p, parent)) != 0 ||
 			    (err = rec_write_python(r, p, parent->python,
 			    r->now)) != 0)
 				return err;
@@ -749,7 +812,7 @@ on_task(struct sp_recorder *r, const uint8_t *rec, size_t len, int fork)
 		 * mix in another process's map later. */
 		if (r->o.bundle != NULL)
 			(void)sp_bundle_perf_map(r->o.bundle, (pid_t)pid, p->uid);
-		rec_proc_free(sp_imap_del(&r->procs, pid));
+		rec_proc_free(r, sp_imap_del(&r->procs, pid));
 	}
 	return err;
 }

@@ -44,6 +44,9 @@ static const char *const counter_names[C_FALLBACK_FIRST_] = {
 	[C_CFI_STEPS] = "cfi_steps",
 	[C_CFI_FILES] = "cfi_files",
 	[C_CFI_CACHE_HITS] = "cfi_cache_hits",
+	[C_CFI_RELEASED] = "cfi_files_released",
+	[C_LEAF_INSN] = "leaf_insn_analysed",
+	[C_LEAF_INSN_UNKNOWN] = "leaf_insn_unknown",
 };
 
 void
@@ -773,8 +776,7 @@ free_val(void *val, void *ctx)
 static void
 free_proc(void *val, void *ctx)
 {
-	(void)ctx;
-	rec_proc_free(val);
+	rec_proc_free(ctx, val);
 }
 
 void
@@ -786,7 +788,7 @@ sp_recorder_free(struct sp_recorder *r)
 		close_events(r);
 	if (r->epfd >= 0)
 		(void)close(r->epfd);
-	sp_imap_each(&r->procs, free_proc, NULL);
+	sp_imap_each(&r->procs, free_proc, r);
 	sp_imap_each(&r->threads, free_val, NULL);
 	sp_imap_fini(&r->procs);
 	sp_imap_fini(&r->threads);

@@ -39,6 +39,9 @@ enum rec_counter {
 	C_CFI_STEPS,          /* frames unwound by their CFI */
 	C_CFI_FILES,          /* ELF files whose CFI was loaded */
 	C_CFI_CACHE_HITS,     /* CFI steps served from the row cache */
+	C_CFI_RELEASED,       /* files whose CFI was freed: no longer mapped */
+	C_LEAF_INSN,          /* leaves without CFI unwound by analysis */
+	C_LEAF_INSN_UNKNOWN,  /* leaves the analysis could not tell */
 	C_FALLBACK_FIRST_,    /* then one counter per fallback reason */
 	C_UNWIND_FIRST_ = C_FALLBACK_FIRST_ + SP_FB_KINDS_,
 	C_COUNT_ = C_UNWIND_FIRST_ + SP_UNW_ERRORS_ - 1
@@ -53,12 +56,14 @@ struct rec_range {
 	uint64_t offset;      /* file offset of start */
 	const struct sp_cfi_table *cfi; /* the file's CFI, NULL if none */
 	uint64_t bias;        /* runtime address - ELF address */
+	struct rec_file *file; /* holds a reference; NULL for none, [vdso] */
 };
 
 /* An ELF file whose CFI was read, shared by every mapping of it. */
 struct rec_file {
 	uint64_t dev, ino;
 	struct sp_cfi_table *cfi;
+	size_t refs;          /* mappings that use it; freed at 0 */
 	struct rec_file *next;
 };
 
@@ -130,13 +135,19 @@ struct sp_recorder {
 /* rec_maps.c: the mapping containing ip, or NULL; inserting a mapping
  * (cutting away what it overlaps); copying a parent's table at fork. */
 const struct rec_range *rec_find_range(const struct rec_proc *p, uint64_t ip);
-int rec_insert_range(struct rec_proc *p, const struct rec_range *nr);
-int rec_clone_maps(struct rec_proc *child, const struct rec_proc *parent);
+int rec_insert_range(struct sp_recorder *r, struct rec_proc *p,
+    const struct rec_range *nr);
+int rec_clone_maps(struct sp_recorder *r, struct rec_proc *child,
+    const struct rec_proc *parent);
 
 /* rec_process.c */
 int rec_process(struct sp_recorder *r, const uint8_t *rec, size_t len);
 struct rec_proc *rec_proc_get(struct sp_recorder *r, uint32_t pid, int make);
-void rec_proc_free(struct rec_proc *p);
+void rec_proc_free(struct sp_recorder *r, struct rec_proc *p);
+/* Forgets every mapping of p (exec), releasing their files. */
+void rec_drop_maps(struct sp_recorder *r, struct rec_proc *p);
+/* Drops a mapping's reference; the last one frees the file's CFI. */
+void rec_file_unref(struct sp_recorder *r, struct rec_file *f);
 int rec_add_mapping(struct sp_recorder *r, struct rec_proc *p,
     uint64_t start, uint64_t len, uint64_t pgoff, uint64_t inode,
     uint32_t maj, uint32_t min, const char *path, size_t path_len);

@@ -7,6 +7,7 @@
 #include "cfi_table_int.h"
 #include "cursor_int.h"
 #include "sp/unwind.h"
+#include "unwind_leaf_int.h"
 
 static const char *const fallback_names[SP_FB_KINDS_] = {
 	[SP_FB_NO_MODULE] = "fp_fallback_no_module",
@@ -161,6 +162,40 @@ fp_step(struct walk *w, const struct frame *cur, struct frame *next)
 	return 0;
 }
 
+/*
+ * A leaf frame without CFI: where instruction analysis finds the return
+ * address, the caller's rsp is just above it and rbp is either untouched
+ * or saved below it.  Returns 0 with next filled, or -SP_ENOTFOUND to walk
+ * the frame pointer instead.
+ */
+static int
+leaf_step(struct walk *w, const struct frame *cur,
+    const struct sp_unwind_lookup *lk, uint64_t pc, struct frame *next,
+    struct sp_unwind_stats *stats)
+{
+	uint64_t sp = cur->r[SP_DW_RSP], bp = cur->r[SP_DW_RBP], ra;
+	struct sp_leaf lf;
+
+	if (sp_unwind_leaf(pc, lk->read_code, lk->ctx, &lf) != 0 ||
+	    lf.kind == SP_LEAF_UNKNOWN) {
+		stats->leaf_insn_unknown++;
+		return -SP_ENOTFOUND;
+	}
+	stats->leaf_insn++;
+	if (lf.kind == SP_LEAF_FRAME)
+		return -SP_ENOTFOUND;
+	if (load(w, sp + (uint64_t)lf.ra_off, &ra) < 0 ||
+	    (lf.bp_saved && load(w, sp + (uint64_t)lf.bp_off, &bp) < 0))
+		return -SP_ENOTFOUND;
+	memset(next, 0, sizeof(*next));
+	next->r[SP_DW_RA] = ra;
+	next->r[SP_DW_RSP] = sp + (uint64_t)lf.ra_off + 8;
+	next->r[SP_DW_RBP] = bp;
+	next->valid = 1u << SP_DW_RA | 1u << SP_DW_RSP |
+	    (cur->valid & 1u << SP_DW_RBP) | (uint32_t)lf.bp_saved << SP_DW_RBP;
+	return 0;
+}
+
 #define CACHE_SLOTS 2048u /* power of two */
 
 struct cache_slot {
@@ -183,6 +218,19 @@ void
 sp_unwind_cache_free(struct sp_unwind_cache *c)
 {
 	free(c);
+}
+
+void
+sp_unwind_cache_forget(struct sp_unwind_cache *c,
+    const struct sp_cfi_table *t)
+{
+	size_t i;
+
+	if (c == NULL)
+		return;
+	for (i = 0; i < CACHE_SLOTS; i++)
+		if (c->slot[i].table == t)
+			c->slot[i].table = NULL;
 }
 
 static struct cache_slot *
@@ -246,7 +294,7 @@ sp_unwind_dwarf(const struct sp_uregs *regs, const struct sp_ustack *stk,
 	for (;;) {
 		uint64_t pc = cur.r[SP_DW_RA] - (exact ? 0 : 1);
 		enum sp_unwind_fallback why = SP_FB_BAD_CFI;
-		int err;
+		int own_regs = exact, err;
 
 		if (res->n == max) {
 			res->error = SP_UNW_DEPTH;
@@ -265,7 +313,14 @@ sp_unwind_dwarf(const struct sp_uregs *regs, const struct sp_ustack *stk,
 		}
 		if (err) {
 			stats->fallbacks[why]++;
+			/* Instruction analysis only where the registers are
+			 * the frame's own: never at a rewound return address. */
+			if (own_regs && lookup->read_code != NULL)
+				err = leaf_step(&w, &cur, lookup, pc, &next,
+				    stats);
 			exact = 0;
+		}
+		if (err) {
 			/* _start clears rbp: a zero frame pointer is the end. */
 			if ((cur.valid & (1u << SP_DW_RBP)) &&
 			    cur.r[SP_DW_RBP] == 0) {

@@ -26,7 +26,7 @@ usage(int status)
 	    "usage: sp-record [-F HZ|max] [-s STACK_BYTES] [--kernel] [--children]\n"
 	    "                 [-d SECONDS] [-m MAX_FRAMES]\n"
 	    "                 [--bundle DIR [--bundle-binaries]]\n"
-	    "                 [--no-stop] [-q] [-o FILE]\n"
+	    "                 [--no-stop] [--raw-stacks] [-q] [-o FILE]\n"
 	    "                 (-p PID[,PID...] | -- CMD [ARGS...])\n"
 	    "Sample threads, unwind their stacks as they are recorded, and write\n"
 	    "a spool (default sp.spl; - is standard output).\n"
@@ -44,6 +44,8 @@ usage(int status)
 	    "      --bundle-binaries  also keep each module's ELF file by build-id\n"
 	    "  -p, --pid PID,...  attach to running processes (may repeat)\n"
 	    "      --no-stop      attach without briefly stopping the targets\n"
+	    "      --raw-stacks   also store each sample's registers and stack\n"
+	    "                     bytes (for replaying the unwinder; large)\n"
 	    "  -o, --output FILE  where to write the spool\n"
 	    "  -q, --quiet        no status line and no summary\n"
 	    "  -h, --help         this text\n");
@@ -167,6 +169,7 @@ parse_args(int argc, char **argv, struct opts *o)
 		{ "output", required_argument, NULL, 'o' },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "raw-stacks", no_argument, NULL, 'R' },
 		{ "stack", required_argument, NULL, 's' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -209,6 +212,9 @@ parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case 'N':
 			o->ro.no_stop = 1;
+			break;
+		case 'R':
+			o->ro.raw_stacks = 1;
 			break;
 		case 'o':
 			o->out = optarg;

@@ -150,6 +150,28 @@ ref_header(struct sp_header *h)
 	h->boot_id[0] = 0xab;
 }
 
+/* After the first sample: REF_RAW_REGS registers r[k] = k + 1 and
+ * REF_RAW_BYTES stack bytes b[k] = k. */
+static void
+put_rawstack(struct sp_writer *w)
+{
+	uint8_t regs[REF_RAW_REGS * 8] = { 0 }, stack[REF_RAW_BYTES];
+	struct sp_record r;
+	size_t k;
+
+	for (k = 0; k < REF_RAW_REGS; k++)
+		regs[8 * k] = (uint8_t)(k + 1);
+	for (k = 0; k < REF_RAW_BYTES; k++)
+		stack[k] = (uint8_t)k;
+	memset(&r, 0, sizeof(r));
+	r.kind = SP_REC_RAWSTACK;
+	r.u.rawstack.nregs = REF_RAW_REGS;
+	r.u.rawstack.regs = regs;
+	r.u.rawstack.stack = stack;
+	r.u.rawstack.stack_len = REF_RAW_BYTES;
+	(void)put(w, &r);
+}
+
 void
 ref_write(struct sp_writer *w, size_t nsamples, int finish)
 {
@@ -176,6 +198,8 @@ ref_write(struct sp_writer *w, size_t nsamples, int finish)
 		r.u.sample.time = REF_T0 + i * REF_DT;
 		r.u.sample.cpu = (uint32_t)(i % 2);
 		(void)put(w, &r);
+		if (i == 0)
+			put_rawstack(w);
 	}
 	memset(&r, 0, sizeof(r));
 	r.kind = SP_REC_PROC;

@@ -2,6 +2,10 @@
 #ifndef TESTS_REFSPOOL_H
 #define TESTS_REFSPOOL_H
 
+/* The raw stack after the first sample (refspool.c). */
+#define REF_RAW_REGS 3
+#define REF_RAW_BYTES 16
+
 #include <stddef.h>
 #include <stdint.h>
 

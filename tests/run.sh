@@ -64,6 +64,7 @@ for t in snapshot replay tail roundtrip; do
 	regress "$t" "fuzz/corpus/$t" tests/bad
 done
 regress cfi fuzz/corpus/cfi
+regress unwind fuzz/corpus/unwind
 for s in tests/cli/*.sh; do
 	cli "$s"
 done

@@ -261,6 +261,10 @@ samples_json "$TMP/dl.spl" | awk -v out="$TMP/dl.verdict" '
 verdict=$(cat "$TMP/dl.verdict")
 check "every library sample lies in that library's lifetime ($verdict)" \
     grep -qE '^a=[1-9][0-9]* b=[1-9][0-9]* wrong=0$' "$TMP/dl.verdict"
+# A library mapped over another one's old address releases the old one's
+# CFI (the recorder learns of unmaps only that way, and at exec and exit).
+rel=$(counter "$TMP/dl.spl" cfi_files_released)
+check "CFI of replaced libraries is released ($rel)" test "${rel:-0}" -gt 0
 
 # --- exec: the new image replaces the old ----------------------------------------
 run $REC -o "$TMP/exec.spl" -- sh -c "exec $W/tree 300"
@@ -268,8 +272,11 @@ check "records through an exec" test "$RC" -eq 0
 check "the exec is recorded" grep -q '^exec .* tree$' <($DUMP "$TMP/exec.spl")
 cpu_ms=$(grep -o 'cpu_ms=[0-9]*' "$TMP/err" | cut -d= -f2)
 n=$(samples_json "$TMP/exec.spl" | grep -c '"tree+0x')
-check "after exec, samples are in tree's frames ($n for ${cpu_ms}ms)" \
-    test "$n" -ge $(( ${cpu_ms:-1000} * 8 / 10 ))
+all=$(samples_json "$TMP/exec.spl" | wc -l)
+# Relative to the samples taken, not to the CPU time: under load (and
+# ASan) fewer samples than 1 per ms arrive, but they must be tree's.
+check "after exec, samples are in tree's frames ($n of $all, ${cpu_ms}ms)" \
+    test "$((n * 100))" -ge "$((all * 80))" -a "$all" -ge $(( ${cpu_ms:-1000} / 4 ))
 
 # --- a perf map that is a symlink is not read into the bundle -------------------
 rm -rf "$TMP/bundle2"

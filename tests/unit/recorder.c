@@ -22,7 +22,53 @@ add(struct rec_proc *p, uint64_t start, uint64_t end, uint32_t module,
 	r.module = module;
 	r.offset = off;
 
-	cr_assert_eq(rec_insert_range(p, &r), 0);
+	cr_assert_eq(rec_insert_range(NULL, p, &r), 0);
+}
+
+/* Mappings hold references on their file; the last one frees it. */
+Test(maps, file_references_follow_the_mappings)
+{
+	struct sp_recorder *r = calloc(1, sizeof(*r));
+	struct rec_file *f = calloc(1, sizeof(*f));
+	struct rec_proc p = { 0 }, child = { 0 };
+	struct rec_range nr;
+
+	cr_assert(r != NULL && f != NULL);
+	r->files = f;
+	memset(&nr, 0, sizeof(nr));
+	nr.start = 0x1000;
+	nr.end = 0x3000;
+	nr.file = f;
+	cr_assert_eq(rec_insert_range(r, &p, &nr), 0);
+	cr_assert_eq(f->refs, 1);
+	add(&p, 0x1800, 0x2000, 2, 0);     /* splits it: two pieces */
+	cr_assert_eq(p.nmaps, 3);
+	cr_assert_eq(f->refs, 2);
+	cr_assert_eq(rec_clone_maps(r, &child, &p), 0); /* fork */
+	cr_assert_eq(f->refs, 4);
+	rec_drop_maps(r, &child);          /* the child execs */
+	cr_assert_eq(f->refs, 2);
+	add(&p, 0x1000, 0x1800, 3, 0);     /* covers one piece */
+	cr_assert_eq(f->refs, 1);
+	cr_assert_eq(r->files, f);
+	/* The same file mapped again over its last mapping (a rescan). */
+	memset(&nr, 0, sizeof(nr));
+	nr.start = 0x2000;
+	nr.end = 0x3000;
+	nr.file = f;
+	cr_assert_eq(rec_insert_range(r, &p, &nr), 0);
+	cr_assert_eq(f->refs, 1);
+	cr_assert_eq(r->files, f);
+	memset(&nr, 0, sizeof(nr));
+	nr.start = 0;
+	nr.end = 0x4000;
+	cr_assert_eq(rec_insert_range(r, &p, &nr), 0); /* covers all */
+	cr_assert_eq(p.nmaps, 1);
+	cr_assert_null(r->files, "the last reference freed the file");
+	rec_proc_free(r, NULL);
+	free(p.maps);
+	free(child.maps);
+	free(r);
 }
 
 static uint32_t

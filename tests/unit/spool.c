@@ -113,6 +113,13 @@ Test(spool, replay_reads_every_kind_in_order)
 			    samples++);
 		if (rec.kind == SP_REC_PYTHON)
 			cr_assert_eq(rec.u.python.time, 2000);
+		if (rec.kind == SP_REC_RAWSTACK) {
+			cr_assert_eq(rec.u.rawstack.nregs, REF_RAW_REGS);
+			cr_assert_eq(rec.u.rawstack.regs[8 * 2], 3);
+			cr_assert_eq(rec.u.rawstack.stack_len, REF_RAW_BYTES);
+			cr_assert_eq(rec.u.rawstack.stack[REF_RAW_BYTES - 1],
+			    REF_RAW_BYTES - 1);
+		}
 		if (rec.kind == SP_REC_PROC) {
 			cr_assert_eq(rec.u.proc.event, SP_PROC_EXIT);
 			cr_assert_eq(rec.u.proc.tid, REF_TID2);

@@ -3,7 +3,8 @@
  * A miniature JIT: writes a spin loop into anonymous executable memory,
  * announces it in /tmp/perf-PID.map as perf's JIT interface does
  * ("START SIZE NAME", hex), and runs it.
- * usage: jit [MILLISECONDS] (default 500).  Prints "jit=0xADDR".
+ * usage: jit [MILLISECONDS] (default 500), then 50 ms in plain code.
+ * Prints "jit=0xADDR".
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,5 +55,10 @@ main(int argc, char **argv)
 	end = seconds() + (double)ms / 1000.0;
 	while (seconds() < end)
 		fn();
+	/* Stay alive a little in ordinary code: the recorder reads the JIT
+	 * code of samples still in its rings while the process exists. */
+	end = seconds() + 0.05;
+	while (seconds() < end)
+		;
 	return 0;
 }

@@ -43,6 +43,9 @@ struct sp_recorder_opts {
 	int kernel;            /* kernel callchains */
 	int children;          /* follow processes forked after start */
 	int no_stop;           /* attach without SIGSTOP */
+	int raw_stacks;        /* also write each sample's registers and
+	                        * stack bytes (RAWSTACK), for replaying the
+	                        * unwinder offline; large */
 	const char *command;   /* for the RECORDING record; may be NULL */
 	/* Preserve perf maps, kallsyms and (if the bundle wants them) ELF
 	 * files for offline symbolization; the caller's, may be NULL.  The

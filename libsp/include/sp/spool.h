@@ -70,6 +70,7 @@ enum sp_kind {
 	SP_REC_SYMBOL = 11,
 	SP_REC_RECORDING = 12,
 	SP_REC_END = 13,
+	SP_REC_RAWSTACK = 14,
 	SP_REC_KINDS_ /* one past the last known kind */
 };
 
@@ -206,6 +207,21 @@ struct sp_recording {
 	struct sp_str command;
 };
 
+/*
+ * The registers and copied stack bytes of the SAMPLE record just before
+ * it (sp-record --raw-stacks), so the unwinder can be replayed offline.
+ * regs holds nregs little-endian u64 values in enum sp_reg order
+ * (sp/unwind.h); stack starts at the sampled stack pointer.
+ */
+#define SP_RAWSTACK_REGS_MAX 64
+
+struct sp_rawstack {
+	uint32_t nregs;
+	const uint8_t *regs;  /* nregs * 8 bytes */
+	uint32_t stack_len;
+	const uint8_t *stack;
+};
+
 #define SP_RECORDING_KERNEL 1u
 #define SP_RECORDING_CHILDREN 2u
 
@@ -233,6 +249,7 @@ struct sp_record {
 		struct sp_summary summary;
 		struct sp_symbol symbol;
 		struct sp_recording recording;
+		struct sp_rawstack rawstack;
 		uint32_t crc32;
 	} u;
 };

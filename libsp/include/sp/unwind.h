@@ -89,6 +89,13 @@ struct sp_unwind_lookup {
 	void *ctx;
 	/* Rows already computed, by (table, pc); may be NULL. */
 	struct sp_unwind_cache *cache;
+	/*
+	 * Reads up to len bytes of the process's code at addr into buf and
+	 * returns how many it read (0: none).  Used for the instruction
+	 * analysis of a leaf frame that no CFI covers; may be NULL.
+	 */
+	size_t (*read_code)(void *ctx, uint64_t addr, uint8_t *buf,
+	    size_t len);
 };
 
 /*
@@ -99,16 +106,24 @@ struct sp_unwind_lookup {
  */
 struct sp_unwind_cache *sp_unwind_cache_new(void);
 void sp_unwind_cache_free(struct sp_unwind_cache *c);
+/* Drops the rows of table t (before t is freed).  c may be NULL. */
+void sp_unwind_cache_forget(struct sp_unwind_cache *c,
+    const struct sp_cfi_table *t);
 
 struct sp_unwind_stats {
 	uint64_t fallbacks[SP_FB_KINDS_];
 	uint64_t cfi_steps;
 	uint64_t cache_hits;
+	uint64_t leaf_insn;         /* leaves unwound by instruction analysis */
+	uint64_t leaf_insn_unknown; /* leaves it could not tell */
 };
 
 /*
  * Unwinds with DWARF CFI (DWARF 5 §6.4), falling back to the frame
  * pointer frame by frame, counting each fallback by reason in *stats.
+ * A leaf (or interrupted) frame without CFI is first analysed by decoding
+ * its instructions (lookup->read_code) to find its return address even in
+ * a prologue, an epilogue or a function without a frame pointer.
  * ips[0] is the sampled IP; later entries are return addresses already
  * rewound by one byte into the call, except after a signal frame, where
  * the interrupted PC is exact.  The walk ends cleanly where the return
