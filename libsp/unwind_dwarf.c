@@ -87,6 +87,16 @@ restore(struct walk *w, const struct frame *cur, const struct sp_cfi_rule *ru,
 		return 0;
 	case SP_RULE_OFFSET:
 		err = load(w, cfa + (uint64_t)ru->off, &v);
+		/* In an epilogue the rows keep the save slots of registers
+		 * already popped: below the stack pointer, where the kernel
+		 * copied nothing.  The register holds that value again.
+		 * (Saving into the red zone instead, System V ABI §3.2.2,
+		 * would break this; gcc and clang save with push.) */
+		if (err && cfa + (uint64_t)ru->off < w->sp0 && i != SP_DW_RA &&
+		    (cur->valid & (1u << i))) {
+			v = cur->r[i];
+			err = 0;
+		}
 		break;
 	case SP_RULE_VAL_OFFSET:
 		v = cfa + (uint64_t)ru->off;

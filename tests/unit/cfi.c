@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* The CFI interpreter and expression evaluator on hand-built bytes. */
+/* The CFI interpreter and expression evaluator on hand-built bytes;
+ * cfi_table's index on real files. */
 #include <criterion/criterion.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
 
+#include "cfi_table_int.h"
 #include "cursor_int.h"
 #include "sp/cfi.h"
 
@@ -228,4 +232,136 @@ Test(expr, deref_constants_branches_and_bounds)
 	cr_assert_eq(sp_dwarf_expr(deref + 5, 1, NULL, 0, 0x7000, 1, read_mem,
 	    NULL, &v), 0, "the initial value is pushed");
 	cr_assert_eq(v, 0xabcdef);
+}
+
+/*
+ * cfi_table's own index, on real files: tree-O2 built again without
+ * .eh_frame_hdr, and with its functions' FDEs in .debug_frame only, must
+ * give each function the rows the .eh_frame_hdr table of tree-O2 gives
+ * it.  Functions and their ranges come from nm.  Run from the source top
+ * after ninja has built build/tests.
+ */
+struct fn {
+	char name[64];
+	uint64_t addr, size;
+};
+
+#define FNS_MAX 64
+
+static size_t
+nm_functions(const char *path, struct fn *fns)
+{
+	char cmd[256], line[256];
+	size_t n = 0;
+	FILE *p;
+
+	(void)snprintf(cmd, sizeof(cmd), "nm -S --defined-only %s", path);
+	p = popen(cmd, "r");
+	cr_assert_not_null(p, "%s", cmd);
+	while (fgets(line, sizeof(line), p) != NULL && n < FNS_MAX) {
+		unsigned long long a, s;
+		char type;
+
+		if (sscanf(line, "%llx %llx %c %63s", &a, &s, &type,
+		    fns[n].name) == 4 && (type == 'T' || type == 't') && s > 0) {
+			fns[n].addr = a;
+			fns[n++].size = s;
+		}
+	}
+	cr_assert_eq(pclose(p), 0, "%s failed", cmd);
+	return n;
+}
+
+static struct sp_cfi_table *
+table(const char *path)
+{
+	struct sp_cfi_table *t = NULL;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	cr_assert_geq(fd, 0, "%s: run from the source top after ninja", path);
+	cr_assert_eq(sp_cfi_table_open(fd, &t), 0, "%s", path);
+	return t;
+}
+
+static void
+same_row(const struct sp_cfi_row *a, uint64_t fa, const struct sp_cfi_row *b,
+    uint64_t fb, const char *fn, uint64_t d)
+{
+	cr_assert_eq(a->cfa_reg, b->cfa_reg, "%s+%llu: CFA register", fn,
+	    (unsigned long long)d);
+	cr_assert_eq(a->cfa_off, b->cfa_off, "%s+%llu: CFA offset", fn,
+	    (unsigned long long)d);
+	cr_assert_eq(a->cfa_expr_len, b->cfa_expr_len, "%s+%llu: CFA expr",
+	    fn, (unsigned long long)d);
+	if (a->cfa_expr_len > 0)
+		cr_assert(memcmp(a->cfa_expr, b->cfa_expr, a->cfa_expr_len) == 0);
+	cr_assert_eq(a->regs[SP_DW_RA].kind, b->regs[SP_DW_RA].kind,
+	    "%s+%llu: RA rule", fn, (unsigned long long)d);
+	cr_assert_eq(a->regs[SP_DW_RA].off, b->regs[SP_DW_RA].off,
+	    "%s+%llu: RA offset", fn, (unsigned long long)d);
+	cr_assert_eq(a->pc_begin - fa, b->pc_begin - fb, "%s: FDE start", fn);
+	cr_assert_eq(a->pc_end - fa, b->pc_end - fb, "%s: FDE end", fn);
+}
+
+/* Compares the rows at the start, middle and last byte of every function
+ * both files have; returns how many rows were found and compared. */
+static size_t
+compare_tables(const char *ref_path, const char *path)
+{
+	static struct fn ref[FNS_MAX], other[FNS_MAX];
+	struct sp_cfi_table *r = table(ref_path), *t = table(path);
+	size_t nr = nm_functions(ref_path, ref), no = nm_functions(path, other);
+	size_t i, j, k, rows = 0;
+
+	cr_assert_not_null(r->hdr, "%s uses its .eh_frame_hdr", ref_path);
+	cr_assert_gt(t->n, 0, "%s: FDEs in the own index", path);
+	for (i = 0; i < nr; i++)
+		for (j = 0; j < no; j++) {
+			if (strcmp(ref[i].name, other[j].name) != 0)
+				continue;
+			cr_assert_eq(ref[i].size, other[j].size, "%s: same code",
+			    ref[i].name);
+			for (k = 0; k < 3; k++) {
+				uint64_t d = k * (ref[i].size - 1) / 2;
+				struct sp_cfi_row a, b;
+				int ea = sp_cfi_table_row(r, ref[i].addr + d, &a);
+				int eb = sp_cfi_table_row(t, other[j].addr + d, &b);
+
+				cr_assert_eq(ea, eb, "%s+%llu: %d vs %d",
+				    ref[i].name, (unsigned long long)d, ea, eb);
+				if (ea == 0) {
+					same_row(&a, ref[i].addr, &b, other[j].addr,
+					    ref[i].name, d);
+					rows++;
+				}
+			}
+		}
+	sp_cfi_table_free(r);
+	sp_cfi_table_free(t);
+	return rows;
+}
+
+Test(cfi_table, the_own_index_of_eh_frame_matches_the_hdr_table)
+{
+	struct sp_cfi_table *t = table("build/tests/tree-O2-nohdr");
+	size_t rows;
+
+	cr_assert_null(t->hdr, "no .eh_frame_hdr table");
+	cr_assert_gt(t->eh.len, 0, "the file has .eh_frame");
+	sp_cfi_table_free(t);
+	rows = compare_tables("build/tests/tree-O2", "build/tests/tree-O2-nohdr");
+
+	/* tree's own functions alone are main, run, work_a/b, leaf_a/b,
+	 * spin, seconds: 8 functions, 3 rows each. */
+	cr_assert_geq(rows, 24, "%zu rows compared", rows);
+}
+
+Test(cfi_table, the_index_of_debug_frame_matches_the_hdr_table)
+{
+	struct sp_cfi_table *t = table("build/tests/tree-O2-dbgframe");
+
+	cr_assert_gt(t->dbg.len, 0, "the file has .debug_frame");
+	sp_cfi_table_free(t);
+	cr_assert_geq(compare_tables("build/tests/tree-O2",
+	    "build/tests/tree-O2-dbgframe"), 24);
 }

@@ -6,13 +6,16 @@
  *   main -> run -> work_a -> leaf_a   60 % of the CPU time (3 units)
  *               -> work_b -> leaf_b   40 % (2 units)
  *
- * usage: tree [MILLISECONDS] (default 2000).  Every function is a real
+ * usage: tree [MILLISECONDS [cpu]] (default 2000): MILLISECONDS of the
+ * clock, or with "cpu" of the process's CPU time, so that a loaded
+ * machine still gets the samples it needs.  Every function is a real
  * call (noinline) so each appears as its own frame.  At exit it prints
  * "cpu_ms=N", its CPU time, on standard error, so tests can compare the
  * sample count with rate x CPU time.
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 /*
@@ -27,6 +30,7 @@
 #define NO_TAIL_CALL() __asm__ volatile("" ::: "memory")
 
 static volatile unsigned long sink;
+static clockid_t clock_id = CLOCK_MONOTONIC;
 
 __attribute__((noinline)) static void
 spin(unsigned long n)
@@ -79,7 +83,7 @@ seconds(void)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(clock_id, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
@@ -99,6 +103,8 @@ main(int argc, char **argv)
 {
 	struct timespec cpu;
 
+	if (argc > 2 && strcmp(argv[2], "cpu") == 0)
+		clock_id = CLOCK_PROCESS_CPUTIME_ID;
 	run(argc > 1 ? strtol(argv[1], NULL, 10) : 2000);
 	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu);
 	fprintf(stderr, "cpu_ms=%ld\n",
