@@ -233,11 +233,17 @@ elf_name(const struct sym_file *f, uint64_t vaddr)
 	return name;
 }
 
+/*
+ * A .symtab keeps the symbol version in the name of a versioned symbol
+ * ("clock_gettime@@GLIBC_2.17"): linking detail, not part of the name.
+ */
 static int
 add(struct sym_ctx *c, const char *fn, const char *file, uint32_t line)
 {
-	return sym_add_line(c, fn, strlen(fn), file,
-	    file != NULL ? strlen(file) : 0, line);
+	const char *at = fn[0] != '\0' ? strchr(fn + 1, '@') : NULL;
+
+	return sym_add_line(c, fn, at != NULL ? (size_t)(at - fn) :
+	    strlen(fn), file, file != NULL ? strlen(file) : 0, line);
 }
 
 /*
