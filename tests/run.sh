@@ -69,5 +69,7 @@ for s in tests/cli/*.sh; do
 done
 # The recorder once more, built with ASan+UBSan.
 RECORD=build/asan/sp-record/sp-record cli tests/cli/record.sh record-asan
+# sp-sym once more, built with ASan+UBSan.
+SYM=build/asan/sp-sym/sp-sym cli tests/cli/sym.sh sym-asan
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
