@@ -18,7 +18,6 @@ file_fini(struct sym_file *f)
 	sp_elf_syms_free(f->dsyms);
 	sp_elf_syms_free(f->bsyms);
 	sp_debug_found_fini(&f->found);
-	free(f->path);
 }
 
 void
@@ -159,9 +158,7 @@ file_new(struct sym_ctx *c, const struct sp_module *m, const char *path,
 	}
 	f = &c->files[c->nfiles];
 	memset(f, 0, sizeof(*f));
-	f->path = strdup(path);
-	if (f->path == NULL)
-		return -ENOMEM;
+	f->path = path;
 	memcpy(f->build_id, m->build_id, m->build_id_len);
 	f->id_len = m->build_id_len;
 	*index = c->nfiles++;

@@ -18,7 +18,7 @@
 
 /* One ELF module's files, opened and indexed once per run. */
 struct sym_file {
-	char *path;
+	const char *path;            /* the input's string: lives as long */
 	uint8_t build_id[SP_BUILD_ID_MAX];
 	size_t id_len;
 	int state;                   /* 0 not opened, 1 usable, -1 none */

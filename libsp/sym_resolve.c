@@ -57,13 +57,8 @@ sym_report_missing(struct sym_ctx *c, const char *path, const uint8_t *id,
 	rep->missing = v;
 	m = &v[rep->nmissing];
 	memset(m, 0, sizeof(*m));
-	m->path = strdup(path);
-	m->tried = strdup(tried);
-	if (m->path == NULL || m->tried == NULL) {
-		free(m->path);
-		free(m->tried);
-		return -ENOMEM;
-	}
+	(void)snprintf(m->path, sizeof(m->path), "%s", path);
+	(void)snprintf(m->tried, sizeof(m->tried), "%s", tried);
 	hex_id(m->build_id, id, id_len);
 	m->mismatches = mism;
 	*index = ++rep->nmissing;

@@ -335,14 +335,8 @@ sp_sym_spool(const struct sp_sym_options *o, struct sp_replay *in,
 void
 sp_sym_report_fini(struct sp_sym_report *rep)
 {
-	size_t i;
-
 	if (rep == NULL)
 		return;
-	for (i = 0; i < rep->nmissing; i++) {
-		free(rep->missing[i].path);
-		free(rep->missing[i].tried);
-	}
 	free(rep->missing);
 	memset(rep, 0, sizeof(*rep));
 }

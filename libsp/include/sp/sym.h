@@ -53,9 +53,9 @@ struct sp_sym_options {
 
 /* A module whose files could not name its frames. */
 struct sp_sym_missing {
-	char *path;              /* as recorded */
+	char path[1024];         /* as recorded (cut to fit) */
 	char build_id[2 * SP_BUILD_ID_MAX + 1]; /* hex, "" when none */
-	char *tried;             /* where it looked, and what was there */
+	char tried[1024];        /* where it looked, and what was there */
 	uint64_t frames;         /* frames left address-only because of it */
 	unsigned mismatches;     /* files found but with another build-id */
 };
