@@ -183,6 +183,7 @@ read_table(struct sp_elf_file *f, uint64_t off, uint64_t len, uint8_t **out)
 static int
 read_sections(struct sp_elf_file *f, const struct ehdr *h, struct sp_diag *d)
 {
+	struct sp_cur c;
 	uint8_t *b;
 	size_t i;
 	int err;
@@ -210,8 +211,14 @@ read_sections(struct sp_elf_file *f, const struct ehdr *h, struct sp_diag *d)
 		free(b);
 		return -ENOMEM;
 	}
-	for (i = 0; i < h->shnum; i++)
-		decode_shdr(b + i * h->shentsize, &f->sh[i]);
+	c = sp_cur_make(b, (size_t)h->shentsize * h->shnum);
+	for (i = 0; i < h->shnum; i++) {
+		const uint8_t *e = sp_take(&c, h->shentsize);
+
+		if (e == NULL || h->shentsize < SHDR_SIZE)
+			break; /* cannot be: the table was read whole */
+		decode_shdr(e, &f->sh[i]);
+	}
 	f->shnum = h->shnum;
 	free(b);
 	return 0;
@@ -220,6 +227,7 @@ read_sections(struct sp_elf_file *f, const struct ehdr *h, struct sp_diag *d)
 static int
 read_segments(struct sp_elf_file *f, const struct ehdr *h, struct sp_diag *d)
 {
+	struct sp_cur c;
 	uint8_t *b;
 	size_t i;
 	int err;
@@ -246,8 +254,14 @@ read_segments(struct sp_elf_file *f, const struct ehdr *h, struct sp_diag *d)
 		free(b);
 		return -ENOMEM;
 	}
-	for (i = 0; i < h->phnum; i++)
-		decode_phdr(b + i * h->phentsize, &f->ph[i]);
+	c = sp_cur_make(b, (size_t)h->phentsize * h->phnum);
+	for (i = 0; i < h->phnum; i++) {
+		const uint8_t *e = sp_take(&c, h->phentsize);
+
+		if (e == NULL || h->phentsize < PHDR_SIZE)
+			break; /* cannot be: the table was read whole */
+		decode_phdr(e, &f->ph[i]);
+	}
 	f->phnum = h->phnum;
 	free(b);
 	return 0;
