@@ -142,7 +142,8 @@ extended_counts(struct sp_elf_file *f, struct ehdr *h, struct sp_diag *d)
 	uint8_t b[SHDR_SIZE];
 	struct sp_elf_shdr s0;
 
-	if (h->shoff == 0)
+	if (h->shoff == 0 || (h->shnum != 0 && h->shstrndx != 0xffff &&
+	    h->phnum != 0xffff))
 		return 0;
 	if (h->shentsize < SHDR_SIZE ||
 	    sp_elf_file_read(f, h->shoff, b, sizeof(b)) != 0)
@@ -405,9 +406,11 @@ sp_elf_file_open(const char *path, struct sp_elf_file **out,
 
 	*out = NULL;
 	/* Check before opening: opening a FIFO blocks, a device may act. */
-	if (stat(path, &st) != 0)
-		return diag_set(diag, 0, -errno, "%s: %s", path,
-		    strerror(errno)); /* NOLINT(concurrency-mt-unsafe) */
+	if (stat(path, &st) != 0) {
+		int err = -errno;
+
+		return diag_set(diag, 0, err, "%s: %s", path, sp_strerror(err));
+	}
 	if (!S_ISREG(st.st_mode))
 		return diag_set(diag, 0, -SP_EFORMAT, "%s: not a regular file",
 		    path);
