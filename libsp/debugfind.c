@@ -232,7 +232,7 @@ by_debuglink(struct search *r)
 			err = debug_at(r, buf, &crc);
 		if (err == 0 && join(buf, base, ".debug/", name) == 0)
 			err = debug_at(r, buf, &crc);
-		for (j = 0; j < r->ndirs && err == 0; j++)
+		for (j = 0; j < r->ndirs && err == 0 && dir[0] == '/'; j++)
 			if (join(base, r->roots[i], r->dirs[j], dir) == 0 &&
 			    join(buf, base, name, "") == 0)
 				err = debug_at(r, buf, &crc);
@@ -257,7 +257,8 @@ sp_debug_find(const struct sp_debug_search *s, const char *path,
 	r.s = s;
 	r.dirs = s->ndebug_dirs > 0 ? s->debug_dirs : dflt;
 	r.ndirs = s->ndebug_dirs > 0 ? s->ndebug_dirs : 1;
-	if (s->sysroot != NULL)
+	/* A sysroot holds absolute paths only; "[vdso]" is nowhere. */
+	if (s->sysroot != NULL && path[0] == '/')
 		r.roots[r.nroots++] = s->sysroot;
 	r.roots[r.nroots++] = "";
 	r.path = path;

@@ -142,7 +142,8 @@ extended_counts(struct sp_elf_file *f, struct ehdr *h, struct sp_diag *d)
 	uint8_t b[SHDR_SIZE];
 	struct sp_elf_shdr s0;
 
-	if (h->shoff == 0)
+	if (h->shoff == 0 || (h->shnum != 0 && h->shstrndx != 0xffff &&
+	    h->phnum != 0xffff))
 		return 0;
 	if (h->shentsize < SHDR_SIZE ||
 	    sp_elf_file_read(f, h->shoff, b, sizeof(b)) != 0)
@@ -183,6 +184,7 @@ read_table(struct sp_elf_file *f, uint64_t off, uint64_t len, uint8_t **out)
 static int
 read_sections(struct sp_elf_file *f, const struct ehdr *h, struct sp_diag *d)
 {
+	struct sp_cur c;
 	uint8_t *b;
 	size_t i;
 	int err;
@@ -210,8 +212,14 @@ read_sections(struct sp_elf_file *f, const struct ehdr *h, struct sp_diag *d)
 		free(b);
 		return -ENOMEM;
 	}
-	for (i = 0; i < h->shnum; i++)
-		decode_shdr(b + i * h->shentsize, &f->sh[i]);
+	c = sp_cur_make(b, (size_t)h->shentsize * h->shnum);
+	for (i = 0; i < h->shnum; i++) {
+		const uint8_t *e = sp_take(&c, h->shentsize);
+
+		if (e == NULL || h->shentsize < SHDR_SIZE)
+			break; /* cannot be: the table was read whole */
+		decode_shdr(e, &f->sh[i]);
+	}
 	f->shnum = h->shnum;
 	free(b);
 	return 0;
@@ -220,6 +228,7 @@ read_sections(struct sp_elf_file *f, const struct ehdr *h, struct sp_diag *d)
 static int
 read_segments(struct sp_elf_file *f, const struct ehdr *h, struct sp_diag *d)
 {
+	struct sp_cur c;
 	uint8_t *b;
 	size_t i;
 	int err;
@@ -246,8 +255,14 @@ read_segments(struct sp_elf_file *f, const struct ehdr *h, struct sp_diag *d)
 		free(b);
 		return -ENOMEM;
 	}
-	for (i = 0; i < h->phnum; i++)
-		decode_phdr(b + i * h->phentsize, &f->ph[i]);
+	c = sp_cur_make(b, (size_t)h->phentsize * h->phnum);
+	for (i = 0; i < h->phnum; i++) {
+		const uint8_t *e = sp_take(&c, h->phentsize);
+
+		if (e == NULL || h->phentsize < PHDR_SIZE)
+			break; /* cannot be: the table was read whole */
+		decode_phdr(e, &f->ph[i]);
+	}
 	f->phnum = h->phnum;
 	free(b);
 	return 0;
@@ -391,9 +406,11 @@ sp_elf_file_open(const char *path, struct sp_elf_file **out,
 
 	*out = NULL;
 	/* Check before opening: opening a FIFO blocks, a device may act. */
-	if (stat(path, &st) != 0)
-		return diag_set(diag, 0, -errno, "%s: %s", path,
-		    strerror(errno)); /* NOLINT(concurrency-mt-unsafe) */
+	if (stat(path, &st) != 0) {
+		int err = -errno;
+
+		return diag_set(diag, 0, err, "%s: %s", path, sp_strerror(err));
+	}
 	if (!S_ISREG(st.st_mode))
 		return diag_set(diag, 0, -SP_EFORMAT, "%s: not a regular file",
 		    path);

@@ -4,6 +4,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+/* zlib: next_in is a pointer to const, as inflate never writes there. */
+#define ZLIB_CONST
 #include <zlib.h>
 
 #include "cursor_int.h"
@@ -56,7 +58,7 @@ inflate_exact(const uint8_t *in, size_t inlen, uint8_t *out, size_t want)
 	if (inflateInit(&z) != Z_OK)
 		return -ENOMEM;
 	/* Both lengths are below SP_ELF_SECTION_MAX, so they fit a uInt. */
-	z.next_in = (Bytef *)(uintptr_t)in;
+	z.next_in = in;
 	z.avail_in = (uInt)inlen;
 	z.next_out = out;
 	z.avail_out = (uInt)want;

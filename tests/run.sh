@@ -64,6 +64,7 @@ for t in snapshot replay tail roundtrip; do
 	regress "$t" "fuzz/corpus/$t" tests/bad
 done
 regress cfi fuzz/corpus/cfi
+regress elfsym fuzz/corpus/elfsym
 for s in tests/cli/*.sh; do
 	cli "$s"
 done

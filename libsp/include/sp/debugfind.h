@@ -57,7 +57,7 @@ struct sp_debug_found {
  *     for each DIR; the file's CRC-32 must be C, its build-id (if both
  *     have one) the binary's, and it must not be the binary itself.
  * A debug file's own debuglink is never followed, so the search is
- * bounded (at most 4 + 4 * SP_DEBUG_DIRS_MAX files) and cannot loop.
+ * bounded (at most 7 + 4 * SP_DEBUG_DIRS_MAX files) and cannot loop.
  *
  * Returns 0, also when nothing was found (both NULL), -SP_EUSAGE for
  * more than SP_DEBUG_DIRS_MAX dirs, or -ENOMEM.  Any other failure to
