@@ -95,7 +95,7 @@ add(struct build *b, const struct kline *l)
 	if (b->n == SP_KALLSYMS_ENTRIES_MAX)
 		return -SP_ELIMIT;
 	if (b->n == b->cap) {
-		b->cap = b->cap ? b->cap * 2 : 4096;
+		b->cap = b->cap ? b->cap * 2 : 256;
 		p = realloc(b->v, b->cap * sizeof(*p));
 		if (p == NULL)
 			return -ENOMEM;
