@@ -148,8 +148,8 @@ same_module(const struct sp_kallsyms *k, size_t a, size_t b)
 	return strcmp(k->names + a, k->names + b) == 0;
 }
 
-/* Each group of aliases ends where the next address of its module
- * starts, else after SP_KALLSYMS_TAIL_MAX (see kallsyms.h). */
+/* Each group of aliases ends at the next address; when that is another
+ * module's, or there is none, after SP_KALLSYMS_TAIL_MAX at most. */
 static void
 set_ends(struct sp_kallsyms *k)
 {

@@ -702,3 +702,20 @@ Test(kallsyms, open_refuses_what_is_not_a_regular_file)
 	cr_assert_not_null(strstr(d.msg, "maps-none"), "%s", d.msg);
 	cr_assert_null(k);
 }
+
+Test(perfmap, more_lines_than_the_limit_are_refused)
+{
+	size_t n = SP_PERF_MAP_ENTRIES_MAX, i;
+	char *text = malloc((n + 1) * 6);
+	struct sp_perf_map *m = NULL;
+
+	cr_assert_not_null(text);
+	for (i = 0; i <= n; i++)
+		memcpy(text + 6 * i, "1 1 a\n", 6);
+	cr_assert_eq(sp_perf_map_parse(text, 6 * (n + 1), &m), -SP_ELIMIT);
+	cr_assert_null(m);
+	cr_assert_eq(sp_perf_map_parse(text, 6 * n, &m), 0, "at the limit");
+	cr_assert_eq(sp_perf_map_count(m), 1);
+	sp_perf_map_free(m);
+	free(text);
+}
