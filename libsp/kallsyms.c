@@ -44,8 +44,10 @@ parse_line(const char *s, size_t len, struct kline *l)
 	size_t i = 0, end;
 	const char *tab;
 
+	/* The range [ADDR, end) of the last address would be empty. */
 	if (memchr(s, '\0', len) != NULL ||
 	    sp_parse_hex(s, len, &i, 0, &l->addr) < 0 ||
+	    l->addr == UINT64_MAX ||
 	    len - i < 4 || s[i] != ' ' || s[i + 2] != ' ')
 		return -SP_EFORMAT;
 	l->type = s[i + 1];

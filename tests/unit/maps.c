@@ -616,6 +616,7 @@ static const char ktext[] =
     "ffffffff81000500 T two words\n"
     "ffffffffc0003000 t unbracketed\tmod\n"
     "ffffffffc0003000 t empty\t[]\n"
+    "ffffffffffffffff T top_byte\n"
     "ffffffff81000600 t crlf\r\n";
 
 static void
@@ -647,7 +648,7 @@ Test(kallsyms, symbols_end_at_the_next_of_their_module)
 
 	cr_assert_eq(sp_kallsyms_parse(ktext, sizeof(ktext) - 1, &k), 0);
 	cr_assert_eq(sp_kallsyms_count(k), 12);
-	cr_assert_eq(sp_kallsyms_bad_lines(k), 5);
+	cr_assert_eq(sp_kallsyms_bad_lines(k), 6);
 	cr_assert_eq(sp_kallsyms_hidden(k), 0);
 	ksym_is(k, core - 1, NULL, 0, NULL);
 	ksym_is(k, core, "_stext", core, NULL);          /* global first */

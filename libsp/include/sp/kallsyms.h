@@ -10,7 +10,8 @@
  *   ADDR TYPE NAME\t[MODULE]    loadable modules, and pseudo-modules
  *                               such as [bpf] or [__builtin__ftrace]
  *
- * ADDR in hex without "0x", TYPE one nm(1) letter.  Only text symbols are
+ * ADDR in hex without "0x" (not all ones: no range could start there),
+ * TYPE one nm(1) letter.  Only text symbols are
  * kept: t T w W, for the core kernel and modules alike.  With
  * kptr_restrict in force (or without CAP_SYSLOG) the kernel prints every
  * ADDR as zeros: such symbols are dropped and sp_kallsyms_hidden() says so.
