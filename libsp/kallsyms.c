@@ -44,8 +44,10 @@ parse_line(const char *s, size_t len, struct kline *l)
 	size_t i = 0, end;
 	const char *tab;
 
+	/* The range [ADDR, end) of the last address would be empty. */
 	if (memchr(s, '\0', len) != NULL ||
 	    sp_parse_hex(s, len, &i, 0, &l->addr) < 0 ||
+	    l->addr == UINT64_MAX ||
 	    len - i < 4 || s[i] != ' ' || s[i + 2] != ' ')
 		return -SP_EFORMAT;
 	l->type = s[i + 1];
@@ -95,7 +97,7 @@ add(struct build *b, const struct kline *l)
 	if (b->n == SP_KALLSYMS_ENTRIES_MAX)
 		return -SP_ELIMIT;
 	if (b->n == b->cap) {
-		b->cap = b->cap ? b->cap * 2 : 4096;
+		b->cap = b->cap ? b->cap * 2 : 256;
 		p = realloc(b->v, b->cap * sizeof(*p));
 		if (p == NULL)
 			return -ENOMEM;
@@ -148,8 +150,8 @@ same_module(const struct sp_kallsyms *k, size_t a, size_t b)
 	return strcmp(k->names + a, k->names + b) == 0;
 }
 
-/* Each group of aliases ends where the next address of its module
- * starts, else after SP_KALLSYMS_TAIL_MAX (see kallsyms.h). */
+/* Each group of aliases ends at the next address; when that is another
+ * module's, or there is none, after SP_KALLSYMS_TAIL_MAX at most. */
 static void
 set_ends(struct sp_kallsyms *k)
 {

@@ -65,6 +65,8 @@ for t in snapshot replay tail roundtrip; do
 done
 regress cfi fuzz/corpus/cfi
 regress elfsym fuzz/corpus/elfsym
+regress perfmap fuzz/corpus/perfmap
+regress kallsyms fuzz/corpus/kallsyms
 for s in tests/cli/*.sh; do
 	cli "$s"
 done

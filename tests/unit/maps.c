@@ -616,6 +616,7 @@ static const char ktext[] =
     "ffffffff81000500 T two words\n"
     "ffffffffc0003000 t unbracketed\tmod\n"
     "ffffffffc0003000 t empty\t[]\n"
+    "ffffffffffffffff T top_byte\n"
     "ffffffff81000600 t crlf\r\n";
 
 static void
@@ -647,7 +648,7 @@ Test(kallsyms, symbols_end_at_the_next_of_their_module)
 
 	cr_assert_eq(sp_kallsyms_parse(ktext, sizeof(ktext) - 1, &k), 0);
 	cr_assert_eq(sp_kallsyms_count(k), 12);
-	cr_assert_eq(sp_kallsyms_bad_lines(k), 5);
+	cr_assert_eq(sp_kallsyms_bad_lines(k), 6);
 	cr_assert_eq(sp_kallsyms_hidden(k), 0);
 	ksym_is(k, core - 1, NULL, 0, NULL);
 	ksym_is(k, core, "_stext", core, NULL);          /* global first */
@@ -701,4 +702,21 @@ Test(kallsyms, open_refuses_what_is_not_a_regular_file)
 	cr_assert_eq(sp_kallsyms_open(TMP "/maps-none", &k, &d), -ENOENT);
 	cr_assert_not_null(strstr(d.msg, "maps-none"), "%s", d.msg);
 	cr_assert_null(k);
+}
+
+Test(perfmap, more_lines_than_the_limit_are_refused)
+{
+	size_t n = SP_PERF_MAP_ENTRIES_MAX, i;
+	char *text = malloc((n + 1) * 6);
+	struct sp_perf_map *m = NULL;
+
+	cr_assert_not_null(text);
+	for (i = 0; i <= n; i++)
+		memcpy(text + 6 * i, "1 1 a\n", 6);
+	cr_assert_eq(sp_perf_map_parse(text, 6 * (n + 1), &m), -SP_ELIMIT);
+	cr_assert_null(m);
+	cr_assert_eq(sp_perf_map_parse(text, 6 * n, &m), 0, "at the limit");
+	cr_assert_eq(sp_perf_map_count(m), 1);
+	sp_perf_map_free(m);
+	free(text);
 }

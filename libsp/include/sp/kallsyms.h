@@ -10,20 +10,20 @@
  *   ADDR TYPE NAME\t[MODULE]    loadable modules, and pseudo-modules
  *                               such as [bpf] or [__builtin__ftrace]
  *
- * ADDR in hex without "0x", TYPE one nm(1) letter.  Only text symbols are
+ * ADDR in hex without "0x" (not all ones: no range could start there),
+ * TYPE one nm(1) letter.  Only text symbols are
  * kept: t T w W, for the core kernel and modules alike.  With
  * kptr_restrict in force (or without CAP_SYSLOG) the kernel prints every
  * ADDR as zeros: such symbols are dropped and sp_kallsyms_hidden() says so.
  *
- * A symbol covers from its address up to the next higher address of a
- * symbol of the same module (or of the core kernel).  The last symbol of
- * the core kernel or of a module, which has no such next symbol, covers
- * SP_KALLSYMS_TAIL_MAX bytes at most, nor past the next symbol of any
- * module: the largest function of a 6.18 x86-64 kernel is 20 KiB, and a
- * larger window would only name addresses of code kallsyms does not know
- * (a module loaded later) after an unrelated symbol.  Symbols at one
- * address are aliases: lookups return a global one (T, W) before a local
- * one, then the one listed first.
+ * A symbol covers from its address up to the next higher address of any
+ * symbol.  When there is none, or it belongs to another module (or to the
+ * core kernel), the symbol is the last of its module and covers at most
+ * SP_KALLSYMS_TAIL_MAX bytes: the largest function of the 6.18 x86-64
+ * kernel this was tested on is 20 KiB, and a larger window would only
+ * name code kallsyms does not know (a module loaded later) after an
+ * unrelated symbol.  Symbols at one address are aliases: lookups return a
+ * global one (T, W) before a local one, then the one listed first.
  */
 
 #include <stddef.h>
