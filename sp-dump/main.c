@@ -288,6 +288,56 @@ print_counters(const struct dump *d, const struct sp_counter *c, size_t n)
 	}
 }
 
+/*
+ * A SYMBOL: the frame's name, origin and flags, then its logical frames
+ * innermost first, each "function file:line".
+ */
+static void
+print_symbol(const struct dump *d, const struct sp_symbol *sym)
+{
+	static const char *const origins[] = { "?", "perf-map", "elf",
+		"kernel", "address" };
+	const struct sp_defs *defs = sp_replay_defs(d->r);
+	const struct sp_symline *l;
+	char name[512];
+	uint32_t i;
+
+	(void)sp_format_frame(defs, sym->frame, name, sizeof(name));
+	if (d->json) {
+		(void)printf("{\"kind\":\"symbol\",\"frame\":%u,"
+		    "\"origin\":%u,\"flags\":%u,\"name\":", sym->frame,
+		    sym->origin, sym->flags);
+		json_str(name, strlen(name));
+		(void)fputs(",\"module\":", stdout);
+		json_sp_str(sp_defs_string(defs, sym->module_name));
+		(void)fputs(",\"lines\":[", stdout);
+	} else {
+		(void)printf("symbol frame %u: %s (%s, flags 0x%x, module ",
+		    sym->frame, name, origins[sym->origin < 5 ?
+		    sym->origin : 0], sym->flags);
+		text_str(sp_defs_string(defs, sym->module_name));
+		(void)putchar(')');
+	}
+	for (i = 0; i < sym->count; i++) {
+		l = &sym->lines[i];
+		if (d->json) {
+			(void)fputs(i ? ",{\"function\":" : "{\"function\":",
+			    stdout);
+			json_sp_str(sp_defs_string(defs, l->function));
+			(void)fputs(",\"file\":", stdout);
+			json_sp_str(sp_defs_string(defs, l->file));
+			(void)printf(",\"line\":%u}", l->line);
+			continue;
+		}
+		(void)fputs(i ? " <- " : ": ", stdout);
+		text_str(sp_defs_string(defs, l->function));
+		(void)putchar(' ');
+		text_str(sp_defs_string(defs, l->file));
+		(void)printf(":%u", l->line);
+	}
+	(void)fputs(d->json ? "]}\n" : "\n", stdout);
+}
+
 /* Strings, frames, nodes, symbols and the rest, shown with -v or --json. */
 static void
 print_other(const struct dump *d, const struct sp_record *r)
@@ -323,19 +373,7 @@ print_other(const struct dump *d, const struct sp_record *r)
 		    r->u.node.frame);
 		break;
 	case SP_REC_SYMBOL:
-		(void)sp_format_frame(defs, r->u.symbol.frame, name,
-		    sizeof(name));
-		if (d->json) {
-			(void)printf("{\"kind\":\"symbol\",\"frame\":%u,"
-			    "\"origin\":%u,\"flags\":%u,\"name\":",
-			    r->u.symbol.frame, r->u.symbol.origin,
-			    r->u.symbol.flags);
-			json_str(name, strlen(name));
-			(void)fputs("}\n", stdout);
-		} else {
-			(void)printf("symbol frame %u: %s\n", r->u.symbol.frame,
-			    name);
-		}
+		print_symbol(d, &r->u.symbol);
 		break;
 	default:
 		(void)printf(d->json ? "{\"kind\":\"%s\",\"offset\":%" PRIu64

@@ -65,10 +65,15 @@ for t in snapshot replay tail roundtrip; do
 done
 regress cfi fuzz/corpus/cfi
 regress unwind fuzz/corpus/unwind
+regress elfsym fuzz/corpus/elfsym
+regress perfmap fuzz/corpus/perfmap
+regress kallsyms fuzz/corpus/kallsyms
 for s in tests/cli/*.sh; do
 	cli "$s"
 done
 # The recorder once more, built with ASan+UBSan.
 RECORD=build/asan/sp-record/sp-record cli tests/cli/record.sh record-asan
+# sp-sym once more, built with ASan+UBSan.
+SYM=build/asan/sp-sym/sp-sym cli tests/cli/sym.sh sym-asan
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

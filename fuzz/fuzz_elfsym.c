@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+/* The ELF reader and symbol index on arbitrary bytes: headers, build-id,
+ * debuglink, every section (inflated), symbols and lookups. */
+#include <stdint.h>
+#include <string.h>
+
+#include "sp/elffile.h"
+#include "sp/elfsym.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static const char *const names[] = { ".symtab", ".dynsym", ".strtab",
+	".debug_info", ".debug_line", ".debug_abbrev", ".debug_str",
+	".gnu_debuglink", ".note.gnu.build-id", ".text", ".eh_frame" };
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct sp_elf_file *f;
+	struct sp_elf_syms *s;
+	const uint8_t *p;
+	const char *name;
+	uint64_t v = 0, entry = 0, start;
+	size_t i, len;
+	uint32_t crc;
+
+	if (sp_elf_file_open_mem(data, size, &f, NULL) != 0)
+		return 0;
+	(void)sp_elf_file_build_id(f, &p, &len);
+	if (sp_elf_file_debuglink(f, &name, &crc) == 0 && strchr(name, '/'))
+		__builtin_trap();
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		(void)sp_elf_file_section(f, names[i], &p, &len);
+	(void)sp_elf_file_has_debug(f);
+	(void)sp_elf_file_vaddr(f, size / 2, &v);
+	if (size >= 32) /* e_entry: where real files have a symbol */
+		memcpy(&entry, data + 24, sizeof(entry));
+	if (sp_elf_syms_load(f, &s) == 0) {
+		for (i = 0; i < 32; i++) {
+			uint64_t a = (i & 1 ? entry : v) + (i / 2) * 16;
+
+			name = sp_elf_syms_find(s, a, &start);
+			if (name != NULL && (start > a || name[0] == '\0'))
+				__builtin_trap();
+		}
+		sp_elf_syms_free(s);
+	}
+	sp_elf_file_free(f);
+	return 0;
+}

@@ -1,0 +1,429 @@
+/* SPDX-License-Identifier: MIT */
+/* .debug_info (DWARF 5 §7.5): unit headers, the unit DIE's bases, and per
+ * unit the tree of subprograms and inlined subroutines with code. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dwarf_int.h"
+
+/* DWARF 5 §7.5.1.1: the unit header at off; *next is 0 when the walk
+ * cannot go on (bad or truncated length). */
+static void
+unit_header(const struct sp_dwarf_bytes *b, uint64_t off, struct dw_unit *u,
+    uint64_t *next)
+{
+	struct sp_cur c = sp_cur_make(b->p, b->len);
+	uint64_t len;
+	const uint8_t *v;
+
+	memset(u, 0, sizeof(*u));
+	*next = 0;
+	c.pos = (size_t)off;
+	len = sp_rd_u32(&c);
+	u->offsz = 4;
+	if (len == 0xffffffffu) {
+		len = sp_rd_u64(&c);
+		u->offsz = 8;
+	} else if (len >= 0xfffffff0u) {
+		return;		/* reserved (§7.2.2) */
+	}
+	if (c.err || len > sp_cur_left(&c))
+		return;
+	u->off = off;
+	u->end = c.pos + len;
+	*next = u->end;
+	c.len = (size_t)u->end;
+	v = sp_take(&c, 2);
+	u->version = v != NULL ? (uint8_t)sp_le16(v) : 0;
+	if (v == NULL || sp_le16(v) < 2 || sp_le16(v) > 5) {
+		u->version = 0;
+		return;		/* unknown: skipped by its length */
+	}
+	if (u->version >= 5) {
+		u->type = sp_rd_u8(&c);
+		u->addr_size = sp_rd_u8(&c);
+		u->abbrev_off = dw_rd_off(&c, u->offsz);
+		if (u->type == DW_UT_SKELETON || u->type == DW_UT_SPLIT_COMPILE)
+			(void)sp_rd_u64(&c);	/* dwo_id */
+		if (u->type == DW_UT_TYPE || u->type == DW_UT_SPLIT_TYPE) {
+			(void)sp_rd_u64(&c);	/* type signature */
+			(void)dw_rd_off(&c, u->offsz);
+		}
+	} else {
+		u->type = DW_UT_COMPILE;
+		u->abbrev_off = dw_rd_off(&c, u->offsz);
+		u->addr_size = sp_rd_u8(&c);
+	}
+	if (c.err || (u->addr_size != 4 && u->addr_size != 8))
+		u->type = 0;
+	u->die_off = c.pos;
+}
+
+int
+dw_units_scan(struct sp_dwarf *d)
+{
+	uint64_t off = 0, next;
+	size_t cap = 0;
+
+	while (off < d->s.info.len) {
+		struct dw_unit u, *p;
+
+		unit_header(&d->s.info, off, &u, &next);
+		if (next == 0)
+			break;
+		p = dw_grow(d->units, d->nunits, &cap, sizeof(*p));
+		if (p == NULL)
+			return -ENOMEM;
+		d->units = p;
+		d->units[d->nunits++] = u;
+		off = next;
+	}
+	return 0;
+}
+
+/* The shared abbreviation table at off, parsed on first use. */
+static int
+abbrevs_at(struct sp_dwarf *d, uint64_t off, struct dw_abbrevs **out)
+{
+	size_t lo = 0, hi = d->nabbr;
+	struct dw_abbrevs **p, *t;
+	int err;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (d->abbr[mid]->off == off) {
+			*out = d->abbr[mid];
+			return 0;
+		}
+		if (d->abbr[mid]->off < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	err = dw_abbrevs_parse(&d->s.abbrev, off, &t);
+	if (err)
+		return err;
+	p = dw_grow(d->abbr, d->nabbr, &d->abbrcap, sizeof(*p));
+	if (p == NULL) {
+		dw_abbrevs_free(t);
+		return -ENOMEM;
+	}
+	d->abbr = p;
+	memmove(p + lo + 1, p + lo, (d->nabbr - lo) * sizeof(*p));
+	p[lo] = t;
+	d->nabbr++;
+	*out = t;
+	return 0;
+}
+
+/* A section offset attribute, or dflt when absent. */
+static int
+base_of(const struct dw_val *v, uint64_t dflt, uint64_t *out)
+{
+	*out = dflt;
+	return v->form != 0 ? dw_val_const(v, out) : 0;
+}
+
+/* The unit DIE's bases (DWARF 5 §3.1.1); absent ones default to just
+ * past their section's header, where a lone table's entries start. */
+static int
+unit_bases(struct sp_dwarf *d, struct dw_unit *u, const struct dw_die *die)
+{
+	unsigned hdr = u->offsz == 8 ? 16 : 8;
+
+	if (base_of(&die->at[DA_STROFF_BASE], hdr, &u->str_offsets_base) < 0 ||
+	    base_of(&die->at[DA_ADDR_BASE], hdr, &u->addr_base) < 0 ||
+	    base_of(&die->at[DA_RNGL_BASE], hdr + 4, &u->rnglists_base) < 0)
+		return -SP_EFORMAT;
+	if (die->at[DA_LOW].form != 0 &&
+	    dw_val_addr(&d->s, u, &die->at[DA_LOW], &u->base_addr) < 0)
+		return -SP_EFORMAT;
+	u->has_stmt_list = die->at[DA_STMT_LIST].form != 0;
+	if (u->has_stmt_list &&
+	    dw_val_const(&die->at[DA_STMT_LIST], &u->stmt_list) < 0)
+		return -SP_EFORMAT;
+	u->comp_dir = dw_val_str(&d->s, u, &die->at[DA_COMP_DIR]);
+	return 0;
+}
+
+/* Reads the unit DIE of u into die. */
+static int
+unit_die(struct sp_dwarf *d, const struct dw_unit *u, struct sp_cur *c,
+    struct dw_die *die)
+{
+	*c = sp_cur_make(d->s.info.p, (size_t)u->end);
+	c->pos = (size_t)u->die_off;
+	if (dw_die_read(c, u, die) < 0 || die->ab == NULL)
+		return -SP_EFORMAT;
+	return 0;
+}
+
+int
+dw_unit_prepare(struct sp_dwarf *d, struct dw_unit *u)
+{
+	struct dw_die die;
+	struct sp_cur c;
+	int err;
+
+	if (u->prepared)
+		return u->prep_err;
+	if (u->type == 0)
+		err = -SP_EFORMAT;
+	else
+		err = abbrevs_at(d, u->abbrev_off, &u->ab);
+	if (err == -ENOMEM)
+		return err;	/* not cached: may work next time */
+	if (err == 0)
+		err = unit_die(d, u, &c, &die);
+	if (err == 0)
+		err = unit_bases(d, u, &die);
+	u->prepared = 1;
+	u->prep_err = err;
+	return err;
+}
+
+/* Whether u may have code: compile and partial units (§3.1). */
+static int
+code_unit(const struct dw_unit *u)
+{
+	return u->type == DW_UT_COMPILE || u->type == DW_UT_PARTIAL;
+}
+
+int
+dw_unit_ranges(struct sp_dwarf *d, struct dw_unit *u,
+    int (*fn)(void *, uint64_t, uint64_t), void *ctx)
+{
+	struct dw_die die;
+	struct sp_cur c;
+	int err;
+
+	if (!code_unit(u))
+		return 0;
+	err = dw_unit_prepare(d, u);
+	if (err == 0)
+		err = unit_die(d, u, &c, &die);
+	if (err == 0)
+		err = dw_die_ranges(&d->s, u, &die, fn, ctx);
+	return err;
+}
+
+struct node_ranges {
+	struct dw_spans *spans;
+	uint32_t idx;
+	size_t n;
+};
+
+static int
+add_node_range(void *ctx, uint64_t lo, uint64_t hi)
+{
+	struct node_ranges *r = ctx;
+
+	r->n++;
+	return dw_spans_add(r->spans, lo, hi, r->idx);
+}
+
+static uint32_t
+const32(const struct dw_val *v)
+{
+	uint64_t x = 0;
+
+	if (v->form == 0 || dw_val_const(v, &x) < 0 || x > UINT32_MAX)
+		return 0;
+	return (uint32_t)x;
+}
+
+/* A subprogram or inlined subroutine: a node if it has code. */
+static int
+add_node(struct sp_dwarf *d, struct dw_unit *u, const struct dw_die *die,
+    int32_t parent, int32_t *node)
+{
+	struct dw_cu *cu = u->cu;
+	struct node_ranges r = { &cu->spans, (uint32_t)cu->nnodes, 0 };
+	struct dw_node *n;
+	int err;
+
+	if (cu->nnodes >= INT32_MAX)
+		return -SP_ELIMIT;
+	err = dw_die_ranges(&d->s, u, die, add_node_range, &r);
+	if (err || r.n == 0)
+		return err;
+	n = dw_grow(cu->nodes, cu->nnodes, &cu->capnodes, sizeof(*n));
+	if (n == NULL)
+		return -ENOMEM;
+	cu->nodes = n;
+	n += cu->nnodes;
+	n->die_off = die->off;
+	n->parent = parent;
+	n->inlined = die->ab->tag == DW_TAG_INLINED_SUBROUTINE;
+	n->call_file = const32(&die->at[DA_CALL_FILE]);
+	n->call_line = const32(&die->at[DA_CALL_LINE]);
+	n->name = dw_val_str(&d->s, u, &die->at[DA_NAME]);
+	n->linkage = dw_val_str(&d->s, u, &die->at[DA_LINKAGE]);
+	n->origin = 0;
+	if (dw_val_ref(u, &die->at[DA_ORIGIN], &n->origin) < 0)
+		(void)dw_val_ref(u, &die->at[DA_SPEC], &n->origin);
+	n->resolved = n->name != NULL || n->origin == 0;
+	*node = (int32_t)cu->nnodes++;
+	return 0;
+}
+
+/* Subtrees that never hold code, which DW_AT_sibling lets us skip. */
+static int
+skippable(uint32_t tag)
+{
+	switch (tag) {
+	case DW_TAG_ARRAY_TYPE: case DW_TAG_CLASS_TYPE:
+	case DW_TAG_ENUMERATION_TYPE: case DW_TAG_STRUCTURE_TYPE:
+	case DW_TAG_SUBROUTINE_TYPE: case DW_TAG_UNION_TYPE:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* Walks the unit's DIEs, without recursion, into u->cu's nodes. */
+static int
+walk(struct sp_dwarf *d, struct dw_unit *u)
+{
+	int32_t parent[SP_DWARF_DEPTH_MAX + 1];
+	struct dw_die die;
+	struct sp_cur c;
+	uint64_t sib;
+	int depth = 0, err;
+
+	err = unit_die(d, u, &c, &die);
+	if (err || !die.ab->children)
+		return err;
+	parent[++depth] = -1;
+	/* A missing last null entry is tolerated: the unit just ends. */
+	while (depth > 0 && sp_cur_left(&c) > 0) {
+		int32_t node = parent[depth];
+		uint32_t tag;
+
+		if (dw_die_read(&c, u, &die) < 0)
+			return -SP_EFORMAT;
+		if (die.ab == NULL) {
+			depth--;
+			continue;
+		}
+		tag = die.ab->tag;
+		if (tag == DW_TAG_SUBPROGRAM || tag == DW_TAG_INLINED_SUBROUTINE)
+			err = add_node(d, u, &die, parent[depth], &node);
+		if (err)
+			return err;
+		if (!die.ab->children)
+			continue;
+		/* Only forward: a sibling pointing back could loop. */
+		if (skippable(tag) && dw_val_ref(u, &die.at[DA_SIBLING],
+		    &sib) == 0 && sib >= c.pos && sib <= u->end) {
+			c.pos = (size_t)sib;
+			continue;
+		}
+		if (depth == SP_DWARF_DEPTH_MAX)
+			return -SP_EFORMAT;
+		parent[++depth] = node;
+	}
+	return 0;
+}
+
+void
+dw_cu_free(struct dw_cu *cu)
+{
+	if (cu == NULL)
+		return;
+	free(cu->nodes);
+	dw_spans_fini(&cu->spans);
+	dw_lines_fini(&cu->lines);
+	free(cu);
+}
+
+int
+dw_unit_load(struct sp_dwarf *d, struct dw_unit *u)
+{
+	int err;
+
+	if (u->cu != NULL || u->cu_err != 0)
+		return u->cu_err;
+	if (!code_unit(u))
+		return -SP_ENOTFOUND;
+	err = dw_unit_prepare(d, u);
+	if (err)
+		return err;
+	u->cu = calloc(1, sizeof(*u->cu));
+	if (u->cu == NULL)
+		return -ENOMEM;
+	u->cu->spans.limit = SP_DWARF_RANGES_MAX(u->end - u->off);
+	if (u->has_stmt_list)
+		err = dw_lines_parse(&d->s, u, &u->cu->lines);
+	if (err == 0)
+		err = walk(d, u);
+	if (err == 0)
+		err = dw_spans_sort(&u->cu->spans);
+	if (err) {
+		dw_cu_free(u->cu);
+		u->cu = NULL;
+		if (err != -ENOMEM)
+			u->cu_err = err;
+	}
+	return err;
+}
+
+/* The unit whose DIEs contain .debug_info offset off. */
+static struct dw_unit *
+unit_of(struct sp_dwarf *d, uint64_t off)
+{
+	size_t lo = 0, hi = d->nunits;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (d->units[mid].end <= off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == d->nunits || off < d->units[lo].die_off)
+		return NULL;
+	return &d->units[lo];
+}
+
+int
+dw_node_name(struct sp_dwarf *d, struct dw_node *n)
+{
+	const char *linkage = n->linkage;
+	uint64_t off = n->origin;
+	unsigned hop;
+
+	if (n->resolved)
+		return 0;
+	/* The chain is cut at SP_DWARF_CHAIN_MAX hops, which ends cycles. */
+	for (hop = 0; off != 0 && hop < SP_DWARF_CHAIN_MAX; hop++) {
+		struct dw_unit *u = unit_of(d, off);
+		struct dw_die die;
+		struct sp_cur c;
+		int err = u != NULL ? dw_unit_prepare(d, u) : -SP_EFORMAT;
+
+		if (err == -ENOMEM)
+			return err;
+		if (err)
+			break;
+		c = sp_cur_make(d->s.info.p, (size_t)u->end);
+		c.pos = (size_t)off;
+		if (dw_die_read(&c, u, &die) < 0 || die.ab == NULL)
+			break;
+		n->name = dw_val_str(&d->s, u, &die.at[DA_NAME]);
+		if (linkage == NULL)
+			linkage = dw_val_str(&d->s, u, &die.at[DA_LINKAGE]);
+		off = 0;
+		if (n->name == NULL &&
+		    dw_val_ref(u, &die.at[DA_ORIGIN], &off) < 0 &&
+		    dw_val_ref(u, &die.at[DA_SPEC], &off) < 0)
+			off = 0;
+	}
+	if (n->name == NULL)
+		n->name = linkage;
+	n->resolved = 1;
+	return 0;
+}

@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef SP_ELFFILE_H
+#define SP_ELFFILE_H
+
+/*
+ * One ELF file opened for symbolization: its headers, its build-id, the
+ * bytes of its sections (inflated when compressed) and its debuglink.
+ *
+ * Only ELFCLASS64 little-endian files are accepted (what x86-64 runs);
+ * any e_machine and e_type are.  The file is read with pread(2), never
+ * mapped, so a file truncated while open gives errors, not SIGBUS.  All
+ * offsets and sizes the file states are checked against its size; the
+ * section and program header tables must lie inside the file.
+ */
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sp/error.h"
+
+/* Largest section returned, after inflating: larger is -SP_ELIMIT. */
+#define SP_ELF_SECTION_MAX ((uint64_t)512 << 20)
+/* Most section headers a file may have (-SP_ELIMIT beyond). */
+#define SP_ELF_SECTIONS_MAX 262144u
+/* Most program headers a file may have (-SP_ELIMIT beyond). */
+#define SP_ELF_SEGMENTS_MAX 4096u
+/* Longest build-id kept; longer notes are ignored (SHA-1 ids have 20). */
+#define SP_ELF_BUILD_ID_MAX 64
+
+struct sp_elf_file;
+
+/*
+ * Opens the ELF file at path read-only.  Symlinks are followed (system
+ * libraries are often reached through one), but only a regular file is
+ * opened: anything else is -SP_EFORMAT before it is opened, so a FIFO
+ * or device never blocks or reacts.  Returns 0 with *out set, -errno
+ * (open, read), -SP_EFORMAT (not an ELF64 little-endian file, or its
+ * header tables lie outside the file), -SP_ELIMIT (too many headers),
+ * -ENOMEM.  diag (may be NULL) then names the reason and the offset.
+ */
+int sp_elf_file_open(const char *path, struct sp_elf_file **out,
+    struct sp_diag *diag);
+
+/*
+ * As sp_elf_file_open, on an image of len bytes in memory, which the
+ * caller keeps alive and unchanged until sp_elf_file_free.  Uncompressed
+ * sections are returned as pointers into it.  Used by fuzzing and for
+ * images that are already in memory.
+ */
+int sp_elf_file_open_mem(const void *p, size_t len, struct sp_elf_file **out,
+    struct sp_diag *diag);
+
+/* Frees f and everything it returned (section bytes, names).  NULL ok. */
+void sp_elf_file_free(struct sp_elf_file *f);
+
+/* The path f was opened from, or NULL for an image in memory. */
+const char *sp_elf_file_path(const struct sp_elf_file *f);
+
+/* The file's size in bytes. */
+uint64_t sp_elf_file_size(const struct sp_elf_file *f);
+
+/*
+ * The GNU build-id (NT_GNU_BUILD_ID note, from a PT_NOTE segment or else
+ * an SHT_NOTE section), read at open.  Returns 0 with *id (valid until
+ * sp_elf_file_free) and *len, or -SP_ENOTFOUND.
+ */
+int sp_elf_file_build_id(const struct sp_elf_file *f, const uint8_t **id,
+    size_t *len);
+
+/*
+ * The bytes of the first section named name.  A section with
+ * SHF_COMPRESSED is inflated (gABI "Compressed Sections",
+ * ELFCOMPRESS_ZLIB, with zlib).  The bytes are owned by f, read once and
+ * kept until sp_elf_file_free.  Returns 0 with *data, *len (an empty
+ * section gives len 0), -SP_ENOTFOUND (absent, SHT_NOBITS, or f has no
+ * section names), -SP_EFORMAT (outside the file; a compressed section
+ * that is malformed, does not inflate to exactly its stated size, or
+ * uses another algorithm such as ELFCOMPRESS_ZSTD), -SP_ELIMIT (larger
+ * than SP_ELF_SECTION_MAX, before or after inflating), -errno, -ENOMEM.
+ */
+int sp_elf_file_section(struct sp_elf_file *f, const char *name,
+    const uint8_t **data, size_t *len);
+
+/*
+ * Whether f has a section named name with bytes in the file (not
+ * SHT_NOBITS): 1 or 0.  Reads no section data.
+ */
+int sp_elf_file_has_section(const struct sp_elf_file *f, const char *name);
+
+/*
+ * Whether f can name functions on its own: it has a .symtab or a
+ * .debug_info with bytes in the file (a debug file candidate).  1 or 0.
+ */
+int sp_elf_file_has_debug(const struct sp_elf_file *f);
+
+/*
+ * The .gnu_debuglink section: a file name, NUL-terminated and padded to
+ * 4 bytes, then the CRC-32 of the debug file (GDB manual, "Debugging
+ * Information in Separate Files").  Returns 0 with *name (owned by f)
+ * and *crc, -SP_ENOTFOUND, -SP_EFORMAT (unterminated, no room for the
+ * CRC, an empty name, ".", "..", or a name with '/': the link names a
+ * file, never a path), or an error of sp_elf_file_section.
+ */
+int sp_elf_file_debuglink(struct sp_elf_file *f, const char **name,
+    uint32_t *crc);
+
+/*
+ * The CRC-32 (ISO-HDLC, as zlib's crc32 and .gnu_debuglink use) of the
+ * whole file, read in chunks.  Returns 0 with *crc, or -errno.
+ */
+int sp_elf_file_crc32(const struct sp_elf_file *f, uint32_t *crc);
+
+/*
+ * The ELF virtual address of file offset off, through the PT_LOAD
+ * program headers (the first whose file bytes contain off).  Returns 0
+ * with *vaddr, or -SP_ENOTFOUND.  A separate debug file made by
+ * objcopy --only-keep-debug has no file bytes in its segments: map
+ * offsets through the binary, whose addresses the debug file shares.
+ */
+int sp_elf_file_vaddr(const struct sp_elf_file *f, uint64_t off,
+    uint64_t *vaddr);
+
+/*
+ * Whether f is the same file as the one open on g (same device and
+ * inode; for images in memory, the same image).  1 or 0.
+ */
+int sp_elf_file_same(const struct sp_elf_file *f, const struct sp_elf_file *g);
+
+#endif

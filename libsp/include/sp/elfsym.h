@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef SP_ELFSYM_H
+#define SP_ELFSYM_H
+
+/*
+ * An ELF file's function symbols, indexed by address: what names a
+ * frame when there is no DWARF.
+ */
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sp/elffile.h"
+
+/* Most symbol table entries read from one file (both tables). */
+#define SP_ELF_SYMS_MAX ((size_t)16 << 20)
+/* How many enclosing symbols a lookup tries when the nearest symbol
+ * below an address ends before it (nested or overlapping symbols). */
+#define SP_ELF_SYMS_NEST_MAX 16
+
+struct sp_elf_syms;
+
+/*
+ * Indexes the function symbols of f: STT_FUNC, STT_GNU_IFUNC, and
+ * STT_NOTYPE in sections with SHF_EXECINSTR, defined in a section (not
+ * SHN_UNDEF, SHN_ABS, ...) and with a name, from .symtab (SHT_SYMTAB)
+ * and .dynsym (SHT_DYNSYM) together.  Symbols at the same address are
+ * aliases and resolve to one name, chosen deterministically: STB_GLOBAL
+ * (or STB_GNU_UNIQUE) over STB_WEAK over STB_LOCAL, then fewer leading
+ * underscores, then the shorter name, then strcmp order.  The group
+ * covers [value, value + size) with the largest size of its members; a
+ * group of zero-size symbols covers up to the next symbol, and at most
+ * to the end of its section.
+ *
+ * A table in SHT_NOBITS (as in a debug file's .dynsym), or whose string
+ * table is, is skipped.
+ *
+ * Returns 0 with *out (also when f has no symbols: an empty index),
+ * -SP_EFORMAT (a table outside the file, an entry size other than 24,
+ * or a string table link that is not a section), -SP_ELIMIT (more than
+ * SP_ELF_SYMS_MAX entries), another error of sp_elf_file_section, or
+ * -ENOMEM.  Names point into f's string tables: s must be freed before f.
+ */
+int sp_elf_syms_load(struct sp_elf_file *f, struct sp_elf_syms **out);
+
+void sp_elf_syms_free(struct sp_elf_syms *s);
+
+/*
+ * The name of the symbol containing ELF address vaddr (binary search),
+ * with *start (may be NULL) set to its address; NULL when no symbol
+ * contains vaddr.  Where symbols nest, the innermost one that contains
+ * vaddr, looking at most SP_ELF_SYMS_NEST_MAX levels out.  The name is
+ * NUL-terminated and valid while f and s live.
+ */
+const char *sp_elf_syms_find(const struct sp_elf_syms *s, uint64_t vaddr,
+    uint64_t *start);
+
+/* How many address groups (one name each) the index holds. */
+size_t sp_elf_syms_count(const struct sp_elf_syms *s);
+
+#endif

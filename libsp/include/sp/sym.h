@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef SP_SYM_H
+#define SP_SYM_H
+
+/*
+ * Offline symbolization: copies a spool and adds one SYMBOL record after
+ * each FRAME definition (docs/spool-format.md), naming the frame from, in
+ * this order,
+ *
+ *   1. a perf map (perf-PID.map; only for processes the spool marks as
+ *      Python runtimes, and those the options allow): JIT and Python
+ *      frames;
+ *   2. the module's ELF symbols and DWARF (line, inline chain), in files
+ *      found by sp_debug_find and verified by build-id;
+ *   3. kallsyms, for kernel frames;
+ *   4. the address alone ("module+0xOFFSET", or "0xADDRESS").
+ *
+ * Each ELF file is opened and indexed once per run (keyed by path and
+ * build-id), each perf map and kallsyms read once, each FRAME (frames are
+ * interned) resolved once.  Memory is bounded by the definitions and
+ * those indexes, not by the number of samples.
+ *
+ * A spool that sp-sym wrote already carries a SYMBOL right after each
+ * FRAME, with only STRING records between them.  The copy looks ahead
+ * that far: such a SYMBOL is copied and its frame not resolved again, so
+ * running sp-sym on its own output reproduces it byte for byte.  A SYMBOL
+ * found anywhere else arrives after its frame was resolved and is dropped
+ * (counted in stale_symbols): a frame has at most one symbol.
+ */
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sp/replay.h"
+
+struct sp_sym_options {
+	const char *const *debug_dirs; /* NULL: {SP_DEBUG_DIR_DEFAULT} */
+	size_t ndebug_dirs;
+	const char *sysroot;         /* NULL: none */
+	const char *bundle;          /* NULL: none; else used before this host */
+	const char *perf_map_dir;    /* NULL: "/tmp" */
+	const uint32_t *perf_map_pids; /* also read these pids' perf maps */
+	size_t nperf_map_pids;
+	int perf_maps_all;           /* read every process's perf map */
+	const char *kallsyms;        /* NULL: the bundle's, or this host's */
+	/*
+	 * Called now and then (every few thousand records) with the input
+	 * bytes read so far; may be NULL.
+	 */
+	void (*progress)(void *arg, uint64_t bytes, uint64_t frames);
+	void *progress_arg;
+};
+
+/* A module whose files could not name its frames. */
+struct sp_sym_missing {
+	char path[1024];         /* as recorded (cut to fit) */
+	char build_id[2 * SP_BUILD_ID_MAX + 1]; /* hex, "" when none */
+	char tried[1024];        /* where it looked, and what was there */
+	uint64_t frames;         /* frames left address-only because of it */
+	unsigned mismatches;     /* files found but with another build-id */
+};
+
+struct sp_sym_report {
+	uint64_t frames;           /* FRAME records in the output */
+	uint64_t by_origin[5];     /* indexed by enum sp_sym_origin */
+	uint64_t copied;           /* symbols copied from the input */
+	uint64_t python_frames, jit_frames, hidden, truncated;
+	uint64_t inline_lines;     /* logical frames beyond the first */
+	uint64_t mismatches;       /* files rejected: build-id (or CRC) */
+	uint64_t stale_symbols;    /* input SYMBOLs not right after their FRAME */
+	uint64_t skipped_records;  /* records of kinds this library does not know */
+	char kernel[320];          /* where kernel names came from, or why none */
+	struct sp_sym_missing *missing;
+	size_t nmissing;
+	int input_truncated;       /* the input ended without END (prefix kept) */
+};
+
+/*
+ * Reads every record of in (opened by the caller, nothing read yet) and
+ * writes the symbolized spool to out_fd (a file or a pipe; not closed),
+ * ending with an END record, also when the input was truncated (its
+ * intact prefix is copied).  Fills *rep (call sp_sym_report_fini on it
+ * afterwards, also after an error).  Returns 0; a format error of the
+ * input (diag: offset and reason, copied from the reader); -errno from
+ * writing (EPIPE, ENOSPC...); -ENOMEM.  Files that cannot be found or
+ * read are not errors: they are in the report.  diag may be NULL.
+ */
+int sp_sym_spool(const struct sp_sym_options *o, struct sp_replay *in,
+    int out_fd, struct sp_sym_report *rep, struct sp_diag *diag);
+
+/* Frees what rep holds and clears it. */
+void sp_sym_report_fini(struct sp_sym_report *rep);
+
+/*
+ * Whether name, a function in a Python runtime module (python3.N,
+ * libpython3.N...), is interpreter machinery that a UI hides by default:
+ * the eval loop, the vectorcall and call helpers, the startup chain.
+ * 1 or 0.  The list is in libsp/sym_python.c and docs.
+ */
+int sp_sym_python_machinery(const char *name);
+
+/*
+ * Whether path's base name is a Python runtime: python3.N[...] or
+ * libpython3.N[...].  1 or 0.
+ */
+int sp_sym_python_module(const char *path, size_t len);
+
+#endif

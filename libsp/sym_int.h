@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef SP_SYM_INT_H
+#define SP_SYM_INT_H
+
+/*
+ * The parts of sp_sym_spool: the copy loop (symbolize.c), the ELF and
+ * DWARF file cache (sym_elf.c), perf maps, kallsyms and the fallbacks
+ * (sym_resolve.c), the Python runtime rules (sym_python.c).
+ */
+
+#include "sp/debugfind.h"
+#include "sp/dwarf.h"
+#include "sp/elfsym.h"
+#include "sp/kallsyms.h"
+#include "sp/perfmap.h"
+#include "sp/sym.h"
+#include "sp/writer.h"
+
+/* One ELF module's files, opened and indexed once per run. */
+struct sym_file {
+	const char *path;            /* the input's string: lives as long */
+	uint8_t build_id[SP_BUILD_ID_MAX];
+	size_t id_len;
+	int state;                   /* 0 not opened, 1 usable, -1 none */
+	struct sp_debug_found found;
+	struct sp_elf_syms *dsyms;   /* the debug file's symbols, or NULL */
+	struct sp_elf_syms *bsyms;   /* the binary's symbols, or NULL */
+	struct sp_dwarf *dwarf;      /* over the file with .debug_info */
+	size_t missing;              /* index + 1 in the report, 0 none */
+};
+
+/* A process's perf map, read at most once. */
+struct sym_pmap {
+	uint32_t host, pid;
+	struct sp_perf_map *map;     /* NULL: none or refused */
+};
+
+/* A (host, pid) and whether it is a Python runtime now. */
+struct sym_pid {
+	uint32_t host, pid;
+	int python;
+};
+
+struct sym_ctx {
+	const struct sp_sym_options *o;
+	struct sp_sym_report *rep;
+	struct sp_writer *w;
+	const struct sp_defs *defs;      /* the input's */
+	const struct sp_header *hdr;     /* the input's */
+
+	struct sym_file *files;
+	size_t nfiles, capfiles;
+	uint32_t *file_of;               /* input module id - 1 -> file + 1 */
+	size_t capfile_of;
+
+	struct sym_pmap *pmaps;
+	size_t npmaps, cappmaps;
+	struct sym_pid *pids;
+	size_t npids, cappids;
+
+	struct sp_kallsyms *ksyms;
+	int ktried;
+
+	/* The symbol being built: strings are the writer's ids. */
+	struct sp_symbol sym;
+	struct sp_symline lines[SP_INLINE_MAX];
+};
+
+/* Resolves input frame id into c->sym (its frame field not set). */
+int sym_resolve(struct sym_ctx *c, uint32_t frame);
+
+/* ELF + DWARF for a file-backed user frame: 1 named, 0 not, or -errno. */
+int sym_elf_frame(struct sym_ctx *c, uint32_t module_id,
+    const struct sp_module *m, uint64_t rel_ip);
+
+/* Frees the file cache. */
+void sym_files_free(struct sym_ctx *c);
+
+/* Frees everything c holds but the writer. */
+void sym_ctx_fini(struct sym_ctx *c);
+
+/* A PYTHON record: (host, pid) is a Python runtime from now on, or not. */
+int sym_set_python(struct sym_ctx *c, uint32_t host, uint32_t pid,
+    int is_python);
+
+/* Appends a line to c->sym with function and file (file may be NULL). */
+int sym_add_line(struct sym_ctx *c, const char *function, size_t flen,
+    const char *file, size_t filelen, uint32_t line);
+
+/* Records a module that could not be used; returns its index + 1. */
+int sym_report_missing(struct sym_ctx *c, const char *path,
+    const uint8_t *id, size_t id_len, const char *tried, unsigned mism,
+    size_t *index);
+
+#endif

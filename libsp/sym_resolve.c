@@ -1,0 +1,339 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * One frame's symbol: perf map, ELF (sym_elf.c), kallsyms, or the address
+ * alone, in that order; and the report's list of missing modules.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sp/format.h"
+#include "sym_int.h"
+
+int
+sym_add_line(struct sym_ctx *c, const char *function, size_t flen,
+    const char *file, size_t filelen, uint32_t line)
+{
+	struct sp_symline *l;
+	int err;
+
+	/* Innermost first: a longer chain loses its outermost frames. */
+	if (c->sym.count >= SP_INLINE_MAX)
+		return 0;
+	l = &c->lines[c->sym.count];
+	memset(l, 0, sizeof(*l));
+	err = sp_writer_string(c->w, function, flen, &l->function);
+	if (err == 0 && file != NULL && filelen > 0)
+		err = sp_writer_string(c->w, file, filelen, &l->file);
+	if (err < 0)
+		return err;
+	l->line = line;
+	c->sym.count++;
+	return 0;
+}
+
+static void
+hex_id(char *out, const uint8_t *id, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len && i < SP_BUILD_ID_MAX; i++)
+		(void)snprintf(out + 2 * i, 3, "%02x", id[i]);
+	out[2 * i] = '\0';
+}
+
+int
+sym_report_missing(struct sym_ctx *c, const char *path, const uint8_t *id,
+    size_t id_len, const char *tried, unsigned mism, size_t *index)
+{
+	struct sp_sym_report *rep = c->rep;
+	struct sp_sym_missing *v, *m;
+
+	v = realloc(rep->missing, (rep->nmissing + 1) * sizeof(*v));
+	if (v == NULL)
+		return -ENOMEM;
+	rep->missing = v;
+	m = &v[rep->nmissing];
+	memset(m, 0, sizeof(*m));
+	(void)snprintf(m->path, sizeof(m->path), "%s", path);
+	(void)snprintf(m->tried, sizeof(m->tried), "%s", tried);
+	hex_id(m->build_id, id, id_len);
+	m->mismatches = mism;
+	*index = ++rep->nmissing;
+	return 0;
+}
+
+int
+sym_set_python(struct sym_ctx *c, uint32_t host, uint32_t pid,
+    int is_python)
+{
+	struct sym_pid *v;
+	size_t i;
+
+	for (i = 0; i < c->npids; i++)
+		if (c->pids[i].host == host && c->pids[i].pid == pid) {
+			c->pids[i].python = is_python;
+			return 0;
+		}
+	if (c->npids == c->cappids) {
+		size_t cap = c->cappids ? c->cappids * 2 : 16;
+
+		v = realloc(c->pids, cap * sizeof(*v));
+		if (v == NULL)
+			return -ENOMEM;
+		c->pids = v;
+		c->cappids = cap;
+	}
+	c->pids[c->npids].host = host;
+	c->pids[c->npids].pid = pid;
+	c->pids[c->npids++].python = is_python;
+	return 0;
+}
+
+/* Perf maps are read for Python runtimes and for what the user allows. */
+static int
+perf_map_allowed(const struct sym_ctx *c, uint32_t host, uint32_t pid)
+{
+	size_t i;
+
+	if (c->o->perf_maps_all)
+		return 1;
+	for (i = 0; i < c->o->nperf_map_pids; i++)
+		if (host == 0 && c->o->perf_map_pids[i] == pid)
+			return 1;
+	for (i = 0; i < c->npids; i++)
+		if (c->pids[i].host == host && c->pids[i].pid == pid)
+			return c->pids[i].python;
+	return 0;
+}
+
+/*
+ * The bundle's copy first, then DIR/perf-PID.map.  The spool does not
+ * record the process's uid: the map must belong to the user running
+ * sp-sym, or, run as root, to anyone (never through a symlink).
+ */
+static struct sp_perf_map *
+pmap_read(const struct sym_ctx *c, uint32_t pid)
+{
+	struct sp_perf_map *m = NULL;
+	char path[4096];
+	uid_t uid = geteuid() == 0 ? (uid_t)-1 : geteuid();
+	int n;
+
+	if (c->o->bundle != NULL) {
+		n = snprintf(path, sizeof(path), "%s/perf-maps/perf-%u.map",
+		    c->o->bundle, pid);
+		if (n > 0 && (size_t)n < sizeof(path) &&
+		    sp_perf_map_open(path, uid, &m, NULL) == 0)
+			return m;
+	}
+	n = snprintf(path, sizeof(path), "%s/perf-%u.map",
+	    c->o->perf_map_dir != NULL ? c->o->perf_map_dir : "/tmp", pid);
+	if (n > 0 && (size_t)n < sizeof(path) &&
+	    sp_perf_map_open(path, uid, &m, NULL) == 0)
+		return m;
+	return NULL;
+}
+
+static int
+pmap_get(struct sym_ctx *c, uint32_t host, uint32_t pid,
+    const struct sp_perf_map **out)
+{
+	struct sym_pmap *v;
+	size_t i;
+
+	for (i = 0; i < c->npmaps; i++)
+		if (c->pmaps[i].host == host && c->pmaps[i].pid == pid) {
+			*out = c->pmaps[i].map;
+			return 0;
+		}
+	if (c->npmaps == c->cappmaps) {
+		size_t cap = c->cappmaps ? c->cappmaps * 2 : 16;
+
+		v = realloc(c->pmaps, cap * sizeof(*v));
+		if (v == NULL)
+			return -ENOMEM;
+		c->pmaps = v;
+		c->cappmaps = cap;
+	}
+	v = &c->pmaps[c->npmaps++];
+	v->host = host;
+	v->pid = pid;
+	/* Other hosts' maps are not on this machine. */
+	v->map = host == 0 ? pmap_read(c, pid) : NULL;
+	*out = v->map;
+	return 0;
+}
+
+/* 1 when the perf map named the frame. */
+static int
+pmap_frame(struct sym_ctx *c, const struct sp_module *m, uint64_t ip)
+{
+	const struct sp_perf_map *map;
+	const struct sp_perf_map_entry *e;
+	const char *fn, *file;
+	size_t fnlen, filelen;
+	int err;
+
+	err = pmap_get(c, m->host, m->pid, &map);
+	if (err < 0 || map == NULL || (e = sp_perf_map_find(map, ip)) == NULL)
+		return err;
+	c->sym.origin = SP_ORIGIN_PERF_MAP;
+	if (sp_perf_map_python(e->name, e->name_len, &fn, &fnlen, &file,
+	    &filelen) && fnlen > 0) {
+		c->sym.flags |= SP_SYM_PYTHON_FRAME;
+		err = sym_add_line(c, fn, fnlen, file, filelen, 0);
+	} else {
+		c->sym.flags |= SP_SYM_JIT;
+		err = sym_add_line(c, e->name, e->name_len, NULL, 0, 0);
+	}
+	return err < 0 ? err : 1;
+}
+
+/*
+ * This host's /proc/kallsyms names the spool's kernel frames only when
+ * the spool was recorded in this boot: KASLR moves the kernel at every
+ * boot, so the same release is not enough.  Without a recorded boot id,
+ * the host name and release must match.
+ */
+static int
+same_boot(const struct sp_header *h, const struct sp_header *me)
+{
+	static const uint8_t zero[16];
+
+	if (memcmp(h->boot_id, zero, 16) != 0)
+		return memcmp(h->boot_id, me->boot_id, 16) == 0;
+	return strcmp(h->release, me->release) == 0 &&
+	    strcmp(h->hostname, me->hostname) == 0;
+}
+
+static void
+kallsyms_load(struct sym_ctx *c)
+{
+	char *k = c->rep->kernel, path[4096];
+	size_t cap = sizeof(c->rep->kernel);
+	struct sp_header me;
+	const char *src = c->o->kallsyms;
+	int err;
+
+	c->ktried = 1;
+	if (src == NULL && c->o->bundle != NULL) {
+		(void)snprintf(path, sizeof(path), "%s/kallsyms", c->o->bundle);
+		if (access(path, F_OK) == 0)
+			src = path;
+	}
+	if (src == NULL) {
+		if (sp_header_init_host(&me) < 0 || !same_boot(c->hdr, &me)) {
+			(void)snprintf(k, cap, "the spool was recorded on %s "
+			    "(kernel %s) in another boot: pass --kallsyms FILE "
+			    "or --bundle DIR", c->hdr->hostname,
+			    c->hdr->release);
+			return;
+		}
+		src = "/proc/kallsyms";
+	}
+	err = sp_kallsyms_open(src, &c->ksyms, NULL);
+	if (err < 0)
+		(void)snprintf(k, cap, "%.200s: %s", src, sp_strerror(err));
+	else if (sp_kallsyms_count(c->ksyms) == 0)
+		(void)snprintf(k, cap, "%.200s: %s", src,
+		    sp_kallsyms_hidden(c->ksyms) ? "addresses hidden "
+		    "(kptr_restrict): read it as root, or record with --bundle" :
+		    "no text symbols");
+	else
+		(void)snprintf(k, cap, "%.300s", src);
+}
+
+static int
+kernel_frame(struct sym_ctx *c, const struct sp_module *m, uint64_t ip)
+{
+	const char *name, *mod = NULL;
+	char modname[256];
+	int err;
+
+	if (m != NULL && m->host != 0)
+		return 0;
+	if (!c->ktried)
+		kallsyms_load(c);
+	if (c->ksyms == NULL ||
+	    (name = sp_kallsyms_find(c->ksyms, ip, NULL, &mod)) == NULL)
+		return 0;
+	c->sym.origin = SP_ORIGIN_KERNEL;
+	if (mod != NULL) {
+		/* Loadable modules keep their kallsyms name, as [ext4]. */
+		(void)snprintf(modname, sizeof(modname), "[%s]", mod);
+		err = sp_writer_string(c->w, modname, strlen(modname),
+		    &c->sym.module_name);
+		if (err < 0)
+			return err;
+	}
+	err = sym_add_line(c, name, strlen(name), NULL, 0, 0);
+	return err < 0 ? err : 1;
+}
+
+static int
+address_only(struct sym_ctx *c, uint32_t frame)
+{
+	char buf[512];
+	size_t n;
+
+	c->sym.origin = SP_ORIGIN_ADDRESS;
+	c->sym.count = 0;
+	n = sp_format_frame(c->defs, frame, buf, sizeof(buf));
+	if (n >= sizeof(buf))
+		n = sizeof(buf) - 1;
+	return sym_add_line(c, buf, n, NULL, 0, 0);
+}
+
+static int
+module_name(struct sym_ctx *c, uint32_t module)
+{
+	const char *base = sp_module_basename(c->defs, module);
+
+	return sp_writer_string(c->w, base, strlen(base), &c->sym.module_name);
+}
+
+int
+sym_resolve(struct sym_ctx *c, uint32_t frame)
+{
+	const struct sp_frame *f = sp_defs_frame(c->defs, frame);
+	const struct sp_module *m;
+	int r = 0;
+
+	if (f == NULL)
+		return -SP_EREF;
+	if (f->mode == SP_FRAME_TRUNCATED) {
+		c->sym.flags |= SP_SYM_TRUNCATED;
+		return address_only(c, frame);
+	}
+	m = sp_defs_module(c->defs, f->module);
+	if (m != NULL && (r = module_name(c, f->module)) < 0)
+		return r;
+	if (f->mode == SP_FRAME_KERNEL || (m != NULL &&
+	    (m->flags & SP_MOD_KERNEL)))
+		r = kernel_frame(c, m, f->abs_ip);
+	else if (m != NULL && m->pid != 0 &&
+	    perf_map_allowed(c, m->host, m->pid))
+		r = pmap_frame(c, m, f->abs_ip);
+	if (r == 0 && m != NULL && f->mode == SP_FRAME_USER && !(m->flags &
+	    (SP_MOD_KERNEL | SP_MOD_ANON | SP_MOD_VDSO)))
+		r = sym_elf_frame(c, f->module, m, f->rel_ip);
+	if (r < 0)
+		return r;
+	return r > 0 ? 0 : address_only(c, frame);
+}
+
+void
+sym_ctx_fini(struct sym_ctx *c)
+{
+	size_t i;
+
+	sym_files_free(c);
+	for (i = 0; i < c->npmaps; i++)
+		sp_perf_map_free(c->pmaps[i].map);
+	free(c->pmaps);
+	free(c->pids);
+	sp_kallsyms_free(c->ksyms);
+}

@@ -1,0 +1,272 @@
+/* SPDX-License-Identifier: MIT */
+/* sp-sym: name a spool's frames offline and write a symbolized spool. */
+#include <err.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sp/debugfind.h"
+#include "sp/replay.h"
+#include "sp/sym.h"
+
+#define MAX_PIDS 256
+
+struct opts {
+	struct sp_sym_options so;
+	const char *in, *out;
+	const char *dirs[SP_DEBUG_DIRS_MAX];
+	size_t ndirs;
+	uint32_t pids[MAX_PIDS];
+	int quiet, strict;
+};
+
+static void
+usage(int status)
+{
+	(void)fprintf(status ? stderr : stdout,
+	    "usage: sp-sym [-o FILE] [--debug-dir DIR]... [--sysroot DIR]\n"
+	    "              [--bundle DIR] [--perf-map-dir DIR]\n"
+	    "              [--perf-maps-for PID,... | --perf-maps all]\n"
+	    "              [--kallsyms FILE] [--strict] [-q] [FILE | -]\n"
+	    "Name the frames of a spool (ELF symbols, DWARF lines and inline\n"
+	    "frames, perf maps, kallsyms) and write a symbolized spool.\n"
+	    "  -o, --output FILE     where to write it (default: standard output)\n"
+	    "  -d, --debug-dir DIR   look for DIR/.build-id/xx/rest.debug (may\n"
+	    "                        repeat; then STACKPULSE_DEBUG_DIRS, or\n"
+	    "                        /usr/lib/debug)\n"
+	    "  -r, --sysroot DIR     the recorded machine's files are under DIR\n"
+	    "  -b, --bundle DIR      use the bundle sp-record --bundle kept first\n"
+	    "  -m, --perf-map-dir DIR  perf-PID.map files are in DIR (default /tmp)\n"
+	    "  -p, --perf-maps-for PID,...  also read these processes' perf maps\n"
+	    "  -P, --perf-maps all   read every process's perf map\n"
+	    "  -k, --kallsyms FILE   kernel symbols of the recorded boot\n"
+	    "  -s, --strict          exit 1 when a frame stayed address-only\n"
+	    "  -q, --quiet           no report\n"
+	    "  -h, --help            this text\n"
+	    "FILE - (the default) reads standard input.\n");
+	exit(status);
+}
+
+static void
+parse_pids(struct opts *o, char *list)
+{
+	char *tok, *save = NULL, *end;
+	unsigned long v;
+
+	for (tok = strtok_r(list, ",", &save); tok != NULL;
+	    tok = strtok_r(NULL, ",", &save)) {
+		if (o->so.nperf_map_pids == MAX_PIDS)
+			errx(2, "at most %d processes", MAX_PIDS);
+		errno = 0;
+		v = strtoul(tok, &end, 10);
+		if (errno || end == tok || *end != '\0' || v < 1 ||
+		    v > 0x7fffffff)
+			errx(2, "--perf-maps-for takes pids from 1 to %d, "
+			    "not '%s'", 0x7fffffff, tok);
+		o->pids[o->so.nperf_map_pids++] = (uint32_t)v;
+	}
+}
+
+static void
+parse_args(int argc, char **argv, struct opts *o)
+{
+	static const struct option longopts[] = {
+		{ "bundle", required_argument, NULL, 'b' },
+		{ "debug-dir", required_argument, NULL, 'd' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "kallsyms", required_argument, NULL, 'k' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "perf-map-dir", required_argument, NULL, 'm' },
+		{ "perf-maps", required_argument, NULL, 'P' },
+		{ "perf-maps-for", required_argument, NULL, 'p' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "strict", no_argument, NULL, 's' },
+		{ "sysroot", required_argument, NULL, 'r' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int ch;
+
+	o->out = "-";
+	while ((ch = getopt_long(argc, argv, "b:d:hk:m:o:P:p:qr:s", longopts,
+	    NULL)) != -1) {
+		switch (ch) {
+		case 'b':
+			o->so.bundle = optarg;
+			break;
+		case 'd':
+			if (o->ndirs == SP_DEBUG_DIRS_MAX)
+				errx(2, "at most %d debug directories",
+				    SP_DEBUG_DIRS_MAX);
+			o->dirs[o->ndirs++] = optarg;
+			break;
+		case 'h':
+			usage(0);
+			break;
+		case 'k':
+			o->so.kallsyms = optarg;
+			break;
+		case 'm':
+			o->so.perf_map_dir = optarg;
+			break;
+		case 'o':
+			o->out = optarg;
+			break;
+		case 'P':
+			if (strcmp(optarg, "all") != 0)
+				errx(2, "--perf-maps takes 'all', not '%s'",
+				    optarg);
+			o->so.perf_maps_all = 1;
+			break;
+		case 'p':
+			parse_pids(o, optarg);
+			break;
+		case 'q':
+			o->quiet = 1;
+			break;
+		case 'r':
+			o->so.sysroot = optarg;
+			break;
+		case 's':
+			o->strict = 1;
+			break;
+		default:
+			usage(2);
+		}
+	}
+	if (argc - optind > 1)
+		usage(2);
+	o->in = optind < argc ? argv[optind] : "-";
+	o->so.perf_map_pids = o->pids;
+}
+
+/* --debug-dir dirs, then STACKPULSE_DEBUG_DIRS (default /usr/lib/debug). */
+static void
+debug_dirs(struct opts *o, struct sp_debug_dirs *env)
+{
+	size_t i;
+
+	if (sp_debug_dirs_from_env(env) < 0)
+		errx(2, "%s: more than %d directories, or out of memory",
+		    SP_DEBUG_DIRS_ENV, SP_DEBUG_DIRS_MAX);
+	for (i = 0; i < env->n && o->ndirs < SP_DEBUG_DIRS_MAX; i++)
+		o->dirs[o->ndirs++] = env->dirs[i];
+	o->so.debug_dirs = o->dirs;
+	o->so.ndebug_dirs = o->ndirs;
+}
+
+static void
+progress(void *arg, uint64_t bytes, uint64_t frames)
+{
+	(void)arg;
+	(void)fprintf(stderr, "\rsp-sym: %" PRIu64 " MB read, %" PRIu64
+	    " frames   ", bytes >> 20, frames);
+}
+
+static void
+print_report(const struct opts *o, const struct sp_sym_report *r)
+{
+	const struct sp_sym_missing *m;
+	size_t i;
+
+	(void)fprintf(stderr, "sp-sym: %" PRIu64 " frames: %" PRIu64 " elf, %"
+	    PRIu64 " perf-map, %" PRIu64 " kernel, %" PRIu64 " address-only "
+	    "(%" PRIu64 " of them truncated-stack markers); %" PRIu64
+	    " copied from the input\n", r->frames, r->by_origin[SP_ORIGIN_ELF],
+	    r->by_origin[SP_ORIGIN_PERF_MAP], r->by_origin[SP_ORIGIN_KERNEL],
+	    r->by_origin[SP_ORIGIN_ADDRESS], r->truncated, r->copied);
+	(void)fprintf(stderr, "sp-sym: %" PRIu64 " inlined frames, %" PRIu64
+	    " Python frames, %" PRIu64 " JIT frames, %" PRIu64
+	    " hidden interpreter frames\n", r->inline_lines, r->python_frames,
+	    r->jit_frames, r->hidden);
+	if (r->kernel[0] != '\0')
+		(void)fprintf(stderr, "sp-sym: kernel symbols: %s\n", r->kernel);
+	if (r->mismatches)
+		(void)fprintf(stderr, "sp-sym: %" PRIu64 " files had another "
+		    "build-id than the recorded one and were not used\n",
+		    r->mismatches);
+	for (i = 0; i < r->nmissing; i++) {
+		m = &r->missing[i];
+		(void)fprintf(stderr, "sp-sym: %s (build-id %s): no symbols, %"
+		    PRIu64 " frames address-only; looked at: %s\n", m->path,
+		    m->build_id[0] ? m->build_id : "none", m->frames, m->tried);
+		if (m->build_id[0] != '\0')
+			(void)fprintf(stderr, "sp-sym:   hint: put its debug "
+			    "file at DIR/.build-id/%.2s/%s.debug (--debug-dir "
+			    "DIR), the binary at BUNDLE/binaries/%s (record "
+			    "with --bundle-binaries), or pass --sysroot\n",
+			    m->build_id, m->build_id + 2, m->build_id);
+	}
+	if (r->stale_symbols)
+		(void)fprintf(stderr, "sp-sym: %" PRIu64 " input symbols not "
+		    "next to their frame were replaced\n", r->stale_symbols);
+	if (r->input_truncated)
+		warnx("%s: truncated: symbolized the intact prefix", o->in);
+}
+
+static int
+open_output(const char *path)
+{
+	int fd;
+
+	if (strcmp(path, "-") == 0) {
+		if (isatty(STDOUT_FILENO))
+			errx(2, "refusing to write a binary spool to a "
+			    "terminal; use -o FILE or a pipe");
+		return STDOUT_FILENO;
+	}
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		err(1, "%s", path);
+	return fd;
+}
+
+int
+main(int argc, char **argv)
+{
+	static struct opts o;
+	struct sp_debug_dirs env;
+	struct sp_sym_report rep;
+	struct sp_replay *in = NULL;
+	struct sp_diag diag;
+	int fd, rc;
+
+	parse_args(argc, argv, &o);
+	debug_dirs(&o, &env);
+	if (strcmp(o.in, "-") == 0 && isatty(STDIN_FILENO))
+		errx(2, "no spool given and standard input is a terminal; "
+		    "usage: sp-sym [-o FILE] FILE");
+	memset(&diag, 0, sizeof(diag));
+	rc = sp_replay_open(&in, o.in, &diag);
+	if (rc == -SP_EMAGIC || rc == -SP_EVERSION || rc == -SP_EFORMAT)
+		errx(1, "%s: offset 0x%llx: %s", o.in, diag.offset, diag.msg);
+	if (rc < 0)
+		errx(1, "%s: %s", o.in, sp_strerror(rc));
+	fd = open_output(o.out);
+	if (!o.quiet && isatty(STDERR_FILENO))
+		o.so.progress = progress;
+	rc = sp_sym_spool(&o.so, in, fd, &rep, &diag);
+	if (o.so.progress != NULL)
+		(void)fputs("\r\033[K", stderr);
+	if (rc < 0 && rc > -SP_EFORMAT)
+		errx(1, "%s: %s", strcmp(o.out, "-") ? o.out : "stdout",
+		    sp_strerror(rc));
+	if (rc < 0)
+		errx(1, "%s: offset 0x%llx: %s", o.in, diag.offset, diag.msg);
+	if (fd != STDOUT_FILENO && close(fd) < 0)
+		err(1, "%s", o.out);
+	if (!o.quiet)
+		print_report(&o, &rep);
+	rc = o.strict && rep.by_origin[SP_ORIGIN_ADDRESS] > rep.truncated;
+	if (rc && !o.quiet)
+		warnx("--strict: %" PRIu64 " frames stayed address-only",
+		    rep.by_origin[SP_ORIGIN_ADDRESS] - rep.truncated);
+	sp_sym_report_fini(&rep);
+	sp_replay_free(in);
+	sp_debug_dirs_fini(&env);
+	return rc;
+}

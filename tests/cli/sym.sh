@@ -1,0 +1,242 @@
+#!/usr/bin/env bash
+# sp-sym on spools of real processes, checked against nm, readelf and
+# addr2line: names, lines, bundles, split debug files, replaced binaries,
+# perf maps (JIT and a fake Python runtime), --strict, reruns and pipes.
+. "$(dirname "$0")/lib.bash"
+REC=$BIN/sp-record
+DUMP=$BIN/sp-dump
+SYM=${SYM:-$BIN/sp-sym}
+W=build/tests
+# Figures for the record: frames by origin.
+figures() { echo "figures $1: $($SYM -o /dev/null "${@:2}" 2>&1 | head -1)"; }
+
+# frames SPL PATH_RE: "FRAME_ID REL_HEX NAME FILE:LINE" for each frame of
+# the modules whose path matches PATH_RE, from sp-dump -v.
+frames() {
+	$DUMP -v "$1" | awk -v re="$2" '
+	/^module / && $NF ~ re { sub(":", "", $2); mod[$2] = 1 }
+	/^frame / { sub(":", "", $2); if ($4 in mod) rel[$2] = $8 }
+	/^symbol frame / {
+		id = $3; sub(":", "", id)
+		if (!(id in rel)) next
+		name = $4
+		# the first logical frame: ": FUNC FILE:LINE"
+		i = index($0, "): "); rest = substr($0, i + 3)
+		split(rest, f, " ")
+		print id, rel[id], name, f[2]
+	}'
+}
+
+# vaddr BIN OFF_HEX: the ELF address of a file offset (PT_LOAD headers).
+load_map() { readelf -lW "$1" | awk '$1 == "LOAD" { print $2, $3, $5 }'; }
+
+# expect_names BIN LIST: for each "ID REL NAME FL" line, the nm symbol
+# containing the address; prints "ok" or "bad ID REL NAME nm:EXPECTED".
+expect_names() {
+	local bin=$1
+	awk -v loads="$(load_map "$bin")" '
+	function hex(h,  v, i, c) {
+		v = 0; h = tolower(h); sub(/^0x/, "", h)
+		for (i = 1; i <= length(h); i++)
+			v = v * 16 + index("0123456789abcdef", substr(h, i, 1)) - 1
+		return v
+	}
+	BEGIN {
+		n = split(loads, L, "\n")
+		for (i = 1; i <= n; i++) { split(L[i], x, " "); lo[i] = hex(x[1]); va[i] = hex(x[2]); fs[i] = hex(x[3]) }
+		nl = n
+	}
+	FILENAME != "-" {	# nm -S output: ADDR SIZE TYPE NAME
+		if (NF == 4 && $3 ~ /[tTwW]/) { ns++; a[ns] = hex($1); s[ns] = hex($2); nm[ns] = $4 }
+		next
+	}
+	{
+		off = hex($2); v = -1
+		for (i = 1; i <= nl; i++) if (off >= lo[i] && off < lo[i] + fs[i]) { v = off - lo[i] + va[i]; break }
+		want = ""
+		for (i = 1; i <= ns; i++) if (s[i] > 0 && v >= a[i] && v < a[i] + s[i]) want = nm[i]
+		if (want == "") next
+		if (want == $3) print "ok"; else print "bad", $1, $2, $3, "nm:" want
+	}' <(nm -S "$bin") -
+}
+
+# expect_lines BIN LIST: the innermost file:line against addr2line -i.
+expect_lines() {
+	local bin=$1 list
+	list=$(cat)
+	paste <(echo "$list") <(echo "$list" | awk '{ print $2 }' |
+	    while read -r off; do
+		v=$(load_map "$bin" | awk -v o=$((off)) '{ l = strtonum($1); if (o >= l && o < l + strtonum($3)) printf "0x%x\n", o - l + strtonum($2) }' 2>/dev/null)
+		[ -n "$v" ] || v=$off
+		addr2line -e "$bin" -i "$v" | head -1 | sed 's/ (discriminator [0-9]*)//'
+	    done) | awk '$5 !~ /^\?/ { print ($4 == $5 ? "ok" : "bad " $0) }'
+}
+
+# --- names and lines: tree-O2 (CFI, inlined helpers) and tree (-O0) ------------
+for b in tree-O2 tree; do
+	run $REC -q -o "$TMP/$b.spl" -- $W/$b 600
+	run $SYM -o "$TMP/$b.sym.spl" "$TMP/$b.spl"
+	check "$b: sp-sym exits 0" test "$RC" -eq 0
+	cp "$TMP/err" "$TMP/$b.report"
+	frames "$TMP/$b.sym.spl" "/build/tests/$b\$" >"$TMP/$b.frames"
+	for f in work_a work_b main; do
+		check "$b: $f frames carry its name" \
+		    grep -q " $f " "$TMP/$b.frames"
+	done
+	expect_names $W/$b <"$TMP/$b.frames" >"$TMP/$b.names"
+	ok=$(grep -c '^ok' "$TMP/$b.names")
+	check "$b: every frame of the executable is named as nm names its address ($ok ok)" \
+	    test "$ok" -ge 5 -a "$(grep -c '^bad' "$TMP/$b.names")" -eq 0
+	expect_lines $W/$b <"$TMP/$b.frames" >"$TMP/$b.lines"
+	ok=$(grep -c '^ok' "$TMP/$b.lines")
+	check "$b: the innermost file:line is addr2line's ($ok ok)" \
+	    test "$ok" -ge 5 -a "$(grep -c '^bad' "$TMP/$b.lines")" -eq 0
+	check "$b: the report counts ELF frames" \
+	    grep -qE '^sp-sym: [0-9]+ frames: [1-9][0-9]* elf' "$TMP/$b.report"
+done
+inl=$($DUMP -v "$TMP/tree-O2.sym.spl" | grep -c '^symbol .* <- ')
+echo "tree-O2: $inl symbols with inline chains"
+
+# --- a rerun copies, and a pipe works -----------------------------------------
+run $SYM -o "$TMP/again.spl" "$TMP/tree-O2.sym.spl"
+check "sp-sym on its own output reproduces it byte for byte" \
+    cmp -s "$TMP/tree-O2.sym.spl" "$TMP/again.spl"
+check "the rerun copied every symbol" grep -qE ' [1-9][0-9]* copied' "$TMP/err"
+$SYM -q <"$TMP/tree-O2.spl" | $DUMP - >"$TMP/pipe.txt"
+check "sp-sym - | sp-dump - works through pipes" grep -q '#[0-9]* *work_a$' "$TMP/pipe.txt"
+$SYM -q "$TMP/tree-O2.spl" >"$TMP/stdout.spl"
+check "writes to standard output when it is a file" cmp -s "$TMP/stdout.spl" "$TMP/tree-O2.sym.spl"
+run script -qec "$SYM -q $TMP/tree-O2.spl" /dev/null
+check "refuses to write a binary spool to a terminal (exit 2)" test "$RC" -eq 2
+run $SYM -x
+check "usage error exits 2" test "$RC" -eq 2
+printf 'not a spool' >"$TMP/bad.spl"
+run $SYM -o "$TMP/x.spl" "$TMP/bad.spl"
+check "a bad input fails with 'sp-sym: FILE: ...' (exit 1)" \
+    test "$RC" -eq 1 -a "${ERR#sp-sym: $TMP/bad.spl: }" != "$ERR"
+
+# --- offline: the bundle alone, the binary moved away -------------------------
+mkdir -p "$TMP/off"
+cp $W/tree-O2 "$TMP/off/app"
+rm -rf "$TMP/bundle"
+run $REC -q --bundle "$TMP/bundle" --bundle-binaries -o "$TMP/off.spl" -- "$TMP/off/app" 500
+run $SYM -q -o "$TMP/off-here.spl" "$TMP/off.spl"
+$DUMP "$TMP/off-here.spl" | grep '^ *#' | sort | uniq -c >"$TMP/off-here.txt"
+mv "$TMP/off/app" "$TMP/off/app.moved"
+run $SYM -o "$TMP/off-bundle.spl" --bundle "$TMP/bundle" "$TMP/off.spl"
+$DUMP "$TMP/off-bundle.spl" | grep '^ *#' | sort | uniq -c >"$TMP/off-bundle.txt"
+check "with the binary gone, the bundle gives the same names" \
+    cmp -s "$TMP/off-here.txt" "$TMP/off-bundle.txt"
+check "... and names work_a from it" grep -q ' work_a$' "$TMP/off-bundle.txt"
+run $SYM -o "$TMP/off-none.spl" "$TMP/off.spl"
+check "without the bundle the moved binary is reported missing" \
+    grep -q "off/app (build-id [0-9a-f]*): no symbols" "$TMP/err"
+check "... with a hint where to put it" grep -q 'hint: put its debug file at DIR/.build-id/' "$TMP/err"
+run $SYM --strict -o "$TMP/off-none.spl" "$TMP/off.spl"
+check "--strict exits 1 when frames stayed address-only" test "$RC" -eq 1
+run $SYM --strict -o "$TMP/off-bundle.spl" --bundle "$TMP/bundle" "$TMP/off.spl"
+addr=$(grep -oE '[0-9]+ address-only' <<<"$ERR" | cut -d' ' -f1)
+want=$([ "${addr:-0}" -eq 0 ] && echo 0 || echo 1)
+check "--strict exits $want with $addr address-only frames (rest: $(grep -c . <<<"$ERR") lines)" test "$RC" -eq "$want"
+
+# --- a stripped binary and its debug file found by build-id ------------------------
+mkdir -p "$TMP/strip"
+cp $W/tree-O2 "$TMP/strip/app"
+bid=$(readelf -n "$TMP/strip/app" | awk '/Build ID/ { print $3 }')
+mkdir -p "$TMP/dbg/.build-id/${bid:0:2}"
+objcopy --only-keep-debug "$TMP/strip/app" "$TMP/dbg/.build-id/${bid:0:2}/${bid:2}.debug"
+strip -s "$TMP/strip/app"
+check "the stripped binary has no symbols" test "$(nm "$TMP/strip/app" 2>&1 | grep -c ' [tT] ')" -eq 0
+run $REC -q -o "$TMP/strip.spl" -- "$TMP/strip/app" 500
+run $SYM -o "$TMP/strip-nodbg.spl" "$TMP/strip.spl"
+check "without the debug dir it is reported" grep -q 'strip/app (build-id' "$TMP/err"
+run $SYM --debug-dir "$TMP/dbg" -o "$TMP/strip-dbg.spl" "$TMP/strip.spl"
+frames "$TMP/strip-dbg.spl" "/strip/app\$" >"$TMP/strip.frames"
+expect_names $W/tree-O2 <"$TMP/strip.frames" >"$TMP/strip.names"
+check "with --debug-dir, names come from the debug file ($(grep -c '^ok' "$TMP/strip.names") as nm on the unstripped binary)" \
+    test "$(grep -c '^ok' "$TMP/strip.names")" -ge 3 -a "$(grep -c '^bad' "$TMP/strip.names")" -eq 0
+STACKPULSE_DEBUG_DIRS=$TMP/dbg run $SYM -o "$TMP/strip-env.spl" "$TMP/strip.spl"
+check "STACKPULSE_DEBUG_DIRS works as --debug-dir" \
+    grep -q ' work_a$' <($DUMP "$TMP/strip-env.spl")
+
+# --- a binary replaced after recording ---------------------------------------------
+mkdir -p "$TMP/repl"
+cp $W/tree-O2 "$TMP/repl/app"
+run $REC -q -o "$TMP/repl.spl" -- "$TMP/repl/app" 400
+cp $W/tree "$TMP/repl/app"	# another build, another build-id
+run $SYM -o "$TMP/repl-sym.spl" "$TMP/repl.spl"
+check "a replaced binary is counted as a build-id mismatch" \
+    grep -qE '[1-9][0-9]* files had another build-id' "$TMP/err"
+check "... reported with where it looked" grep -q 'repl/app (build-id .*build-id differs' "$TMP/err"
+n=$($DUMP "$TMP/repl-sym.spl" | grep -c '#.* work_a$')
+a=$($DUMP "$TMP/repl-sym.spl" | grep -c '#.* app+0x')
+check "... and not used: its frames stay address-only ($a, $n named)" test "$n" -eq 0 -a "$a" -gt 0
+
+# --- a JIT's perf map ---------------------------------------------------------------
+run $REC -q -o "$TMP/jit.spl" -- $W/jit 500
+jpid=$($DUMP --json "$TMP/jit.spl" | grep -o '"kind":"sample","thread":[0-9]*,"pid":[0-9]*' | head -1 | grep -o '[0-9]*$')
+run $SYM -o "$TMP/jit-no.spl" "$TMP/jit.spl"
+check "without --perf-maps the JIT is not named" \
+    test "$($DUMP "$TMP/jit-no.spl" | grep -c 'jit_spin_loop')" -eq 0
+run $SYM --perf-maps all -o "$TMP/jit-all.spl" "$TMP/jit.spl"
+n=$($DUMP "$TMP/jit-all.spl" | grep -c '#0   jit_spin_loop$')
+check "with --perf-maps all the JIT frames are named from the map ($n)" test "$n" -gt 0
+check "... with the jit flag" grep -q '"origin":1,"flags":4,"name":"jit_spin_loop"' <($DUMP --json "$TMP/jit-all.spl")
+run $SYM --perf-maps-for "$jpid" -o "$TMP/jit-pid.spl" "$TMP/jit.spl"
+check "--perf-maps-for PID names them too" grep -q 'jit_spin_loop' <($DUMP "$TMP/jit-pid.spl")
+run $SYM --perf-maps-for 1 -o "$TMP/jit-pid.spl" "$TMP/jit.spl"
+check "... and another pid does not" test "$($DUMP "$TMP/jit-pid.spl" | grep -c 'jit_spin_loop')" -eq 0
+mkdir -p "$TMP/maps"
+mv "/tmp/perf-$jpid.map" "$TMP/maps/"
+run $SYM --perf-maps all --perf-map-dir "$TMP/maps" -o "$TMP/jit-dir.spl" "$TMP/jit.spl"
+check "--perf-map-dir DIR is read" grep -q 'jit_spin_loop' <($DUMP "$TMP/jit-dir.spl")
+ln -s "$TMP/maps/perf-$jpid.map" "/tmp/perf-$jpid.map"
+run $SYM --perf-maps all -o "$TMP/jit-link.spl" "$TMP/jit.spl"
+check "a perf map reached through a symlink is refused" \
+    test "$($DUMP "$TMP/jit-link.spl" | grep -c 'jit_spin_loop')" -eq 0
+rm -f "/tmp/perf-$jpid.map"
+
+# --- a fake Python runtime ------------------------------------------------------------
+mkdir -p "$TMP/py"
+cp $W/fakepy "$TMP/py/python3.12"
+run $REC -q -o "$TMP/py.spl" -- "$TMP/py/python3.12" 600
+ppid=$($DUMP "$TMP/py.spl" | awk '/^python .* a Python runtime/ { print $4; exit }' | tr -d :)
+check "the fake runtime is marked a Python runtime" test -n "$ppid"
+run $SYM -o "$TMP/py-sym.spl" "$TMP/py.spl"
+$DUMP --json "$TMP/py-sym.spl" | grep '"kind":"symbol"' >"$TMP/py.syms"
+check "py:: entries become Python frames with their file (no option needed)" \
+    grep -q '"flags":16,.*"lines":\[{"function":"compute","file":"/srv/app/calc.py"' "$TMP/py.syms"
+check "... qualified names stay whole" grep -q '"function":"Loop.run","file":"/srv/app/main.py"' "$TMP/py.syms"
+check "the eval loop is python-runtime and hidden" \
+    grep -q '"origin":2,"flags":3,"name":"_PyEval_EvalFrameDefault"' "$TMP/py.syms"
+check "main is neither" grep -q '"origin":2,"flags":0,"name":"main"' "$TMP/py.syms"
+figures python "$TMP/py.spl"
+rm -f "/tmp/perf-$ppid.map"
+
+# --- C++ names: demangling stays out of sp-sym --------------------------------------
+run $REC -q -o "$TMP/cxx.spl" -- $W/cxx 500
+$SYM -q "$TMP/cxx.spl" | $DUMP - >"$TMP/cxx.txt"
+check "C++ frames carry their mangled (linkage) names" grep -q '_ZN6shapes7Spinner4spinEm' "$TMP/cxx.txt"
+c++filt <"$TMP/cxx.txt" >"$TMP/cxx.dem"
+check "c++filt demangles sp-dump's text output" grep -q 'shapes::Spinner::spin(unsigned long)' "$TMP/cxx.dem"
+check "... templates too" grep -q 'void shapes::twice<shapes::Spinner>(shapes::Spinner&)' "$TMP/cxx.dem"
+
+# --- kernel frames ------------------------------------------------------------------
+run $REC -q --kernel -o "$TMP/kern.spl" -- dd if=/dev/zero of=/dev/null bs=64k count=100000
+run $SYM -o "$TMP/kern-sym.spl" "$TMP/kern.spl"
+n=$(grep -oE '[0-9]+ kernel,' <<<"$ERR" | cut -d' ' -f1)
+check "kernel frames are named from this boot's kallsyms ($n)" test "${n:-0}" -gt 0
+k=$($DUMP -v "$TMP/kern-sym.spl" | awk '/^symbol .*\(kernel,/ { print $4 }' | head -1)
+check "... a name kallsyms has ($k)" grep -qE " [tTwW] $k( |$)" /proc/kallsyms
+check "... none left as [kernel.kallsyms]+0x" \
+    test "$($DUMP "$TMP/kern-sym.spl" | grep -c 'kernel.kallsyms\]+0x')" -eq 0
+printf '0000000000000000 T nothing\n' >"$TMP/empty.kallsyms"
+run $SYM --kallsyms "$TMP/empty.kallsyms" -o "$TMP/kern-x.spl" "$TMP/kern.spl"
+check "--kallsyms FILE replaces this host's" grep -q "kernel symbols: $TMP/empty.kallsyms" "$TMP/err"
+
+figures tree-O2 "$TMP/tree-O2.spl"
+figures tree "$TMP/tree.spl"
+figures offline --bundle "$TMP/bundle" "$TMP/off.spl"
+figures jit --perf-maps all --perf-map-dir "$TMP/maps" "$TMP/jit.spl"
+figures kernel "$TMP/kern.spl"
+done_testing

@@ -1,0 +1,624 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The ELF reader and the symbol index, on the binaries build.ninja makes
+ * from tests/workloads/syms.c.  Expected values come from nm and
+ * readelf, run here; hostile files are the real ones with a field
+ * changed.
+ */
+#include <criterion/criterion.h>
+#include <ctype.h>
+#include <elf.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "elftest.h"
+#include "sp/elffile.h"
+#include "sp/elfsym.h"
+
+#define MAXSYMS 512
+
+/* --- nm's view of the function symbols ------------------------------------ */
+
+struct nmsym {
+	uint64_t addr, size;
+	uint64_t sec_end;  /* where its section ends */
+	int rank;          /* 0 global, 1 weak, 2 local */
+	char name[128];
+};
+
+/* Whether section name is executable (readelf -SW flag X); *end its end. */
+static int
+section_of(const char *sections, const char *name, uint64_t *end)
+{
+	const char *l;
+	char sec[128], type[64], flags[64];
+	unsigned long long addr, size;
+
+	*end = 0;
+	for (l = sections; (l = strchr(l, '[')) != NULL; l++) {
+		const char *r = strchr(l, ']');
+
+		if (r == NULL || sscanf(r + 1, " %127s %63s %llx %*x %llx %*x %63s",
+		    sec, type, &addr, &size, flags) != 5)
+			continue;
+		if (strcmp(sec, name) == 0) {
+			*end = addr + size;
+			return strchr(flags, 'X') != NULL;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Function symbols by nm --format=sysv (Name|Value|Class|Type|Size|Line|
+ * Section): FUNC, IFUNC ("<OS specific>: 10"), and NOTYPE in an
+ * executable section.  Binding from the class letter: lowercase local,
+ * W/V weak, else global ('i' says IFUNC without the binding: the only
+ * IFUNC of syms.c is global).
+ */
+static size_t
+nm_functions(const char *path, int dynamic, struct nmsym *out)
+{
+	char *nm = run(dynamic ? "nm -D -S --defined-only --format=sysv %s" :
+	    "nm -S --defined-only --format=sysv %s", path);
+	char *secs = run("readelf -SW %s 2>/dev/null", path), *line, *save = NULL;
+	size_t n = 0;
+
+	for (line = strtok_r(nm, "\n", &save); line != NULL;
+	    line = strtok_r(NULL, "\n", &save)) {
+		char name[128], cls, type[64], size[32], sec[64];
+		unsigned long long addr;
+		struct nmsym *s = &out[n];
+		int exec;
+
+		size[0] = '\0';
+		if (sscanf(line, "%127[^| ] |%llx| %c |%63[^|]|%31[^|]|%*[^|]|%63s",
+		    name, &addr, &cls, type, size, sec) != 6)
+			continue;
+		exec = section_of(secs, sec, &s->sec_end);
+		if (!(strstr(type, "FUNC") || strstr(type, ": 10") ||
+		    (strstr(type, "NOTYPE") && exec)))
+			continue;
+		cr_assert_lt(n, MAXSYMS);
+		(void)snprintf(s->name, sizeof(s->name), "%s", name);
+		s->addr = addr;
+		s->size = strtoull(size, NULL, 16);
+		s->rank = strchr("WVwv", cls) ? 1 : islower(cls) && cls != 'i' ?
+		    2 : 0;
+		n++;
+	}
+	free(nm);
+	free(secs);
+	return n;
+}
+
+static size_t
+unders(const char *s)
+{
+	return strspn(s, "_");
+}
+
+/* The name the alias rule picks among nm's symbols at addr, or NULL. */
+static const char *
+expected_at(const struct nmsym *s, size_t n, uint64_t addr)
+{
+	const struct nmsym *best = NULL;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		const struct nmsym *x = &s[i];
+
+		if (x->addr != addr)
+			continue;
+		if (best == NULL || x->rank < best->rank ||
+		    (x->rank == best->rank && (unders(x->name) <
+		    unders(best->name) || (unders(x->name) ==
+		    unders(best->name) && (strlen(x->name) <
+		    strlen(best->name) || (strlen(x->name) ==
+		    strlen(best->name) && strcmp(x->name, best->name) < 0))))))
+			best = x;
+	}
+	return best != NULL ? best->name : NULL;
+}
+
+static int
+starts_within(const struct nmsym *s, size_t n, uint64_t lo, uint64_t hi)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (s[i].addr > lo && s[i].addr <= hi)
+			return 1;
+	return 0;
+}
+
+static int
+covered(const struct nmsym *s, size_t n, uint64_t a)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (a >= s[i].addr && (a - s[i].addr < s[i].size ||
+		    a == s[i].addr))
+			return 1;
+	return 0;
+}
+
+static size_t
+distinct_addrs(const struct nmsym *s, size_t n)
+{
+	size_t i, j, d = 0;
+
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < i && s[j].addr != s[i].addr; j++)
+			;
+		d += j == i;
+	}
+	return d;
+}
+
+/* The address of the first symbol after a, or UINT64_MAX. */
+static uint64_t
+next_start(const struct nmsym *s, size_t n, uint64_t a)
+{
+	uint64_t next = UINT64_MAX;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (s[i].addr > a && s[i].addr < next)
+			next = s[i].addr;
+	return next;
+}
+
+/* A zero-size symbol covers up to the next one, or its section's end. */
+static void
+check_open_end(const struct sp_elf_syms *x, const struct nmsym *s, size_t n,
+    size_t i, const char *want)
+{
+	uint64_t next = next_start(s, n, s[i].addr), end, start;
+	const char *got;
+
+	end = next < s[i].sec_end ? next : s[i].sec_end;
+	cr_assert_gt(end, s[i].addr, "%s", s[i].name);
+	got = sp_elf_syms_find(x, end - 1, &start);
+	cr_assert_not_null(got, "%s: before its end", s[i].name);
+	cr_assert_str_eq(got, want);
+	cr_assert_eq(start, s[i].addr);
+	if (end == s[i].sec_end && next > end && !covered(s, n, end))
+		cr_assert_null(sp_elf_syms_find(x, end, NULL),
+		    "%s: past its section", s[i].name);
+}
+
+/*
+ * Every function nm lists resolves, at its first and last byte, to the
+ * name the alias rule picks; the index holds one entry per address; the
+ * first byte after a symbol that nothing covers resolves to nothing.
+ */
+static void
+check_against_nm(const char *path, int dynamic, size_t min)
+{
+	static struct nmsym s[MAXSYMS];
+	size_t n = nm_functions(path, dynamic, s), i, aliased = 0;
+	struct sp_elf_file *f;
+	struct sp_elf_syms *x;
+	struct sp_diag d;
+	uint64_t start;
+	const char *got, *want;
+
+	cr_assert_geq(n, min, "%s: nm lists %zu functions", path, n);
+	cr_assert_eq(sp_elf_file_open(path, &f, &d), 0, "%s", d.msg);
+	cr_assert_eq(sp_elf_syms_load(f, &x), 0);
+	cr_assert_eq(sp_elf_syms_count(x), distinct_addrs(s, n), "%s", path);
+	for (i = 0; i < n; i++) {
+		want = expected_at(s, n, s[i].addr);
+		aliased += strcmp(want, s[i].name) != 0;
+		got = sp_elf_syms_find(x, s[i].addr, &start);
+		cr_assert_not_null(got, "%s: nothing at %s", path, s[i].name);
+		cr_assert_str_eq(got, want, "%s: at %s", path, s[i].name);
+		cr_assert_eq(start, s[i].addr);
+		if (s[i].size == 0) {
+			check_open_end(x, s, n, i, want);
+			continue;
+		}
+		if (!starts_within(s, n, s[i].addr, s[i].addr + s[i].size - 1)) {
+			got = sp_elf_syms_find(x, s[i].addr + s[i].size - 1,
+			    NULL);
+			cr_assert_not_null(got);
+			cr_assert_str_eq(got, want, "%s: end of %s", path,
+			    s[i].name);
+		}
+		if (!covered(s, n, s[i].addr + s[i].size))
+			cr_assert_null(sp_elf_syms_find(x,
+			    s[i].addr + s[i].size, NULL), "%s: after %s", path,
+			    s[i].name);
+	}
+	if (!dynamic)
+		cr_assert_geq(aliased, 5, "aliases were exercised");
+	sp_elf_syms_free(x);
+	sp_elf_file_free(f);
+}
+
+/* --- the ELF reader --------------------------------------------------------- */
+
+Test(elffile, build_id_matches_readelf)
+{
+	uint8_t want[SP_ELF_BUILD_ID_MAX];
+	const char *files[] = { SYMS, SYMS ".debug", SYMS "-stripped",
+		SYMS "-gz", SYMS "-otherid" };
+	size_t i, n, len;
+
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		struct sp_elf_file *f;
+		const uint8_t *id;
+
+		n = readelf_build_id(files[i], want);
+		cr_assert_eq(sp_elf_file_open(files[i], &f, NULL), 0);
+		cr_assert_eq(sp_elf_file_build_id(f, &id, &len), 0);
+		cr_assert_eq(len, n, "%s", files[i]);
+		cr_assert_arr_eq(id, want, n, "%s", files[i]);
+		sp_elf_file_free(f);
+	}
+}
+
+Test(elffile, vaddr_follows_the_load_segments)
+{
+	char *out = run("readelf -lW %s", SYMS), *l = out;
+	unsigned long long off, va, pa, fsz, hi = 0;
+	struct sp_elf_file *f;
+	uint64_t v;
+	int loads = 0;
+
+	cr_assert_eq(sp_elf_file_open(SYMS, &f, NULL), 0);
+	while ((l = strstr(l, "LOAD ")) != NULL) {
+		cr_assert_eq(sscanf(l, "LOAD %llx %llx %llx %llx", &off, &va, &pa,
+		    &fsz), 4);
+		cr_assert_eq(sp_elf_file_vaddr(f, off + fsz / 2, &v), 0);
+		cr_assert_eq(v, va + fsz / 2);
+		if (off + fsz > hi)
+			hi = off + fsz;
+		loads++;
+		l++;
+	}
+	cr_assert_geq(loads, 2);
+	cr_assert_eq(sp_elf_file_vaddr(f, hi, &v), -SP_ENOTFOUND);
+	sp_elf_file_free(f);
+	free(out);
+}
+
+Test(elffile, debuglink_and_crc_match_readelf)
+{
+	char *out = run("readelf --debug-dump=links %s", SYMS "-stripped");
+	char *s = strstr(out, "Separate debug info file: ");
+	char name[256];
+	unsigned want_crc;
+	struct sp_elf_file *f, *g;
+	const char *got;
+	uint32_t crc, file_crc;
+
+	cr_assert_not_null(s);
+	cr_assert_eq(sscanf(s, "Separate debug info file: %255s CRC value: %x",
+	    name, &want_crc), 2);
+	cr_assert_eq(sp_elf_file_open(SYMS "-stripped", &f, NULL), 0);
+	cr_assert_eq(sp_elf_file_debuglink(f, &got, &crc), 0);
+	cr_assert_str_eq(got, name);
+	cr_assert_eq(crc, want_crc);
+	cr_assert_eq(sp_elf_file_open(SYMS ".debug", &g, NULL), 0);
+	cr_assert_eq(sp_elf_file_crc32(g, &file_crc), 0);
+	cr_assert_eq(file_crc, want_crc, "objcopy's CRC of the debug file");
+	cr_assert(sp_elf_file_has_debug(g));
+	cr_assert_not(sp_elf_file_has_debug(f), "stripped: no .symtab");
+	cr_assert(sp_elf_file_has_section(f, ".dynsym"));
+	cr_assert_not(sp_elf_file_has_section(g, ".text"), "NOBITS");
+	sp_elf_file_free(f);
+	sp_elf_file_free(g);
+	free(out);
+}
+
+/* The size readelf -SW gives section name of path, and its flags. */
+static size_t
+readelf_section(const char *path, const char *name, char *flags)
+{
+	char *out = run("readelf -SW %s", path), *l, pat[64];
+	unsigned long long size;
+
+	(void)snprintf(pat, sizeof(pat), " %s ", name);
+	l = strstr(out, pat);
+	cr_assert_not_null(l, "%s: no %s", path, name);
+	flags[0] = '\0';
+	cr_assert_geq(sscanf(l, " %*s %*s %*x %*x %llx %*x %15[A-Z]", &size,
+	    flags), 1);
+	free(out);
+	return (size_t)size;
+}
+
+Test(elffile, compressed_sections_inflate_to_the_original)
+{
+	struct sp_elf_file *plain, *gz;
+	const uint8_t *a, *b;
+	size_t alen, blen;
+	char fl[16];
+	static const char *const names[] = { ".debug_info", ".debug_line",
+		".debug_abbrev" };
+	size_t i, want;
+
+	cr_assert_eq(sp_elf_file_open(SYMS, &plain, NULL), 0);
+	cr_assert_eq(sp_elf_file_open(SYMS "-gz", &gz, NULL), 0);
+	for (i = 0; i < 3; i++) {
+		(void)readelf_section(SYMS "-gz", names[i], fl);
+		cr_assert(strchr(fl, 'C'), "%s is compressed", names[i]);
+		want = readelf_section(SYMS, names[i], fl);
+		cr_assert_eq(sp_elf_file_section(plain, names[i], &a, &alen), 0);
+		cr_assert_eq(sp_elf_file_section(gz, names[i], &b, &blen), 0);
+		cr_assert_eq(alen, want);
+		cr_assert_eq(blen, want);
+		cr_assert_arr_eq(a, b, want);
+	}
+	cr_assert_eq(sp_elf_file_section(gz, ".nonexistent", &a, &alen),
+	    -SP_ENOTFOUND);
+	sp_elf_file_free(plain);
+	sp_elf_file_free(gz);
+}
+
+Test(elffile, what_is_not_a_regular_elf64_file_is_refused)
+{
+	char dir[PATH_MAX], fifo[PATH_MAX];
+	struct sp_elf_file *f;
+	struct sp_diag d;
+	uint8_t *img;
+	size_t len;
+
+	tmpdir(dir, "notelf");
+	pathf(fifo, "%s/fifo", dir);
+	cr_assert_eq(mkfifo(fifo, 0600), 0);
+	cr_assert_eq(sp_elf_file_open(fifo, &f, &d), -SP_EFORMAT, "no block");
+	cr_assert(strstr(d.msg, "regular"));
+	cr_assert_eq(sp_elf_file_open(dir, &f, &d), -SP_EFORMAT);
+	cr_assert_eq(sp_elf_file_open("tests/unit/elfsym.c", &f, &d),
+	    -SP_EFORMAT);
+	cr_assert_eq(sp_elf_file_open("/nonexistent/x", &f, &d), -ENOENT);
+	img = slurp(SYMS, &len);
+	img[EI_CLASS] = ELFCLASS32;
+	cr_assert_eq(sp_elf_file_open_mem(img, len, &f, &d), -SP_EFORMAT);
+	img[EI_CLASS] = ELFCLASS64;
+	img[EI_DATA] = ELFDATA2MSB;
+	cr_assert_eq(sp_elf_file_open_mem(img, len, &f, &d), -SP_EFORMAT);
+	img[EI_DATA] = ELFDATA2LSB;
+	cr_assert_eq(sp_elf_file_open_mem(img, 40, &f, &d), -SP_EFORMAT);
+	cr_assert_eq(sp_elf_file_open_mem(img, len, &f, &d), 0);
+	sp_elf_file_free(f);
+	free(img);
+}
+
+/* --- the symbol index ------------------------------------------------------- */
+
+Test(elfsym, symtab_lookups_match_nm)
+{
+	check_against_nm(SYMS, 0, 20);
+}
+
+Test(elfsym, debug_file_symbols_match_nm)
+{
+	check_against_nm(SYMS ".debug", 0, 20);
+}
+
+Test(elfsym, compressed_debug_copy_symbols_match_nm)
+{
+	check_against_nm(SYMS "-gz", 0, 20);
+}
+
+Test(elfsym, stripped_binary_falls_back_to_dynsym)
+{
+	check_against_nm(SYMS "-stripped", 1, 10);
+}
+
+Test(elfsym, data_and_unknown_addresses_have_no_name)
+{
+	uint64_t data = nm_addr(SYMS, 'D', "notype_data");
+	struct sp_elf_file *f;
+	struct sp_elf_syms *x;
+
+	cr_assert_eq(sp_elf_file_open(SYMS, &f, NULL), 0);
+	cr_assert_eq(sp_elf_syms_load(f, &x), 0);
+	cr_assert_null(sp_elf_syms_find(x, data, NULL));
+	cr_assert_null(sp_elf_syms_find(x, 0, NULL));
+	cr_assert_null(sp_elf_syms_find(x, UINT64_MAX, NULL));
+	sp_elf_syms_free(x);
+	sp_elf_file_free(f);
+}
+
+/* --- hostile files: the real binary with one field changed ------------------ */
+
+static Elf64_Shdr *
+shdr_named(uint8_t *img, const char *name)
+{
+	Elf64_Ehdr *e = (Elf64_Ehdr *)img;
+	Elf64_Shdr *sh = (Elf64_Shdr *)(img + e->e_shoff);
+	const char *names = (const char *)img + sh[e->e_shstrndx].sh_offset;
+	int i;
+
+	for (i = 0; i < e->e_shnum; i++)
+		if (strcmp(names + sh[i].sh_name, name) == 0)
+			return &sh[i];
+	cr_assert_fail("no section %s", name);
+	return NULL;
+}
+
+Test(hostile, truncated_section_table)
+{
+	struct sp_elf_file *f;
+	struct sp_diag d;
+	size_t len;
+	uint8_t *img = slurp(SYMS, &len);
+	Elf64_Ehdr *e = (Elf64_Ehdr *)img;
+
+	cr_assert_eq(sp_elf_file_open_mem(img, e->e_shoff + 100, &f, &d),
+	    -SP_EFORMAT);
+	cr_assert(strstr(d.msg, "section header table"), "%s", d.msg);
+	cr_assert_eq(d.offset, e->e_shoff);
+	e->e_shentsize = 8;
+	cr_assert_eq(sp_elf_file_open_mem(img, len, &f, &d), -SP_EFORMAT);
+	e->e_shentsize = sizeof(Elf64_Shdr);
+	e->e_phoff = len - 8;
+	cr_assert_eq(sp_elf_file_open_mem(img, len, &f, &d), -SP_EFORMAT);
+	free(img);
+}
+
+Test(hostile, section_beyond_the_file)
+{
+	struct sp_elf_file *f;
+	struct sp_elf_syms *x;
+	const uint8_t *p;
+	size_t len, plen;
+	uint8_t *img = slurp(SYMS, &len);
+
+	shdr_named(img, ".symtab")->sh_size = len * 2 / 24 * 24;
+	cr_assert_eq(sp_elf_file_open_mem(img, len, &f, NULL), 0);
+	cr_assert_eq(sp_elf_file_section(f, ".symtab", &p, &plen),
+	    -SP_EFORMAT);
+	cr_assert_eq(sp_elf_syms_load(f, &x), -SP_EFORMAT);
+	sp_elf_file_free(f);
+	/* A billion entries: refused by the file's size, nothing allocated. */
+	shdr_named(img, ".symtab")->sh_size = (uint64_t)24 << 30;
+	cr_assert_eq(sp_elf_file_open_mem(img, len, &f, NULL), 0);
+	cr_assert_eq(sp_elf_syms_load(f, &x), -SP_EFORMAT);
+	sp_elf_file_free(f);
+	shdr_named(img, ".symtab")->sh_offset = UINT64_MAX - 10;
+	shdr_named(img, ".symtab")->sh_size = 24;
+	cr_assert_eq(sp_elf_file_open_mem(img, len, &f, NULL), 0);
+	cr_assert_eq(sp_elf_syms_load(f, &x), -SP_EFORMAT);
+	sp_elf_file_free(f);
+	free(img);
+}
+
+Test(hostile, bad_string_table_links_and_entry_sizes)
+{
+	struct sp_elf_file *f;
+	struct sp_elf_syms *x;
+	size_t len;
+	uint8_t *img = slurp(SYMS, &len);
+	Elf64_Shdr *sym = shdr_named(img, ".symtab");
+
+	sym->sh_link = 60000;
+	cr_assert_eq(sp_elf_file_open_mem(img, len, &f, NULL), 0);
+	cr_assert_eq(sp_elf_syms_load(f, &x), -SP_EFORMAT);
+	sp_elf_file_free(f);
+	sym->sh_link = shdr_named(img, ".dynstr") - (Elf64_Shdr *)(img +
+	    ((Elf64_Ehdr *)img)->e_shoff);
+	sym->sh_entsize = 16;
+	cr_assert_eq(sp_elf_file_open_mem(img, len, &f, NULL), 0);
+	cr_assert_eq(sp_elf_syms_load(f, &x), -SP_EFORMAT);
+	sp_elf_file_free(f);
+	/* Right size, wrong string table: names change, nothing breaks. */
+	sym->sh_entsize = 24;
+	cr_assert_eq(sp_elf_file_open_mem(img, len, &f, NULL), 0);
+	cr_assert_eq(sp_elf_syms_load(f, &x), 0);
+	(void)sp_elf_syms_find(x, 0x1000, NULL);
+	sp_elf_syms_free(x);
+	sp_elf_file_free(f);
+	free(img);
+}
+
+Test(hostile, compressed_section_lies_about_its_size)
+{
+	struct sp_elf_file *f;
+	const uint8_t *p;
+	size_t len, plen;
+	uint8_t *img = slurp(SYMS "-gz", &len);
+	Elf64_Shdr *sh = shdr_named(img, ".debug_info");
+	Elf64_Chdr *ch = (Elf64_Chdr *)(img + sh->sh_offset), orig = *ch;
+	static const uint64_t sizes[] = { (uint64_t)1 << 40,
+		SP_ELF_SECTION_MAX + 1, SP_ELF_SECTION_MAX, 400 << 20 };
+	static const int errs[] = { -SP_ELIMIT, -SP_ELIMIT, -SP_EFORMAT,
+		-SP_EFORMAT };
+	size_t i;
+
+	cr_assert_eq(orig.ch_type, ELFCOMPRESS_ZLIB);
+	for (i = 0; i < 4; i++) {
+		ch->ch_size = sizes[i];
+		cr_assert_eq(sp_elf_file_open_mem(img, len, &f, NULL), 0);
+		cr_assert_eq(sp_elf_file_section(f, ".debug_info", &p, &plen),
+		    errs[i], "ch_size %llu", (unsigned long long)sizes[i]);
+		sp_elf_file_free(f);
+	}
+	ch->ch_size = orig.ch_size - 1; /* inflates to more than stated */
+	cr_assert_eq(sp_elf_file_open_mem(img, len, &f, NULL), 0);
+	cr_assert_eq(sp_elf_file_section(f, ".debug_info", &p, &plen),
+	    -SP_EFORMAT);
+	cr_assert_eq(sp_elf_file_section(f, ".debug_info", &p, &plen),
+	    -SP_EFORMAT, "the failure is kept");
+	sp_elf_file_free(f);
+	ch->ch_size = orig.ch_size + 1; /* the stream ends too soon */
+	cr_assert_eq(sp_elf_file_open_mem(img, len, &f, NULL), 0);
+	cr_assert_eq(sp_elf_file_section(f, ".debug_info", &p, &plen),
+	    -SP_EFORMAT);
+	sp_elf_file_free(f);
+	*ch = orig;
+	ch->ch_type = 2; /* ELFCOMPRESS_ZSTD */
+	cr_assert_eq(sp_elf_file_open_mem(img, len, &f, NULL), 0);
+	cr_assert_eq(sp_elf_file_section(f, ".debug_info", &p, &plen),
+	    -SP_EFORMAT);
+	sp_elf_file_free(f);
+	*ch = orig;
+	img[sh->sh_offset + sizeof(orig) + 5] ^= 0xff; /* corrupt stream */
+	cr_assert_eq(sp_elf_file_open_mem(img, len, &f, NULL), 0);
+	cr_assert_eq(sp_elf_file_section(f, ".debug_info", &p, &plen),
+	    -SP_EFORMAT);
+	sp_elf_file_free(f);
+	free(img);
+}
+
+Test(hostile, too_many_sections)
+{
+	/* gABI extended numbering: e_shnum 0, the count in section 0. */
+	size_t n = SP_ELF_SECTIONS_MAX + 1, len = 64 + n * 64;
+	uint8_t *img = calloc(1, len);
+	Elf64_Ehdr *e = (Elf64_Ehdr *)img;
+	Elf64_Shdr *s0 = (Elf64_Shdr *)(img + 64);
+	struct sp_elf_file *f;
+
+	cr_assert_not_null(img);
+	memcpy(e->e_ident, ELFMAG, SELFMAG);
+	e->e_ident[EI_CLASS] = ELFCLASS64;
+	e->e_ident[EI_DATA] = ELFDATA2LSB;
+	e->e_ident[EI_VERSION] = EV_CURRENT;
+	e->e_shoff = 64;
+	e->e_shentsize = sizeof(Elf64_Shdr);
+	s0->sh_size = n;
+	cr_assert_eq(sp_elf_file_open_mem(img, len, &f, NULL), -SP_ELIMIT);
+	s0->sh_size = n + 1; /* one more than the file holds */
+	cr_assert_eq(sp_elf_file_open_mem(img, len, &f, NULL), -SP_EFORMAT);
+	s0->sh_size = 2;
+	cr_assert_eq(sp_elf_file_open_mem(img, len, &f, NULL), 0);
+	sp_elf_file_free(f);
+	free(img);
+}
+
+Test(hostile, debuglink_names_a_path)
+{
+	static const char *const bad[] = { "../x", "a/b", "..", ".", "" };
+	struct sp_elf_file *f;
+	const char *name;
+	uint32_t crc;
+	size_t len, i;
+	uint8_t *img = slurp(SYMS "-stripped", &len);
+	Elf64_Shdr *sh = shdr_named(img, ".gnu_debuglink");
+
+	for (i = 0; i < 5; i++) {
+		memset(img + sh->sh_offset, 0, 8);
+		memcpy(img + sh->sh_offset, bad[i], strlen(bad[i]));
+		cr_assert_eq(sp_elf_file_open_mem(img, len, &f, NULL), 0);
+		cr_assert_eq(sp_elf_file_debuglink(f, &name, &crc), -SP_EFORMAT,
+		    "%s", bad[i]);
+		sp_elf_file_free(f);
+	}
+	memset(img + sh->sh_offset, 'a', sh->sh_size); /* unterminated */
+	cr_assert_eq(sp_elf_file_open_mem(img, len, &f, NULL), 0);
+	cr_assert_eq(sp_elf_file_debuglink(f, &name, &crc), -SP_EFORMAT);
+	sp_elf_file_free(f);
+	free(img);
+}
+
