@@ -458,6 +458,8 @@ int
 main(int argc, char **argv)
 {
 	struct replay r;
+	uint64_t sum;
+	size_t i;
 	unsigned passes = 1, p;
 	int ch;
 
@@ -508,6 +510,10 @@ usage:
 	    r.st.cfi_steps, r.st.cache_hits, r.st.leaf_insn);
 	printf("ns_per_sample_median=%" PRIu64 "\nns_per_sample_p99=%" PRIu64
 	    "\n", pct(r.ns_sample, r.nns, 50), pct(r.ns_sample, r.nns, 99));
+	/* The mean too: CPU per sample compares with perf's post-processing. */
+	for (i = 0, sum = 0; i < r.nns; i++)
+		sum += r.ns_sample[i];
+	printf("ns_per_sample_mean=%" PRIu64 "\n", r.nns ? sum / r.nns : 0);
 	printf("ns_per_frame_median=%" PRIu64 "\nns_per_frame_p99=%" PRIu64
 	    "\nseeds=%u\n", pct(r.ns_frame, r.nns, 50), pct(r.ns_frame, r.nns,
 	    99), r.seeds);
