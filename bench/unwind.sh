@@ -76,7 +76,7 @@ kv() { sed -n "s/^$2=//p" "$1"; }
 measure_sp() {
 	local name=$1 stack=$2 f=$T/$1.sp$2
 	shift 2
-	$BIN/sp-record -q --raw-stacks -s "$stack" -F "$RATE" -o "$T/x.spl" -- \
+	"$BIN"/sp-record -q --raw-stacks -s "$stack" -F "$RATE" -o "$T/x.spl" -- \
 	    "$@" >"$T/log" 2>&1 || { cat "$T/log" >&2; die "sp-record failed: $*"; }
 	$REPLAY -p "$PASSES" "$T/x.spl" >"$f" 2>"$T/log" ||
 	    { cat "$T/log" >&2; die "unwreplay failed"; }
@@ -84,13 +84,13 @@ measure_sp() {
 	local n hits steps
 	n=$(kv "$f" samples) hits=$(kv "$f" cache_hits) steps=$(kv "$f" cfi_steps)
 	# name tool samples complete frames ns_frame_med p99 ns_smp_med p99
-	# cpu_us_per_sample hit% differ modules_without_file
+	# cpu_us_per_sample hit% differ modules_without_file complete_default
 	echo "$name sp$stack $n $(kv "$f" complete) $(kv "$f" frames)" \
 	    "$(kv "$f" ns_per_frame_median) $(kv "$f" ns_per_frame_p99)" \
 	    "$(kv "$f" ns_per_sample_median) $(kv "$f" ns_per_sample_p99)" \
-	    "$(awk -v m="$(kv "$f" ns_per_sample_mean)" 'BEGIN { printf "%.2f", m / 1000 }')" \
+	    "$(awk -v m="$(kv "$f" pass_cpu_ns_per_sample)" 'BEGIN { printf "%.2f", m / 1000 }')" \
 	    "$(awk -v h="$hits" -v s="$steps" 'BEGIN { printf "%.1f", s ? 100 * h / s : 0 }')" \
-	    "$(kv "$f" differ) $(kv "$f" modules_without_file)" >>"$T/rows"
+	    "$(kv "$f" differ) $(kv "$f" modules_without_file) -" >>"$T/rows"
 }
 
 # --- perf: record, then perf script (where perf unwinds) ----------------------------
@@ -133,7 +133,7 @@ perf_chains() {
 
 # measure_perf NAME STACK CMD...: appends one row of numbers to $T/rows.
 measure_perf() {
-	local name=$1 stack=$2 TIMEFORMAT='%3U %3S' n c fr post
+	local name=$1 stack=$2 TIMEFORMAT='%3U %3S' n c fr post c127
 	shift 2
 	HOME=$T perf record -q -e cpu-clock -F "$RATE" --call-graph "$stack" \
 	    -o "$T/x.data" -- "$@" >"$T/log" 2>&1 || { cat "$T/log" >&2; die "perf record failed: $*"; }
@@ -142,9 +142,11 @@ measure_perf() {
 	    >"$T/x.txt" 2>"$T/log"; } 2>"$T/post" || { cat "$T/log" >&2; die "perf script failed"; }
 	post=$(awk '{ print $1 + $2 }' "$T/post")
 	read -r n c fr < <(perf_chains <"$T/x.txt")
+	# What a user sees at perf script's default depth limit (untimed).
+	read -r _ c127 _ < <(HOME=$T perf script -i "$T/x.data" 2>/dev/null | perf_chains)
 	rm -f "$T/x.data" "$T/x.txt"
 	echo "$name perf${stack#dwarf} $n $c $fr - - - - $(awk -v p="$post" -v n="$n" \
-	    'BEGIN { printf "%.2f", n ? p * 1e6 / n : 0 }') - - -" >>"$T/rows"
+	    'BEGIN { printf "%.2f", n ? p * 1e6 / n : 0 }') - - - $c127" >>"$T/rows"
 }
 
 # --- runs -----------------------------------------------------------------------------
@@ -172,14 +174,16 @@ mkdir -p "$OUTDIR"
 	echo "#   $(perf --version): perf record -e cpu-clock --call-graph dwarf[,32768], perf script --max-stack $MAXSTACK"
 	echo "# compl%: stacks reaching _start / clone3; frm/smp: user frames per sample;"
 	echo "# ns/frm, ns/smp: unwind time per frame and per sample (median, p99);"
-	echo "# cpu_us/smp: sp: mean unwind time per sample; perf: perf script user+sys CPU per sample;"
+	echo "# cpu_us/smp: CPU per sample of the post-processing: sp: the replay's last pass (spool decoding,
+#   unwinding, comparison); perf: perf script (unwinding, symbolization, text); user+sys"
 	echo "# hit%: unwind-row cache hits / CFI steps"
 	fmt workload tool samples "compl%" frm/smp "ns/frm" p99 "ns/smp" p99 cpu_us/smp "hit%"
-	while read -r name tool n c fr nfm nfp nsm nsp cpu hit differ nofile; do
+	while read -r name tool n c fr nfm nfp nsm nsp cpu hit differ nofile c127; do
 		read -r pc fps < <(awk -v n="$n" -v c="$c" -v f="$fr" 'BEGIN { n = n ? n : 1
 		    printf "%.1f %.1f\n", 100 * c / n, f / n }')
 		fmt "$name" "$(label "$tool")" "$n" "$pc" "$fps" "$nfm" "$nfp" "$nsm" "$nsp" "$cpu" "$hit"
-		echo "$name $tool $pc $cpu" >>"$T/sum"
+		echo "$name $tool $pc $cpu $(awk -v n="$n" -v c="$c127" \
+		    'BEGIN { printf "%.1f", c == "-" ? -1 : 100 * c / (n ? n : 1) }')" >>"$T/sum"
 		[[ $differ == - || $differ == 0 ]] ||
 		    echo "$name $(label "$tool"): the replay differs from the recorded stack in $differ samples" >>"$T/notes"
 		[[ $nofile == - || $nofile == 0 ]] ||
@@ -189,11 +193,12 @@ mkdir -p "$OUTDIR"
 	echo "Ratios (perf / sp-record 64K, same workload): complete-stack share, CPU per sample"
 	for wl in "${WORKLOADS[@]}"; do
 		IFS='|' read -r name label cmd <<<"$wl"
-		awk -v w="$name" -v l="$label" '$1 == w { pc[$2] = $3; cpu[$2] = $4 }
+		awk -v w="$name" -v l="$label" '$1 == w { pc[$2] = $3; cpu[$2] = $4; d[$2] = $5 }
 		    END { s = cpu["sp65528"] > 0 ? cpu["sp65528"] : 1
-		    printf "  %-30s complete %s%% (sp 64K) %s%% (sp 32K) vs %s%% (perf 8K) %s%% (perf 32K);" \
-		        " CPU/sample perf 8K %.0fx, perf 32K %.0fx\n", l, pc["sp65528"], pc["sp32768"],
-		        pc["perf"], pc["perf,32768"], cpu["perf"] / s, cpu["perf,32768"] / s }' "$T/sum"
+		    printf "  %s: complete %s%% (sp 64K) %s%% (sp 32K) vs %s%% (perf 8K) %s%% (perf 32K)\n" \
+		        "    (perf script default --max-stack: %s%% / %s%%); CPU/sample perf 8K %.0fx, perf 32K %.0fx\n",
+		        l, pc["sp65528"], pc["sp32768"], pc["perf"], pc["perf,32768"], d["perf"],
+		        d["perf,32768"], cpu["perf"] / s, cpu["perf,32768"] / s }' "$T/sum"
 	done
 	[[ -f $T/notes ]] && sed 's/^/Note: /' "$T/notes"
 	echo "Took $((SECONDS - start)) s; load average $LOAD0 before, $(cut -d' ' -f1-3 /proc/loadavg) after"
