@@ -64,6 +64,8 @@ for t in snapshot replay tail roundtrip; do
 	regress "$t" "fuzz/corpus/$t" tests/bad
 done
 regress cfi fuzz/corpus/cfi
+regress dwline fuzz/corpus/dwline
+regress dwinfo fuzz/corpus/dwinfo
 for s in tests/cli/*.sh; do
 	cli "$s"
 done
