@@ -32,8 +32,10 @@
  * DW_UT_split_* units are skipped), supplementary object files
  * (DW_FORM_*_sup, the GNU dwz forms: such names are unknown), type units
  * (skipped; they have no code), and DW_TAG_imported_unit is not followed.
- * 64-bit DWARF is read.  An sp_dwarf is not thread-safe: lookups fill
- * caches inside it.
+ * Names are DW_AT_name as written, not qualified by namespace or class
+ * (C++ gets "push_back", not "std::vector<int>::push_back").  64-bit
+ * DWARF is read.  An sp_dwarf is not thread-safe: lookups fill caches
+ * inside it.
  */
 
 #include <stddef.h>
@@ -45,7 +47,8 @@
 #define SP_DWARF_CHAIN_MAX 8
 #define SP_DWARF_INDIRECT_MAX 4
 #define SP_DWARF_RANGES_MAX(unit_bytes) (4 * (uint64_t)(unit_bytes) + 65536)
-#define SP_DWARF_WORK_MAX(bytes) (64 * (uint64_t)(bytes) + ((uint64_t)64 << 20))
+#define SP_DWARF_WORK_MAX(bytes) \
+	(64 * (uint64_t)(bytes) + ((uint64_t)64 << 20))
 #define SP_DWARF_PATH_MAX 4096
 
 struct sp_dwarf_bytes {
