@@ -24,6 +24,9 @@ sp_dwarf_open(const struct sp_dwarf_sections *s, struct sp_dwarf **out)
 	if (d == NULL)
 		return -ENOMEM;
 	d->s = *s;
+	d->work_max = SP_DWARF_WORK_MAX((uint64_t)s->info.len + s->abbrev.len +
+	    s->line.len + s->str.len + s->line_str.len + s->str_offsets.len +
+	    s->addr.len + s->ranges.len + s->rnglists.len + s->aranges.len);
 	err = dw_units_scan(d);
 	if (err) {
 		sp_dwarf_free(d);
@@ -43,7 +46,7 @@ sp_dwarf_free(struct sp_dwarf *d)
 	for (i = 0; i < d->nunits; i++)
 		dw_cu_free(d->units[i].cu);
 	for (i = 0; i < d->nabbr; i++)
-		dw_abbrevs_free(d->abbr[i]);
+		dw_abbrevs_free(d->abbr[i].t);
 	free(d->units);
 	free(d->abbr);
 	dw_spans_fini(&d->ix);
@@ -142,11 +145,12 @@ innermost(struct dw_cu *cu, uint64_t addr)
 
 	while (i-- > 0 && s->maxhi[i] > addr) {
 		const struct dw_span *v = &s->v[i];
+		uint64_t len = v->hi - v->lo;
 
 		if (v->hi <= addr)
 			continue;
-		if (best == NULL || v->hi - v->lo < best->hi - best->lo ||
-		    (v->hi - v->lo == best->hi - best->lo && v->idx > best->idx))
+		if (best == NULL || len < best->hi - best->lo ||
+		    (len == best->hi - best->lo && v->idx > best->idx))
 			best = v;
 	}
 	return best != NULL ? &cu->nodes[best->idx] : NULL;
@@ -164,6 +168,7 @@ unit_frames(struct sp_dwarf *d, struct dw_unit *u, uint64_t addr,
 	size_t k = 1;
 	int err = dw_unit_load(d, u);
 
+	*exact = 0;
 	if (err)
 		return err;
 	cu = u->cu;

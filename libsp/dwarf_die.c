@@ -218,7 +218,7 @@ dw_val_str(const struct sp_dwarf_sections *s, const struct dw_unit *u,
 		return dw_cstr(&s->line_str, v->u);
 	case DW_FORM_STRX: case DW_FORM_STRX1: case DW_FORM_STRX2:
 	case DW_FORM_STRX3: case DW_FORM_STRX4: case DW_FORM_GNU_STR_INDEX:
-		/* DWARF 5 §7.26: offsets into .debug_str, from the unit's base. */
+		/* DWARF 5 §7.26: .debug_str offsets from the unit's base. */
 		if (dw_table_entry(&s->str_offsets, u->str_offsets_base, v->u,
 		    u->offsz, &off) < 0)
 			return NULL;
@@ -367,8 +367,9 @@ parse_abbrevs(struct sp_cur *c, struct dw_abbrevs *t)
 	}
 	if (c->err)
 		return -SP_EFORMAT;
-	for (i = 1; i < t->n && t->a[i - 1].code < t->a[i].code; i++)
-		continue;
+	i = 1;
+	while (i < t->n && t->a[i - 1].code < t->a[i].code)
+		i++;
 	if (i < t->n)
 		qsort(t->a, t->n, sizeof(*t->a), cmp_abbrev);
 	for (i = 1; i < t->n; i++)
@@ -394,6 +395,7 @@ dw_abbrevs_parse(const struct sp_dwarf_bytes *b, uint64_t off,
 		return -ENOMEM;
 	t->off = off;
 	err = parse_abbrevs(&c, t);
+	t->bytes = c.pos - (size_t)off;
 	if (err) {
 		dw_abbrevs_free(t);
 		return err;
@@ -437,22 +439,39 @@ static int
 slot(uint32_t name)
 {
 	switch (name) {
-	case DW_AT_NAME: return DA_NAME;
-	case DW_AT_LINKAGE_NAME: case DW_AT_MIPS_LINKAGE_NAME: return DA_LINKAGE;
-	case DW_AT_LOW_PC: return DA_LOW;
-	case DW_AT_HIGH_PC: return DA_HIGH;
-	case DW_AT_RANGES: return DA_RANGES;
-	case DW_AT_ABSTRACT_ORIGIN: return DA_ORIGIN;
-	case DW_AT_SPECIFICATION: return DA_SPEC;
-	case DW_AT_CALL_FILE: return DA_CALL_FILE;
-	case DW_AT_CALL_LINE: return DA_CALL_LINE;
-	case DW_AT_STMT_LIST: return DA_STMT_LIST;
-	case DW_AT_COMP_DIR: return DA_COMP_DIR;
-	case DW_AT_STR_OFFSETS_BASE: return DA_STROFF_BASE;
-	case DW_AT_ADDR_BASE: return DA_ADDR_BASE;
-	case DW_AT_RNGLISTS_BASE: return DA_RNGL_BASE;
-	case DW_AT_SIBLING: return DA_SIBLING;
-	default: return -1;
+	case DW_AT_NAME:
+		return DA_NAME;
+	case DW_AT_LINKAGE_NAME:
+	case DW_AT_MIPS_LINKAGE_NAME:
+		return DA_LINKAGE;
+	case DW_AT_LOW_PC:
+		return DA_LOW;
+	case DW_AT_HIGH_PC:
+		return DA_HIGH;
+	case DW_AT_RANGES:
+		return DA_RANGES;
+	case DW_AT_ABSTRACT_ORIGIN:
+		return DA_ORIGIN;
+	case DW_AT_SPECIFICATION:
+		return DA_SPEC;
+	case DW_AT_CALL_FILE:
+		return DA_CALL_FILE;
+	case DW_AT_CALL_LINE:
+		return DA_CALL_LINE;
+	case DW_AT_STMT_LIST:
+		return DA_STMT_LIST;
+	case DW_AT_COMP_DIR:
+		return DA_COMP_DIR;
+	case DW_AT_STR_OFFSETS_BASE:
+		return DA_STROFF_BASE;
+	case DW_AT_ADDR_BASE:
+		return DA_ADDR_BASE;
+	case DW_AT_RNGLISTS_BASE:
+		return DA_RNGL_BASE;
+	case DW_AT_SIBLING:
+		return DA_SIBLING;
+	default:
+		return -1;
 	}
 }
 

@@ -87,24 +87,30 @@ static int
 abbrevs_at(struct sp_dwarf *d, uint64_t off, struct dw_abbrevs **out)
 {
 	size_t lo = 0, hi = d->nabbr;
-	struct dw_abbrevs **p, *t;
+	struct dw_abbr_slot *p;
+	struct dw_abbrevs *t;
 	int err;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (d->abbr[mid]->off == off) {
-			*out = d->abbr[mid];
+		if (d->abbr[mid].off == off) {
+			*out = d->abbr[mid].t;
 			return 0;
 		}
-		if (d->abbr[mid]->off < off)
+		if (d->abbr[mid].off < off)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	err = dw_abbrevs_parse(&d->s.abbrev, off, &t);
-	if (err)
+	if (err == 0)
+		err = dw_charge(d, t->bytes + t->n * sizeof(*t->a) +
+		    t->nspecs * sizeof(*t->specs));
+	if (err) {
+		dw_abbrevs_free(t);
 		return err;
+	}
 	p = dw_grow(d->abbr, d->nabbr, &d->abbrcap, sizeof(*p));
 	if (p == NULL) {
 		dw_abbrevs_free(t);
@@ -112,7 +118,8 @@ abbrevs_at(struct sp_dwarf *d, uint64_t off, struct dw_abbrevs **out)
 	}
 	d->abbr = p;
 	memmove(p + lo + 1, p + lo, (d->nabbr - lo) * sizeof(*p));
-	p[lo] = t;
+	p[lo].off = off;
+	p[lo].t = t;
 	d->nabbr++;
 	*out = t;
 	return 0;
@@ -220,7 +227,7 @@ add_node_range(void *ctx, uint64_t lo, uint64_t hi)
 {
 	struct node_ranges *r = ctx;
 
-	r->n++;
+	r->n += hi > lo;
 	return dw_spans_add(r->spans, lo, hi, r->idx);
 }
 
@@ -309,7 +316,8 @@ walk(struct sp_dwarf *d, struct dw_unit *u)
 			continue;
 		}
 		tag = die.ab->tag;
-		if (tag == DW_TAG_SUBPROGRAM || tag == DW_TAG_INLINED_SUBROUTINE)
+		if (tag == DW_TAG_SUBPROGRAM ||
+		    tag == DW_TAG_INLINED_SUBROUTINE)
 			err = add_node(d, u, &die, parent[depth], &node);
 		if (err)
 			return err;
@@ -340,6 +348,28 @@ dw_cu_free(struct dw_cu *cu)
 }
 
 int
+dw_charge(struct sp_dwarf *d, uint64_t bytes)
+{
+	if (bytes > d->work_max - d->work)
+		return -SP_ELIMIT;
+	d->work += bytes;
+	return 0;
+}
+
+/* What loading u read and what it keeps. */
+static uint64_t
+cu_cost(const struct dw_unit *u)
+{
+	const struct dw_cu *cu = u->cu;
+	const struct dw_lines *l = &cu->lines;
+
+	return (u->end - u->off) + l->bytes + l->nrows * sizeof(*l->rows) +
+	    l->nfiles * sizeof(*l->files) + l->ndirs * sizeof(*l->dirs) +
+	    cu->nnodes * sizeof(*cu->nodes) + cu->spans.n *
+	    (sizeof(*cu->spans.v) + sizeof(*cu->spans.maxhi));
+}
+
+int
 dw_unit_load(struct sp_dwarf *d, struct dw_unit *u)
 {
 	int err;
@@ -361,6 +391,8 @@ dw_unit_load(struct sp_dwarf *d, struct dw_unit *u)
 		err = walk(d, u);
 	if (err == 0)
 		err = dw_spans_sort(&u->cu->spans);
+	if (err == 0)
+		err = dw_charge(d, cu_cost(u));
 	if (err) {
 		dw_cu_free(u->cu);
 		u->cu = NULL;

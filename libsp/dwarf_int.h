@@ -112,6 +112,7 @@ struct dw_abbrev {
 /* The abbreviation table at one offset of .debug_abbrev (§7.5.3). */
 struct dw_abbrevs {
 	uint64_t off;
+	size_t bytes;            /* of .debug_abbrev read */
 	struct dw_abbrev *a;     /* sorted by code */
 	size_t n;
 	struct dw_spec *specs;
@@ -155,6 +156,7 @@ struct dw_lines {
 	size_t nfiles;
 	struct dw_row *rows;
 	size_t nrows;
+	size_t bytes;            /* of .debug_line read */
 };
 
 /* A function-like DIE with code: a subprogram or inlined subroutine. */
@@ -163,7 +165,7 @@ struct dw_node {
 	uint64_t origin;         /* abstract_origin/specification, or 0 */
 	const char *name;        /* DW_AT_name, or resolved */
 	const char *linkage;
-	int32_t parent;          /* enclosing node (always a lower index), or -1 */
+	int32_t parent;          /* enclosing node (a lower index), or -1 */
 	uint32_t call_file, call_line;
 	uint8_t inlined;
 	uint8_t resolved;        /* name is final */
@@ -180,7 +182,8 @@ struct dw_span {
 struct dw_spans {
 	struct dw_span *v;
 	uint64_t *maxhi;
-	size_t n, cap, limit;
+	size_t n, cap;
+	uint64_t limit, offered; /* ranges offered to dw_spans_add, at most */
 };
 
 struct dw_cu {
@@ -194,10 +197,14 @@ struct sp_dwarf {
 	struct sp_dwarf_sections s;
 	struct dw_unit *units;   /* in section order */
 	size_t nunits;
-	struct dw_abbrevs **abbr; /* sorted by offset */
+	struct dw_abbr_slot {
+		uint64_t off;
+		struct dw_abbrevs *t;
+	} *abbr;                 /* sorted by offset */
 	size_t nabbr, abbrcap;
 	struct dw_spans ix;      /* of the units */
 	int ix_done;
+	uint64_t work, work_max; /* SP_DWARF_WORK_MAX */
 };
 
 /* dwarf_die.c: forms, strings, abbreviations, DIEs. */
@@ -246,6 +253,7 @@ int dw_lines_path(struct dw_lines *l, uint64_t file, const char **out);
 void dw_lines_fini(struct dw_lines *l);
 
 /* dwarf_info.c: units and their function trees. */
+int dw_charge(struct sp_dwarf *d, uint64_t bytes);
 int dw_units_scan(struct sp_dwarf *d);
 int dw_unit_prepare(struct sp_dwarf *d, struct dw_unit *u);
 int dw_unit_ranges(struct sp_dwarf *d, struct dw_unit *u,

@@ -146,6 +146,7 @@ header(const struct sp_dwarf_bytes *b, uint64_t off, struct lhdr *h,
 {
 	uint64_t len, hlen;
 	const uint8_t *v;
+	int lb;
 
 	*c = sp_cur_make(b->p, b->len);
 	if (off >= c->len)
@@ -176,7 +177,8 @@ header(const struct sp_dwarf_bytes *b, uint64_t off, struct lhdr *h,
 	h->min_inst = sp_rd_u8(c);
 	h->max_ops = l->version >= 4 ? sp_rd_u8(c) : 1;
 	(void)sp_rd_u8(c);	/* default_is_stmt */
-	h->line_base = (int8_t)sp_rd_u8(c);
+	lb = sp_rd_u8(c);
+	h->line_base = lb < 0x80 ? lb : lb - 0x100;	/* an sbyte */
 	h->line_range = sp_rd_u8(c);
 	h->opcode_base = sp_rd_u8(c);
 	if (c->err || h->opcode_base == 0)
@@ -361,8 +363,9 @@ sort_rows(struct dw_lines *l)
 	struct dw_row *tmp, *src = l->rows, *dst;
 	size_t n = l->nrows, w, i;
 
-	for (i = 1; i < n && !row_before(&src[i], &src[i - 1]); i++)
-		continue;
+	i = 1;
+	while (i < n && !row_before(&src[i], &src[i - 1]))
+		i++;
 	if (i >= n)
 		return 0;
 	tmp = malloc(n * sizeof(*tmp));
@@ -433,6 +436,7 @@ dw_lines_parse(const struct sp_dwarf_sections *s, const struct dw_unit *u,
 		return err;
 	}
 	dedup_rows(l);
+	l->bytes = h.end - (size_t)u->stmt_list;
 	return 0;
 }
 
@@ -489,6 +493,7 @@ dw_lines_path(struct dw_lines *l, uint64_t file, const char **out)
 {
 	struct dw_file *f;
 	const char *dir, *base;
+	char *joined;
 
 	*out = NULL;
 	if (file >= l->nfiles || l->files[file].name == NULL)
@@ -508,9 +513,10 @@ dw_lines_path(struct dw_lines *l, uint64_t file, const char **out)
 	} else {
 		if (dir[0] == '/' || f->dir == 0)
 			base = NULL;
-		if (join(base, dir, f->name, &f->owned) < 0)
+		if (join(base, dir, f->name, &joined) < 0)
 			return -ENOMEM;
-		f->path = f->owned != NULL ? f->owned : f->name;
+		f->owned = joined;
+		f->path = joined != NULL ? joined : f->name;
 	}
 	*out = f->path;
 	return 0;

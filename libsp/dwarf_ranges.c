@@ -14,12 +14,12 @@ enum {
 	DW_RLE_START_END, DW_RLE_START_LENGTH,
 };
 
-static int
-emit(int (*fn)(void *, uint64_t, uint64_t), void *ctx, uint64_t lo,
-    uint64_t hi)
-{
-	return hi > lo ? fn(ctx, lo, hi) : 0;	/* empty or wrapped: none */
-}
+/*
+ * The walks below hand every entry to fn, base selections as (0, 0),
+ * empty and wrapped ranges as they are: fn counts them all, so many DIEs
+ * sharing one long list cost what the list holds, once per DIE, up to
+ * the caller's limit.
+ */
 
 /* DWARF 4 §2.17.3: pairs of addresses, base selection, (0, 0) ends. */
 static int
@@ -44,9 +44,10 @@ ranges_v4(const struct sp_dwarf_sections *s, const struct dw_unit *u,
 			return 0;
 		if (b == max) {
 			base = e;
-			continue;
+			err = fn(ctx, 0, 0);
+		} else {
+			err = fn(ctx, base + b, base + e);
 		}
-		err = emit(fn, ctx, base + b, base + e);
 		if (err)
 			return err;
 	}
@@ -119,7 +120,8 @@ rnglist(const struct sp_dwarf_sections *s, const struct dw_unit *u,
 		r = rle_entry(s, u, &c, kind, &base, &lo, &hi);
 		if (r < 0)
 			return r;
-		if (r == 0 && (r = emit(fn, ctx, lo, hi)) != 0)
+		r = r == 0 ? fn(ctx, lo, hi) : fn(ctx, 0, 0);
+		if (r != 0)
 			return r;
 	}
 }
@@ -157,7 +159,7 @@ dw_die_ranges(const struct sp_dwarf_sections *s, const struct dw_unit *u,
 			return -SP_EFORMAT;
 		hi += lo;
 	}
-	return emit(fn, ctx, lo, hi);
+	return fn(ctx, lo, hi);
 }
 
 /* One set's tuples; fn is NULL for the checking pass. */
@@ -187,7 +189,7 @@ arange_set(struct sp_cur c, size_t start, unsigned offsz,
 	uint16_t version;
 	uint64_t info_off;
 	uint8_t asz, segsz;
-	size_t pad, tuples;
+	size_t pad, tuples, tsz;
 	const uint8_t *b = sp_take(&c, 2);
 	int err;
 
@@ -198,7 +200,8 @@ arange_set(struct sp_cur c, size_t start, unsigned offsz,
 	if (c.err || version != 2 || (asz != 4 && asz != 8) || segsz != 0)
 		return -SP_EFORMAT;
 	/* The tuples are aligned to twice the address size from the set. */
-	pad = (2 * asz - (c.pos - start) % (2 * asz)) % (2 * asz);
+	tsz = 2 * (size_t)asz;
+	pad = (tsz - (c.pos - start) % tsz) % tsz;
 	if (sp_take(&c, pad) == NULL)
 		return -SP_EFORMAT;
 	tuples = c.pos;
@@ -244,12 +247,15 @@ dw_aranges(const struct sp_dwarf_bytes *b,
 int
 dw_spans_add(struct dw_spans *s, uint64_t lo, uint64_t hi, uint32_t idx)
 {
+	/* Every range offered counts toward the limit, kept or not. */
+	if (s->limit != 0 && ++s->offered > s->limit)
+		return -SP_ELIMIT;
+	if (hi <= lo)
+		return 0;	/* empty or wrapped: nothing to find */
 	if (s->n == s->cap) {
 		size_t cap = s->cap ? s->cap * 2 : 64;
 		struct dw_span *p;
 
-		if (s->limit != 0 && s->n >= s->limit)
-			return -SP_ELIMIT;
 		if (cap > SIZE_MAX / sizeof(*p))
 			return -ENOMEM;
 		p = realloc(s->v, cap * sizeof(*p));
@@ -258,8 +264,6 @@ dw_spans_add(struct dw_spans *s, uint64_t lo, uint64_t hi, uint32_t idx)
 		s->v = p;
 		s->cap = cap;
 	}
-	if (s->limit != 0 && s->n >= s->limit)
-		return -SP_ELIMIT;
 	s->v[s->n].lo = lo;
 	s->v[s->n].hi = hi;
 	s->v[s->n++].idx = idx;
@@ -319,5 +323,5 @@ dw_spans_fini(struct dw_spans *s)
 	free(s->maxhi);
 	s->v = NULL;
 	s->maxhi = NULL;
-	s->n = s->cap = 0;
+	s->n = s->cap = s->offered = 0;
 }

@@ -68,6 +68,8 @@ regress unwind fuzz/corpus/unwind
 regress elfsym fuzz/corpus/elfsym
 regress perfmap fuzz/corpus/perfmap
 regress kallsyms fuzz/corpus/kallsyms
+regress dwline fuzz/corpus/dwline
+regress dwinfo fuzz/corpus/dwinfo
 for s in tests/cli/*.sh; do
 	cli "$s"
 done

@@ -13,8 +13,14 @@
  *   - Names follow DW_AT_abstract_origin / DW_AT_specification at most
  *     SP_DWARF_CHAIN_MAX times (cycles end there too), DW_FORM_indirect
  *     at most SP_DWARF_INDIRECT_MAX times.
- *   - A unit keeps at most SP_DWARF_RANGES_MAX(unit bytes) address ranges
- *     of functions, more is -SP_ELIMIT for that unit.
+ *   - A unit's functions may list at most SP_DWARF_RANGES_MAX(unit bytes)
+ *     address ranges (counting empty ones and base selections), more is
+ *     -SP_ELIMIT for that unit.
+ *   - An index does at most SP_DWARF_WORK_MAX(bytes of all sections) work
+ *     in its life: the bytes of units, line programs and abbreviation
+ *     tables it parses plus the bytes it keeps for them.  Real files need
+ *     a fraction; hostile ones (many units sharing one long line program,
+ *     say) get -SP_ELIMIT for the units that come too late.
  *   - Joined paths longer than SP_DWARF_PATH_MAX bytes are given as the
  *     file name alone.
  *   - Every count the input states is capped by the bytes that remain;
@@ -26,8 +32,10 @@
  * DW_UT_split_* units are skipped), supplementary object files
  * (DW_FORM_*_sup, the GNU dwz forms: such names are unknown), type units
  * (skipped; they have no code), and DW_TAG_imported_unit is not followed.
- * 64-bit DWARF is read.  An sp_dwarf is not thread-safe: lookups fill
- * caches inside it.
+ * Names are DW_AT_name as written, not qualified by namespace or class
+ * (C++ gets "push_back", not "std::vector<int>::push_back").  64-bit
+ * DWARF is read.  An sp_dwarf is not thread-safe: lookups fill caches
+ * inside it.
  */
 
 #include <stddef.h>
@@ -38,7 +46,9 @@
 #define SP_DWARF_DEPTH_MAX 256
 #define SP_DWARF_CHAIN_MAX 8
 #define SP_DWARF_INDIRECT_MAX 4
-#define SP_DWARF_RANGES_MAX(unit_bytes) ((unit_bytes) + 65536)
+#define SP_DWARF_RANGES_MAX(unit_bytes) (4 * (uint64_t)(unit_bytes) + 65536)
+#define SP_DWARF_WORK_MAX(bytes) \
+	(64 * (uint64_t)(bytes) + ((uint64_t)64 << 20))
 #define SP_DWARF_PATH_MAX 4096
 
 struct sp_dwarf_bytes {
@@ -69,9 +79,11 @@ int sp_dwarf_open(const struct sp_dwarf_sections *s, struct sp_dwarf **out);
 /* Frees d and everything lookups returned; accepts NULL. */
 void sp_dwarf_free(struct sp_dwarf *d);
 
+/* Strings are NUL-terminated and valid until sp_dwarf_free; file is the
+ * full path as DWARF gives it, the directory joined. */
 struct sp_dwarf_frame {
-	const char *function;   /* NULL when unknown; NUL-terminated, valid until sp_dwarf_free */
-	const char *file;       /* full path as DWARF gives it (dir joined), or NULL */
+	const char *function;   /* NULL when unknown */
+	const char *file;       /* NULL when unknown */
 	uint32_t line;          /* 0 unknown */
 };
 
