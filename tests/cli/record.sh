@@ -155,7 +155,9 @@ check "fork events are recorded" \
 
 # --- attach to a running process ------------------------------------------------
 ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }	# utime + stime
-$W/tree 3000 2>"$TMP/bg.err" &
+# Long enough to outlive a slow attach (the ASan build on a loaded machine
+# takes seconds to start): the CPU window needs the target alive at t1.
+$W/tree 6000 2>"$TMP/bg.err" &
 bg=$!
 sleep 0.3
 t0=$(ticks $bg)
