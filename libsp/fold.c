@@ -274,13 +274,18 @@ fold_collect(struct sp_fold *f)
 }
 
 int
-sp_fold_entries(struct sp_fold *f, const struct sp_fold_entry **out,
-    size_t *n)
+sp_fold_entries(struct sp_fold *f, const struct sp_defs *d,
+    const struct sp_fold_entry **out, size_t *n)
 {
+	uint32_t nthreads = sp_defs_count(d, SP_REC_THREAD);
 	int err;
 
 	*out = NULL;
 	*n = 0;
+	/* Threads never sampled can still name their process. */
+	if (nthreads > f->nthreads &&
+	    (err = learn_threads(f, d, nthreads)) < 0)
+		return err;
 	if ((err = fold_collect(f)) < 0)
 		return err;
 	*out = f->entries;

@@ -236,7 +236,8 @@ build_line(struct text *t, const struct sp_fold_entry *e, int *empty)
 		    1;
 		if (max != 0 && nl > max - used) {
 			render_frame(t, &t->line, t->frames[i], max - used);
-			put_cstr(&t->line, ";[deeper]");
+			sp_buf_u8(&t->line, ';');
+			put_cstr(&t->line, "[deeper]");
 			break;
 		}
 		if ((err = put_frame(t, t->frames[i])) < 0)
@@ -309,7 +310,7 @@ sp_fold_write(struct sp_fold *f, const struct sp_defs *d, FILE *out)
 	memset(&t, 0, sizeof(t));
 	t.f = f;
 	t.d = d;
-	if ((err = sp_fold_entries(f, &e, &n)) < 0)
+	if ((err = sp_fold_entries(f, d, &e, &n)) < 0)
 		return err;
 	f->st.empty = 0;
 	t.ncache = (size_t)sp_defs_count(d, SP_REC_FRAME) + 1;

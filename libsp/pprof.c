@@ -360,7 +360,7 @@ encode_parts(struct pp *p, const struct sp_header *h, struct sp_buf *head,
 	value_type(p, head, PROFILE_SAMPLE_TYPE, "samples", "count");
 	if (p->period != 0)
 		value_type(p, head, PROFILE_SAMPLE_TYPE, "cpu", "nanoseconds");
-	if ((err = sp_fold_entries(p->f, &e, &n)) < 0)
+	if ((err = sp_fold_entries(p->f, p->d, &e, &n)) < 0)
 		return err;
 	for (i = 0; i < n; i++)
 		if ((err = sample(p, &e[i])) < 0)

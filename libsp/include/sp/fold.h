@@ -131,11 +131,11 @@ struct sp_fold_group {
 
 /*
  * The counted pairs, in no particular order, into *out and their number
- * into *n; valid until the next sp_fold_sample or sp_fold_free.  Returns
- * 0 or -ENOMEM.
+ * into *n; valid until the next sp_fold_sample or sp_fold_free.  d is the
+ * definitions of the whole spool.  Returns 0, -SP_EREF or -ENOMEM.
  */
-int sp_fold_entries(struct sp_fold *f, const struct sp_fold_entry **out,
-    size_t *n);
+int sp_fold_entries(struct sp_fold *f, const struct sp_defs *d,
+    const struct sp_fold_entry **out, size_t *n);
 
 /* Group id (1..) of an entry, or NULL. */
 const struct sp_fold_group *sp_fold_group(const struct sp_fold *f,
