@@ -10,6 +10,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+/* next_in becomes const: the input is never written. */
+#define ZLIB_CONST
 #include <zlib.h>
 
 #include "buf_int.h"
@@ -285,7 +287,7 @@ static void
 hex_build_id(const struct sp_module *m, char *out)
 {
 	static const char hex[] = "0123456789abcdef";
-	unsigned i;
+	size_t i;
 
 	for (i = 0; i < m->build_id_len; i++) {
 		out[2 * i] = hex[m->build_id[i] >> 4];
@@ -452,7 +454,7 @@ sp_pprof_encode(struct sp_fold *f, const struct sp_defs *d,
 static int
 gzip_to(const unsigned char *p, size_t len, FILE *out)
 {
-	unsigned char chunk[65536];
+	unsigned char chunk[65536] = { 0 }; /* cppcheck: deflate fills it */
 	z_stream z;
 	int zr, err = 0;
 	size_t n;
@@ -461,7 +463,7 @@ gzip_to(const unsigned char *p, size_t len, FILE *out)
 	if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8,
 	    Z_DEFAULT_STRATEGY) != Z_OK)
 		return -ENOMEM;
-	z.next_in = (Bytef *)(uintptr_t)p;
+	z.next_in = p;
 	do {
 		/* avail_in is a uInt: feed at most 1 GiB at a time. */
 		if (z.avail_in == 0 && len > 0) {
