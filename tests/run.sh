@@ -70,6 +70,7 @@ regress perfmap fuzz/corpus/perfmap
 regress kallsyms fuzz/corpus/kallsyms
 regress dwline fuzz/corpus/dwline
 regress dwinfo fuzz/corpus/dwinfo
+regress fold fuzz/corpus/fold
 for s in tests/cli/*.sh; do
 	cli "$s"
 done
@@ -77,5 +78,7 @@ done
 RECORD=build/asan/sp-record/sp-record cli tests/cli/record.sh record-asan
 # sp-sym once more, built with ASan+UBSan.
 SYM=build/asan/sp-sym/sp-sym cli tests/cli/sym.sh sym-asan
+# sp-fold once more, built with ASan+UBSan.
+FOLD=build/asan/sp-fold/sp-fold cli tests/cli/fold.sh fold-asan
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

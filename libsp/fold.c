@@ -1,0 +1,411 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Folding, the counting half: one pass over the samples keeps a count per
+ * (stack id, root group) in an open-addressing hash map; stacks are
+ * interned by the spool, so equal stacks of one process share an id and
+ * no stack is expanded while counting.  Filters by thread are decided
+ * once per THREAD definition, not per sample.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fold_int.h"
+
+/* An empty slot has count 0: a key is inserted with its first sample. */
+static uint64_t
+mix(uint64_t k)
+{
+	/* The finaliser of MurmurHash3 (public domain): spreads the bits of
+	 * small sequential ids over the table. */
+	k ^= k >> 33;
+	k *= 0xff51afd7ed558ccdull;
+	k ^= k >> 33;
+	k *= 0xc4ceb9fe1a85ec53ull;
+	k ^= k >> 33;
+	return k;
+}
+
+static int
+map_grow(struct fold_map *m)
+{
+	struct fold_slot *old = m->slots, *s;
+	size_t oldcap = m->cap, cap = m->cap ? m->cap * 2 : 1024, i, j;
+
+	if (cap > SIZE_MAX / sizeof(*s))
+		return -ENOMEM;
+	s = calloc(cap, sizeof(*s));
+	if (s == NULL)
+		return -ENOMEM;
+	for (i = 0; i < oldcap; i++) {
+		if (old[i].val == 0)
+			continue;
+		for (j = mix(old[i].key) & (cap - 1); s[j].val != 0;
+		    j = (j + 1) & (cap - 1))
+			;
+		s[j] = old[i];
+	}
+	free(old);
+	m->slots = s;
+	m->cap = cap;
+	return 0;
+}
+
+/* The slot of key, inserted with val 0 if absent; NULL for -ENOMEM. */
+static struct fold_slot *
+map_slot(struct fold_map *m, uint64_t key)
+{
+	size_t i;
+
+	/* Load factor at most 1/2, so probes stay short. */
+	if (m->used >= m->cap / 2 && map_grow(m) != 0)
+		return NULL;
+	for (i = mix(key) & (m->cap - 1); m->slots[i].val != 0;
+	    i = (i + 1) & (m->cap - 1))
+		if (m->slots[i].key == key)
+			return &m->slots[i];
+	m->slots[i].key = key;
+	m->used++;
+	return &m->slots[i];
+}
+
+int
+sp_fold_new(struct sp_fold **out, const struct sp_fold_options *o,
+    const struct sp_header *h)
+{
+	struct sp_fold *f;
+
+	*out = NULL;
+	if ((o->flags & SP_FOLD_USER_ONLY) && (o->flags & SP_FOLD_KERNEL_ONLY))
+		return -SP_EUSAGE;
+	if (o->root > SP_FOLD_ROOT_THREAD)
+		return -SP_EUSAGE;
+	f = calloc(1, sizeof(*f));
+	if (f == NULL)
+		return -ENOMEM;
+	f->o = *o;
+	f->start_ns = h->start_mono_ns;
+	*out = f;
+	return 0;
+}
+
+static int
+str_eq(const struct sp_str *s, const char *c)
+{
+	size_t n = strlen(c);
+
+	return s != NULL && s->len == n && memcmp(s->s, c, n) == 0;
+}
+
+/* The group of thread t for the root option: 0 when there is no root. */
+static int
+thread_group(struct sp_fold *f, const struct sp_thread *t, uint32_t *group)
+{
+	struct fold_slot *slot;
+	struct sp_fold_group *g;
+
+	*group = 0;
+	if (f->o.root == SP_FOLD_ROOT_NONE)
+		return 0;
+	slot = NULL;
+	if (f->o.root == SP_FOLD_ROOT_PROCESS) {
+		slot = map_slot(&f->procs, (uint64_t)t->host << 32 | t->pid);
+		if (slot == NULL)
+			return -ENOMEM;
+		if (slot->val != 0) {
+			*group = (uint32_t)slot->val;
+			/* The process is named after its main thread. */
+			if (t->tid == t->pid)
+				f->groups[*group - 1].comm = t->comm;
+			return 0;
+		}
+	}
+	if (f->ngroups == f->capgroups) {
+		size_t cap = f->capgroups ? f->capgroups * 2 : 64;
+
+		g = reallocarray(f->groups, cap, sizeof(*g));
+		if (g == NULL)
+			return -ENOMEM;
+		f->groups = g;
+		f->capgroups = cap;
+	}
+	g = &f->groups[f->ngroups++];
+	g->host = t->host;
+	g->pid = t->pid;
+	g->tid = f->o.root == SP_FOLD_ROOT_THREAD ? t->tid : 0;
+	g->comm = t->comm;
+	*group = (uint32_t)f->ngroups;
+	if (slot != NULL)
+		slot->val = *group;
+	return 0;
+}
+
+/* Decides the filters and the group of threads defined since last time. */
+static int
+learn_threads(struct sp_fold *f, const struct sp_defs *d, uint32_t upto)
+{
+	struct fold_thread *ts;
+	const struct sp_thread *t;
+	size_t cap;
+	int err;
+
+	if (upto > f->capthreads) {
+		cap = f->capthreads ? f->capthreads : 64;
+		while (cap < upto)
+			cap *= 2;
+		ts = reallocarray(f->threads, cap, sizeof(*ts));
+		if (ts == NULL)
+			return -ENOMEM;
+		f->threads = ts;
+		f->capthreads = cap;
+	}
+	while (f->nthreads < upto) {
+		t = sp_defs_thread(d, (uint32_t)f->nthreads + 1);
+		if (t == NULL)
+			return -SP_EREF;
+		ts = &f->threads[f->nthreads];
+		ts->pass = !((f->o.flags & SP_FOLD_PID) && t->pid != f->o.pid) &&
+		    !((f->o.flags & SP_FOLD_TID) && t->tid != f->o.tid) &&
+		    !(f->o.comm != NULL &&
+		    !str_eq(sp_defs_string(d, t->comm), f->o.comm));
+		ts->group = 0;
+		if (ts->pass && (err = thread_group(f, t, &ts->group)) < 0)
+			return err;
+		f->nthreads++;
+	}
+	return 0;
+}
+
+static int
+in_window(const struct sp_fold *f, uint64_t time)
+{
+	uint64_t rel = time > f->start_ns ? time - f->start_ns : 0;
+
+	if ((f->o.flags & SP_FOLD_FROM) && rel < f->o.from_ns)
+		return 0;
+	if ((f->o.flags & SP_FOLD_TO) && rel >= f->o.to_ns)
+		return 0;
+	return 1;
+}
+
+int
+sp_fold_sample(struct sp_fold *f, const struct sp_defs *d,
+    const struct sp_sample *s)
+{
+	struct fold_slot *slot;
+	const struct fold_thread *t;
+	int err;
+
+	f->st.samples++;
+	if (s->thread == 0 || s->stack > sp_defs_count(d, SP_REC_NODE))
+		return -SP_EREF;
+	if (s->thread > f->nthreads &&
+	    (err = learn_threads(f, d, s->thread)) < 0)
+		return err;
+	t = &f->threads[s->thread - 1];
+	if (!t->pass || !in_window(f, s->time)) {
+		f->st.filtered++;
+		return 0;
+	}
+	slot = map_slot(&f->counts, (uint64_t)t->group << 32 | s->stack);
+	if (slot == NULL)
+		return -ENOMEM;
+	slot->val++;
+	if (f->st.counted++ == 0 || s->time < f->st.first_ns)
+		f->st.first_ns = s->time;
+	if (s->time > f->st.last_ns)
+		f->st.last_ns = s->time;
+	return 0;
+}
+
+int
+sp_fold_replay(struct sp_fold *f, struct sp_replay *r)
+{
+	struct sp_record rec;
+	int err;
+
+	while ((err = sp_replay_next(r, &rec)) > 0)
+		if (rec.kind == SP_REC_SAMPLE && (err = sp_fold_sample(f,
+		    sp_replay_defs(r), &rec.u.sample)) < 0)
+			return err;
+	return err;
+}
+
+int
+sp_fold_snapshot(struct sp_fold *f, const struct sp_snapshot *s)
+{
+	const struct sp_sample *smp = sp_snapshot_samples(s);
+	size_t i, n = sp_snapshot_nsamples(s);
+	int err;
+
+	for (i = 0; i < n; i++)
+		if ((err = sp_fold_sample(f, sp_snapshot_defs(s), &smp[i])) < 0)
+			return err;
+	return 0;
+}
+
+/* Gathers the counted pairs into f->entries (after the last sample). */
+int
+fold_collect(struct sp_fold *f)
+{
+	struct sp_fold_entry *e;
+	size_t i, n = 0;
+
+	free(f->entries);
+	f->entries = NULL;
+	f->nentries = 0;
+	if (f->counts.used == 0)
+		return 0;
+	e = calloc(f->counts.used, sizeof(*e));
+	if (e == NULL)
+		return -ENOMEM;
+	for (i = 0; i < f->counts.cap; i++) {
+		if (f->counts.slots[i].val == 0)
+			continue;
+		e[n].stack = (uint32_t)f->counts.slots[i].key;
+		e[n].group = (uint32_t)(f->counts.slots[i].key >> 32);
+		e[n].count = f->counts.slots[i].val;
+		n++;
+	}
+	f->entries = e;
+	f->nentries = n;
+	f->st.stacks = n;
+	return 0;
+}
+
+int
+sp_fold_entries(struct sp_fold *f, const struct sp_defs *d,
+    const struct sp_fold_entry **out, size_t *n)
+{
+	uint32_t nthreads = sp_defs_count(d, SP_REC_THREAD);
+	int err;
+
+	*out = NULL;
+	*n = 0;
+	/* Threads never sampled can still name their process. */
+	if (nthreads > f->nthreads &&
+	    (err = learn_threads(f, d, nthreads)) < 0)
+		return err;
+	if ((err = fold_collect(f)) < 0)
+		return err;
+	*out = f->entries;
+	*n = f->nentries;
+	return 0;
+}
+
+const struct sp_fold_group *
+sp_fold_group(const struct sp_fold *f, uint32_t group)
+{
+	return group == 0 || group > f->ngroups ? NULL : &f->groups[group - 1];
+}
+
+const struct sp_fold_options *
+sp_fold_options(const struct sp_fold *f)
+{
+	return &f->o;
+}
+
+void
+sp_fold_get_stats(const struct sp_fold *f, struct sp_fold_stats *st)
+{
+	*st = f->st;
+	st->stacks = f->counts.used;
+}
+
+/* Does the options' mode filter keep frame id? */
+static int
+keep_frame(const struct sp_fold *f, const struct sp_defs *d, uint32_t id)
+{
+	const struct sp_frame *fr = sp_defs_frame(d, id);
+	const struct sp_module *m;
+	const struct sp_symbol *sym;
+	int kernel;
+
+	if (fr == NULL)
+		return 0;
+	if (fr->mode == SP_FRAME_TRUNCATED)
+		return !(f->o.flags & SP_FOLD_KERNEL_ONLY);
+	m = sp_defs_module(d, fr->module);
+	kernel = fr->mode == SP_FRAME_KERNEL ||
+	    (m != NULL && (m->flags & SP_MOD_KERNEL));
+	if ((f->o.flags & SP_FOLD_USER_ONLY) && kernel)
+		return 0;
+	if ((f->o.flags & SP_FOLD_KERNEL_ONLY) && !kernel)
+		return 0;
+	sym = sp_defs_symbol(d, id);
+	return sym == NULL || !(sym->flags & SP_SYM_HIDDEN) ||
+	    (f->o.flags & SP_FOLD_SHOW_HIDDEN);
+}
+
+static int
+grow_frames(uint32_t **frames, size_t *cap, size_t need)
+{
+	uint32_t *p;
+	size_t c = *cap ? *cap : 64;
+
+	if (need <= *cap)
+		return 0;
+	while (c < need)
+		c *= 2;
+	p = reallocarray(*frames, c, sizeof(*p));
+	if (p == NULL)
+		return -ENOMEM;
+	*frames = p;
+	*cap = c;
+	return 0;
+}
+
+int
+sp_fold_frames(const struct sp_fold *f, const struct sp_defs *d,
+    uint32_t stack, uint32_t max_locations, uint32_t **frames, size_t *cap,
+    size_t *n)
+{
+	const struct sp_node *node = sp_defs_node(d, stack);
+	size_t depth, i, k, j;
+	uint32_t tmp;
+	int err;
+
+	*n = 0;
+	if (stack == 0) {
+		if ((err = grow_frames(frames, cap, 1)) < 0)
+			return err;
+		(*frames)[(*n)++] = SP_FOLD_UNKNOWN;
+		return 0;
+	}
+	if (node == NULL)
+		return -SP_EREF;
+	/* One spare slot for the "[deeper]" marker. */
+	if ((err = grow_frames(frames, cap, (size_t)node->depth + 1)) < 0)
+		return err;
+	err = sp_defs_stack(d, stack, *frames, *cap, &depth);
+	if (err < 0)
+		return err;
+	/* Keep in place, then reverse into root-first order. */
+	for (i = 0, k = 0; i < depth; i++)
+		if (keep_frame(f, d, (*frames)[i]))
+			(*frames)[k++] = (*frames)[i];
+	for (i = 0, j = k; i < j / 2; i++) {
+		tmp = (*frames)[i];
+		(*frames)[i] = (*frames)[j - 1 - i];
+		(*frames)[j - 1 - i] = tmp;
+	}
+	if (max_locations != 0 && k > max_locations) {
+		k = max_locations;
+		(*frames)[k++] = SP_FOLD_DEEPER;
+	}
+	*n = k;
+	return 0;
+}
+
+void
+sp_fold_free(struct sp_fold *f)
+{
+	if (f == NULL)
+		return;
+	free(f->counts.slots);
+	free(f->procs.slots);
+	free(f->threads);
+	free(f->groups);
+	free(f->entries);
+	free(f);
+}

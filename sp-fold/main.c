@@ -1,0 +1,260 @@
+/* SPDX-License-Identifier: MIT */
+/* sp-fold: a spool's samples as folded stacks, or as a pprof profile. */
+#include <err.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sp/fold.h"
+#include "sp/pprof.h"
+#include "sp/replay.h"
+
+struct opts {
+	struct sp_fold_options fo;
+	const char *in, *out;
+	int pprof;
+};
+
+static void
+usage(int status)
+{
+	(void)fprintf(status ? stderr : stdout,
+	    "usage: sp-fold [--pid PID] [--tid TID] [--comm NAME]\n"
+	    "               [--from SECONDS] [--to SECONDS]\n"
+	    "               [--per-process | --per-thread] [--show-hidden]\n"
+	    "               [--lines] [--no-inline] [--user-only | --kernel-only]\n"
+	    "               [--max-depth N] [--pprof] [-o FILE] [FILE | -]\n"
+	    "Fold a spool's samples into stacks, one line per distinct stack,\n"
+	    "root first, ';'-separated, then a space and the count.\n"
+	    "  -p, --pid PID       only samples of process PID\n"
+	    "  -t, --tid TID       only samples of thread TID\n"
+	    "  -c, --comm NAME     only samples of threads named NAME\n"
+	    "  -f, --from SECONDS  only samples at or after SECONDS from the start\n"
+	    "  -T, --to SECONDS    only samples before SECONDS from the start\n"
+	    "  -P, --per-process   root frame comm-PID\n"
+	    "  -R, --per-thread    root frame comm-PID/TID\n"
+	    "  -H, --show-hidden   keep frames hidden by default (interpreter\n"
+	    "                      machinery)\n"
+	    "  -l, --lines         append :file:line to named frames\n"
+	    "  -I, --no-inline     one frame per machine frame (no inline frames)\n"
+	    "  -u, --user-only     drop kernel frames\n"
+	    "  -k, --kernel-only   drop user frames\n"
+	    "  -d, --max-depth N   keep the N frames nearest the root, then\n"
+	    "                      [deeper]\n"
+	    "  -g, --pprof         write a gzip'd pprof profile instead\n"
+	    "  -o, --output FILE   where to write (default: standard output)\n"
+	    "  -h, --help          this text\n"
+	    "FILE - (the default) reads standard input.\n");
+	exit(status);
+}
+
+static uint32_t
+parse_u32(const char *what, const char *s)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno != 0 || end == s || *end != '\0' || *s == '-' ||
+	    v > UINT32_MAX) {
+		warnx("%s: not a number from 0 to %" PRIu32 ": %s", what,
+		    UINT32_MAX, s);
+		usage(2);
+	}
+	return (uint32_t)v;
+}
+
+/* Seconds (a decimal fraction allowed) to nanoseconds. */
+static uint64_t
+parse_seconds(const char *what, const char *s)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno != 0 || end == s || *end != '\0' || !isfinite(v) ||
+	    v < 0 || v > 1e9) {
+		warnx("%s: not a number of seconds from 0 to 1e9: %s", what, s);
+		usage(2);
+	}
+	return (uint64_t)(v * 1e9 + 0.5);
+}
+
+static void
+set_root(struct opts *o, enum sp_fold_root root)
+{
+	if (o->fo.root != SP_FOLD_ROOT_NONE && o->fo.root != root)
+		errx(2, "--per-process and --per-thread exclude each other");
+	o->fo.root = root;
+}
+
+static void
+parse_args(int argc, char **argv, struct opts *o)
+{
+	static const struct option opts[] = {
+		{ "comm", required_argument, NULL, 'c' },
+		{ "from", required_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "kernel-only", no_argument, NULL, 'k' },
+		{ "lines", no_argument, NULL, 'l' },
+		{ "max-depth", required_argument, NULL, 'd' },
+		{ "no-inline", no_argument, NULL, 'I' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "per-process", no_argument, NULL, 'P' },
+		{ "per-thread", no_argument, NULL, 'R' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "pprof", no_argument, NULL, 'g' },
+		{ "show-hidden", no_argument, NULL, 'H' },
+		{ "tid", required_argument, NULL, 't' },
+		{ "to", required_argument, NULL, 'T' },
+		{ "user-only", no_argument, NULL, 'u' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int ch;
+
+	while ((ch = getopt_long(argc, argv, "HIPRT:c:d:f:ghklo:p:t:u", opts,
+	    NULL)) != -1) {
+		switch (ch) {
+		case 'H':
+			o->fo.flags |= SP_FOLD_SHOW_HIDDEN;
+			break;
+		case 'I':
+			o->fo.flags |= SP_FOLD_NO_INLINE;
+			break;
+		case 'P':
+			set_root(o, SP_FOLD_ROOT_PROCESS);
+			break;
+		case 'R':
+			set_root(o, SP_FOLD_ROOT_THREAD);
+			break;
+		case 'T':
+			o->fo.flags |= SP_FOLD_TO;
+			o->fo.to_ns = parse_seconds("--to", optarg);
+			break;
+		case 'c':
+			o->fo.comm = optarg;
+			break;
+		case 'd':
+			o->fo.max_depth = parse_u32("--max-depth", optarg);
+			if (o->fo.max_depth == 0)
+				errx(2, "--max-depth: must be at least 1");
+			break;
+		case 'f':
+			o->fo.flags |= SP_FOLD_FROM;
+			o->fo.from_ns = parse_seconds("--from", optarg);
+			break;
+		case 'g':
+			o->pprof = 1;
+			break;
+		case 'h':
+			usage(0);
+			break;
+		case 'k':
+			o->fo.flags |= SP_FOLD_KERNEL_ONLY;
+			break;
+		case 'l':
+			o->fo.flags |= SP_FOLD_LINES;
+			break;
+		case 'o':
+			o->out = optarg;
+			break;
+		case 'p':
+			o->fo.flags |= SP_FOLD_PID;
+			o->fo.pid = parse_u32("--pid", optarg);
+			break;
+		case 't':
+			o->fo.flags |= SP_FOLD_TID;
+			o->fo.tid = parse_u32("--tid", optarg);
+			break;
+		case 'u':
+			o->fo.flags |= SP_FOLD_USER_ONLY;
+			break;
+		default:
+			usage(2);
+		}
+	}
+	if ((o->fo.flags & SP_FOLD_USER_ONLY) &&
+	    (o->fo.flags & SP_FOLD_KERNEL_ONLY))
+		errx(2, "--user-only and --kernel-only exclude each other");
+	if (argc - optind > 1)
+		usage(2);
+	o->in = optind < argc ? argv[optind] : "-";
+}
+
+/* Reads and counts; returns the reader (the caller frees it). */
+static struct sp_replay *
+count(const struct opts *o, struct sp_fold **f)
+{
+	struct sp_replay *r;
+	struct sp_diag diag;
+	const struct sp_diag *dg;
+	const struct sp_status *st;
+	int e;
+
+	memset(&diag, 0, sizeof(diag));
+	e = sp_replay_open(&r, o->in, &diag);
+	if (e == -SP_EMAGIC || e == -SP_EVERSION || e == -SP_EFORMAT)
+		errx(1, "%s: offset 0x%llx: %s", o->in, diag.offset, diag.msg);
+	if (e < 0)
+		errx(1, "%s: %s", o->in, sp_strerror(e));
+	if ((e = sp_fold_new(f, &o->fo, sp_replay_header(r))) < 0)
+		errx(1, "%s", sp_strerror(e));
+	e = sp_fold_replay(*f, r);
+	if (e == -ENOMEM)
+		errx(1, "%s: %s", o->in, sp_strerror(e));
+	if (e < 0) {
+		dg = sp_replay_diag(r);
+		errx(1, "%s: offset 0x%llx: %s", o->in, dg->offset, dg->msg);
+	}
+	st = sp_replay_status(r);
+	if (st->truncated)
+		warnx("%s: truncated at offset 0x%" PRIx64 ": folded the intact "
+		    "prefix, %" PRIu64 " samples", o->in, st->end_offset,
+		    st->samples);
+	return r;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct opts o;
+	struct sp_fold *f = NULL;
+	struct sp_replay *r;
+	struct sp_fold_stats st;
+	FILE *out = stdout;
+	int e;
+
+	memset(&o, 0, sizeof(o));
+	parse_args(argc, argv, &o);
+	if (strcmp(o.in, "-") == 0 && isatty(STDIN_FILENO))
+		errx(2, "no spool given and standard input is a terminal; "
+		    "usage: sp-fold [OPTIONS] FILE");
+	if (o.pprof && o.out == NULL && isatty(STDOUT_FILENO))
+		errx(2, "--pprof writes binary data: use -o FILE or a pipe");
+	r = count(&o, &f);
+	if (o.out != NULL && (out = fopen(o.out, "wb")) == NULL)
+		err(1, "%s", o.out);
+	e = o.pprof ? sp_pprof_write(f, sp_replay_defs(r), sp_replay_header(r),
+	    out) : sp_fold_write(f, sp_replay_defs(r), out);
+	if (e == -EIO || fflush(out) != 0 || ferror(out))
+		err(1, "%s", o.out != NULL ? o.out : "stdout");
+	if (e < 0)
+		errx(1, "%s: %s", o.in, sp_strerror(e));
+	if (out != stdout && fclose(out) != 0)
+		err(1, "%s", o.out);
+	sp_fold_get_stats(f, &st);
+	if (st.empty != 0)
+		warnx("%s: %" PRIu64 " samples had no %s frames", o.in,
+		    st.empty, (o.fo.flags & SP_FOLD_USER_ONLY) ? "user" :
+		    "kernel");
+	sp_fold_free(f);
+	sp_replay_free(r);
+	return 0;
+}
