@@ -68,6 +68,7 @@ regress unwind fuzz/corpus/unwind
 regress elfsym fuzz/corpus/elfsym
 regress perfmap fuzz/corpus/perfmap
 regress kallsyms fuzz/corpus/kallsyms
+regress flame fuzz/corpus/flame
 for s in tests/cli/*.sh; do
 	cli "$s"
 done
