@@ -309,13 +309,12 @@ add_line(struct sp_flame *f, const char *s, size_t len)
 	return add_stack(f, depth, count);
 }
 
-static int
+static void
 too_long(struct sp_flame *f)
 {
 	f->lines++;
 	bad_line(f, "line longer than the limit of " STR(SP_FLAME_LINE_MAX)
 	    " bytes");
-	return 0;
 }
 
 int
@@ -339,8 +338,7 @@ sp_flame_feed(struct sp_flame *f, const char *buf, size_t len)
 		if (n > SP_FLAME_LINE_MAX - f->carry_len) {
 			f->carry_len = 0;
 			f->skipping = nl == NULL;
-			if ((err = too_long(f)) != 0)
-				return err;
+			too_long(f);
 			continue;
 		}
 		if (nl == NULL) {

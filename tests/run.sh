@@ -76,5 +76,7 @@ done
 RECORD=build/asan/sp-record/sp-record cli tests/cli/record.sh record-asan
 # sp-sym once more, built with ASan+UBSan.
 SYM=build/asan/sp-sym/sp-sym cli tests/cli/sym.sh sym-asan
+# sp-flame once more, built with ASan+UBSan (the browser part once is enough).
+FLAME=build/asan/sp-flame/sp-flame NO_BROWSER=1 cli tests/cli/flame.sh flame-asan
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -140,7 +140,9 @@ fi
 
 # Headless Chromium: a static screenshot, then clicks through Playwright.
 PW=$PWD/build/node_modules/playwright-core
-if ! command -v chromium >/dev/null; then
+if [ -n "${NO_BROWSER:-}" ]; then
+	echo "SKIP browser: NO_BROWSER is set (the ASan run of this script)"
+elif ! command -v chromium >/dev/null; then
 	echo "SKIP browser: chromium is not installed (apt-get install chromium)"
 elif ! command -v node >/dev/null; then
 	echo "SKIP browser: node is not installed (apt-get install nodejs npm)"
