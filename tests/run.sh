@@ -71,6 +71,7 @@ regress kallsyms fuzz/corpus/kallsyms
 regress dwline fuzz/corpus/dwline
 regress dwinfo fuzz/corpus/dwinfo
 regress fold fuzz/corpus/fold
+regress flame fuzz/corpus/flame
 for s in tests/cli/*.sh; do
 	cli "$s"
 done
@@ -80,5 +81,7 @@ RECORD=build/asan/sp-record/sp-record cli tests/cli/record.sh record-asan
 SYM=build/asan/sp-sym/sp-sym cli tests/cli/sym.sh sym-asan
 # sp-fold once more, built with ASan+UBSan.
 FOLD=build/asan/sp-fold/sp-fold cli tests/cli/fold.sh fold-asan
+# sp-flame once more, built with ASan+UBSan (the browser part once is enough).
+FLAME=build/asan/sp-flame/sp-flame NO_BROWSER=1 cli tests/cli/flame.sh flame-asan
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

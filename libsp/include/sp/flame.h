@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef SP_FLAME_H
+#define SP_FLAME_H
+
+/*
+ * Flame graphs from folded stacks.  The input is the text that sp-fold,
+ * stackcollapse-perf.pl and inferno write, and flamegraph.pl, inferno
+ * and speedscope read: one line per stack,
+ *
+ *   root;caller;...;leaf COUNT
+ *
+ * frames root first, separated by ';', then one or more blanks and a
+ * decimal sample count.  What this reader accepts, line by line:
+ *   - a name may hold ';' written "\;" and '\' written "\\" (sp-fold's
+ *     escaping); any other '\' is kept as it is.  Names may contain
+ *     spaces: the count is what follows the last blank.
+ *   - trailing blanks and one CR before the newline are ignored; blank
+ *     lines are skipped without being counted as bad.
+ *   - a count of 0 is accepted and adds nothing (no frames are made).
+ *   - bad lines are skipped, counted, and the first SP_FLAME_BAD_KEEP are
+ *     kept with their line number and reason (sp_flame_bad): no count, a
+ *     count that is not a number or passes 2^64 - 1 (alone or added to
+ *     the samples before it), an empty stack or frame name, a NUL byte,
+ *     more than SP_FLAME_DEPTH_MAX frames, more than SP_FLAME_LINE_MAX
+ *     bytes.
+ * Memory stays bounded: one line at a time (at most SP_FLAME_LINE_MAX
+ * bytes) is held besides the tree, and the tree holds at most
+ * SP_FLAME_NODES_MAX frames and SP_FLAME_NAMES_MAX bytes of names.
+ *
+ * Equal stacks merge into one tree of frames (a frame per distinct
+ * root-to-frame path); the SVG writer draws the tree, not the lines, so
+ * thousands of stacks make one element per visible frame.
+ */
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "sp/error.h"
+
+#define SP_FLAME_LINE_MAX 65536          /* bytes of a line, no newline */
+#define SP_FLAME_DEPTH_MAX 1024          /* frames of a stack */
+#define SP_FLAME_NODES_MAX ((size_t)4 << 20)     /* distinct frames */
+#define SP_FLAME_NAMES_MAX ((size_t)256 << 20)   /* bytes of names */
+#define SP_FLAME_BAD_KEEP 16             /* bad lines kept for reports */
+
+struct sp_flame;
+
+struct sp_flame_bad {
+	uint64_t line;      /* 1-based line number */
+	const char *why;    /* static text, e.g. "count is not a number" */
+};
+
+/* Returns 0 with an empty tree in *out (free with sp_flame_free), or
+ * -ENOMEM. */
+int sp_flame_new(struct sp_flame **out);
+
+/* Frees the tree; accepts NULL. */
+void sp_flame_free(struct sp_flame *f);
+
+/*
+ * Adds the lines in buf[0..len) (a piece of the input of any size: a
+ * line may span pieces; it is held until its newline or sp_flame_end).
+ * Returns 0 (bad lines are not errors: see sp_flame_bad), -ENOMEM, or
+ * -SP_ELIMIT when the tree would pass SP_FLAME_NODES_MAX frames or
+ * SP_FLAME_NAMES_MAX bytes of names; after an error the tree must only
+ * be freed.
+ */
+int sp_flame_feed(struct sp_flame *f, const char *buf, size_t len);
+
+/* Adds a last line that had no newline.  Returns as sp_flame_feed. */
+int sp_flame_end(struct sp_flame *f);
+
+/* sp_flame_new, sp_flame_feed of all of text, sp_flame_end. */
+int sp_flame_parse(const char *text, size_t len, struct sp_flame **out);
+
+/* Samples of all stacks (the root's width). */
+uint64_t sp_flame_samples(const struct sp_flame *f);
+
+/* Distinct frames in the tree, the root not counted. */
+size_t sp_flame_frames(const struct sp_flame *f);
+
+/* Lines read so far (blank and bad ones included). */
+uint64_t sp_flame_lines(const struct sp_flame *f);
+
+/* Number of bad lines skipped. */
+size_t sp_flame_bad_count(const struct sp_flame *f);
+
+/* The i-th bad line in input order, for i < SP_FLAME_BAD_KEEP and
+ * i < sp_flame_bad_count, else NULL.  Valid until sp_flame_free. */
+const struct sp_flame_bad *sp_flame_bad(const struct sp_flame *f, size_t i);
+
+/*
+ * The samples of the frame at path[0..depth) (names root first,
+ * unescaped; depth 0 is the root), in *samples: the frame's own samples
+ * plus those of every frame above it.  Returns 0 or -SP_ENOTFOUND.
+ */
+int sp_flame_lookup(const struct sp_flame *f, const char *const *path,
+    size_t depth, uint64_t *samples);
+
+enum sp_flame_colors {
+	SP_FLAME_HOT,       /* warm colours, stable per name */
+	SP_FLAME_MODULE,    /* one hue per module (see sp-flame(1)) */
+	SP_FLAME_LANG,      /* by language: native, Python, kernel, JIT */
+};
+
+struct sp_flame_svg_opts {
+	const char *title;  /* NULL: "Flame Graph" or "Icicle Graph" */
+	unsigned width;     /* pixels, 0: 1200; at most 100000 */
+	int icicle;         /* root at the top, callees below */
+	enum sp_flame_colors colors;
+	double minwidth;    /* frames narrower (pixels) are left out */
+	/* Differential graph: colour each frame by the change of its share
+	 * of all samples from this profile (red: grew, blue: shrank); NULL
+	 * for none.  colors is then ignored. */
+	const struct sp_flame *before;
+};
+
+/* The defaults above (width 1200, minwidth 0.1, hot colours). */
+void sp_flame_svg_defaults(struct sp_flame_svg_opts *o);
+
+/*
+ * Writes f as a self-contained SVG document (inline style and script,
+ * nothing fetched) to out: one <g class="f"> per frame at least
+ * o->minwidth pixels wide, with a <title> "NAME (N samples, P%)", a
+ * <rect> and a label; every name XML-escaped, bytes that are not UTF-8
+ * written as U+FFFD.  Returns 0, -SP_EUSAGE for bad options, -SP_ENOTFOUND
+ * when f has no samples, -ENOMEM, or -EIO when out reports a write error.
+ */
+int sp_flame_svg(const struct sp_flame *f, const struct sp_flame_svg_opts *o,
+    FILE *out);
+
+#endif

@@ -1,0 +1,193 @@
+/* SPDX-License-Identifier: MIT */
+/* sp-flame: folded stacks to an interactive SVG flame graph. */
+#include <err.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sp/flame.h"
+
+struct opts {
+	struct sp_flame_svg_opts svg;
+	const char *in, *diff;
+	int skip_bad;
+};
+
+static void
+usage(int status)
+{
+	(void)fprintf(status ? stderr : stdout,
+	    "usage: sp-flame [--title TEXT] [--width PX] [--icicle]\n"
+	    "                [--colors hot|module|lang] [--diff BEFORE]\n"
+	    "                [--minwidth PX] [--skip-bad] [FILE | -]\n"
+	    "Draw folded stacks (\"root;...;leaf COUNT\" lines) as an\n"
+	    "interactive SVG flame graph on standard output.\n"
+	    "  -t, --title TEXT     the title (default \"Flame Graph\")\n"
+	    "  -w, --width PX       image width in pixels (default 1200)\n"
+	    "  -i, --icicle         root at the top, callees below\n"
+	    "  -c, --colors SCHEME  hot (default), module, or lang (native,\n"
+	    "                       Python, kernel and JIT in their own hues)\n"
+	    "  -d, --diff BEFORE    differential: red grew, blue shrank since\n"
+	    "                       the folded stacks in BEFORE\n"
+	    "  -m, --minwidth PX    leave out frames narrower (default 0.1)\n"
+	    "  -s, --skip-bad       warn about bad lines and draw the rest\n"
+	    "  -h, --help           this text\n"
+	    "FILE - (the default) reads standard input.\n");
+	exit(status);
+}
+
+static double
+parse_number(const char *opt, const char *s, double lo, double hi)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end != '\0' || !(v >= lo && v <= hi))
+		errx(2, "%s takes a number from %g to %g, not '%s'", opt, lo,
+		    hi, s);
+	return v;
+}
+
+static void
+parse_args(int argc, char **argv, struct opts *o)
+{
+	static const struct option longopts[] = {
+		{ "colors", required_argument, NULL, 'c' },
+		{ "diff", required_argument, NULL, 'd' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "icicle", no_argument, NULL, 'i' },
+		{ "minwidth", required_argument, NULL, 'm' },
+		{ "skip-bad", no_argument, NULL, 's' },
+		{ "title", required_argument, NULL, 't' },
+		{ "width", required_argument, NULL, 'w' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int ch;
+
+	sp_flame_svg_defaults(&o->svg);
+	while ((ch = getopt_long(argc, argv, "c:d:him:st:w:", longopts,
+	    NULL)) != -1) {
+		switch (ch) {
+		case 'c':
+			if (strcmp(optarg, "hot") == 0)
+				o->svg.colors = SP_FLAME_HOT;
+			else if (strcmp(optarg, "module") == 0)
+				o->svg.colors = SP_FLAME_MODULE;
+			else if (strcmp(optarg, "lang") == 0)
+				o->svg.colors = SP_FLAME_LANG;
+			else
+				errx(2, "--colors takes hot, module or lang, "
+				    "not '%s'", optarg);
+			break;
+		case 'd':
+			o->diff = optarg;
+			break;
+		case 'h':
+			usage(0);
+			break;
+		case 'i':
+			o->svg.icicle = 1;
+			break;
+		case 'm':
+			o->svg.minwidth = parse_number("--minwidth", optarg, 0,
+			    1000);
+			break;
+		case 's':
+			o->skip_bad = 1;
+			break;
+		case 't':
+			o->svg.title = optarg;
+			break;
+		case 'w':
+			o->svg.width = (unsigned)parse_number("--width", optarg,
+			    100, 100000);
+			break;
+		default:
+			usage(2);
+		}
+	}
+	if (argc - optind > 1)
+		usage(2);
+	o->in = optind < argc ? argv[optind] : "-";
+}
+
+/* Reads path ("-": standard input) into a new tree, reporting bad lines
+ * as "FILE: line N: reason"; exits 1 on errors. */
+static struct sp_flame *
+load(const struct opts *o, const char *path)
+{
+	const char *name = strcmp(path, "-") == 0 ? "stdin" : path;
+	const struct sp_flame_bad *bad;
+	struct sp_flame *f;
+	static char buf[1 << 16];
+	ssize_t n;
+	size_t i;
+	int fd, rc;
+
+	fd = strcmp(path, "-") == 0 ? STDIN_FILENO :
+	    open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		err(1, "%s", path);
+	if ((rc = sp_flame_new(&f)) != 0)
+		errx(1, "%s", sp_strerror(rc));
+	while ((n = read(fd, buf, sizeof(buf))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			err(1, "%s", name);
+		if ((rc = sp_flame_feed(f, buf, (size_t)n)) != 0)
+			errx(1, "%s: line %" PRIu64 ": %s", name,
+			    sp_flame_lines(f) + 1, sp_strerror(rc));
+	}
+	if ((rc = sp_flame_end(f)) != 0)
+		errx(1, "%s: line %" PRIu64 ": %s", name, sp_flame_lines(f),
+		    sp_strerror(rc));
+	if (fd != STDIN_FILENO)
+		(void)close(fd);
+	for (i = 0; (bad = sp_flame_bad(f, i)) != NULL; i++)
+		warnx("%s: line %" PRIu64 ": %s", name, bad->line, bad->why);
+	if (sp_flame_bad_count(f) > i)
+		warnx("%s: %zu more bad lines", name, sp_flame_bad_count(f) - i);
+	if (sp_flame_bad_count(f) > 0 && !o->skip_bad)
+		exit(1);
+	if (sp_flame_samples(f) == 0)
+		errx(1, "%s: no samples in %" PRIu64 " lines", name,
+		    sp_flame_lines(f));
+	return f;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct sp_flame *f, *before = NULL;
+	struct opts o;
+	int rc;
+
+	memset(&o, 0, sizeof(o));
+	parse_args(argc, argv, &o);
+	if (strcmp(o.in, "-") == 0 && isatty(STDIN_FILENO))
+		errx(2, "no input given and standard input is a terminal; "
+		    "usage: sp-flame [options] FILE");
+	if (o.diff != NULL && strcmp(o.diff, o.in) == 0 &&
+	    strcmp(o.in, "-") == 0)
+		errx(2, "--diff and the input cannot both be standard input");
+	f = load(&o, o.in);
+	if (o.diff != NULL)
+		before = load(&o, o.diff);
+	o.svg.before = before;
+	rc = sp_flame_svg(f, &o.svg, stdout);
+	if (rc == -EIO)
+		errx(1, "stdout: write error");
+	if (rc < 0)
+		errx(1, "%s", sp_strerror(rc));
+	sp_flame_free(f);
+	sp_flame_free(before);
+	return 0;
+}
