@@ -467,7 +467,7 @@ int
 main(int argc, char **argv)
 {
 	struct replay r;
-	uint64_t pass_cpu = 0;
+	uint64_t pass_cpu = 0, first_hits = 0;
 	unsigned passes = 1, p;
 	int ch;
 
@@ -509,8 +509,10 @@ usage:
 		if (one_pass(&r, argv[optind]) < 0)
 			return 1;
 		pass_cpu = cpu_ns() - pass_cpu;
-		if (p == 0)
+		if (p == 0) {
 			r.seed_dir = NULL;
+			first_hits = r.st.cache_hits;
+		}
 	}
 	printf("samples=%" PRIu64 "\nequal=%" PRIu64 "\ndiffer=%" PRIu64
 	    "\ncomplete=%" PRIu64 "\nframes=%" PRIu64 "\n", r.samples, r.equal,
@@ -518,6 +520,7 @@ usage:
 	printf("modules_without_file=%" PRIu64 "\ncfi_steps=%" PRIu64
 	    "\ncache_hits=%" PRIu64 "\nleaf_insn=%" PRIu64 "\n", r.no_file,
 	    r.st.cfi_steps, r.st.cache_hits, r.st.leaf_insn);
+	printf("first_pass_cache_hits=%" PRIu64 "\n", first_hits);
 	printf("ns_per_sample_median=%" PRIu64 "\nns_per_sample_p99=%" PRIu64
 	    "\n", pct(r.ns_sample, r.nns, 50), pct(r.ns_sample, r.nns, 99));
 	/* The last pass's CPU (spool decoding included) per sample, to

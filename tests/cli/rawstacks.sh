@@ -45,14 +45,13 @@ for w in "tree-O2 300" "threads-O2 2 300" "sigspin 300" "asmleaf 20000" \
 	check "$name: at least 99% complete ($c of $s)" \
 	    test "$((c * 100))" -ge "$((s * 99))"
 done
-run $REPLAY -p 1 "$TMP/tree-O2.spl"
-cold=$(val cache_hits)
 run $REPLAY -p 2 "$TMP/tree-O2.spl"
-warm=$(val cache_hits)
-# The direct-mapped cache loses rows to collisions, so not every step of
-# a warm pass hits; but the rows of the first pass serve the second.
+warm=$(val cache_hits) cold=$(val first_pass_cache_hits)
+# Within one process (the cache's slots depend on table addresses): the
+# rows of the first pass serve the second.  A direct-mapped cache loses
+# some rows to collisions, so not every step hits.
 check "a warm pass is served from the row cache ($warm vs $cold hits of $(val cfi_steps) steps)" \
-    test "$warm" -gt "$cold" -a "$((warm * 100))" -ge "$(( $(val cfi_steps) * 75 ))"
+    test "$warm" -ge "$cold" -a "$((warm * 100))" -ge "$(( $(val cfi_steps) * 75 ))"
 run $REPLAY "$TMP/nonexistent.spl"
 check "the harness names a missing spool" has "nonexistent.spl" "$ERR"
 done_testing
