@@ -351,7 +351,8 @@ main(int argc, char **argv)
 	sp_bundle_free(o.ro.bundle);
 	if (rc)
 		errx(1, "%s: writing the spool failed: %s; what was written "
-		    "before reads back with sp-dump --check", o.out,
+		    "before reads back with sp-dump --check",
+		    strcmp(o.out, "-") == 0 ? "standard output" : o.out,
 		    sp_strerror(rc));
 	if (!o.quiet)
 		print_summary(r, o.out);

@@ -211,4 +211,91 @@ if [ "${lost:-0}" -gt 0 ]; then
 	    test "$(counter "$TMP/live.spl" lifecycle_gaps)" -gt 0
 fi
 
+# --- the highest rate ----------------------------------------------------------------
+# -F max (perf_event_max_sample_rate) with 8 threads spinning on every
+# CPU for 3 s: the kernel drops what the rings cannot hold; the recorder
+# counts it, sweeps /proc after each loss, and its memory stays bounded.
+max=$(cat /proc/sys/kernel/perf_event_max_sample_rate)
+run /usr/bin/time -f "maxrss_kb=%M" $REC -F max -o "$TMP/max.spl" -- $W/churn busy 8 3000
+check "-F max ($max Hz) with 8 busy threads: exit 0" test "$RC" -eq 0
+check "the summary counts lost events" grep -qE '^  lost_events +[0-9]+$' "$TMP/err"
+u=$(field user_ms "$TMP/err")
+rss=$(field maxrss_kb "$TMP/err")
+run $DUMP --check "$TMP/max.spl"
+check "the -F max spool checks clean" has "finished" "$OUT"
+s=$(counter "$TMP/max.spl" samples)
+lost=$(counter "$TMP/max.spl" lost_events)
+lr=$(counter "$TMP/max.spl" lost_records)
+gaps=$(counter "$TMP/max.spl" lifecycle_gaps)
+echo "# -F max: $s samples, $lost lost in $lr records, $gaps sweeps, user_ms $u, recorder peak RSS ${rss} KiB"
+check "far above 1 kHz: $s samples + $lost lost for ${u}ms of user CPU (5/ms or more)" \
+    test "$((s + lost))" -ge "$((5 * ${u:-1000000}))"
+check "each loss report led to a recovery sweep ($lr reports, $gaps sweeps)" \
+    test "$gaps" -ge $((lr > 0)) -a "$gaps" -le "$lr"
+check "recorder peak RSS ${rss} KiB is below 256 MiB" test "${rss:-999999}" -lt 262144
+# The figure for the notes: the highest rate of these with nothing lost.
+best=0 ladder=""
+for f in 500 1000 5000 10000 20000; do
+	run $REC -F $f -o "$TMP/rate$f.spl" -- $W/churn busy 8 1000
+	lost=$(counter "$TMP/rate$f.spl" lost_events)
+	ladder="$ladder $f:${lost:-?}"
+	[ "${lost:-1}" -eq 0 ] && best=$f
+done
+echo "# rate:lost with 8 busy threads:$ladder; highest zero-loss rate measured: $best Hz"
+
+# --- output faults ----------------------------------------------------------------------
+# The spool's filesystem fills up: a 256 KiB tmpfs, and raw stacks (each
+# sample carries its 32 KiB stack copy) to fill it at once.
+full=$TMP/full
+mkdir -p "$full"
+umount "$full" 2>/dev/null
+if mount -t tmpfs -o size=256k tmpfs "$full"; then
+	run timeout 60 $REC --raw-stacks -o "$full/s.spl" -- $W/tree 3000
+	check "a full filesystem stops the recording, exit 1, no hang ($RC)" test "$RC" -eq 1
+	check "the message names the file and the cause" \
+	    has "$full/s.spl: writing the spool failed: No space left on device" "$ERR"
+	check "and the workload was stopped" test -z "$(pgrep -f "^$W/tree 3000$")"
+	run $DUMP --check "$full/s.spl"
+	check "the spool's prefix reads back" test "$RC" -eq 0
+	check "as a recovered truncated prefix with samples" \
+	    grep -qE 'ok: [0-9]+ records, [1-9][0-9]* samples, truncated tail recovered' <<<"$OUT"
+	# Full from the start: not even the header fits.
+	rm -f "$full/s.spl"
+	dd if=/dev/zero of="$full/filler" bs=4k count=64 2>/dev/null
+	run timeout 60 $REC -o "$full/s.spl" -- $W/tree 300
+	check "a filesystem full from the start: exit 1" test "$RC" -eq 1
+	check "with the same message" \
+	    has "$full/s.spl: writing the spool failed: No space left on device" "$ERR"
+	umount "$full"
+else
+	fail "cannot mount a tmpfs on $full (the test needs root)"
+fi
+# A pipe whose reader exits after 1,000 bytes.
+run timeout 30 bash -c "$REC -o - -- $W/tree 5000 | head -c 1000 >/dev/null; exit \${PIPESTATUS[0]}"
+check "a closed pipe ends the recording: exit 1, no hang ($RC)" test "$RC" -eq 1
+check "with a message naming standard output and the cause" \
+    has "standard output: writing the spool failed: Broken pipe" "$ERR"
+check "and the workload was stopped" test -z "$(pgrep -f "^$W/tree 5000$")"
+
+# --- limits (docs/limits.md) not reached by other tests -----------------------------
+run $REC -q -m 5 -o "$TMP/m5.spl" -- $W/recurse 50 200
+$DUMP "$TMP/m5.spl" >"$TMP/m5.txt"
+deepest=$(grep -E '^sample ' "$TMP/m5.txt" | awk '{ print $(NF-1) }' | sort -n | tail -1)
+check "-m 5: no stack is longer than 5 frames and the marker ($deepest)" test "${deepest:-99}" -le 6
+check "-m 5: deeper stacks end in a [truncated] frame" \
+    test "$(grep -c '#5   \[truncated\]$' "$TMP/m5.txt")" -gt 0
+check "-m 5: and are counted as unwind_depth" \
+    test "$(counter "$TMP/m5.spl" unwind_depth)" -gt 0
+run $REC -m 65537 -o "$TMP/x.spl" -- true
+check "-m 65537 is refused with the range (exit 2)" \
+    test "$RC" -eq 2 -a -n "$(grep -F 'from 1 to 65536' <<<"$ERR")"
+run $REC -q -s 65528 -o "$TMP/s.spl" -- $W/tree 200
+check "-s 65528 (the largest) is accepted" test "$RC" -eq 0
+check "and its samples carry stacks" test "$(counter "$TMP/s.spl" samples)" -gt 0
+run $REC -s 65536 -o "$TMP/x.spl" -- true
+check "-s 65536 is refused (exit 2)" test "$RC" -eq 2
+check "naming the range" has "-s stack bytes must be a number from 8 to 65528, not '65536'" "$ERR"
+run $REC -s 1004 -o "$TMP/x.spl" -- true
+check "-s not a multiple of 8 is refused" has "must be a multiple of 8" "$ERR"
+
 done_testing
