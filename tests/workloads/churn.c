@@ -60,7 +60,7 @@ short_thread(void *arg)
 }
 
 static int
-threads(int n, int batch)
+threads(int n, int batch, int say)
 {
 	pthread_t *t = calloc((size_t)batch, sizeof(*t));
 	int done = 0;
@@ -75,13 +75,14 @@ threads(int n, int batch)
 			pthread_join(t[i], NULL);
 		done += k;
 	}
-	printf("threads=%d\n", done);
+	if (say)
+		printf("threads=%d\n", done);
 	free(t);
 	return 0;
 }
 
 static int
-forks(int n)
+forks(int n, int say)
 {
 	int i;
 
@@ -96,7 +97,8 @@ forks(int n)
 		}
 		waitpid(pid, NULL, 0);
 	}
-	printf("forks=%d\n", i);
+	if (say)
+		printf("forks=%d\n", i);
 	return 0;
 }
 
@@ -182,7 +184,7 @@ mixed_round(const char *dir)
 	char path[4096];
 	int i;
 
-	if (threads(20, 10) || forks(2))
+	if (threads(20, 10, 0) || forks(2, 0))
 		return 1;
 	for (i = 0; i < 2; i++) {
 		void *h;
@@ -239,9 +241,9 @@ main(int argc, char **argv)
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc == 4 && strcmp(argv[1], "threads") == 0)
-		rc = threads(atoi(argv[2]), atoi(argv[3]));
+		rc = threads(atoi(argv[2]), atoi(argv[3]), 1);
 	else if (argc == 3 && strcmp(argv[1], "forks") == 0)
-		rc = forks(atoi(argv[2]));
+		rc = forks(atoi(argv[2]), 1);
 	else if (argc == 4 && strcmp(argv[1], "live") == 0)
 		rc = live(atoi(argv[2]), atol(argv[3]));
 	else if (argc == 4 && strcmp(argv[1], "busy") == 0)
