@@ -808,6 +808,9 @@ on_task(struct sp_recorder *r, const uint8_t *rec, size_t len, int fork)
 		return 0;
 	err = write_proc(r, SP_PROC_EXIT, pid, tid, ppid, ptid, NULL);
 	if (pid == tid) {
+		if (p->attached)
+			rec_log(r, "pid %u exited; its recording ends there",
+			    pid);
 		/* The runtime's perf map is complete now; PID reuse can't
 		 * mix in another process's map later. */
 		if (r->o.bundle != NULL)

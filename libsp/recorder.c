@@ -441,7 +441,7 @@ int
 sp_recorder_attach(struct sp_recorder *r, pid_t pid, struct sp_diag *diag)
 {
 	struct rec_proc *p;
-	int stopped = 0, opened, err;
+	int stopped = 0, opened = 0, err;
 
 	if (kill(pid, 0) < 0 && errno == ESRCH)
 		return open_error(r, -ESRCH, (uint32_t)pid, diag);
@@ -455,6 +455,7 @@ sp_recorder_attach(struct sp_recorder *r, pid_t pid, struct sp_diag *diag)
 	r->now = mono_now();
 	p = rec_proc_get(r, (uint32_t)pid, 0);
 	if (err == 0 && p != NULL) {
+		p->attached = 1;
 		p->last_rescan = r->now;
 		err = rec_scan_maps(r, p);
 	}
@@ -462,6 +463,10 @@ sp_recorder_attach(struct sp_recorder *r, pid_t pid, struct sp_diag *diag)
 		err = write_recording(r);
 	if (stopped)
 		(void)kill(pid, SIGCONT);
+	/* It was there a moment ago: a zombie, or it exited meanwhile. */
+	if (err == -ESRCH || err == -ENOENT)
+		return diag_set(diag, -ESRCH, "pid %d exited while sp-record "
+		    "was attaching to it (no thread left to sample)", (int)pid);
 	if (err)
 		return open_error(r, err, (uint32_t)pid, diag);
 	return 0;

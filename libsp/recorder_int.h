@@ -70,6 +70,7 @@ struct rec_file {
 struct rec_proc {
 	uint32_t pid;
 	int tracked;          /* its samples are recorded */
+	int attached;         /* a -p target: its exit is logged */
 	int python;           /* last PYTHON status written */
 	uid_t uid;            /* owner, for perf-map checks; -1 unknown */
 	struct rec_range *maps;  /* sorted by start, not overlapping */

@@ -303,7 +303,7 @@ main(int argc, char **argv)
 	struct sp_diag diag;
 	struct sigaction sa;
 	pid_t child = -1;
-	int fd, rc, status = 0;
+	int fd, rc, status = 0, we_stopped = 0;
 	size_t i;
 
 	parse_args(argc, argv, &o);
@@ -341,6 +341,7 @@ main(int argc, char **argv)
 		/* Stopped by -d or a signal while the command runs on. */
 		(void)kill(child, SIGTERM);
 		(void)waitpid(child, &status, 0);
+		we_stopped = 1;
 	}
 	if (rc == 0)
 		rc = sp_recorder_finish(r);
@@ -350,7 +351,8 @@ main(int argc, char **argv)
 	sp_bundle_free(o.ro.bundle);
 	if (rc)
 		errx(1, "%s: writing the spool failed: %s; what was written "
-		    "before reads back with sp-dump --check", o.out,
+		    "before reads back with sp-dump --check",
+		    strcmp(o.out, "-") == 0 ? "standard output" : o.out,
 		    sp_strerror(rc));
 	if (!o.quiet)
 		print_summary(r, o.out);
@@ -361,8 +363,14 @@ main(int argc, char **argv)
 	if (child > 0) {
 		if (WIFEXITED(status))
 			return WEXITSTATUS(status);
-		if (WIFSIGNALED(status))
+		if (WIFSIGNALED(status)) {
+			if (!we_stopped)
+				warnx("%s (pid %d) was killed by signal %d "
+				    "(%s); the recording ends there", o.cmd[0],
+				    (int)child, WTERMSIG(status),
+				    strsignal(WTERMSIG(status)));
 			return 128 + WTERMSIG(status);
+		}
 	}
 	return 0;
 }
