@@ -140,6 +140,25 @@ copy_input(struct sp_merge *m, struct sp_replay *in,
 	return 0;
 }
 
+static int
+empty_input(struct sp_replay *in, struct sp_merge_stats *st,
+    struct sp_diag *diag)
+{
+	struct sp_record rec;
+	int err;
+
+	err = sp_replay_next(in, &rec);
+	if (err > 0)
+		err = -SP_EFORMAT; /* records after no header: not a spool */
+	if (err < 0) {
+		input_diag(diag, in, err);
+		return err;
+	}
+	st->truncated = sp_replay_status(in)->truncated;
+	st->end_offset = sp_replay_status(in)->end_offset;
+	return 0;
+}
+
 int
 sp_merge_add(struct sp_merge *m, struct sp_replay *in,
     struct sp_merge_stats *st, struct sp_diag *diag)
@@ -151,6 +170,12 @@ sp_merge_add(struct sp_merge *m, struct sp_replay *in,
 		return -SP_EUSAGE;
 	if (m->failed)
 		return m->failed;
+	/*
+	 * A spool that ended inside its header has no records: it adds
+	 * nothing, and its all-zero header must not become the output's.
+	 */
+	if (sp_replay_header(in)->version == 0)
+		return empty_input(in, st, diag);
 	if (m->w == NULL) {
 		err = sp_writer_new(&m->w, m->fd, sp_replay_header(in));
 		if (err < 0)

@@ -77,5 +77,7 @@ done
 RECORD=build/asan/sp-record/sp-record cli tests/cli/record.sh record-asan
 # sp-sym once more, built with ASan+UBSan.
 SYM=build/asan/sp-sym/sp-sym cli tests/cli/sym.sh sym-asan
+# sp-merge once more, built with ASan+UBSan.
+MERGE=build/asan/sp-merge/sp-merge cli tests/cli/merge.sh merge-asan
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -91,6 +91,15 @@ check "its prefix's samples are merged ($nc + $nb)" \
 run $DUMP --check "$TMP/mc.spl"
 check "the result passes --check" test "$RC" -eq 0
 
+# One cut inside its header adds nothing, and its empty header is not
+# the output's: the next input's is.
+head -c 10 "$TMP/a.spl" >"$TMP/tiny.spl"
+run $MERGE -o "$TMP/mt.spl" "$TMP/tiny.spl" "$TMP/b.spl"
+check "an input cut in its header merges as empty" test "$RC" -eq 0 -a \
+    "$(samples "$TMP/mt.spl")" -eq "$nb"
+check "and the output has the next input's header" \
+    has "host hostb," "$($DUMP "$TMP/mt.spl" | head -1)"
+
 # A garbage file is refused with its name, or skipped with --skip-bad.
 head -c 4096 "$W/tree-O2" >"$TMP/garbage.spl"
 run $MERGE -o "$TMP/mg.spl" "$TMP/a.spl" "$TMP/garbage.spl"
