@@ -10,51 +10,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "remap_int.h"
 #include "sym_int.h"
 
 #define PROGRESS_EVERY 8192u /* records between progress callbacks */
 
-/* Input id -> output id of one kind; input ids come 1, 2, 3... */
-struct idmap {
-	uint32_t *v;
-	size_t n, cap;
-};
-
 struct sym_run {
 	struct sym_ctx c;
-	struct idmap map[SP_REC_KINDS_];
+	struct sp_remap map;
 	uint32_t frames_out;   /* the highest output frame id so far */
 	int pending;           /* a new frame awaits its symbol */
 	uint32_t pending_in, pending_out;
-	struct sp_symline copy[SP_INLINE_MAX];
 };
-
-static int
-idmap_add(struct idmap *m, uint32_t in, uint32_t out)
-{
-	uint32_t *v;
-	size_t cap;
-
-	/* The reader checked the ordinals: in is the next one. */
-	if (in != m->n + 1)
-		return -SP_EFORMAT;
-	if (m->n == m->cap) {
-		cap = m->cap ? m->cap * 2 : 1024;
-		v = realloc(m->v, cap * sizeof(*v));
-		if (v == NULL)
-			return -ENOMEM;
-		m->v = v;
-		m->cap = cap;
-	}
-	m->v[m->n++] = out;
-	return 0;
-}
-
-static uint32_t
-idmap_get(const struct idmap *m, uint32_t in)
-{
-	return in == 0 || in > m->n ? 0 : m->v[in - 1];
-}
 
 static void
 count_symbol(struct sp_sym_report *rep, const struct sp_symbol *s)
@@ -104,74 +71,16 @@ resolve_pending(struct sym_run *s)
 static int
 copy_symbol(struct sym_run *s, const struct sp_symbol *in)
 {
-	const struct idmap *str = &s->map[SP_REC_STRING];
-	struct sp_symbol sym = *in;
-	uint32_t i;
+	struct sp_record rec;
 
-	for (i = 0; i < in->count && i < SP_INLINE_MAX; i++) {
-		s->copy[i].function = idmap_get(str, in->lines[i].function);
-		s->copy[i].file = idmap_get(str, in->lines[i].file);
-		s->copy[i].line = in->lines[i].line;
-	}
-	sym.frame = s->pending_out;
-	sym.module_name = idmap_get(str, in->module_name);
-	sym.lines = s->copy;
+	memset(&rec, 0, sizeof(rec));
+	rec.kind = SP_REC_SYMBOL;
+	rec.u.symbol = *in;
+	sp_remap_refs(&s->map, &rec);
+	rec.u.symbol.frame = s->pending_out;
 	s->pending = 0;
 	s->c.rep->copied++;
-	return put_symbol(s, &sym);
-}
-
-/* Maps rec's references to output ids; 0 for records copied as they are. */
-static void
-map_refs(const struct sym_run *s, struct sp_record *rec)
-{
-	const struct idmap *m = s->map;
-
-	switch (rec->kind) {
-	case SP_REC_MODULE:
-		rec->u.module.host = idmap_get(&m[SP_REC_HOST], rec->u.module.host);
-		rec->u.module.path = idmap_get(&m[SP_REC_STRING],
-		    rec->u.module.path);
-		break;
-	case SP_REC_FRAME:
-		rec->u.frame.module = idmap_get(&m[SP_REC_MODULE],
-		    rec->u.frame.module);
-		break;
-	case SP_REC_NODE:
-		rec->u.node.parent = idmap_get(&m[SP_REC_NODE],
-		    rec->u.node.parent);
-		rec->u.node.frame = idmap_get(&m[SP_REC_FRAME],
-		    rec->u.node.frame);
-		break;
-	case SP_REC_THREAD:
-		rec->u.thread.host = idmap_get(&m[SP_REC_HOST], rec->u.thread.host);
-		rec->u.thread.comm = idmap_get(&m[SP_REC_STRING],
-		    rec->u.thread.comm);
-		break;
-	case SP_REC_SAMPLE:
-		rec->u.sample.thread = idmap_get(&m[SP_REC_THREAD],
-		    rec->u.sample.thread);
-		rec->u.sample.stack = idmap_get(&m[SP_REC_NODE],
-		    rec->u.sample.stack);
-		break;
-	case SP_REC_PYTHON:
-		rec->u.python.host = idmap_get(&m[SP_REC_HOST], rec->u.python.host);
-		break;
-	case SP_REC_PROC:
-		rec->u.proc.host = idmap_get(&m[SP_REC_HOST], rec->u.proc.host);
-		rec->u.proc.comm = idmap_get(&m[SP_REC_STRING], rec->u.proc.comm);
-		break;
-	default:
-		break;
-	}
-}
-
-static int
-is_definition(uint32_t kind)
-{
-	return kind == SP_REC_STRING || kind == SP_REC_HOST ||
-	    kind == SP_REC_MODULE || kind == SP_REC_FRAME ||
-	    kind == SP_REC_NODE || kind == SP_REC_THREAD;
+	return put_symbol(s, &rec.u.symbol);
 }
 
 static int
@@ -200,12 +109,9 @@ copy_record(struct sym_run *s, struct sp_record *rec)
 		}
 		break;
 	}
-	map_refs(s, rec);
-	err = sp_writer_put(s->c.w, rec, is_definition(rec->kind) ?
-	    &out_id : NULL);
-	if (err < 0 || !is_definition(rec->kind))
+	err = sp_remap_put(&s->map, s->c.w, rec, &out_id);
+	if (err < 0 || !sp_remap_is_definition(rec->kind))
 		return err;
-	err = idmap_add(&s->map[rec->kind], in_id, out_id);
 	if (err == 0 && rec->kind == SP_REC_FRAME) {
 		s->c.rep->frames++;
 		/* An interned frame already has its symbol. */
@@ -245,12 +151,9 @@ step(struct sym_run *s, struct sp_record *rec)
 static void
 run_fini(struct sym_run *s)
 {
-	size_t k;
-
 	sym_ctx_fini(&s->c);
 	sp_writer_free(s->c.w);
-	for (k = 0; k < SP_REC_KINDS_; k++)
-		free(s->map[k].v);
+	sp_remap_fini(&s->map);
 }
 
 static void

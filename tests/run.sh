@@ -83,5 +83,7 @@ SYM=build/asan/sp-sym/sp-sym cli tests/cli/sym.sh sym-asan
 FOLD=build/asan/sp-fold/sp-fold cli tests/cli/fold.sh fold-asan
 # sp-flame once more, built with ASan+UBSan (the browser part once is enough).
 FLAME=build/asan/sp-flame/sp-flame NO_BROWSER=1 cli tests/cli/flame.sh flame-asan
+# sp-merge once more, built with ASan+UBSan.
+MERGE=build/asan/sp-merge/sp-merge cli tests/cli/merge.sh merge-asan
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

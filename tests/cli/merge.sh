@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# sp-merge on spools of real processes recorded under two host names (UTS
+# and PID namespaces, so both processes have the same PID): sample counts,
+# per-thread counts and stacks preserved, hosts kept apart, symbolized
+# inputs, truncated and garbage inputs, --skip-bad.
+. "$(dirname "$0")/lib.bash"
+REC=$BIN/sp-record
+DUMP=$BIN/sp-dump
+SYM=$BIN/sp-sym
+MERGE=${MERGE:-$BIN/sp-merge}
+W=build/tests
+
+# rec HOST FILE: records tree-O2 for 1 s on a "host" of that name.
+rec() {
+	unshare -u -p -f --mount-proc sh -c \
+	    "hostname $1 && $REC -q -d 1 -o $2 -- $W/tree-O2" >/dev/null 2>&1
+	$DUMP --check "$2" >/dev/null 2>&1
+}
+# samples FILE: the sample count that sp-dump --check reports.
+samples() { $DUMP --check "$1" 2>&1 | sed -n "s/.* \([0-9]*\) samples.*/\1/p" | head -1; }
+# per_thread FILE LABEL: "LABEL PID TID COUNT" per thread; LABEL "host"
+# takes the merged spool's host id of each thread.
+per_thread() {
+	$DUMP --json "$1" | awk -v label="$2" '
+	/"kind":"thread"/ { match($0, /"id":[0-9]+/); id = substr($0, RSTART + 5, RLENGTH - 5)
+		match($0, /"host":[0-9]+/); host[id] = substr($0, RSTART + 7, RLENGTH - 7) }
+	/"kind":"sample"/ {
+		match($0, /"thread":[0-9]+/); t = substr($0, RSTART + 9, RLENGTH - 9)
+		match($0, /"pid":[0-9]+,"tid":[0-9]+/); pt = substr($0, RSTART, RLENGTH)
+		n[(label == "host" ? host[t] : label) " " pt]++ }
+	END { for (k in n) print k, n[k] }' | sort
+}
+# stacks FILE...: every sample's frames, sorted.
+stacks() { for f in "$@"; do $DUMP --json "$f" | grep '"kind":"sample"' |
+    grep -o '"frames":.*'; done | sort; }
+
+if ! unshare -u -p -f true 2>/dev/null; then
+	echo "SKIP merge: needs root for unshare -u -p (UTS and PID namespaces)"
+	done_testing
+	exit 0
+fi
+rec hosta "$TMP/a.spl"
+check "recorded a spool on host a" test $? -eq 0
+rec hostb "$TMP/b.spl"
+check "recorded a spool on host b" test $? -eq 0
+na=$(samples "$TMP/a.spl") nb=$(samples "$TMP/b.spl")
+pa=$($DUMP --json "$TMP/a.spl" | grep -m1 -o '"pid":[0-9]*')
+pb=$($DUMP --json "$TMP/b.spl" | grep -m1 -o '"pid":[0-9]*')
+check "both recordings have samples and the same pid ($pa)" \
+    test "${na:-0}" -gt 0 -a "${nb:-0}" -gt 0 -a -n "$pa" -a "$pa" = "$pb"
+
+run $MERGE -o "$TMP/m.spl" "$TMP/a.spl" "$TMP/b.spl"
+check "merges two spools" test "$RC" -eq 0
+run $DUMP --check "$TMP/m.spl"
+check "the merged spool passes sp-dump --check" test "$RC" -eq 0
+check "sample count is the sum ($na + $nb)" test "$(samples "$TMP/m.spl")" -eq $((na + nb))
+check "per-thread counts kept, each input on its own host" test \
+    "$(per_thread "$TMP/m.spl" host)" = \
+    "$( (per_thread "$TMP/a.spl" 1; per_thread "$TMP/b.spl" 2) | sort)"
+check "equal pids from two hosts stay two threads" test \
+    "$($DUMP --json "$TMP/m.spl" | grep '"kind":"thread"' | grep -c "$pa,")" -ge 2
+check "every sample keeps its stack" \
+    test "$(stacks "$TMP/m.spl" | md5sum)" = "$(stacks "$TMP/a.spl" "$TMP/b.spl" | md5sum)"
+
+run sh -c "$MERGE '$TMP/a.spl' - <'$TMP/b.spl' | $DUMP --check"
+check "reads standard input and writes a pipe" \
+    test "$RC" -eq 0 && has "$((na + nb)) samples" "$OUT"
+
+run $MERGE -o "$TMP/aa.spl" "$TMP/a.spl" "$TMP/a.spl"
+check "one host merged with itself: one set of threads" test "$RC" -eq 0 -a \
+    "$($DUMP --json "$TMP/aa.spl" | grep -c '"kind":"thread"')" -eq \
+    "$($DUMP --json "$TMP/a.spl" | grep -c '"kind":"thread"')"
+
+# Symbolized and raw inputs together: symbols survive the remapping.
+$SYM -q -o "$TMP/as.spl" "$TMP/a.spl"
+run $MERGE -o "$TMP/ms.spl" "$TMP/as.spl" "$TMP/b.spl"
+check "merges a symbolized and a raw spool" test "$RC" -eq 0
+run $DUMP --check "$TMP/ms.spl"
+check "the mixed merge passes --check" test "$RC" -eq 0
+check "the symbolized input's stacks keep their names" test \
+    "$(stacks "$TMP/ms.spl" | md5sum)" = "$(stacks "$TMP/as.spl" "$TMP/b.spl" | md5sum)"
+
+# A truncated input: its intact prefix is merged, with a warning.
+head -c $(($(stat -c %s "$TMP/a.spl") / 2)) "$TMP/a.spl" >"$TMP/cut.spl"
+nc=$(samples "$TMP/cut.spl")
+run $MERGE -o "$TMP/mc.spl" "$TMP/cut.spl" "$TMP/b.spl"
+check "a truncated input merges" test "$RC" -eq 0
+check "and says so with its name" has "cut.spl: truncated" "$ERR"
+check "its prefix's samples are merged ($nc + $nb)" \
+    test "$(samples "$TMP/mc.spl")" -eq $((nc + nb))
+run $DUMP --check "$TMP/mc.spl"
+check "the result passes --check" test "$RC" -eq 0
+
+# One cut inside its header adds nothing, and its empty header is not
+# the output's: the next input's is.
+head -c 10 "$TMP/a.spl" >"$TMP/tiny.spl"
+run $MERGE -o "$TMP/mt.spl" "$TMP/tiny.spl" "$TMP/b.spl"
+check "an input cut in its header merges as empty" test "$RC" -eq 0 -a \
+    "$(samples "$TMP/mt.spl")" -eq "$nb"
+check "and the output has the next input's header" \
+    has "host hostb," "$($DUMP "$TMP/mt.spl" | head -1)"
+
+# A garbage file is refused with its name, or skipped with --skip-bad.
+head -c 4096 "$W/tree-O2" >"$TMP/garbage.spl"
+run $MERGE -o "$TMP/mg.spl" "$TMP/a.spl" "$TMP/garbage.spl"
+check "a garbage input is refused" test "$RC" -eq 1
+check "with its name" has "sp-merge: $TMP/garbage.spl: " "$ERR"
+run $MERGE --skip-bad -o "$TMP/mg.spl" "$TMP/garbage.spl" "$TMP/a.spl" "$TMP/b.spl"
+check "--skip-bad carries on" test "$RC" -eq 0
+check "and says what it skipped" has "garbage.spl: skipped" "$ERR"
+check "the others are merged" test "$(samples "$TMP/mg.spl")" -eq $((na + nb))
+run $MERGE -o "$TMP/mg.spl" "$TMP/no-such.spl"
+check "a missing input is refused" test "$RC" -eq 1 && has "no-such.spl" "$ERR"
+
+run $MERGE --help
+check "--help" test "$RC" -eq 0 && has "usage: sp-merge" "$OUT"
+run $MERGE
+check "no input is a usage error" test "$RC" -eq 2
+done_testing
