@@ -18,13 +18,15 @@ field() { grep -o "$1=[0-9]*" "$2" | head -1 | cut -d= -f2; }	# NAME FILE
 # Each recording runs in its own process group (setsid) so that the
 # workload goes with it.  Moments are counted from the spool's creation:
 # the first ones fall in the spawn (events opened, exec pending), then
-# early, middle and late in a 1.5 s run.
+# early, middle and late in the first 1.5 s of a 3 s run.
 moments="0 0.002 0.005 0.01 0.02 0.05 0.1 0.15 0.2 0.3 0.4 0.5 0.6 0.7 0.8 0.9 1.0 1.1 1.3 1.5"
 ok=0 truncated=0 series=""
 for m in $moments; do
 	f=$TMP/kill-$m.spl
 	rm -f "$f"
-	setsid $REC -q -o "$f" -- $W/tree 1500 >/dev/null 2>&1 &
+	# 3 s: the last moment, 1.5 s, falls well inside the run even on
+	# an idle machine.
+	setsid $REC -q -o "$f" -- $W/tree 3000 >/dev/null 2>&1 &
 	rp=$!
 	for _ in $(seq 2000); do [ -e "$f" ] && break; sleep 0.005; done
 	sleep "$m"
