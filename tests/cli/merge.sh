@@ -80,6 +80,24 @@ check "the mixed merge passes --check" test "$RC" -eq 0
 check "the symbolized input's stacks keep their names" test \
     "$(stacks "$TMP/ms.spl" | md5sum)" = "$(stacks "$TMP/as.spl" "$TMP/b.spl" | md5sum)"
 
+# Folding the merge is folding each input and adding the counts, line by
+# line (the issue's known answer), on symbolized spools.
+FOLD=${FOLD:-$BIN/sp-fold}
+$SYM -q -o "$TMP/bs.spl" "$TMP/b.spl"
+run $MERGE -o "$TMP/mss.spl" "$TMP/as.spl" "$TMP/bs.spl"
+$FOLD "$TMP/as.spl" >"$TMP/fa.txt"
+$FOLD "$TMP/bs.spl" >"$TMP/fb.txt"
+$FOLD "$TMP/mss.spl" >"$TMP/fm.txt"
+# awk adds the counts of equal stacks (the count is the last field).
+sum_folded() {
+	awk '{ c = $NF; sub(/ [0-9]+$/, ""); n[$0] += c }
+	    END { for (k in n) print k, n[k] }' "$@" | sort
+}
+check "fold(merge(a, b)) = fold(a) + fold(b), line by line ($(wc -l <"$TMP/fm.txt") lines)" \
+    test "$(sum_folded "$TMP/fm.txt" | md5sum)" = \
+    "$(sum_folded "$TMP/fa.txt" "$TMP/fb.txt" | md5sum)" -a -s "$TMP/fm.txt"
+check "and the folded lines carry names, not addresses" grep -q "work_a" "$TMP/fm.txt"
+
 # A truncated input: its intact prefix is merged, with a warning.
 head -c $(($(stat -c %s "$TMP/a.spl") / 2)) "$TMP/a.spl" >"$TMP/cut.spl"
 nc=$(samples "$TMP/cut.spl")
