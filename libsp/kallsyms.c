@@ -228,17 +228,6 @@ sp_kallsyms_parse(const char *text, size_t len, struct sp_kallsyms **out)
 	return 0;
 }
 
-static int
-fail(struct sp_diag *diag, const char *path, int err, const char *why)
-{
-	if (diag != NULL) {
-		diag->offset = 0;
-		(void)snprintf(diag->msg, sizeof(diag->msg), "%s: %s", path,
-		    why != NULL ? why : sp_strerror(err));
-	}
-	return err;
-}
-
 int
 sp_kallsyms_open(const char *path, struct sp_kallsyms **out,
     struct sp_diag *diag)
@@ -251,26 +240,27 @@ sp_kallsyms_open(const char *path, struct sp_kallsyms **out,
 	*out = NULL;
 	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
-		return fail(diag, path, -errno, NULL);
+		return sp_path_fail(diag, path, -errno, NULL);
 	if (fstat(fd, &st) < 0) {
 		err = -errno;
 		(void)close(fd);
-		return fail(diag, path, err, NULL);
+		return sp_path_fail(diag, path, err, NULL);
 	}
 	if (!S_ISREG(st.st_mode)) {
 		(void)close(fd);
-		return fail(diag, path, -EPERM, "not a regular file (refused)");
+		return sp_path_fail(diag, path, -EPERM,
+		    "not a regular file (refused)");
 	}
 	/* /proc files say 0 bytes: the hint only saves reallocations. */
 	err = sp_read_fd(fd, SP_KALLSYMS_FILE_MAX, st.st_size > 0 ?
 	    (size_t)st.st_size : 0, &text, &len);
 	(void)close(fd);
 	if (err)
-		return fail(diag, path, err, NULL);
+		return sp_path_fail(diag, path, err, NULL);
 	err = sp_kallsyms_parse(text, len, out);
 	free(text);
 	if (err)
-		return fail(diag, path, err, NULL);
+		return sp_path_fail(diag, path, err, NULL);
 	return 0;
 }
 

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -114,4 +115,15 @@ sp_parse_hex(const char *s, size_t len, size_t *pos, int prefix,
 		return -SP_EFORMAT;
 	*pos = i;
 	return 0;
+}
+
+int
+sp_path_fail(struct sp_diag *diag, const char *path, int err, const char *why)
+{
+	if (diag != NULL) {
+		diag->offset = 0;
+		(void)snprintf(diag->msg, sizeof(diag->msg), "%s: %s", path,
+		    why != NULL ? why : sp_strerror(err));
+	}
+	return err;
 }

@@ -13,6 +13,8 @@
 
 #include "cursor_int.h"
 
+struct sp_diag;
+
 /*
  * Reads fd to its end into a new buffer (*out, to free; NUL-terminated,
  * *len excludes the NUL).  hint: the expected size (0 when unknown, as
@@ -38,5 +40,13 @@ int sp_next_line(struct sp_cur *c, size_t max, const char **line,
  */
 int sp_parse_hex(const char *s, size_t len, size_t *pos, int prefix,
     uint64_t *v);
+
+/*
+ * Fills diag (when not NULL) with "PATH: why", or "PATH: " and err's
+ * message when why is NULL, for a file that could not be used.  Returns
+ * err.
+ */
+int sp_path_fail(struct sp_diag *diag, const char *path, int err,
+    const char *why);
 
 #endif

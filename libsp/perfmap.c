@@ -274,17 +274,6 @@ sp_perf_map_parse(const char *text, size_t len, struct sp_perf_map **out)
 	return 0;
 }
 
-static int
-fail(struct sp_diag *diag, const char *path, int err, const char *why)
-{
-	if (diag != NULL) {
-		diag->offset = 0;
-		(void)snprintf(diag->msg, sizeof(diag->msg), "%s: %s", path,
-		    why != NULL ? why : sp_strerror(err));
-	}
-	return err;
-}
-
 /* Whether the file open on fd may be read as uid's perf map. */
 static int
 check_file(int fd, const char *path, uid_t uid, size_t *size,
@@ -294,18 +283,19 @@ check_file(int fd, const char *path, uid_t uid, size_t *size,
 	struct stat st;
 
 	if (fstat(fd, &st) < 0)
-		return fail(diag, path, -errno, NULL);
+		return sp_path_fail(diag, path, -errno, NULL);
 	if (!S_ISREG(st.st_mode))
-		return fail(diag, path, -EPERM, "not a regular file (refused)");
+		return sp_path_fail(diag, path, -EPERM,
+		    "not a regular file (refused)");
 	if (uid != (uid_t)-1 && st.st_uid != uid) {
 		(void)snprintf(why, sizeof(why), "owned by uid %u, not %u "
 		    "(refused)", (unsigned)st.st_uid, (unsigned)uid);
-		return fail(diag, path, -EPERM, why);
+		return sp_path_fail(diag, path, -EPERM, why);
 	}
 	if (st.st_size < 0 || (uint64_t)st.st_size > SP_PERF_MAP_MAX) {
 		(void)snprintf(why, sizeof(why), "%lld bytes, more than the "
 		    "limit of %zu", (long long)st.st_size, SP_PERF_MAP_MAX);
-		return fail(diag, path, -SP_ELIMIT, why);
+		return sp_path_fail(diag, path, -SP_ELIMIT, why);
 	}
 	*size = (size_t)st.st_size;
 	return 0;
@@ -325,14 +315,14 @@ sp_perf_map_open(const char *path, uid_t uid, struct sp_perf_map **out,
 	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0) {
 		err = -errno;
-		return fail(diag, path, err, err == -ELOOP ?
+		return sp_path_fail(diag, path, err, err == -ELOOP ?
 		    "is a symbolic link (refused)" : NULL);
 	}
 	err = check_file(fd, path, uid, &size, diag);
 	if (err == 0) {
 		err = sp_read_fd(fd, SP_PERF_MAP_MAX, size, &text, &len);
 		if (err)
-			(void)fail(diag, path, err, err == -SP_ELIMIT ?
+			(void)sp_path_fail(diag, path, err, err == -SP_ELIMIT ?
 			    "grew past the size limit while read" : NULL);
 	}
 	(void)close(fd);
@@ -341,7 +331,7 @@ sp_perf_map_open(const char *path, uid_t uid, struct sp_perf_map **out,
 	err = sp_perf_map_parse(text, len, out);
 	free(text);
 	if (err)
-		return fail(diag, path, err, err == -SP_ELIMIT ?
+		return sp_path_fail(diag, path, err, err == -SP_ELIMIT ?
 		    "more entries than the limit" : NULL);
 	return 0;
 }
