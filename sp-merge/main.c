@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "sp/merge.h"
+#include "sp/output.h"
 
 struct opts {
 	const char *out;
@@ -69,23 +70,6 @@ parse_args(int argc, char **argv, struct opts *o)
 		usage(2);
 }
 
-static int
-open_output(const char *path)
-{
-	int fd;
-
-	if (strcmp(path, "-") == 0) {
-		if (isatty(STDOUT_FILENO))
-			errx(2, "refusing to write a binary spool to a "
-			    "terminal; use -o FILE or a pipe");
-		return STDOUT_FILENO;
-	}
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		err(1, "%s", path);
-	return fd;
-}
-
 /* An input that can't be read: fatal, or skipped with --skip-bad. */
 static void
 bad_input(const struct opts *o, const char *path, const char *what,
@@ -140,11 +124,13 @@ main(int argc, char **argv)
 	struct opts o;
 	struct sp_merge *m;
 	uint64_t samples = 0;
+	struct sp_diag diag;
 	int fd, i, rc;
 
 	memset(&o, 0, sizeof(o));
 	parse_args(argc, argv, &o);
-	fd = open_output(o.out);
+	if ((rc = sp_output_open(o.out, &fd, &diag)) < 0)
+		errx(rc == -SP_EUSAGE ? 2 : 1, "%s", diag.msg);
 	if (sp_merge_new(&m, fd) < 0)
 		errx(1, "%s", sp_strerror(-ENOMEM));
 	for (i = optind; i < argc; i++)

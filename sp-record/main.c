@@ -14,6 +14,7 @@
 
 #include "sp/recorder.h"
 #include "sp/writer.h"
+#include "sp/output.h"
 
 #define MAX_PIDS 256
 
@@ -243,23 +244,6 @@ parse_args(int argc, char **argv, struct opts *o)
 		errx(2, "give either -p PID or -- CMD (see sp-record --help)");
 }
 
-static int
-open_output(const char *path)
-{
-	int fd;
-
-	if (strcmp(path, "-") == 0) {
-		if (isatty(STDOUT_FILENO))
-			errx(2, "refusing to write a spool to a terminal; use "
-			    "-o FILE or a pipe");
-		return STDOUT_FILENO;
-	}
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		err(1, "%s", path);
-	return fd;
-}
-
 /* Records until the targets are gone, the time is up, or a signal. */
 static int
 record(struct sp_recorder *r, struct sp_writer *w, const struct opts *o,
@@ -314,7 +298,8 @@ main(int argc, char **argv)
 	(void)sigaction(SIGINT, &sa, NULL);
 	(void)sigaction(SIGTERM, &sa, NULL);
 	(void)signal(SIGPIPE, SIG_IGN);
-	fd = open_output(o.out);
+	if ((rc = sp_output_open(o.out, &fd, &diag)) < 0)
+		errx(rc == -SP_EUSAGE ? 2 : 1, "%s", diag.msg);
 	if (o.bundle != NULL && sp_bundle_open(&o.ro.bundle, o.bundle,
 	    o.bundle_binaries, &diag) < 0)
 		errx(1, "%s", diag.msg);

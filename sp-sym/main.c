@@ -13,6 +13,7 @@
 #include "sp/debugfind.h"
 #include "sp/replay.h"
 #include "sp/sym.h"
+#include "sp/output.h"
 
 #define MAX_PIDS 256
 
@@ -208,23 +209,6 @@ print_report(const struct opts *o, const struct sp_sym_report *r)
 		warnx("%s: truncated: symbolized the intact prefix", o->in);
 }
 
-static int
-open_output(const char *path)
-{
-	int fd;
-
-	if (strcmp(path, "-") == 0) {
-		if (isatty(STDOUT_FILENO))
-			errx(2, "refusing to write a binary spool to a "
-			    "terminal; use -o FILE or a pipe");
-		return STDOUT_FILENO;
-	}
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		err(1, "%s", path);
-	return fd;
-}
-
 int
 main(int argc, char **argv)
 {
@@ -246,7 +230,8 @@ main(int argc, char **argv)
 		errx(1, "%s: offset 0x%llx: %s", o.in, diag.offset, diag.msg);
 	if (rc < 0)
 		errx(1, "%s: %s", o.in, sp_strerror(rc));
-	fd = open_output(o.out);
+	if ((rc = sp_output_open(o.out, &fd, &diag)) < 0)
+		errx(rc == -SP_EUSAGE ? 2 : 1, "%s", diag.msg);
 	if (!o.quiet && isatty(STDERR_FILENO))
 		o.so.progress = progress;
 	rc = sp_sym_spool(&o.so, in, fd, &rep, &diag);
