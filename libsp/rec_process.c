@@ -266,6 +266,9 @@ rec_add_mapping(struct sp_recorder *r, struct rec_proc *p, uint64_t start,
 			return err;
 	}
 	rec.u.module.pid = p->pid;
+	/* sp-sym reads the process's perf map only if this uid owns it. */
+	if (p->uid != (uid_t)-1)
+		rec.u.module.uid_plus1 = (uint32_t)p->uid + 1;
 	rec.u.module.start = start;
 	rec.u.module.size = len;
 	rec.u.module.file_offset = pgoff;

@@ -110,12 +110,14 @@ perf_map_allowed(const struct sym_ctx *c, uint32_t host, uint32_t pid)
 }
 
 /*
- * The bundle's copy first, then DIR/perf-PID.map.  The spool does not
- * record the process's uid: the map must belong to the user running
- * sp-sym, or, run as root, to anyone (never through a symlink).
+ * The bundle's copy first (the recorder checked its owner when it copied
+ * it), then DIR/perf-PID.map, which must belong to the process's uid as
+ * the spool records it (uid_plus1).  Spools from before the uid was
+ * recorded: the map must belong to the user running sp-sym, or, run as
+ * root, to anyone.  Never through a symlink.
  */
 static struct sp_perf_map *
-pmap_read(const struct sym_ctx *c, uint32_t pid)
+pmap_read(const struct sym_ctx *c, uint32_t pid, uint32_t uid_plus1)
 {
 	struct sp_perf_map *m = NULL;
 	char path[4096];
@@ -129,6 +131,8 @@ pmap_read(const struct sym_ctx *c, uint32_t pid)
 		    sp_perf_map_open(path, uid, &m, NULL) == 0)
 			return m;
 	}
+	if (uid_plus1 != 0)
+		uid = (uid_t)(uid_plus1 - 1);
 	n = snprintf(path, sizeof(path), "%s/perf-%u.map",
 	    c->o->perf_map_dir != NULL ? c->o->perf_map_dir : "/tmp", pid);
 	if (n > 0 && (size_t)n < sizeof(path) &&
@@ -138,9 +142,10 @@ pmap_read(const struct sym_ctx *c, uint32_t pid)
 }
 
 static int
-pmap_get(struct sym_ctx *c, uint32_t host, uint32_t pid,
+pmap_get(struct sym_ctx *c, const struct sp_module *m,
     const struct sp_perf_map **out)
 {
+	uint32_t host = m->host, pid = m->pid;
 	struct sym_pmap *v;
 	size_t i;
 
@@ -162,7 +167,7 @@ pmap_get(struct sym_ctx *c, uint32_t host, uint32_t pid,
 	v->host = host;
 	v->pid = pid;
 	/* Other hosts' maps are not on this machine. */
-	v->map = host == 0 ? pmap_read(c, pid) : NULL;
+	v->map = host == 0 ? pmap_read(c, pid, m->uid_plus1) : NULL;
 	*out = v->map;
 	return 0;
 }
@@ -177,7 +182,7 @@ pmap_frame(struct sym_ctx *c, const struct sp_module *m, uint64_t ip)
 	size_t fnlen, filelen;
 	int err;
 
-	err = pmap_get(c, m->host, m->pid, &map);
+	err = pmap_get(c, m, &map);
 	if (err < 0 || map == NULL || (e = sp_perf_map_find(map, ip)) == NULL)
 		return err;
 	c->sym.origin = SP_ORIGIN_PERF_MAP;

@@ -159,6 +159,8 @@ print_module(const struct dump *d, const struct sp_record *r)
 	if (d->json) {
 		(void)fputs("\",\"path\":", stdout);
 		json_sp_str(path);
+		if (m->uid_plus1 != 0)
+			(void)printf(",\"uid\":%u", m->uid_plus1 - 1);
 		(void)fputs("}\n", stdout);
 	} else {
 		(void)fputs(m->build_id_len ? " " : "- ", stdout);

@@ -190,6 +190,13 @@ mkdir -p "$TMP/maps"
 mv "/tmp/perf-$jpid.map" "$TMP/maps/"
 run $SYM --perf-maps all --perf-map-dir "$TMP/maps" -o "$TMP/jit-dir.spl" "$TMP/jit.spl"
 check "--perf-map-dir DIR is read" grep -q 'jit_spin_loop' <($DUMP "$TMP/jit-dir.spl")
+check "the spool records the JIT process's uid ($(id -u))" \
+    grep -q "\"pid\":$jpid,.*\"uid\":$(id -u)}" <($DUMP --json "$TMP/jit.spl")
+chown 65534 "$TMP/maps/perf-$jpid.map"
+run $SYM --perf-maps all --perf-map-dir "$TMP/maps" -o "$TMP/jit-own.spl" "$TMP/jit.spl"
+check "a perf map owned by another uid than the recorded one is refused, even for root" \
+    test "$($DUMP "$TMP/jit-own.spl" | grep -c 'jit_spin_loop')" -eq 0
+chown "$(id -u)" "$TMP/maps/perf-$jpid.map"
 ln -s "$TMP/maps/perf-$jpid.map" "/tmp/perf-$jpid.map"
 run $SYM --perf-maps all -o "$TMP/jit-link.spl" "$TMP/jit.spl"
 check "a perf map reached through a symlink is refused" \

@@ -106,6 +106,7 @@ struct sp_module {
 	uint64_t start, size, file_offset, inode, dev;
 	uint8_t build_id_len;
 	uint8_t build_id[SP_BUILD_ID_MAX];
+	uint32_t uid_plus1;   /* the process's uid + 1, 0 unknown */
 };
 
 enum sp_frame_mode {
