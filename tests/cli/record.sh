@@ -128,9 +128,14 @@ na=$(in_fn work_a) nb=$(in_fn work_b)
 share=$(( (na * 1000) / (na + nb + (na + nb == 0)) ))
 check "-O2 -fomit-frame-pointer: work_a takes 60% +-5 ($na vs $nb: ${share}/1000)" \
     test "$share" -ge 550 -a "$share" -le 650
-n=$(wc -l <"$JSON")
-check "-O2 -fomit-frame-pointer: 99% of samples reach main ($(in_fn main) of $n)" \
-    test "$(in_fn main)" -ge $((n * 99 / 100))
+# Of the samples in the program's own functions (startup in ld.so and exit
+# are not; page faults under load lengthen them), 99% reach main.
+{ in_fn work_a print; in_fn work_b print; in_fn main print; } |
+    sort -u >"$TMP/tree-O2-own.json"
+n=$(wc -l <"$TMP/tree-O2-own.json")
+m=$(JSON=$TMP/tree-O2-own.json in_fn main)
+check "-O2 -fomit-frame-pointer: 99% of samples in work_a, work_b or main reach main ($m of $n)" \
+    test "$n" -gt 100 -a "$m" -ge $((n * 99 / 100))
 BINARY=tree JSON=$TMP/tree.json
 
 # --- threads -------------------------------------------------------------------
