@@ -259,6 +259,45 @@ Test(payload, module_and_symbol_round_trip)
 	sp_codec_fini(&dec);
 }
 
+/* The uid is an appended field: a MODULE without it is the older form. */
+Test(payload, module_uid_is_optional)
+{
+	struct sp_record r, back;
+	struct sp_codec enc, dec;
+	struct sp_buf payload = { 0 };
+	const char *why = NULL;
+	size_t full;
+
+	memset(&r, 0, sizeof(r));
+	r.kind = SP_REC_MODULE;
+	r.u.module.pid = 9;
+	r.u.module.size = 0x1000;
+	r.u.module.uid_plus1 = 1001;
+	sp_codec_init(&enc, 0);
+	sp_codec_init(&dec, 0);
+	cr_assert_eq(sp_record_payload(&enc, &r, &payload), 0);
+	full = payload.len;
+	cr_assert_eq(sp_record_decode(&dec, SP_REC_MODULE, payload.p, full,
+	    &back, &why), 0);
+	cr_assert_eq(back.u.module.uid_plus1, 1001);
+	/* 1001 takes two varint bytes; without them: unknown, not an error. */
+	cr_assert_eq(sp_record_decode(&dec, SP_REC_MODULE, payload.p, full - 2,
+	    &back, &why), 0);
+	cr_assert_eq(back.u.module.uid_plus1, 0);
+	cr_assert_eq(back.u.module.pid, 9);
+	/* Half a varint is malformed. */
+	cr_assert_neq(sp_record_decode(&dec, SP_REC_MODULE, payload.p,
+	    full - 1, &back, &why), 0);
+	/* Unknown (0) is not written at all. */
+	r.u.module.uid_plus1 = 0;
+	payload.len = 0;
+	cr_assert_eq(sp_record_payload(&enc, &r, &payload), 0);
+	cr_assert_eq(payload.len, full - 2);
+	sp_codec_fini(&enc);
+	sp_codec_fini(&dec);
+	sp_buf_fini(&payload);
+}
+
 Test(payload, rejects_out_of_range_fields)
 {
 	static const struct {
