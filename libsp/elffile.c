@@ -75,8 +75,10 @@ sp_elf_file_read(const struct sp_elf_file *f, uint64_t off, void *buf,
 
 /* gABI "Sections": Elf64_Shdr, little-endian. */
 static void
-decode_shdr(const uint8_t *b, struct sp_elf_shdr *s)
+decode_shdr(const uint8_t *b, void *out)
 {
+	struct sp_elf_shdr *s = out;
+
 	s->name = sp_le32(b);
 	s->type = sp_le32(b + 4);
 	s->flags = sp_le64(b + 8);
@@ -91,8 +93,10 @@ decode_shdr(const uint8_t *b, struct sp_elf_shdr *s)
 
 /* gABI "Program Header": Elf64_Phdr. */
 static void
-decode_phdr(const uint8_t *b, struct sp_elf_phdr *p)
+decode_phdr(const uint8_t *b, void *out)
 {
+	struct sp_elf_phdr *p = out;
+
 	p->type = sp_le32(b);
 	p->flags = sp_le32(b + 4);
 	p->offset = sp_le64(b + 8);
@@ -181,90 +185,99 @@ read_table(struct sp_elf_file *f, uint64_t off, uint64_t len, uint8_t **out)
 	return 0;
 }
 
+/* Where the ELF header places a header table, for read_hdr_table(). */
+struct hdr_table {
+	const char *what;     /* "section header" or "program header" */
+	uint64_t off;
+	uint32_t entsize, num;
+	uint32_t min_entsize; /* the entry's size in this reader */
+	unsigned max;         /* our limit on num */
+	unsigned entsize_at;  /* the fields' offsets in the ELF header */
+	unsigned num_at;
+	size_t size;          /* of one decoded entry */
+	void (*decode)(const uint8_t *, void *);
+};
+
+/*
+ * Decodes the table t into *out, a new array of t->num entries (to free;
+ * NULL when the file has none), after checking that the table fits the
+ * file and our limit.
+ */
 static int
-read_sections(struct sp_elf_file *f, const struct ehdr *h, struct sp_diag *d)
+read_hdr_table(struct sp_elf_file *f, const struct hdr_table *t, void **out,
+    struct sp_diag *d)
 {
+	uint64_t len = (uint64_t)t->entsize * t->num;
 	struct sp_cur c;
 	uint8_t *b;
+	char *v;
 	size_t i;
 	int err;
 
-	if (h->shoff == 0 || h->shnum == 0)
+	*out = NULL;
+	if (t->off == 0 || t->num == 0)
 		return 0;
-	if (h->shentsize < SHDR_SIZE)
-		return diag_set(d, 58, -SP_EFORMAT,
-		    "section header entries of %u bytes", h->shentsize);
-	if (!in_file(f, h->shoff, (uint64_t)h->shentsize * h->shnum))
-		return diag_set(d, h->shoff, -SP_EFORMAT, "section header "
-		    "table: %u entries of %u bytes at 0x%llx do not fit the "
-		    "file (%llu bytes)", h->shnum, h->shentsize,
-		    (unsigned long long)h->shoff, (unsigned long long)f->size);
-	if (h->shnum > SP_ELF_SECTIONS_MAX)
-		return diag_set(d, 60, -SP_ELIMIT, "%u sections (limit %u)",
-		    h->shnum, SP_ELF_SECTIONS_MAX);
-	err = read_table(f, h->shoff, (uint64_t)h->shentsize * h->shnum, &b);
+	if (t->entsize < t->min_entsize)
+		return diag_set(d, t->entsize_at, -SP_EFORMAT,
+		    "%s entries of %u bytes", t->what, t->entsize);
+	if (!in_file(f, t->off, len))
+		return diag_set(d, t->off, -SP_EFORMAT, "%s table: %u entries "
+		    "of %u bytes at 0x%llx do not fit the file (%llu bytes)",
+		    t->what, t->num, t->entsize, (unsigned long long)t->off,
+		    (unsigned long long)f->size);
+	if (t->num > t->max)
+		return diag_set(d, t->num_at, -SP_ELIMIT, "%u %ss (limit %u)",
+		    t->num, t->what, t->max);
+	err = read_table(f, t->off, len, &b);
 	if (err)
-		return diag_set(d, h->shoff, err, "section header table: %s",
+		return diag_set(d, t->off, err, "%s table: %s", t->what,
 		    sp_strerror(err));
-	f->sh = calloc(h->shnum, sizeof(*f->sh));
-	f->sec = calloc(h->shnum, sizeof(*f->sec));
-	if (f->sh == NULL || f->sec == NULL) {
+	v = calloc(t->num, t->size);
+	if (v == NULL) {
 		free(b);
 		return -ENOMEM;
 	}
-	c = sp_cur_make(b, (size_t)h->shentsize * h->shnum);
-	for (i = 0; i < h->shnum; i++) {
-		const uint8_t *e = sp_take(&c, h->shentsize);
+	c = sp_cur_make(b, (size_t)len);
+	for (i = 0; i < t->num; i++) {
+		const uint8_t *e = sp_take(&c, t->entsize);
 
-		if (e == NULL || h->shentsize < SHDR_SIZE)
+		if (e == NULL)
 			break; /* cannot be: the table was read whole */
-		decode_shdr(e, &f->sh[i]);
+		t->decode(e, v + i * t->size);
 	}
-	f->shnum = h->shnum;
 	free(b);
+	*out = v;
 	return 0;
 }
 
+/* The section and program header tables. */
 static int
-read_segments(struct sp_elf_file *f, const struct ehdr *h, struct sp_diag *d)
+read_headers(struct sp_elf_file *f, const struct ehdr *h, struct sp_diag *d)
 {
-	struct sp_cur c;
-	uint8_t *b;
-	size_t i;
+	const struct hdr_table sht = { "section header", h->shoff,
+	    h->shentsize, h->shnum, SHDR_SIZE, SP_ELF_SECTIONS_MAX, 58, 60,
+	    sizeof(*f->sh), decode_shdr };
+	const struct hdr_table pht = { "program header", h->phoff,
+	    h->phentsize, h->phnum, PHDR_SIZE, SP_ELF_SEGMENTS_MAX, 54, 56,
+	    sizeof(*f->ph), decode_phdr };
+	void *v;
 	int err;
 
-	if (h->phoff == 0 || h->phnum == 0)
-		return 0;
-	if (h->phentsize < PHDR_SIZE)
-		return diag_set(d, 54, -SP_EFORMAT,
-		    "program header entries of %u bytes", h->phentsize);
-	if (!in_file(f, h->phoff, (uint64_t)h->phentsize * h->phnum))
-		return diag_set(d, h->phoff, -SP_EFORMAT, "program header "
-		    "table: %u entries of %u bytes at 0x%llx do not fit the "
-		    "file", h->phnum, h->phentsize,
-		    (unsigned long long)h->phoff);
-	if (h->phnum > SP_ELF_SEGMENTS_MAX)
-		return diag_set(d, 56, -SP_ELIMIT, "%u program headers "
-		    "(limit %u)", h->phnum, SP_ELF_SEGMENTS_MAX);
-	err = read_table(f, h->phoff, (uint64_t)h->phentsize * h->phnum, &b);
+	err = read_hdr_table(f, &sht, &v, d);
 	if (err)
-		return diag_set(d, h->phoff, err, "program header table: %s",
-		    sp_strerror(err));
-	f->ph = calloc(h->phnum, sizeof(*f->ph));
-	if (f->ph == NULL) {
-		free(b);
-		return -ENOMEM;
+		return err;
+	if (v != NULL && sht.num > 0) {
+		f->sh = v;
+		f->sec = calloc(sht.num, sizeof(*f->sec));
+		if (f->sec == NULL)
+			return -ENOMEM;
+		f->shnum = sht.num;
 	}
-	c = sp_cur_make(b, (size_t)h->phentsize * h->phnum);
-	for (i = 0; i < h->phnum; i++) {
-		const uint8_t *e = sp_take(&c, h->phentsize);
-
-		if (e == NULL || h->phentsize < PHDR_SIZE)
-			break; /* cannot be: the table was read whole */
-		decode_phdr(e, &f->ph[i]);
-	}
+	err = read_hdr_table(f, &pht, &v, d);
+	if (err || v == NULL)
+		return err;
+	f->ph = v;
 	f->phnum = h->phnum;
-	free(b);
 	return 0;
 }
 
@@ -382,9 +395,7 @@ file_init(struct sp_elf_file *f, struct sp_elf_file **out, struct sp_diag *d)
 	if (err == 0)
 		err = extended_counts(f, &h, d);
 	if (err == 0)
-		err = read_sections(f, &h, d);
-	if (err == 0)
-		err = read_segments(f, &h, d);
+		err = read_headers(f, &h, d);
 	if (err == 0)
 		err = read_names(f, &h, d);
 	if (err == 0)
