@@ -112,6 +112,10 @@ struct render {
 	int maxdepth;
 	unsigned width, height;
 	uint64_t btotal;
+	/* --diff: layout widths in samples of f, of f's frames (wa) and of
+	 * before's (wb); ca: before's frame at the same path in f. */
+	uint64_t *wa, *wb;
+	uint32_t *ca;
 };
 
 static int
@@ -178,35 +182,183 @@ before_of(const struct render *r, uint32_t i, uint32_t bparent)
 	    n->name_len);
 }
 
-/* Change of node i's share of all samples since BEFORE, in [-1, 1]. */
+/* Change of share of all samples, from was of BEFORE to now, in [-1, 1]. */
 static double
-delta(const struct render *r, uint32_t i, uint32_t b)
+change(const struct render *r, uint64_t now, uint64_t was)
 {
-	double after = (double)r->f->node[i].total /
-	    (double)r->f->node[0].total;
-	double was = b == FLAME_NONE || r->btotal == 0 ? 0 :
-	    (double)r->before->node[b].total / (double)r->btotal;
+	return (double)now / (double)r->f->node[0].total -
+	    (r->btotal == 0 ? 0 : (double)was / (double)r->btotal);
+}
 
-	return after - was;
+/* Samples of frame b of BEFORE (none: 0). */
+static uint64_t
+was_of(const struct render *r, uint32_t b)
+{
+	return b == FLAME_NONE ? 0 : r->before->node[b].total;
+}
+
+/* Layout width of f's frame i, in samples of f. */
+static uint64_t
+wide(const struct render *r, uint32_t i)
+{
+	return r->wa != NULL ? r->wa[i] : r->f->node[i].total;
+}
+
+static uint64_t
+add_sat(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+static uint64_t
+max_u64(uint64_t a, uint64_t b)
+{
+	return a > b ? a : b;
+}
+
+/* n samples of BEFORE as samples of f, the same share of all. */
+static uint64_t
+rescale(const struct render *r, uint64_t n)
+{
+	double v = (double)n * (double)r->f->node[0].total /
+	    (double)(r->btotal ? r->btotal : 1) + 0.5;
+
+	return v >= 18446744073709551615.0 ? UINT64_MAX : (uint64_t)v;
+}
+
+/*
+ * --diff draws frames found only in BEFORE too (blue, "0 samples"), as
+ * wide as their share of BEFORE, after their siblings: a frame is as
+ * wide as the larger of its shares and of its children side by side.
+ * A child always comes after its parent in a tree's node array (it is
+ * added below an existing frame), so one backward pass adds up children.
+ */
+static int
+layout(struct render *r)
+{
+	const struct sp_flame *a = r->f, *b = r->before;
+	uint32_t *cp = malloc(a->n * sizeof(*cp)), p;
+	size_t i;
+
+	r->wa = calloc(a->n, sizeof(*r->wa));
+	r->wb = calloc(b->n, sizeof(*r->wb));
+	r->ca = malloc(b->n * sizeof(*r->ca));
+	if (cp == NULL || r->wa == NULL || r->wb == NULL || r->ca == NULL) {
+		free(cp);
+		return -ENOMEM;
+	}
+	cp[0] = r->ca[0] = 0;
+	for (i = 1; i < a->n; i++)
+		cp[i] = before_of(r, (uint32_t)i, cp[a->node[i].parent]);
+	for (i = 1; i < b->n; i++)
+		r->ca[i] = (p = r->ca[b->node[i].parent]) == FLAME_NONE ?
+		    FLAME_NONE : sp_flame_child(a, p, sp_flame_name(b,
+		    (uint32_t)i), b->node[i].name_len);
+	for (i = b->n; i-- > 0;) {
+		r->wb[i] = max_u64(r->wb[i], rescale(r, b->node[i].total));
+		p = i > 0 ? b->node[i].parent : FLAME_NONE;
+		if (p != FLAME_NONE)
+			r->wb[p] = add_sat(r->wb[p], r->wb[i]);
+		if (p != FLAME_NONE && r->ca[i] == FLAME_NONE &&
+		    r->ca[p] != FLAME_NONE)
+			r->wa[r->ca[p]] = add_sat(r->wa[r->ca[p]], r->wb[i]);
+	}
+	for (i = a->n; i-- > 0;) {
+		r->wa[i] = max_u64(max_u64(r->wa[i], a->node[i].total),
+		    cp[i] == FLAME_NONE ? 0 : rescale(r, b->node[cp[i]].total));
+		if (i > 0)
+			r->wa[a->node[i].parent] = add_sat(
+			    r->wa[a->node[i].parent], r->wa[i]);
+	}
+	free(cp);
+	return 0;
+}
+
+/*
+ * A frame to draw: f's frame i (its BEFORE frame b), or with ghost set
+ * BEFORE's frame i, found only there.
+ */
+struct at {
+	int ghost;
+	uint32_t i, b;
+};
+
+/* Name, samples now and in BEFORE, and layout width of frame x. */
+static void
+facts(const struct render *r, struct at x, const char **name, uint32_t *len,
+    uint64_t *now, uint64_t *was, uint64_t *width)
+{
+	const struct sp_flame *t = x.ghost ? r->before : r->f;
+
+	*name = sp_flame_name(t, x.i);
+	*len = t->node[x.i].name_len;
+	*now = x.ghost ? 0 : r->f->node[x.i].total;
+	*was = x.ghost ? r->before->node[x.i].total : was_of(r, x.b);
+	*width = x.ghost ? r->wb[x.i] : wide(r, x.i);
+}
+
+/*
+ * The children of x one by one (*k starts at 0): f's in name order, then
+ * BEFORE's found only there.  Returns 0 after the last.
+ */
+static int
+next_kid(const struct render *r, struct at x, size_t *k, uint32_t *d,
+    struct at *c)
+{
+	size_t n = x.ghost ? 0 : r->first[x.i + 1] - r->first[x.i];
+	uint32_t bp = x.ghost ? x.i : x.b;
+
+	if (*k < n) {
+		c->ghost = 0;
+		c->i = r->kids[r->first[x.i] + (*k)++];
+		c->b = before_of(r, c->i, x.b);
+		return 1;
+	}
+	if (r->before == NULL || bp == FLAME_NONE)
+		return 0;
+	*d = *k == n ? r->before->node[bp].child : r->before->node[*d].next;
+	for (*k = n + 1; *d != FLAME_NONE; *d = r->before->node[*d].next)
+		if (x.ghost || r->ca[*d] == FLAME_NONE) {
+			c->ghost = 1;
+			c->i = *d;
+			c->b = FLAME_NONE;
+			return 1;
+		}
+	return 0;
+}
+
+/* Whether x is wide enough to draw. */
+static int
+shown(const struct render *r, struct at x)
+{
+	const char *name;
+	uint32_t len;
+	uint64_t now, was, width;
+
+	facts(r, x, &name, &len, &now, &was, &width);
+	return (double)width * r->scale >= r->o->minwidth;
 }
 
 /* Depth of the deepest frame drawn and the largest change. */
 static void
-measure(struct render *r, uint32_t i, uint32_t b, int depth)
+measure(struct render *r, struct at x, int depth)
 {
-	size_t k;
-	double d;
-	uint32_t c;
+	const char *name;
+	uint32_t len, d = FLAME_NONE;
+	uint64_t now, was, width;
+	size_t k = 0;
+	double ch;
+	struct at c;
 
+	facts(r, x, &name, &len, &now, &was, &width);
 	if (depth > r->maxdepth)
 		r->maxdepth = depth;
-	if (r->before != NULL && (d = absd(delta(r, i, b))) > r->maxdelta)
-		r->maxdelta = d;
-	for (k = r->first[i]; k < r->first[i + 1]; k++) {
-		c = r->kids[k];
-		if ((double)r->f->node[c].total * r->scale >= r->o->minwidth)
-			measure(r, c, before_of(r, c, b), depth + 1);
-	}
+	if (r->before != NULL && (ch = absd(change(r, now, was))) >
+	    r->maxdelta)
+		r->maxdelta = ch;
+	while (next_kid(r, x, &k, &d, &c))
+		if (shown(r, c))
+			measure(r, c, depth + 1);
 }
 
 static uint64_t
@@ -297,17 +449,17 @@ lang_of(const char *s, size_t len)
 }
 
 static void
-color(const struct render *r, uint32_t i, uint32_t b, int rgb[3])
+color(const struct render *r, const char *s, size_t len, double d,
+    int rgb[3])
 {
 	static const unsigned lang_hue[4] = { 0, 110, 45, 185 };
-	const char *s = sp_flame_name(r->f, i), *mod;
-	size_t len = r->f->node[i].name_len, ml;
+	const char *mod;
+	size_t ml;
 	uint64_t h = fnv(s, len);
-	double v = (double)(h & 0xff) / 255, d, ratio;
+	double v = (double)(h & 0xff) / 255, ratio;
 	int c;
 
 	if (r->before != NULL) {
-		d = delta(r, i, b);
 		if (absd(d) <= 1e-12) {
 			rgb[0] = rgb[1] = rgb[2] = 235;
 			return;
@@ -419,51 +571,57 @@ xml_chars(const char *str, size_t len)
 }
 
 static void
-frame(struct render *r, uint32_t i, uint32_t b, int depth, uint64_t off)
+frame(struct render *r, struct at x, int depth, uint64_t off)
 {
-	const struct flame_node *n = &r->f->node[i];
-	const char *name = sp_flame_name(r->f, i);
-	double x = PAD + (double)off * r->scale;
-	double w = (double)n->total * r->scale, fit = (w - 6) / CHAR_W;
+	const char *name;
+	uint32_t len;
+	uint64_t now, was, width;
+	double px = PAD + (double)off * r->scale, w, fit;
 	int y = r->o->icicle ? TOP + depth * FRAME_H :
 	    TOP + (r->maxdepth - depth) * FRAME_H;
 	size_t chars;
 	int rgb[3];
 
-	color(r, i, b, rgb);
+	facts(r, x, &name, &len, &now, &was, &width);
+	w = (double)width * r->scale;
+	fit = (w - 6) / CHAR_W;
+	color(r, name, len, r->before != NULL ? change(r, now, was) : 0, rgb);
 	(void)fprintf(r->out, "<g class=\"f\" data-o=\"%" PRIu64 "\" "
-	    "data-n=\"%" PRIu64 "\"><title>", off, n->total);
-	xml_put(r->out, name, n->name_len, SIZE_MAX);
-	(void)fprintf(r->out, " (%" PRIu64 " samples, %.2f%%", n->total,
-	    100.0 * (double)n->total / (double)r->f->node[0].total);
+	    "data-n=\"%" PRIu64 "\"><title>", off, width);
+	xml_put(r->out, name, len, SIZE_MAX);
+	(void)fprintf(r->out, " (%" PRIu64 " samples, %.2f%%", now,
+	    100.0 * (double)now / (double)r->f->node[0].total);
 	if (r->before != NULL)
 		(void)fprintf(r->out, ", before %" PRIu64 " samples, change "
-		    "%+.2f%%", b == FLAME_NONE ? 0 : r->before->node[b].total,
-		    100 * delta(r, i, b));
+		    "%+.2f%%", was, 100 * change(r, now, was));
 	(void)fprintf(r->out, ")</title><rect x=\"%.2f\" y=\"%d\" "
 	    "width=\"%.2f\" height=\"%d\" fill=\"rgb(%d,%d,%d)\"/>"
-	    "<text x=\"%.2f\" y=\"%d\">", x, y, w, FRAME_H - 1, rgb[0],
-	    rgb[1], rgb[2], x + 3, y + FRAME_H - 4);
-	chars = xml_chars(name, n->name_len);
+	    "<text x=\"%.2f\" y=\"%d\">", px, y, w, FRAME_H - 1, rgb[0],
+	    rgb[1], rgb[2], px + 3, y + FRAME_H - 4);
+	chars = xml_chars(name, len);
 	if (fit >= 3)
-		xml_put(r->out, name, n->name_len, (double)chars > fit ?
+		xml_put(r->out, name, len, (double)chars > fit ?
 		    (size_t)fit - 2 : SIZE_MAX);
 	(void)fputs("</text></g>\n", r->out);
 }
 
-/* Frames depth-first, children in name order left to right. */
+/* Frames depth-first, children in name order left to right (those only
+ * in BEFORE after them). */
 static void
-frames(struct render *r, uint32_t i, uint32_t b, int depth, uint64_t off)
+frames(struct render *r, struct at x, int depth, uint64_t off)
 {
-	uint32_t c;
-	size_t k;
+	const char *name;
+	uint32_t len, d = FLAME_NONE;
+	uint64_t now, was, width;
+	size_t k = 0;
+	struct at c;
 
-	frame(r, i, b, depth, off);
-	for (k = r->first[i]; k < r->first[i + 1]; k++) {
-		c = r->kids[k];
-		if ((double)r->f->node[c].total * r->scale >= r->o->minwidth)
-			frames(r, c, before_of(r, c, b), depth + 1, off);
-		off += r->f->node[c].total;
+	frame(r, x, depth, off);
+	while (next_kid(r, x, &k, &d, &c)) {
+		if (shown(r, c))
+			frames(r, c, depth + 1, off);
+		facts(r, c, &name, &len, &now, &was, &width);
+		off = add_sat(off, width);
 	}
 }
 
@@ -517,7 +675,8 @@ sp_flame_svg(const struct sp_flame *f, const struct sp_flame_svg_opts *o,
     FILE *out)
 {
 	struct render r;
-	int err;
+	struct at root;
+	int err = 0;
 
 	memset(&r, 0, sizeof(r));
 	r.width = o->width ? o->width : 1200;
@@ -531,17 +690,26 @@ sp_flame_svg(const struct sp_flame *f, const struct sp_flame_svg_opts *o,
 	r.out = out;
 	r.before = o->before;
 	r.btotal = r.before != NULL ? r.before->node[0].total : 0;
-	r.scale = (double)(r.width - 2 * PAD) / (double)f->node[0].total;
-	if ((err = sort_children(&r)) == 0) {
-		measure(&r, 0, r.before != NULL ? 0 : FLAME_NONE, 0);
+	root.ghost = 0;
+	root.i = 0;
+	root.b = r.before != NULL ? 0 : FLAME_NONE;
+	if (r.before != NULL)
+		err = layout(&r);
+	if (err == 0)
+		r.scale = (double)(r.width - 2 * PAD) / (double)wide(&r, 0);
+	if (err == 0 && (err = sort_children(&r)) == 0) {
+		measure(&r, root, 0);
 		r.height = TOP + (unsigned)(r.maxdepth + 1) * FRAME_H + BOTTOM;
 		header(&r);
-		frames(&r, 0, r.before != NULL ? 0 : FLAME_NONE, 0, 0);
+		frames(&r, root, 0, 0);
 		(void)fputs("</g>\n</svg>\n", out);
 		if (fflush(out) != 0 || ferror(out))
 			err = -EIO;
 	}
 	free(r.kids);
 	free(r.first);
+	free(r.wa);
+	free(r.wb);
+	free(r.ca);
 	return err;
 }

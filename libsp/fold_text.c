@@ -16,6 +16,14 @@
 #include "fold_int.h"
 #include "sp/format.h"
 
+/*
+ * Appended to every kernel frame's name: the suffix stackcollapse-perf
+ * writes for kernel frames, which flame graph colour schemes (sp-flame's
+ * --colors lang among them) key on, since a kernel function's bare name
+ * looks like any other C function's.
+ */
+#define KERNEL_MARK "_[k]"
+
 struct cached {
 	size_t off;
 	uint32_t len;
@@ -125,6 +133,7 @@ render_frame(const struct text *t, struct sp_buf *b, uint32_t id,
 	const struct sp_symbol *sym = sp_defs_symbol(t->d, id);
 	const struct sp_str *fn;
 	uint32_t i, n;
+	int kernel;
 	char name[512];
 
 	if (id == SP_FOLD_UNKNOWN || id == SP_FOLD_DEEPER) {
@@ -135,11 +144,14 @@ render_frame(const struct text *t, struct sp_buf *b, uint32_t id,
 		put_cstr(b, "[truncated]");
 		return;
 	}
+	kernel = fr != NULL && fr->mode == SP_FRAME_KERNEL;
 	fn = sym != NULL ? sp_defs_string(t->d,
 	    sym->lines[sym->count - 1].function) : NULL;
 	if (fn == NULL || fn->len == 0) {
 		(void)sp_format_frame(t->d, id, name, sizeof(name));
 		put_cstr(b, name);
+		if (kernel)
+			sp_buf_put(b, KERNEL_MARK, strlen(KERNEL_MARK));
 		return;
 	}
 	n = logical_count(t, id);
@@ -150,6 +162,8 @@ render_frame(const struct text *t, struct sp_buf *b, uint32_t id,
 		if (i > 0)
 			sp_buf_u8(b, ';');
 		put_logical(t, b, &sym->lines[sym->count - 1 - i]);
+		if (kernel)
+			sp_buf_put(b, KERNEL_MARK, strlen(KERNEL_MARK));
 	}
 }
 

@@ -4,6 +4,7 @@
  * remap_int.h).
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -57,6 +58,38 @@ sp_remap_is_definition(uint32_t kind)
 	    kind == SP_REC_NODE || kind == SP_REC_THREAD;
 }
 
+/* A reference field: a uint32_t id of kind target at off in the record. */
+struct ref_field {
+	uint16_t off;
+	uint8_t target;
+};
+
+#define REF(f, t) { (uint16_t)offsetof(struct sp_record, u.f), t }
+
+/*
+ * Every reference of every kind, as docs/spool-format.md lists them
+ * (SYMBOL's lines are the one array, mapped by remap_symbol).
+ */
+static const struct ref_fields {
+	uint8_t n;
+	struct ref_field f[2];
+} refs[SP_REC_KINDS_] = {
+	[SP_REC_MODULE] = { 2, { REF(module.host, SP_REC_HOST),
+	    REF(module.path, SP_REC_STRING) } },
+	[SP_REC_FRAME] = { 1, { REF(frame.module, SP_REC_MODULE) } },
+	[SP_REC_NODE] = { 2, { REF(node.parent, SP_REC_NODE),
+	    REF(node.frame, SP_REC_FRAME) } },
+	[SP_REC_THREAD] = { 2, { REF(thread.host, SP_REC_HOST),
+	    REF(thread.comm, SP_REC_STRING) } },
+	[SP_REC_SAMPLE] = { 2, { REF(sample.thread, SP_REC_THREAD),
+	    REF(sample.stack, SP_REC_NODE) } },
+	[SP_REC_PYTHON] = { 1, { REF(python.host, SP_REC_HOST) } },
+	[SP_REC_PROC] = { 2, { REF(proc.host, SP_REC_HOST),
+	    REF(proc.comm, SP_REC_STRING) } },
+	[SP_REC_SYMBOL] = { 2, { REF(symbol.frame, SP_REC_FRAME),
+	    REF(symbol.module_name, SP_REC_STRING) } },
+};
+
 static void
 remap_symbol(struct sp_remap *m, struct sp_symbol *s)
 {
@@ -69,59 +102,25 @@ remap_symbol(struct sp_remap *m, struct sp_symbol *s)
 		    s->lines[i].file);
 		m->lines[i].line = s->lines[i].line;
 	}
-	s->frame = sp_remap_get(m, SP_REC_FRAME, s->frame);
-	s->module_name = sp_remap_get(m, SP_REC_STRING, s->module_name);
 	s->lines = m->lines;
 }
 
 void
 sp_remap_refs(struct sp_remap *m, struct sp_record *rec)
 {
-	switch (rec->kind) {
-	case SP_REC_MODULE:
-		rec->u.module.host = sp_remap_get(m, SP_REC_HOST,
-		    rec->u.module.host);
-		rec->u.module.path = sp_remap_get(m, SP_REC_STRING,
-		    rec->u.module.path);
-		break;
-	case SP_REC_FRAME:
-		rec->u.frame.module = sp_remap_get(m, SP_REC_MODULE,
-		    rec->u.frame.module);
-		break;
-	case SP_REC_NODE:
-		rec->u.node.parent = sp_remap_get(m, SP_REC_NODE,
-		    rec->u.node.parent);
-		rec->u.node.frame = sp_remap_get(m, SP_REC_FRAME,
-		    rec->u.node.frame);
-		break;
-	case SP_REC_THREAD:
-		rec->u.thread.host = sp_remap_get(m, SP_REC_HOST,
-		    rec->u.thread.host);
-		rec->u.thread.comm = sp_remap_get(m, SP_REC_STRING,
-		    rec->u.thread.comm);
-		break;
-	case SP_REC_SAMPLE:
-		rec->u.sample.thread = sp_remap_get(m, SP_REC_THREAD,
-		    rec->u.sample.thread);
-		rec->u.sample.stack = sp_remap_get(m, SP_REC_NODE,
-		    rec->u.sample.stack);
-		break;
-	case SP_REC_PYTHON:
-		rec->u.python.host = sp_remap_get(m, SP_REC_HOST,
-		    rec->u.python.host);
-		break;
-	case SP_REC_PROC:
-		rec->u.proc.host = sp_remap_get(m, SP_REC_HOST,
-		    rec->u.proc.host);
-		rec->u.proc.comm = sp_remap_get(m, SP_REC_STRING,
-		    rec->u.proc.comm);
-		break;
-	case SP_REC_SYMBOL:
-		remap_symbol(m, &rec->u.symbol);
-		break;
-	default:
-		break;
+	const struct ref_fields *r;
+	uint32_t *id;
+	uint8_t i;
+
+	if (rec->kind >= SP_REC_KINDS_)
+		return;
+	r = &refs[rec->kind];
+	for (i = 0; i < r->n; i++) {
+		id = (uint32_t *)(void *)((char *)rec + r->f[i].off);
+		*id = sp_remap_get(m, r->f[i].target, *id);
 	}
+	if (rec->kind == SP_REC_SYMBOL)
+		remap_symbol(m, &rec->u.symbol);
 }
 
 int

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* sp-merge: merge spools, one input after another, into one spool. */
+/* sp-merge: merge spools into one, samples of a host in time order. */
 #include <err.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -25,8 +25,9 @@ usage(int status)
 	(void)fprintf(status ? stderr : stdout,
 	    "usage: sp-merge [-o FILE] [--skip-bad] [-q] FILE...\n"
 	    "Merge spools (raw or symbolized, from one or many hosts) into\n"
-	    "one spool, the inputs one after another; each input keeps its\n"
-	    "host, so equal PIDs from different hosts stay apart.\n"
+	    "one spool, samples of one host in time order, hosts one after\n"
+	    "another; each input keeps its host, so equal PIDs from\n"
+	    "different hosts stay apart.\n"
 	    "  -o, --output FILE  write FILE instead of standard output\n"
 	    "  -s, --skip-bad     skip inputs that can't be read and go on\n"
 	    "  -q, --quiet        no report on standard error\n"
@@ -85,37 +86,35 @@ bad_input(const struct opts *o, const char *path, const char *what,
 		exit(1);
 }
 
-/* Merges one input; returns its sample count. */
-static uint64_t
-merge_one(const struct opts *o, struct sp_merge *m, const char *path)
+/* Opens path into *in; NULL for an input skipped with --skip-bad. */
+static void
+open_input(const struct opts *o, const char *path, struct sp_merge_input *in)
 {
-	struct sp_merge_stats st;
-	struct sp_replay *in = NULL;
 	struct sp_diag diag;
 	int rc;
 
+	memset(in, 0, sizeof(*in));
 	memset(&diag, 0, sizeof(diag));
-	rc = sp_replay_open(&in, path, &diag);
-	if (rc < 0) {
-		bad_input(o, path, o->skip_bad ? "skipped: " : "", &diag, rc);
-		return 0;
-	}
-	memset(&diag, 0, sizeof(diag));
-	rc = sp_merge_add(m, in, &st, &diag);
-	sp_replay_free(in);
-	if (rc < 0 && sp_merge_failed(m))
-		errx(1, "%s: %s", strcmp(o->out, "-") ? o->out : "stdout",
-		    sp_strerror(rc));
+	rc = sp_replay_open(&in->replay, path, &diag);
 	if (rc < 0)
+		bad_input(o, path, o->skip_bad ? "skipped: " : "", &diag, rc);
+}
+
+/* Says what became of one merged input; returns its sample count. */
+static uint64_t
+report(const struct opts *o, const char *path, struct sp_merge_input *in)
+{
+	if (in->err < 0)
 		bad_input(o, path, o->skip_bad ? "skipped the rest after "
-		    "the records before the error: " : "", &diag, rc);
-	else if (st.truncated)
+		    "the records before the error: " : "", &in->diag, in->err);
+	else if (in->st.truncated)
 		warnx("%s: truncated at offset 0x%" PRIx64 ": merged the "
-		    "intact prefix", path, st.end_offset);
-	if (!o->quiet && st.dup_symbols)
+		    "intact prefix", path, in->st.end_offset);
+	if (!o->quiet && in->st.dup_symbols)
 		warnx("%s: %" PRIu64 " symbols of frames already symbolized "
-		    "were dropped", path, st.dup_symbols);
-	return st.samples;
+		    "were dropped", path, in->st.dup_symbols);
+	sp_replay_free(in->replay);
+	return in->st.samples;
 }
 
 int
@@ -123,6 +122,7 @@ main(int argc, char **argv)
 {
 	struct opts o;
 	struct sp_merge *m;
+	struct sp_merge_input *in;
 	uint64_t samples = 0;
 	struct sp_diag diag;
 	int fd, i, rc;
@@ -133,8 +133,19 @@ main(int argc, char **argv)
 		errx(rc == -SP_EUSAGE ? 2 : 1, "%s", diag.msg);
 	if (sp_merge_new(&m, fd) < 0)
 		errx(1, "%s", sp_strerror(-ENOMEM));
+	/* All at once: samples of one host are merged in time order. */
+	in = calloc((size_t)(argc - optind), sizeof(*in));
+	if (in == NULL)
+		err(1, NULL);
 	for (i = optind; i < argc; i++)
-		samples += merge_one(&o, m, argv[i]);
+		open_input(&o, argv[i], &in[i - optind]);
+	rc = sp_merge_inputs(m, in, (size_t)(argc - optind));
+	if (rc < 0)
+		errx(1, "%s: %s", strcmp(o.out, "-") ? o.out : "stdout",
+		    sp_strerror(rc));
+	for (i = optind; i < argc; i++)
+		samples += report(&o, argv[i], &in[i - optind]);
+	free(in);
 	rc = sp_merge_finish(m);
 	if (rc < 0)
 		errx(1, "%s: %s", strcmp(o.out, "-") ? o.out : "stdout",

@@ -72,6 +72,7 @@ regress dwline fuzz/corpus/dwline
 regress dwinfo fuzz/corpus/dwinfo
 regress fold fuzz/corpus/fold
 regress flame fuzz/corpus/flame
+regress merge fuzz/corpus/merge
 for s in tests/cli/*.sh; do
 	cli "$s"
 done

@@ -76,6 +76,49 @@ check "--diff: work_a grew: red" \
 check "--diff: work_b shrank: blue" \
     grep -qE '<title>work_b \(.*change -[0-9.]+%\)</title><rect [^>]*fill="rgb\(([0-9]+),\1,255\)"' "$TMP/out"
 
+# A frame found only in BEFORE is drawn too: blue, "0 samples", as wide as
+# its share of BEFORE in samples of the new profile (awk computes it).
+{ cat "$TMP/big.folded"; echo "main;run;gone;gone_leaf 500"; } >"$TMP/before.folded"
+run $FLAME --diff "$TMP/before.folded" "$TMP/big.folded"
+printf '%s\n' "$OUT" >"$TMP/gone.svg"
+gone_n=$(awk -v a="$total" 'BEGIN { printf "%d", 500 * a / (a + 500) + 0.5 }')
+check "--diff: a frame only in BEFORE is drawn, blue, as wide as its old share ($gone_n)" \
+    grep -qE "<g class=\"f\" data-o=\"[0-9]+\" data-n=\"$gone_n\"><title>gone \\(0 samples, 0.00%, before 500 samples, change -[0-9.]+%\\)</title><rect [^>]*fill=\"rgb\\(([0-9]+),\\1,255\\)\"" "$TMP/gone.svg"
+check "--diff: and so is its callee" grep -qF '<title>gone_leaf (0 samples, 0.00%, before 500 samples' "$TMP/gone.svg"
+check "--diff: the SVG with it is well-formed" wellformed "$TMP/gone.svg"
+check "--diff: frames of both keep their samples" \
+    title work_a "$work_a" "$TMP/gone.svg"
+
+# --colors lang on what sp-fold prints: kernel frames (which sp-fold ends
+# in _[k]) take the kernel hue, orange (45 to 60 degrees), and no other
+# frame does.  The hue is computed from each rect's fill by awk.
+hues() { grep -o '<title>[^<]*</title><rect [^>]*fill="rgb([0-9,]*)"' "$1" |
+    awk '{ n = $0; sub(/^<title>/, "", n); sub(/ \([0-9]+ samples.*/, "", n)
+	c = $0; sub(/.*rgb\(/, "", c); sub(/\).*/, "", c); split(c, v, ",")
+	r = v[1]; g = v[2]; b = v[3]
+	mx = r; if (g > mx) mx = g; if (b > mx) mx = b
+	mn = r; if (g < mn) mn = g; if (b < mn) mn = b
+	d = mx - mn; h = 0
+	if (d > 0 && mx == r) h = 60 * (g - b) / d
+	else if (d > 0 && mx == g) h = 60 * ((b - r) / d + 2)
+	else if (d > 0) h = 60 * ((r - g) / d + 4)
+	if (h < 0) h += 360
+	print (n ~ /_\[k\]$/ ? "k" : "u"), int(h) }'; }
+if $BIN/sp-record -q --kernel -o "$TMP/kern.spl" -- dd if=/dev/zero \
+    of=/dev/null bs=64k count=50000 >/dev/null 2>&1; then
+	$BIN/sp-sym -q "$TMP/kern.spl" | $BIN/sp-fold 2>/dev/null >"$TMP/kern.folded"
+	run $FLAME --colors lang "$TMP/kern.folded"
+	printf '%s\n' "$OUT" >"$TMP/kern.svg"
+	hues "$TMP/kern.svg" >"$TMP/hues"
+	nk=$(grep -c '^k' "$TMP/hues") nu=$(grep -c '^u' "$TMP/hues")
+	check "--colors lang: sp-fold's kernel frames ($nk) are orange" test \
+	    "$nk" -gt 0 -a "$(awk '$1 == "k" && ($2 < 45 || $2 > 60)' "$TMP/hues" | wc -l)" -eq 0
+	check "--colors lang: the other frames ($nu) are not" test \
+	    "$nu" -gt 0 -a "$(awk '$1 == "u" && $2 >= 45 && $2 <= 60' "$TMP/hues" | wc -l)" -eq 0
+else
+	echo "SKIP --colors lang on kernel frames: sp-record --kernel could not record here"
+fi
+
 # Bad input names the file and line, exit 1; --skip-bad draws the rest.
 printf 'a;b 1\na;c 2\na;d x3\na;e\n' >"$TMP/bad.folded"
 run $FLAME "$TMP/bad.folded"

@@ -72,6 +72,33 @@ check "--user-only --kernel-only is a usage error" test "$RC" -eq 2
 run $FOLD --max-depth x "$TMP/sym.spl"
 check "--max-depth x is a usage error" test "$RC" -eq 2
 
+# --- kernel frames end in _[k] -------------------------------------------------
+# Expected: kernel-mode frames per sample, walked by awk through sp-dump's
+# frame, node and sample records (mode 1 = kernel, docs/spool-format.md).
+kframes() { $DUMP --json "$1" | awk '
+	function num(k,  m) { match($0, "\"" k "\":[0-9]+"); m = substr($0, RSTART, RLENGTH); sub(/.*:/, "", m); return m + 0 }
+	/"kind":"frame"/ { mode[num("id")] = num("mode") }
+	/"kind":"node"/ { par[num("id")] = num("parent"); fr[num("id")] = num("frame") }
+	/"kind":"sample"/ { for (n = num("stack"); n; n = par[n]) k += mode[fr[n]] == 1 }
+	END { print k + 0 }'; }
+# marked: frames ending in _[k] in folded text, weighted by count.
+marked() { awk '{ c = $NF; sub(/ [0-9]+$/, ""); n += c * gsub(/_\[k\](;|$)/, "") } END { print n + 0 }'; }
+if $REC -q --kernel -o "$TMP/kern.spl" -- dd if=/dev/zero of=/dev/null \
+    bs=64k count=100000 2>/dev/null; then
+	K=$(kframes "$TMP/kern.spl")
+	$SYM -q -o "$TMP/kern-sym.spl" "$TMP/kern.spl"
+	MK=$($FOLD "$TMP/kern-sym.spl" | marked)
+	check "every kernel frame of a symbolized spool ends in _[k] ($MK of $K)" \
+	    test "$K" -gt 0 -a "$MK" -eq "$K"
+	check "and of a raw one" test "$($FOLD "$TMP/kern.spl" | marked)" -eq "$K"
+	check "user frames are not marked" test "$($FOLD --user-only \
+	    "$TMP/kern-sym.spl" | marked)" -eq 0 -a -n "$($FOLD --user-only "$TMP/kern-sym.spl")"
+	check "--kernel-only: only marked frames" test -z "$($FOLD --kernel-only \
+	    "$TMP/kern-sym.spl" | sed 's/ [0-9]*$//' | tr ';' '\n' | grep -v '_\[k\]$')"
+else
+	echo "SKIP kernel frames: sp-record --kernel could not record here"
+fi
+
 # --- damaged input -----------------------------------------------------------
 SIZE=$(stat -c %s "$TMP/sym.spl")
 head -c $((SIZE * 2 / 3)) "$TMP/sym.spl" >"$TMP/cut.spl"

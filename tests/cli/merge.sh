@@ -130,6 +130,37 @@ check "the others are merged" test "$(samples "$TMP/mg.spl")" -eq $((na + nb))
 run $MERGE -o "$TMP/mg.spl" "$TMP/no-such.spl"
 check "a missing input is refused" test "$RC" -eq 1 && has "no-such.spl" "$ERR"
 
+# Time order within a host: two recordings on this host that overlap in
+# time, and host a's.  Expected: host a's samples first (the first input's
+# host), then this host's two interleaved as sort -n orders their times.
+times() { $DUMP --json "$1" | grep '"kind":"sample"' |
+    grep -o '"time":[0-9]*' | cut -d: -f2; }
+sorted() { times "$1" | sort -c -n 2>/dev/null; }
+$REC -q -d 1 -o "$TMP/c1.spl" -- $W/tree-O2 >/dev/null 2>&1 &
+sleep 0.4
+$REC -q -d 1 -o "$TMP/c2.spl" -- $W/tree-O2 >/dev/null 2>&1
+wait
+check "two overlapping recordings on this host, each in time order" \
+    eval 'sorted "$TMP/c1.spl" && sorted "$TMP/c2.spl"'
+run $MERGE -o "$TMP/mt.spl" "$TMP/a.spl" "$TMP/c1.spl" "$TMP/c2.spl"
+check "merges them with host a's" test "$RC" -eq 0
+times "$TMP/mt.spl" >"$TMP/mt.times"
+na1=$(samples "$TMP/a.spl")
+check "host a's samples come first, in their order" test \
+    "$(head -n "$na1" "$TMP/mt.times" | md5sum)" = "$(times "$TMP/a.spl" | md5sum)"
+check "then this host's, in time order across both inputs" test \
+    "$(tail -n +$((na1 + 1)) "$TMP/mt.times" | md5sum)" = \
+    "$( (times "$TMP/c1.spl"; times "$TMP/c2.spl") | sort -n | md5sum)"
+c1last=$(times "$TMP/c1.spl" | tail -1)
+c2first=$(times "$TMP/c2.spl" | head -1)
+check "and the two overlap, so they interleave ($c2first < $c1last)" \
+    test "$c2first" -lt "$c1last"
+run $DUMP --check "$TMP/mt.spl"
+check "the time-ordered merge passes --check" test "$RC" -eq 0
+check "per-thread counts kept in the time-ordered merge" test \
+    "$(per_thread "$TMP/mt.spl" x)" = \
+    "$( (per_thread "$TMP/a.spl" x; per_thread "$TMP/c1.spl" x; per_thread "$TMP/c2.spl" x) | sort)"
+
 run $MERGE --help
 check "--help" test "$RC" -eq 0 && has "usage: sp-merge" "$OUT"
 run $MERGE

@@ -222,7 +222,7 @@ Test(fold, default_output)
 
 	expect(&o, "[truncated];" ESCAPED " 1\n"
 	    "[unknown] 1\n"
-	    "main;do_syscall 3\n"
+	    "main;do_syscall_[k] 3\n"
 	    "main;outer;inner;app+0x1234 4\n");
 }
 
@@ -253,12 +253,12 @@ Test(fold, filters_pid_tid_comm)
 {
 	struct sp_fold_options o = { .flags = SP_FOLD_PID, .pid = 100 };
 
-	expect(&o, "[truncated];" ESCAPED " 1\nmain;do_syscall 2\n"
+	expect(&o, "[truncated];" ESCAPED " 1\nmain;do_syscall_[k] 2\n"
 	    "main;outer;inner;app+0x1234 4\n");
 	o = (struct sp_fold_options){ .flags = SP_FOLD_TID, .tid = 101 };
 	expect(&o, "[truncated];" ESCAPED " 1\nmain;outer;inner;app+0x1234 1\n");
 	o = (struct sp_fold_options){ .comm = "other" };
-	expect(&o, "[unknown] 1\nmain;do_syscall 1\n");
+	expect(&o, "[unknown] 1\nmain;do_syscall_[k] 1\n");
 	o = (struct sp_fold_options){ .comm = "nobody" };
 	expect(&o, "");
 }
@@ -268,7 +268,7 @@ Test(fold, time_window)
 	struct sp_fold_options o = { .flags = SP_FOLD_FROM | SP_FOLD_TO,
 		.from_ns = 1 * SEC, .to_ns = 3 * SEC };
 
-	expect(&o, "[truncated];" ESCAPED " 1\nmain;do_syscall 2\n"
+	expect(&o, "[truncated];" ESCAPED " 1\nmain;do_syscall_[k] 2\n"
 	    "main;outer;inner;app+0x1234 1\n");
 	/* from is inclusive, to exclusive. */
 	o.from_ns = SEC / 2;
@@ -281,15 +281,15 @@ Test(fold, per_process_and_per_thread_roots)
 	struct sp_fold_options o = { .root = SP_FOLD_ROOT_PROCESS };
 
 	expect(&o, "app-100;[truncated];" ESCAPED " 1\n"
-	    "app-100;main;do_syscall 2\n"
+	    "app-100;main;do_syscall_[k] 2\n"
 	    "app-100;main;outer;inner;app+0x1234 4\n"
 	    "other-200;[unknown] 1\n"
-	    "other-200;main;do_syscall 1\n");
+	    "other-200;main;do_syscall_[k] 1\n");
 	o.root = SP_FOLD_ROOT_THREAD;
-	expect(&o, "app-100/100;main;do_syscall 2\n"
+	expect(&o, "app-100/100;main;do_syscall_[k] 2\n"
 	    "app-100/100;main;outer;inner;app+0x1234 3\n"
 	    "other-200/200;[unknown] 1\n"
-	    "other-200/200;main;do_syscall 1\n"
+	    "other-200/200;main;do_syscall_[k] 1\n"
 	    "worker-100/101;[truncated];" ESCAPED " 1\n"
 	    "worker-100/101;main;outer;inner;app+0x1234 1\n");
 }
@@ -299,7 +299,7 @@ Test(fold, hidden_frames)
 	struct sp_fold_options o = { .flags = SP_FOLD_SHOW_HIDDEN };
 
 	expect(&o, "[truncated];" ESCAPED " 1\n[unknown] 1\n"
-	    "main;_PyEval_EvalFrameDefault;do_syscall 3\n"
+	    "main;_PyEval_EvalFrameDefault;do_syscall_[k] 3\n"
 	    "main;outer;inner;app+0x1234 4\n");
 }
 
@@ -314,7 +314,7 @@ Test(fold, user_and_kernel_only)
 	    "main;outer;inner;app+0x1234 4\n");
 	o.flags = SP_FOLD_KERNEL_ONLY;
 	got = fold_replay(&m, &o, &st);
-	cr_assert_str_eq(got, "[unknown] 1\ndo_syscall 3\n");
+	cr_assert_str_eq(got, "[unknown] 1\ndo_syscall_[k] 3\n");
 	/* SA (4) and SC (1) have no kernel frame. */
 	cr_assert_eq(st.empty, 5);
 	cr_assert_eq(st.counted, 9);
@@ -330,14 +330,14 @@ Test(fold, inline_and_lines)
 	struct sp_fold_options o = { .flags = SP_FOLD_NO_INLINE };
 
 	expect(&o, "[truncated];" ESCAPED " 1\n[unknown] 1\n"
-	    "main;do_syscall 3\nmain;outer;app+0x1234 4\n");
+	    "main;do_syscall_[k] 3\nmain;outer;app+0x1234 4\n");
 	o.flags = SP_FOLD_LINES;
 	expect(&o, "[truncated];" ESCAPED " 1\n[unknown] 1\n"
-	    "main:app.c:10;do_syscall 3\n"
+	    "main:app.c:10;do_syscall_[k] 3\n"
 	    "main:app.c:10;outer:app.c:20;inner:inl.h:5;app+0x1234 4\n");
 	o.flags = SP_FOLD_LINES | SP_FOLD_NO_INLINE;
 	expect(&o, "[truncated];" ESCAPED " 1\n[unknown] 1\n"
-	    "main:app.c:10;do_syscall 3\n"
+	    "main:app.c:10;do_syscall_[k] 3\n"
 	    "main:app.c:10;outer:app.c:20;app+0x1234 4\n");
 }
 
@@ -347,16 +347,16 @@ Test(fold, max_depth_keeps_the_root_side)
 
 	/* The cut falls inside F2's inline chain. */
 	expect(&o, "[truncated];" ESCAPED " 1\n[unknown] 1\n"
-	    "main;do_syscall 3\nmain;outer;[deeper] 4\n");
+	    "main;do_syscall_[k] 3\nmain;outer;[deeper] 4\n");
 	o.max_depth = 1;
 	/* SA and SB now fold alike: one line. */
 	expect(&o, "[truncated];[deeper] 1\n[unknown] 1\nmain;[deeper] 7\n");
 	o.max_depth = 3;
 	o.root = SP_FOLD_ROOT_PROCESS;
 	expect(&o, "app-100;[truncated];" ESCAPED " 1\n"
-	    "app-100;main;do_syscall 2\n"
+	    "app-100;main;do_syscall_[k] 2\n"
 	    "app-100;main;outer;inner;[deeper] 4\n"
-	    "other-200;[unknown] 1\nother-200;main;do_syscall 1\n");
+	    "other-200;[unknown] 1\nother-200;main;do_syscall_[k] 1\n");
 }
 
 Test(fold, truncated_spool_folds_its_prefix)

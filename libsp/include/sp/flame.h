@@ -112,7 +112,10 @@ struct sp_flame_svg_opts {
 	double minwidth;    /* frames narrower (pixels) are left out */
 	/* Differential graph: colour each frame by the change of its share
 	 * of all samples from this profile (red: grew, blue: shrank); NULL
-	 * for none.  colors is then ignored. */
+	 * for none.  colors is then ignored.  Frames only in before are
+	 * drawn too ("0 samples"), as wide as their share of before; each
+	 * frame is as wide as the larger of its two shares and its callees
+	 * side by side (data-n is that width, in samples). */
 	const struct sp_flame *before;
 };
 

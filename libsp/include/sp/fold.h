@@ -12,7 +12,8 @@
  * one line per distinct stack, root first, lines sorted bytewise.  A frame
  * prints as its function name when sp-sym named it, else as
  * "module+0xOFFSET" (sp_format_frame).  Inline chains expand into one
- * frame per logical frame, outermost first.  Escaping, so that a line
+ * frame per logical frame, outermost first.  Kernel frames end in "_[k]"
+ * (stackcollapse-perf's mark, which flame graph colourings know).  Escaping, so that a line
  * always splits at ';' and its last ' ': '\' -> "\\", ';' -> "\;",
  * newline -> "\n", CR -> "\r", other bytes below 0x20 -> "\xNN".
  *
