@@ -236,7 +236,8 @@ while (Date.now() < end)
 	x += spHotLoop(100000);
 console.log(x > 0 ? "done" : "?");
 JS
-	run $REC -q -o "$TMP/node.spl" -- node --perf-basic-prof "$TMP/hot.js"
+	# In $TMP: node leaves its V8 log (isolate-*.log) in its directory.
+	run env -C "$TMP" "$PWD/$REC" -q -o node.spl -- node --perf-basic-prof hot.js
 	check "node ran under sp-record" test "$RC" -eq 0 -a "$OUT" = done
 	npid=$($DUMP --json "$TMP/node.spl" | grep -o '"kind":"sample","thread":[0-9]*,"pid":[0-9]*' | head -1 | grep -o '[0-9]*$')
 	nmap=/tmp/perf-$npid.map
