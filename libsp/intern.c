@@ -102,7 +102,7 @@ rehash(struct sp_intern *t)
 	size_t cap = t->cap ? t->cap * 2 : 4096, i;
 	struct sp_intern_slot *slots;
 
-	if (cap > SIZE_MAX / sizeof(*slots) || cap > (size_t)1 << 33)
+	if (cap > SIZE_MAX / sizeof(*slots))
 		return -ENOMEM;
 	slots = calloc(cap, sizeof(*slots));
 	if (slots == NULL)
