@@ -8,15 +8,21 @@
 # under sp-record at a high rate so that samples land on many thousands of
 # distinct addresses, then resolves those same addresses (function, file,
 # line, inline chain) with each tool:
-#   sp-sym        the whole spool (every frame of every module), cold (first
-#                 run after the build) and warm (best of REPS)
-#   addr2line -f -i -e BIN    the executable's distinct addresses, on stdin
-#   eu-addr2line -f -i -e BIN the same addresses
+#   sp-sym        the whole spool (every frame of every module)
+#   addr2line -f -i -e MODULE    the same frames as ELF addresses, one run
+#                 per module (the executable, libc, ld.so), on stdin, with
+#                 the same detached debug files where they are installed
+#   eu-addr2line -f -i -e MODULE the same
 #   perf report   the same workload recorded by perf record at the same
 #                 rate, --sort sym,srcline (perf resolves per sample; its
-#                 rate is given per distinct address and per sample)
+#                 rate is given per distinct address)
+# Cold is each tool's first run on these files, warm the best of REPS.
+# Two more rows leave out the detached debug files: sp-sym with none, and
+# addr2line on the executable's addresses alone.  Last, the ratios of
+# sp-sym's addresses per second over each peer's.
 # Table on stdout and in build/bench/sym.txt.  Knobs: LINES=200000 REPS=3
-# SECONDS_RUN=5 RATE=4999; KEEP=1 keeps the scratch directory.
+# SECONDS_RUN=5 RATE=4999; KEEP=1 keeps the scratch directory, REUSE=DIR
+# times again on one so kept (LINES must match for the heading).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 LINES=${LINES:-200000} REPS=${REPS:-3} SECONDS_RUN=${SECONDS_RUN:-5}
@@ -42,8 +48,15 @@ for t in addr2line eu-addr2line perf gcc; do
 	command -v $t >/dev/null || die "$t is missing"
 done
 
-T=$(mktemp -d)
-trap '[[ -n ${KEEP:-} ]] || rm -rf "$T"' EXIT
+if [[ -n ${REUSE:-} ]]; then	# a directory KEEP=1 kept: time again
+	T=$REUSE
+	[[ -x $T/big && -s $T/big.spl && -s $T/perf.data ]] ||
+	    die "REUSE=$T: not a directory that KEEP=1 kept"
+	rm -f "$T"/off.* "$T"/addrs*
+else
+	T=$(mktemp -d)
+	trap '[[ -n ${KEEP:-} ]] && note "kept $T" || rm -rf "$T"' EXIT
+fi
 trap 'exit 130' INT TERM
 mkdir -p "$OUTDIR"
 
@@ -52,6 +65,7 @@ mkdir -p "$OUTDIR"
 # helper, so addresses have inline chains.  main() runs all functions round
 # robin for SECONDS_RUN seconds of CPU.
 funcs=$(( LINES / 20 )) per=50
+if [[ -z ${REUSE:-} ]]; then
 files=$(( (funcs + per - 1) / per ))
 note "generating $funcs functions in $files files (~$LINES lines)"
 for ((f = 0; f < files; f++)); do
@@ -112,28 +126,42 @@ note "recording ${SECONDS_RUN}s of CPU at $RATE Hz with sp-record and perf recor
 $BIN/sp-record -q -F "$RATE" -o "$T/big.spl" -- "$T/big" "$SECONDS_RUN"
 HOME=$T perf record -q -e cpu-clock -F "$RATE" -o "$T/perf.data" -- \
     "$T/big" "$SECONDS_RUN" 2>/dev/null
+fi
 frames=$($BIN/sp-dump --stats --json "$T/big.spl" |
     grep -o '"frame":{"count":[0-9]*' | grep -o '[0-9]*$')
-# The executable's distinct frames as ELF addresses: the spool holds file
-# offsets; readelf's PT_LOAD table maps them.
-mods=$($BIN/sp-dump "$T/big.spl" | awk -v p="$T/big" '$1 == "module" && $NF == p {
-	sub(":", "", $2); print $2 }' | paste -sd' ')
-$BIN/sp-dump --json "$T/big.spl" | grep '"kind":"frame"' | awk -v mods=" $mods " '{
-	match($0, /"module":[0-9]+/); m = substr($0, RSTART + 9, RLENGTH - 9)
-	match($0, /"rel_ip":[0-9]+/); r = substr($0, RSTART + 9, RLENGTH - 9)
-	if (index(mods, " " m " ")) print r }' | sort -un >"$T/offsets"
-readelf -lW "$T/big" | awk '$1 == "LOAD" { print strtonum($2), strtonum($3), strtonum($5) }' \
-    >"$T/loads" 2>/dev/null || true
-if [[ ! -s $T/loads ]]; then	# mawk: no strtonum
-	readelf -lW "$T/big" | awk '$1 == "LOAD" { print $2, $3, $5 }' |
+# Every file-backed frame of the spool as an ELF address of its module,
+# one file of addresses per module (the spool holds file offsets;
+# readelf's PT_LOAD table maps them), so that the peers resolve the very
+# addresses sp-sym resolves, with the same debug files.
+$BIN/sp-dump --json "$T/big.spl" | awk -v dir="$T" '
+	function num(k,  r) { if (!match($0, "\"" k "\":[0-9]+")) return ""
+		r = substr($0, RSTART, RLENGTH); sub(/.*:/, "", r); return r }
+	/"kind":"module"/ && match($0, /"path":"\/[^"]*"/) {
+		p = substr($0, RSTART + 8, RLENGTH - 9); path[num("id")] = p }
+	/"kind":"frame"/ && (num("module") in path) {
+		print num("rel_ip") > (dir "/off." num("module")) }
+	END { for (m in path) print m, path[m] > (dir "/modules") }'
+: >"$T/addr-modules"
+naddr=0 nexe=0
+while read -r m path; do
+	[[ -s $T/off.$m && -r $path ]] || continue
+	key=$(printf '%s' "$path" | cksum | cut -d' ' -f1)
+	readelf -lW "$path" | awk '$1 == "LOAD" { print $2, $3, $5 }' |
 	    while read -r o v s; do echo $((o)) $((v)) $((s)); done >"$T/loads"
-fi
-awk 'NR == FNR { o[NR] = $1; v[NR] = $2; s[NR] = $3; n = NR; next }
-	{ for (i = 1; i <= n; i++) if ($1 >= o[i] && $1 < o[i] + s[i]) {
-		printf "0x%x\n", $1 - o[i] + v[i]; break } }' "$T/loads" "$T/offsets" \
-    >"$T/addrs"
-naddr=$(wc -l <"$T/addrs")
-note "$frames frames in the spool, $naddr distinct addresses in the executable"
+	sort -un "$T/off.$m" | awk 'NR == FNR { o[NR] = $1; v[NR] = $2; s[NR] = $3; n = NR; next }
+		{ for (i = 1; i <= n; i++) if ($1 >= o[i] && $1 < o[i] + s[i]) {
+			printf "0x%x\n", $1 - o[i] + v[i]; break } }' "$T/loads" - \
+	    >>"$T/addrs.$key"
+	grep -qxF "$key $path" "$T/addr-modules" || echo "$key $path" >>"$T/addr-modules"
+done <"$T/modules"
+while read -r key path; do
+	sort -u -o "$T/addrs.$key" "$T/addrs.$key"
+	n=$(wc -l <"$T/addrs.$key")
+	naddr=$((naddr + n))
+	[[ $path == "$T/big" ]] && nexe=$n && cp "$T/addrs.$key" "$T/addrs"
+	note "$(basename "$path"): $n distinct addresses"
+done <"$T/addr-modules"
+note "$frames frames in the spool, $naddr distinct addresses in file-backed modules ($nexe in the executable)"
 
 # --- timing -------------------------------------------------------------------------
 # cpu CMD...: user+sys seconds of CMD and its children (bash's time).
@@ -149,46 +177,70 @@ best() {	# best of REPS runs of CMD
 	done
 	echo "$b"
 }
+# peer TOOL: TOOL -f -i -e MODULE <ADDRESSES for every module: the same
+# addresses sp-sym resolves.
+peer() {
+	local key path
+	while read -r key path; do
+		"$@" -f -i -e "$path" <"$T/addrs.$key"
+	done <"$T/addr-modules"
+}
 note "timing (REPS=$REPS)"
+# Cold: each tool's first run on these files; warm: the best of REPS after.
 sp_cold=$(cpu $BIN/sp-sym -q "$T/big.spl" -o "$T/sym.spl")
+a2l_cold=$(cpu peer addr2line)
+eu_cold=$(cpu peer eu-addr2line)
+prep_cold=$(cpu env HOME="$T" perf report -i "$T/perf.data" --stdio \
+    --sort sym,srcline --inline)
 sp_warm=$(best $BIN/sp-sym -q "$T/big.spl" -o "$T/sym.spl")
-# The spool also holds libc and ld.so frames; where their detached debug
-# files are installed (libc6-dbg), sp-sym inflates those too, which the
-# addr2line rows (the executable only) do not.  This row leaves them out.
+a2l=$(best peer addr2line)
+eu=$(best peer eu-addr2line)
+prep=$(best env HOME="$T" perf report -i "$T/perf.data" --stdio \
+    --sort sym,srcline --inline)
+# Where libc6-dbg is installed, libc's and ld.so's detached debug files
+# (compressed DWARF) are most of the work; these rows leave them out
+# (sp-sym) or resolve the executable's addresses alone (addr2line).
 sp_nodbg=$(best env STACKPULSE_DEBUG_DIRS=/nonexistent $BIN/sp-sym -q \
     "$T/big.spl" -o "$T/sym2.spl")
-a2l=$(best sh -c "addr2line -f -i -e '$T/big' <'$T/addrs'")
-eu=$(best sh -c "eu-addr2line -f -i -e '$T/big' <'$T/addrs'")
+a2l_exe=$(best sh -c "addr2line -f -i -e '$T/big' <'$T/addrs'")
 psamples=$(HOME=$T perf report -i "$T/perf.data" --stats 2>/dev/null |
     awk '$1 == "SAMPLE" { print $3; exit }')
 pips=$(HOME=$T perf script -i "$T/perf.data" -F ip 2>/dev/null | sort -u | wc -l)
-prep=$(best env HOME="$T" perf report -i "$T/perf.data" --stdio \
-    --sort sym,srcline --inline)
 named=$($BIN/sp-dump --stats --json "$T/sym.spl" |
     grep -o '"symbol":{"count":[0-9]*' | grep -o '[0-9]*$' || true)
 
 rate() { awk -v n="$1" -v s="$2" 'BEGIN { if (s <= 0) s = 0.001; printf "%.0f", n / s }'; }
+row() { printf '%-40s %10s %10s %14s\n' "$1" "$2" "$3" "$(rate "$2" "$3")"; }
+# ratio A_N A_S B_N B_S: how many times A's addresses/s is B's.
+ratio() {
+	awk -v a="$(rate "$1" "$2")" -v b="$(rate "$3" "$4")" \
+	    'BEGIN { printf "%.1fx", (b > 0 ? a / b : 0) }'
+}
 {
 	printf 'bench/sym.sh: %s, %s lines, %s functions; %s\n' "$(date -u +%F)" \
 	    "$LINES" "$funcs" "load $(cut -d' ' -f1-3 /proc/loadavg)"
-	printf '%-34s %10s %10s %14s\n' tool addresses cpu_s addresses/s
-	printf '%-34s %10s %10s %14s\n' "sp-sym (whole spool), cold" "$frames" \
-	    "$sp_cold" "$(rate "$frames" "$sp_cold")"
-	printf '%-34s %10s %10s %14s\n' "sp-sym (whole spool), warm" "$frames" \
-	    "$sp_warm" "$(rate "$frames" "$sp_warm")"
-	printf '%-34s %10s %10s %14s\n' "sp-sym, no detached debug files" \
-	    "$frames" "$sp_nodbg" "$(rate "$frames" "$sp_nodbg")"
-	printf '%-34s %10s %10s %14s\n' "addr2line -f -i" "$naddr" "$a2l" \
-	    "$(rate "$naddr" "$a2l")"
-	printf '%-34s %10s %10s %14s\n' "eu-addr2line -f -i" "$naddr" "$eu" \
-	    "$(rate "$naddr" "$eu")"
-	printf '%-34s %10s %10s %14s\n' "perf report sym,srcline --inline" \
-	    "$pips" "$prep" "$(rate "$pips" "$prep")"
+	printf '%-40s %10s %10s %14s\n' tool addresses cpu_s addresses/s
+	row "sp-sym (whole spool), cold" "$frames" "$sp_cold"
+	row "sp-sym (whole spool), warm" "$frames" "$sp_warm"
+	row "addr2line -f -i (every module), cold" "$naddr" "$a2l_cold"
+	row "addr2line -f -i (every module), warm" "$naddr" "$a2l"
+	row "eu-addr2line -f -i (every module), cold" "$naddr" "$eu_cold"
+	row "eu-addr2line -f -i (every module), warm" "$naddr" "$eu"
+	row "perf report sym,srcline --inline, cold" "$pips" "$prep_cold"
+	row "perf report sym,srcline --inline, warm" "$pips" "$prep"
+	row "sp-sym, no detached debug files" "$frames" "$sp_nodbg"
+	row "addr2line -f -i, the executable alone" "$nexe" "$a2l_exe"
 	printf '(perf report resolved %s samples with %s distinct IPs)\n' \
 	    "${psamples:-?}" "$pips"
 	printf 'sp-sym named %s frames (SYMBOL records)\n' "$named"
-	printf 'ratios (addresses/s, sp-sym without detached debug files over): addr2line %s, eu-addr2line %s, perf report %s\n' \
-	    "$(awk -v a="$(rate "$frames" "$sp_nodbg")" -v b="$(rate "$naddr" "$a2l")" 'BEGIN { printf "%.1fx", a / b }')" \
-	    "$(awk -v a="$(rate "$frames" "$sp_nodbg")" -v b="$(rate "$naddr" "$eu")" 'BEGIN { printf "%.1fx", a / b }')" \
-	    "$(awk -v a="$(rate "$frames" "$sp_nodbg")" -v b="$(rate "$pips" "$prep")" 'BEGIN { printf "%.1fx", a / b }')"
+	printf 'ratios, sp-sym addresses/s over the peer'"'"'s, cold: addr2line %s, eu-addr2line %s, perf report %s\n' \
+	    "$(ratio "$frames" "$sp_cold" "$naddr" "$a2l_cold")" \
+	    "$(ratio "$frames" "$sp_cold" "$naddr" "$eu_cold")" \
+	    "$(ratio "$frames" "$sp_cold" "$pips" "$prep_cold")"
+	printf 'ratios, sp-sym addresses/s over the peer'"'"'s, warm: addr2line %s, eu-addr2line %s, perf report %s\n' \
+	    "$(ratio "$frames" "$sp_warm" "$naddr" "$a2l")" \
+	    "$(ratio "$frames" "$sp_warm" "$naddr" "$eu")" \
+	    "$(ratio "$frames" "$sp_warm" "$pips" "$prep")"
+	printf 'ratio without detached debug files, sp-sym over addr2line on the executable alone: %s\n' \
+	    "$(ratio "$frames" "$sp_nodbg" "$nexe" "$a2l_exe")"
 } | tee "$OUTDIR/sym.txt"

@@ -39,17 +39,13 @@ sp_dwarf_open(const struct sp_dwarf_sections *s, struct sp_dwarf **out)
 void
 sp_dwarf_free(struct sp_dwarf *d)
 {
-	size_t i;
-
 	if (d == NULL)
 		return;
-	for (i = 0; i < d->nunits; i++)
-		dw_cu_free(d->units[i].cu);
-	for (i = 0; i < d->nabbr; i++)
-		dw_abbrevs_free(d->abbr[i].t);
 	free(d->units);
 	free(d->abbr);
 	dw_spans_fini(&d->ix);
+	dw_arena_free(&d->arena);
+	dw_scratch_free(&d->scr);
 	free(d);
 }
 
@@ -179,8 +175,8 @@ unit_frames(struct sp_dwarf *d, struct dw_unit *u, uint64_t addr,
 	out[0].file = NULL;
 	out[0].line = row != NULL ? row->line : 0;
 	if (row != NULL)
-		err = dw_lines_path(&cu->lines, row->file & ~DW_ROW_END,
-		    &out[0].file);
+		err = dw_lines_path(&d->arena, &cu->lines,
+		    row->file & ~DW_ROW_END, &out[0].file);
 	if (err == 0 && n != NULL)
 		err = dw_node_name(d, n);
 	if (err || n == NULL)
@@ -192,8 +188,8 @@ unit_frames(struct sp_dwarf *d, struct dw_unit *u, uint64_t addr,
 
 		err = dw_node_name(d, caller);
 		if (err == 0)
-			err = dw_lines_path(&cu->lines, n->call_file,
-			    &out[k].file);
+			err = dw_lines_path(&d->arena, &cu->lines,
+			    n->call_file, &out[k].file);
 		if (err)
 			return err;
 		out[k].function = caller->name;

@@ -2,6 +2,7 @@
 /* DWARF 5 §7.5: attribute forms, the string and address sections they
  * point into, abbreviation tables and one DIE's attributes. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -310,9 +311,86 @@ dw_grow(void *v, size_t n, size_t *cap, size_t sz)
 	return p;
 }
 
+/* A block of the arena; data follows, aligned as max_align_t. */
+struct dw_chunk {
+	struct dw_chunk *next;
+	size_t cap, used;
+	max_align_t data[];
+};
+
+#define ARENA_FIRST ((size_t)16 << 10)
+#define ARENA_MAX ((size_t)4 << 20)	/* blocks stop doubling here */
+
+void *
+dw_arena_alloc(struct dw_arena *a, size_t n)
+{
+	const size_t al = sizeof(max_align_t);
+	struct dw_chunk *c = a->head;
+	size_t cap;
+
+	if (n > SIZE_MAX / 2)
+		return NULL;
+	n = (n + al - 1) / al * al;
+	if (c == NULL || n > c->cap - c->used) {
+		cap = a->next ? a->next : ARENA_FIRST;
+		if (cap < n)
+			cap = n;
+		c = malloc(sizeof(*c) + cap);
+		if (c == NULL)
+			return NULL;
+		c->cap = cap;
+		c->used = 0;
+		c->next = a->head;
+		a->head = c;
+		if (a->next < ARENA_MAX)
+			a->next = a->next ? 2 * a->next : 2 * ARENA_FIRST;
+	}
+	c->used += n;
+	return (char *)c->data + c->used - n;
+}
+
+void *
+dw_arena_copy(struct dw_arena *a, const void *v, size_t n, size_t sz)
+{
+	void *p;
+
+	if (n == 0)
+		return NULL;
+	if (n > SIZE_MAX / sz || (p = dw_arena_alloc(a, n * sz)) == NULL)
+		return NULL;
+	return memcpy(p, v, n * sz);
+}
+
+void
+dw_arena_free(struct dw_arena *a)
+{
+	struct dw_chunk *c, *next;
+
+	for (c = a->head; c != NULL; c = next) {
+		next = c->next;
+		free(c);
+	}
+	a->head = NULL;
+	a->next = 0;
+}
+
+void
+dw_scratch_free(struct dw_scratch *s)
+{
+	free(s->rows);
+	free(s->tmp);
+	free(s->files);
+	free(s->dirs);
+	free(s->nodes);
+	dw_spans_fini(&s->spans);
+	free(s->ab);
+	free(s->specs);
+	memset(s, 0, sizeof(*s));
+}
+
 /* One declaration's attribute specifications, up to their (0, 0). */
 static int
-parse_specs(struct sp_cur *c, struct dw_abbrevs *t, size_t *cap)
+parse_specs(struct sp_cur *c, struct dw_abbrevs *t, struct dw_scratch *scr)
 {
 	for (;;) {
 		uint64_t name = sp_rd_varint(c), form = sp_rd_varint(c);
@@ -325,20 +403,21 @@ parse_specs(struct sp_cur *c, struct dw_abbrevs *t, size_t *cap)
 			return -SP_EFORMAT;
 		if (name == 0 && form == 0)
 			return 0;
-		p = dw_grow(t->specs, t->nspecs, cap, sizeof(*p));
+		p = dw_grow(scr->specs, t->nspecs, &scr->scap, sizeof(*p));
 		if (p == NULL)
 			return -ENOMEM;
-		t->specs = p;
+		t->specs = scr->specs = p;
 		t->specs[t->nspecs].name = (uint32_t)name;
 		t->specs[t->nspecs].form = (uint32_t)form;
 		t->specs[t->nspecs++].implicit = implicit;
 	}
 }
 
+/* Into the scratch arrays: t's a and specs point there. */
 static int
-parse_abbrevs(struct sp_cur *c, struct dw_abbrevs *t)
+parse_abbrevs(struct sp_cur *c, struct dw_abbrevs *t, struct dw_scratch *scr)
 {
-	size_t cap = 0, scap = 0, i;
+	size_t i;
 	int err;
 
 	/* The table ends with code 0, or (leniently) with the section. */
@@ -351,16 +430,16 @@ parse_abbrevs(struct sp_cur *c, struct dw_abbrevs *t)
 		tag = sp_rd_varint(c);
 		if (c->err || tag > UINT32_MAX)
 			return -SP_EFORMAT;
-		a = dw_grow(t->a, t->n, &cap, sizeof(*a));
+		a = dw_grow(scr->ab, t->n, &scr->acap, sizeof(*a));
 		if (a == NULL)
 			return -ENOMEM;
-		t->a = a;
+		t->a = scr->ab = a;
 		a = &t->a[t->n++];
 		a->code = code;
 		a->tag = (uint32_t)tag;
 		a->children = sp_rd_u8(c);
 		a->first = t->nspecs;
-		err = parse_specs(c, t, &scap);
+		err = parse_specs(c, t, scr);
 		if (err)
 			return err;
 		a->nspecs = t->nspecs - a->first;
@@ -379,39 +458,39 @@ parse_abbrevs(struct sp_cur *c, struct dw_abbrevs *t)
 }
 
 int
-dw_abbrevs_parse(const struct sp_dwarf_bytes *b, uint64_t off,
-    struct dw_abbrevs **out)
+dw_abbrevs_parse(struct sp_dwarf *d, uint64_t off, struct dw_abbrevs **out)
 {
-	struct sp_cur c = sp_cur_make(b->p, b->len);
-	struct dw_abbrevs *t;
+	struct sp_cur c = sp_cur_make(d->s.abbrev.p, d->s.abbrev.len);
+	struct dw_abbrevs t, *p;
 	int err;
 
 	*out = NULL;
 	if (off >= c.len)
 		return -SP_EFORMAT;
 	c.pos = (size_t)off;
-	t = calloc(1, sizeof(*t));
-	if (t == NULL)
-		return -ENOMEM;
-	t->off = off;
-	err = parse_abbrevs(&c, t);
-	t->bytes = c.pos - (size_t)off;
-	if (err) {
-		dw_abbrevs_free(t);
+	memset(&t, 0, sizeof(t));
+	t.off = off;
+	err = parse_abbrevs(&c, &t, &d->scr);
+	if (err)
 		return err;
-	}
-	*out = t;
+	t.bytes = c.pos - (size_t)off;
+	/* Charged before it is kept, so a table refused for the work limit
+	 * costs no memory however many units name it. */
+	err = dw_charge(d, t.bytes + t.n * sizeof(*t.a) +
+	    t.nspecs * sizeof(*t.specs));
+	if (err)
+		return err;
+	p = dw_arena_alloc(&d->arena, sizeof(*p));
+	if (p == NULL)
+		return -ENOMEM;
+	*p = t;
+	p->a = dw_arena_copy(&d->arena, t.a, t.n, sizeof(*t.a));
+	p->specs = dw_arena_copy(&d->arena, t.specs, t.nspecs,
+	    sizeof(*t.specs));
+	if ((p->a == NULL && t.n > 0) || (p->specs == NULL && t.nspecs > 0))
+		return -ENOMEM;
+	*out = p;
 	return 0;
-}
-
-void
-dw_abbrevs_free(struct dw_abbrevs *t)
-{
-	if (t == NULL)
-		return;
-	free(t->a);
-	free(t->specs);
-	free(t);
 }
 
 static const struct dw_abbrev *

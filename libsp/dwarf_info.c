@@ -103,20 +103,13 @@ abbrevs_at(struct sp_dwarf *d, uint64_t off, struct dw_abbrevs **out)
 		else
 			hi = mid;
 	}
-	err = dw_abbrevs_parse(&d->s.abbrev, off, &t);
-	if (err == 0)
-		err = dw_charge(d, t->bytes + t->n * sizeof(*t->a) +
-		    t->nspecs * sizeof(*t->specs));
-	if (err) {
-		dw_abbrevs_free(t);
-		return err;
-	}
 	p = dw_grow(d->abbr, d->nabbr, &d->abbrcap, sizeof(*p));
-	if (p == NULL) {
-		dw_abbrevs_free(t);
+	if (p == NULL)
 		return -ENOMEM;
-	}
 	d->abbr = p;
+	err = dw_abbrevs_parse(d, off, &t);
+	if (err)
+		return err;
 	memmove(p + lo + 1, p + lo, (d->nabbr - lo) * sizeof(*p));
 	p[lo].off = off;
 	p[lo].t = t;
@@ -241,13 +234,14 @@ const32(const struct dw_val *v)
 	return (uint32_t)x;
 }
 
-/* A subprogram or inlined subroutine: a node if it has code. */
+/* A subprogram or inlined subroutine: a node if it has code.  The
+ * nodes and their spans are built in d's scratch arrays. */
 static int
 add_node(struct sp_dwarf *d, struct dw_unit *u, const struct dw_die *die,
     int32_t parent, int32_t *node)
 {
 	struct dw_cu *cu = u->cu;
-	struct node_ranges r = { &cu->spans, (uint32_t)cu->nnodes, 0 };
+	struct node_ranges r = { &d->scr.spans, (uint32_t)cu->nnodes, 0 };
 	struct dw_node *n;
 	int err;
 
@@ -256,10 +250,10 @@ add_node(struct sp_dwarf *d, struct dw_unit *u, const struct dw_die *die,
 	err = dw_die_ranges(&d->s, u, die, add_node_range, &r);
 	if (err || r.n == 0)
 		return err;
-	n = dw_grow(cu->nodes, cu->nnodes, &cu->capnodes, sizeof(*n));
+	n = dw_grow(d->scr.nodes, cu->nnodes, &d->scr.ncap, sizeof(*n));
 	if (n == NULL)
 		return -ENOMEM;
-	cu->nodes = n;
+	cu->nodes = d->scr.nodes = n;
 	n += cu->nnodes;
 	n->die_off = die->off;
 	n->parent = parent;
@@ -336,17 +330,6 @@ walk(struct sp_dwarf *d, struct dw_unit *u)
 	return 0;
 }
 
-void
-dw_cu_free(struct dw_cu *cu)
-{
-	if (cu == NULL)
-		return;
-	free(cu->nodes);
-	dw_spans_fini(&cu->spans);
-	dw_lines_fini(&cu->lines);
-	free(cu);
-}
-
 int
 dw_charge(struct sp_dwarf *d, uint64_t bytes)
 {
@@ -369,9 +352,23 @@ cu_cost(const struct dw_unit *u)
 	    (sizeof(*cu->spans.v) + sizeof(*cu->spans.maxhi));
 }
 
+/* Copies cu's nodes and spans from the scratch arrays to the arena. */
+static int
+cu_keep(struct sp_dwarf *d, struct dw_cu *cu)
+{
+	cu->nodes = dw_arena_copy(&d->arena, cu->nodes, cu->nnodes,
+	    sizeof(*cu->nodes));
+	if (cu->nodes == NULL && cu->nnodes > 0)
+		return -ENOMEM;
+	if (dw_lines_keep(&d->arena, &cu->lines) < 0)
+		return -ENOMEM;
+	return dw_spans_pack(&d->scr.spans, &d->arena, &cu->spans);
+}
+
 int
 dw_unit_load(struct sp_dwarf *d, struct dw_unit *u)
 {
+	struct dw_cu cu;
 	int err;
 
 	if (u->cu != NULL || u->cu_err != 0)
@@ -381,24 +378,29 @@ dw_unit_load(struct sp_dwarf *d, struct dw_unit *u)
 	err = dw_unit_prepare(d, u);
 	if (err)
 		return err;
-	u->cu = calloc(1, sizeof(*u->cu));
-	if (u->cu == NULL)
-		return -ENOMEM;
-	u->cu->spans.limit = SP_DWARF_RANGES_MAX(u->end - u->off);
+	memset(&cu, 0, sizeof(cu));
+	d->scr.spans.n = d->scr.spans.offered = 0;
+	d->scr.spans.limit = SP_DWARF_RANGES_MAX(u->end - u->off);
+	u->cu = &cu;	/* walk builds in it */
 	if (u->has_stmt_list)
-		err = dw_lines_parse(&d->s, u, &u->cu->lines);
+		err = dw_lines_parse(d, u, &cu.lines);
 	if (err == 0)
 		err = walk(d, u);
-	if (err == 0)
-		err = dw_spans_sort(&u->cu->spans);
+	cu.spans.n = d->scr.spans.n;
+	/* Charged before it is kept: a unit refused for the work limit
+	 * costs no memory. */
 	if (err == 0)
 		err = dw_charge(d, cu_cost(u));
-	if (err) {
-		dw_cu_free(u->cu);
+	if (err == 0)
+		err = cu_keep(d, &cu);
+	if (err == 0)
+		u->cu = dw_arena_copy(&d->arena, &cu, 1, sizeof(cu));
+	else
 		u->cu = NULL;
-		if (err != -ENOMEM)
-			u->cu_err = err;
-	}
+	if (err == 0 && u->cu == NULL)
+		err = -ENOMEM;
+	if (err && err != -ENOMEM)
+		u->cu_err = err;
 	return err;
 }
 

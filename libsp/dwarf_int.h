@@ -142,8 +142,7 @@ struct dw_row {
 struct dw_file {
 	const char *name;
 	uint64_t dir;
-	const char *path;        /* joined on first use */
-	char *owned;             /* path, when it was allocated */
+	const char *path;        /* joined on first use (in the arena) */
 };
 
 /* A unit's line table (DWARF 5 §6.2), rows sorted by address. */
@@ -188,9 +187,37 @@ struct dw_spans {
 
 struct dw_cu {
 	struct dw_node *nodes;
-	size_t nnodes, capnodes;
-	struct dw_spans spans;   /* of the nodes */
+	size_t nnodes;
+	struct dw_spans spans;   /* of the nodes (cap unused) */
 	struct dw_lines lines;
+};
+
+/*
+ * What units keep until sp_dwarf_free, in few large blocks: built arrays
+ * are copied here at their final size, so malloc never copies, maps and
+ * unmaps a unit's arrays as they grow.
+ */
+struct dw_arena {
+	struct dw_chunk *head;
+	size_t next;             /* size of the next block */
+};
+
+/* Arrays that every unit load reuses (grown, never shrunk): a unit's
+ * rows, files, nodes and spans are built here, then copied. */
+struct dw_scratch {
+	struct dw_row *rows, *tmp;
+	size_t rcap, tcap;
+	struct dw_file *files;
+	size_t fcap;
+	const char **dirs;
+	size_t dcap;
+	struct dw_node *nodes;
+	size_t ncap;
+	struct dw_spans spans;
+	struct dw_abbrev *ab;
+	size_t acap;
+	struct dw_spec *specs;
+	size_t scap;
 };
 
 struct sp_dwarf {
@@ -205,6 +232,8 @@ struct sp_dwarf {
 	struct dw_spans ix;      /* of the units */
 	int ix_done;
 	uint64_t work, work_max; /* SP_DWARF_WORK_MAX */
+	struct dw_arena arena;
+	struct dw_scratch scr;
 };
 
 /* dwarf_die.c: forms, strings, abbreviations, DIEs. */
@@ -227,9 +256,16 @@ int dw_addrx(const struct sp_dwarf_sections *s, const struct dw_unit *u,
     uint64_t idx, uint64_t *out);
 uint64_t dw_rd_off(struct sp_cur *c, unsigned offsz);
 uint64_t dw_rd_addr(struct sp_cur *c, unsigned size);
-int dw_abbrevs_parse(const struct sp_dwarf_bytes *b, uint64_t off,
+/* The table at off, in d's arena (NULL: -SP_EFORMAT, -ENOMEM). */
+int dw_abbrevs_parse(struct sp_dwarf *d, uint64_t off,
     struct dw_abbrevs **out);
-void dw_abbrevs_free(struct dw_abbrevs *t);
+/* n bytes (aligned for any type) from a, valid until dw_arena_free; NULL
+ * when out of memory. */
+void *dw_arena_alloc(struct dw_arena *a, size_t n);
+/* A copy of n elements of sz bytes in a; NULL when out of memory. */
+void *dw_arena_copy(struct dw_arena *a, const void *v, size_t n, size_t sz);
+void dw_arena_free(struct dw_arena *a);
+void dw_scratch_free(struct dw_scratch *s);
 int dw_die_read(struct sp_cur *c, const struct dw_unit *u,
     struct dw_die *die);
 
@@ -242,15 +278,21 @@ int dw_aranges(const struct sp_dwarf_bytes *b,
     void *ctx);
 int dw_spans_add(struct dw_spans *s, uint64_t lo, uint64_t hi, uint32_t idx);
 int dw_spans_sort(struct dw_spans *s);
+/* Sorts s's spans and copies them, with their maxhi, to *out in a. */
+int dw_spans_pack(struct dw_spans *s, struct dw_arena *a,
+    struct dw_spans *out);
 size_t dw_spans_upper(const struct dw_spans *s, uint64_t addr);
 void dw_spans_fini(struct dw_spans *s);
 
 /* dwarf_line.c: the line number program. */
-int dw_lines_parse(const struct sp_dwarf_sections *s, const struct dw_unit *u,
+/* u's line table into *l, its arrays in d's scratch (valid until the
+ * next parse); dw_lines_keep copies them to the arena a. */
+int dw_lines_parse(struct sp_dwarf *d, const struct dw_unit *u,
     struct dw_lines *l);
+int dw_lines_keep(struct dw_arena *a, struct dw_lines *l);
 const struct dw_row *dw_lines_find(const struct dw_lines *l, uint64_t addr);
-int dw_lines_path(struct dw_lines *l, uint64_t file, const char **out);
-void dw_lines_fini(struct dw_lines *l);
+int dw_lines_path(struct dw_arena *a, struct dw_lines *l, uint64_t file,
+    const char **out);
 
 /* dwarf_info.c: units and their function trees. */
 int dw_charge(struct sp_dwarf *d, uint64_t bytes);
@@ -260,6 +302,5 @@ int dw_unit_ranges(struct sp_dwarf *d, struct dw_unit *u,
     int (*fn)(void *ctx, uint64_t lo, uint64_t hi), void *ctx);
 int dw_unit_load(struct sp_dwarf *d, struct dw_unit *u);
 int dw_node_name(struct sp_dwarf *d, struct dw_node *n);
-void dw_cu_free(struct dw_cu *cu);
 
 #endif

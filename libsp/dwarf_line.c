@@ -27,7 +27,7 @@ struct lhdr {
 	int line_base;
 	const uint8_t *std_lens; /* opcode_base - 1 of them */
 	size_t prog, end;        /* the program's bytes */
-	size_t rcap, fcap, dcap;
+	struct dw_scratch *scr;  /* where rows, files and dirs are built */
 };
 
 struct lstate {
@@ -37,11 +37,12 @@ struct lstate {
 static int
 add_dir(struct dw_lines *l, struct lhdr *h, const char *dir)
 {
-	const char **p = dw_grow(l->dirs, l->ndirs, &h->dcap, sizeof(*p));
+	const char **p = dw_grow(h->scr->dirs, l->ndirs, &h->scr->dcap,
+	    sizeof(*p));
 
 	if (p == NULL)
 		return -ENOMEM;
-	l->dirs = p;
+	l->dirs = h->scr->dirs = p;
 	l->dirs[l->ndirs++] = dir;
 	return 0;
 }
@@ -49,16 +50,16 @@ add_dir(struct dw_lines *l, struct lhdr *h, const char *dir)
 static int
 add_file(struct dw_lines *l, struct lhdr *h, const char *name, uint64_t dir)
 {
-	struct dw_file *p = dw_grow(l->files, l->nfiles, &h->fcap, sizeof(*p));
+	struct dw_file *p = dw_grow(h->scr->files, l->nfiles, &h->scr->fcap,
+	    sizeof(*p));
 
 	if (p == NULL)
 		return -ENOMEM;
-	l->files = p;
+	l->files = h->scr->files = p;
 	p += l->nfiles++;
 	p->name = name;
 	p->dir = dir;
 	p->path = NULL;
-	p->owned = NULL;
 	return 0;
 }
 
@@ -194,11 +195,12 @@ static int
 add_row(struct dw_lines *l, struct lhdr *h, const struct lstate *st,
     int end)
 {
-	struct dw_row *r = dw_grow(l->rows, l->nrows, &h->rcap, sizeof(*r));
+	struct dw_row *r = dw_grow(h->scr->rows, l->nrows, &h->scr->rcap,
+	    sizeof(*r));
 
 	if (r == NULL)
 		return -ENOMEM;
-	l->rows = r;
+	l->rows = h->scr->rows = r;
 	r += l->nrows++;
 	r->addr = st->addr;
 	r->line = st->line <= UINT32_MAX ? (uint32_t)st->line : 0;
@@ -358,7 +360,7 @@ row_before(const struct dw_row *a, const struct dw_row *b)
 
 /* A stable merge sort: rows at one address keep the program's order. */
 static int
-sort_rows(struct dw_lines *l)
+sort_rows(struct dw_lines *l, struct dw_scratch *scr)
 {
 	struct dw_row *tmp, *src = l->rows, *dst;
 	size_t n = l->nrows, w, i;
@@ -368,9 +370,14 @@ sort_rows(struct dw_lines *l)
 		i++;
 	if (i >= n)
 		return 0;
-	tmp = malloc(n * sizeof(*tmp));
-	if (tmp == NULL)
-		return -ENOMEM;
+	if (n > scr->tcap) {
+		tmp = realloc(scr->tmp, n * sizeof(*tmp));
+		if (tmp == NULL)
+			return -ENOMEM;
+		scr->tmp = tmp;
+		scr->tcap = n;
+	}
+	tmp = scr->tmp;
 	dst = tmp;
 	for (w = 1; w < n; w *= 2) {
 		for (i = 0; i < n; i += 2 * w) {
@@ -387,7 +394,6 @@ sort_rows(struct dw_lines *l)
 	}
 	if (src != l->rows)
 		memcpy(l->rows, src, n * sizeof(*src));
-	free(tmp);
 	return 0;
 }
 
@@ -408,9 +414,10 @@ dedup_rows(struct dw_lines *l)
 }
 
 int
-dw_lines_parse(const struct sp_dwarf_sections *s, const struct dw_unit *u,
+dw_lines_parse(struct sp_dwarf *d, const struct dw_unit *u,
     struct dw_lines *l)
 {
+	const struct sp_dwarf_sections *s = &d->s;
 	struct lhdr h;
 	struct sp_cur c;
 	int err;
@@ -418,6 +425,7 @@ dw_lines_parse(const struct sp_dwarf_sections *s, const struct dw_unit *u,
 	memset(l, 0, sizeof(*l));
 	memset(&h, 0, sizeof(h));
 	h.lu = *u;
+	h.scr = &d->scr;
 	l->comp_dir = u->comp_dir;
 	err = header(&s->line, u->stmt_list, &h, l, &c);
 	if (err == 0 && h.lu.addr_size != 4 && h.lu.addr_size != 8)
@@ -430,13 +438,26 @@ dw_lines_parse(const struct sp_dwarf_sections *s, const struct dw_unit *u,
 	if (err == 0)
 		err = run(&s->line, l, &h);
 	if (err == 0)
-		err = sort_rows(l);
+		err = sort_rows(l, h.scr);
 	if (err) {
-		dw_lines_fini(l);
+		memset(l, 0, sizeof(*l));
 		return err;
 	}
 	dedup_rows(l);
 	l->bytes = h.end - (size_t)u->stmt_list;
+	return 0;
+}
+
+int
+dw_lines_keep(struct dw_arena *a, struct dw_lines *l)
+{
+	l->rows = dw_arena_copy(a, l->rows, l->nrows, sizeof(*l->rows));
+	l->files = dw_arena_copy(a, l->files, l->nfiles, sizeof(*l->files));
+	l->dirs = dw_arena_copy(a, l->dirs, l->ndirs, sizeof(*l->dirs));
+	if ((l->rows == NULL && l->nrows > 0) ||
+	    (l->files == NULL && l->nfiles > 0) ||
+	    (l->dirs == NULL && l->ndirs > 0))
+		return -ENOMEM;
 	return 0;
 }
 
@@ -458,12 +479,13 @@ dw_lines_find(const struct dw_lines *l, uint64_t addr)
 	return &l->rows[lo - 1];
 }
 
-/* a/b/c into *out, leaving out the NULL or empty parts; *out stays NULL
- * when the path would be longer than SP_DWARF_PATH_MAX. */
+/* a/b/c into *out (in a), leaving out the NULL or empty parts; *out
+ * stays NULL when the path would be longer than SP_DWARF_PATH_MAX. */
 static int
-join(const char *a, const char *b, const char *c, char **out)
+join(struct dw_arena *a, const char *x, const char *y, const char *z,
+    char **out)
 {
-	const char *part[3] = { a, b, c };
+	const char *part[3] = { x, y, z };
 	size_t len = 0, i, n;
 	char *p;
 
@@ -472,7 +494,7 @@ join(const char *a, const char *b, const char *c, char **out)
 		len += part[i] != NULL ? strlen(part[i]) + 1 : 0;
 	if (len > SP_DWARF_PATH_MAX)
 		return 0;
-	*out = p = malloc(len + 1);
+	*out = p = dw_arena_alloc(a, len + 1);
 	if (p == NULL)
 		return -ENOMEM;
 	for (i = 0; i < 3; i++) {
@@ -489,7 +511,8 @@ join(const char *a, const char *b, const char *c, char **out)
 }
 
 int
-dw_lines_path(struct dw_lines *l, uint64_t file, const char **out)
+dw_lines_path(struct dw_arena *a, struct dw_lines *l, uint64_t file,
+    const char **out)
 {
 	struct dw_file *f;
 	const char *dir, *base;
@@ -513,24 +536,10 @@ dw_lines_path(struct dw_lines *l, uint64_t file, const char **out)
 	} else {
 		if (dir[0] == '/' || f->dir == 0)
 			base = NULL;
-		if (join(base, dir, f->name, &joined) < 0)
+		if (join(a, base, dir, f->name, &joined) < 0)
 			return -ENOMEM;
-		f->owned = joined;
 		f->path = joined != NULL ? joined : f->name;
 	}
 	*out = f->path;
 	return 0;
-}
-
-void
-dw_lines_fini(struct dw_lines *l)
-{
-	size_t i;
-
-	for (i = 0; i < l->nfiles; i++)
-		free(l->files[i].owned);
-	free(l->files);
-	free(l->dirs);
-	free(l->rows);
-	memset(l, 0, sizeof(*l));
 }

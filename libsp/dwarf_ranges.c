@@ -4,6 +4,7 @@
  * .debug_aranges (DWARF 5 §6.1.2), and sorted span indexes over them. */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "dwarf_int.h"
 
@@ -297,6 +298,27 @@ dw_spans_sort(struct dw_spans *s)
 	for (i = 1; i < s->n; i++)
 		s->maxhi[i] = s->v[i].hi > s->maxhi[i - 1] ? s->v[i].hi :
 		    s->maxhi[i - 1];
+	return 0;
+}
+
+int
+dw_spans_pack(struct dw_spans *s, struct dw_arena *a, struct dw_spans *out)
+{
+	size_t i;
+
+	memset(out, 0, sizeof(*out));
+	if (s->n == 0)
+		return 0;
+	qsort(s->v, s->n, sizeof(*s->v), cmp_span);
+	out->v = dw_arena_copy(a, s->v, s->n, sizeof(*s->v));
+	out->maxhi = dw_arena_alloc(a, s->n * sizeof(*out->maxhi));
+	if (out->v == NULL || out->maxhi == NULL)
+		return -ENOMEM;
+	out->n = s->n;
+	out->maxhi[0] = s->v[0].hi;
+	for (i = 1; i < s->n; i++)
+		out->maxhi[i] = s->v[i].hi > out->maxhi[i - 1] ?
+		    s->v[i].hi : out->maxhi[i - 1];
 	return 0;
 }
 

@@ -19,6 +19,8 @@
  */
 #define DEFLATE_RATIO_MAX 1032u
 #define CRC_CHUNK ((size_t)1 << 16)
+#define INFLATE_CHUNK ((size_t)1 << 17)
+#define CHDR_LEN 24	/* Elf64_Chdr */
 
 /* The file's raw bytes [off, off + len): in the image, or read into *own. */
 static int
@@ -72,20 +74,80 @@ inflate_exact(const uint8_t *in, size_t inlen, uint8_t *out, size_t want)
 }
 
 /*
- * gABI "Compressed Sections": an Elf64_Chdr (ch_type, ch_reserved,
- * ch_size, ch_addralign), then the compressed bytes.
+ * Inflates the zlib stream in the file's bytes [off, off + len) to
+ * exactly want bytes, reading the file a chunk at a time through one
+ * small buffer instead of holding the whole compressed section.
  */
 static int
-inflate_section(struct sp_elf_sec *s, const uint8_t *raw, size_t rawlen)
+inflate_file(const struct sp_elf_file *f, uint64_t off, uint64_t len,
+    uint8_t *out, size_t want)
 {
-	struct sp_cur c = sp_cur_make(raw, rawlen);
-	const uint8_t *in;
+	size_t cap = len < INFLATE_CHUNK ? (size_t)len + 1 : INFLATE_CHUNK;
+	uint8_t *buf = malloc(cap);
+	z_stream z;
+	int zr, err = 0;
+
+	if (buf == NULL)
+		return -ENOMEM;
+	memset(&z, 0, sizeof(z));
+	if (inflateInit(&z) != Z_OK) {
+		free(buf);
+		return -ENOMEM;
+	}
+	z.next_out = out;
+	z.avail_out = (uInt)want;	/* below SP_ELF_SECTION_MAX */
+	for (;;) {
+		if (z.avail_in == 0 && len > 0) {
+			size_t n = len < cap ? (size_t)len : cap;
+
+			if ((err = sp_elf_file_read(f, off, buf, n)) != 0)
+				break;
+			off += n;
+			len -= n;
+			z.next_in = buf;
+			z.avail_in = (uInt)n;
+		}
+		/* Z_OK means progress, so this ends: at the stream's end,
+		 * with no input left, or with no room left for output. */
+		zr = inflate(&z, Z_NO_FLUSH);
+		if (zr == Z_STREAM_END)
+			break;
+		if (zr == Z_BUF_ERROR && z.avail_in == 0 && len > 0)
+			continue;
+		if (zr != Z_OK) {
+			err = zr == Z_MEM_ERROR ? -ENOMEM : -SP_EFORMAT;
+			break;
+		}
+	}
+	if (err == 0 && z.total_out != want)
+		err = -SP_EFORMAT;
+	(void)inflateEnd(&z);
+	free(buf);
+	return err;
+}
+
+/*
+ * gABI "Compressed Sections": an Elf64_Chdr (ch_type, ch_reserved,
+ * ch_size, ch_addralign), then the compressed bytes: in the image, or
+ * read from the file as they are inflated.
+ */
+static int
+inflate_section(const struct sp_elf_file *f, struct sp_elf_sec *s,
+    const struct sp_elf_shdr *h)
+{
+	uint8_t hdr[CHDR_LEN];
+	struct sp_cur c;
 	uint32_t type;
-	uint64_t size;
-	size_t inlen;
+	uint64_t size, inlen;
 	uint8_t *out;
 	int err;
 
+	if (h->size < CHDR_LEN)
+		return -SP_EFORMAT;
+	err = sp_elf_file_read(f, h->offset, hdr, CHDR_LEN);
+	if (err)
+		return err;
+	c = sp_cur_make(hdr, CHDR_LEN);
 	type = sp_rd_u32(&c);
 	(void)sp_rd_u32(&c);
 	size = sp_rd_u64(&c);
@@ -94,14 +156,18 @@ inflate_section(struct sp_elf_sec *s, const uint8_t *raw, size_t rawlen)
 		return -SP_EFORMAT;
 	if (size > SP_ELF_SECTION_MAX)
 		return -SP_ELIMIT;
-	inlen = sp_cur_left(&c);
-	in = sp_take(&c, inlen);
+	inlen = h->size - CHDR_LEN;
 	if (size / DEFLATE_RATIO_MAX > inlen)
 		return -SP_EFORMAT;
 	out = malloc(size > 0 ? (size_t)size : 1);
 	if (out == NULL)
 		return -ENOMEM;
-	err = inflate_exact(in, inlen, out, (size_t)size);
+	if (f->mem != NULL)
+		err = inflate_exact(f->mem + h->offset + CHDR_LEN, (size_t)inlen,
+		    out, (size_t)size);
+	else
+		err = inflate_file(f, h->offset + CHDR_LEN, inlen, out,
+		    (size_t)size);
 	if (err) {
 		free(out);
 		return err;
@@ -127,14 +193,11 @@ load_section(struct sp_elf_file *f, size_t i)
 		return -SP_EFORMAT;
 	if (h->size > SP_ELF_SECTION_MAX)
 		return -SP_ELIMIT;
+	if (h->flags & SP_SHF_COMPRESSED)
+		return inflate_section(f, s, h);
 	err = raw_bytes(f, h->offset, h->size, &raw, &own);
 	if (err)
 		return err;
-	if (h->flags & SP_SHF_COMPRESSED) {
-		err = inflate_section(s, raw, (size_t)h->size);
-		free(own);
-		return err;
-	}
 	s->owned = own;
 	s->data = raw;
 	s->len = (size_t)h->size;

@@ -4,18 +4,45 @@
 #include <string.h>
 
 #include "intern_int.h"
+#include "sp/error.h"
 
-/* FNV-1a over the kind and the key: short keys, speed over strength. */
+#define MUL1 0x9e3779b97f4a7c15ull	/* odd constants with mixed bits */
+#define MUL2 0xd6e8feb86659fd93ull
+
+/* Host byte order: the hash never leaves the process. */
+static uint64_t
+word(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+/* One 64-bit word into the state: multiply, then fold the high half
+ * down, so every input bit reaches every bit of the result. */
+static uint64_t
+mix(uint64_t h, uint64_t w)
+{
+	h = (h ^ w) * MUL1;
+	return h ^ (h >> 32);
+}
+
+/* Eight bytes at a time: the keys are short varint payloads and names. */
 static uint64_t
 hash_key(unsigned kind, const uint8_t *key, size_t len)
 {
-	uint64_t h = 0xcbf29ce484222325ull ^ kind;
-	size_t i;
+	uint64_t h = ((uint64_t)kind << 56) ^ len ^ MUL2, w;
+	size_t i = 0;
 
-	for (i = 0; i < len; i++) {
-		h ^= key[i];
-		h *= 0x100000001b3ull;
+	for (; len - i >= 8; i += 8)
+		h = mix(h, word(key + i));
+	if (i < len) {
+		w = 0;
+		memcpy(&w, key + i, len - i);
+		h = mix(h, w ^ ((uint64_t)(len - i) << 59));
 	}
+	h *= MUL2;
 	return h ^ (h >> 29);
 }
 
@@ -23,6 +50,7 @@ void
 sp_intern_fini(struct sp_intern *t)
 {
 	free(t->slots);
+	free(t->entries);
 	sp_buf_fini(&t->keys);
 	memset(t, 0, sizeof(*t));
 }
@@ -31,36 +59,47 @@ uint32_t
 sp_intern_find(const struct sp_intern *t, unsigned kind, const uint8_t *key,
     size_t len, uint64_t *hash)
 {
+	uint32_t h32;
 	size_t i;
 
 	*hash = hash_key(kind, key, len);
 	if (t->cap == 0)
 		return 0;
+	h32 = (uint32_t)*hash;
 	for (i = *hash & (t->cap - 1);; i = (i + 1) & (t->cap - 1)) {
 		const struct sp_intern_slot *s = &t->slots[i];
+		const struct sp_intern_entry *e;
 
-		if (s->id == 0)
+		if (s->entry == 0)
 			return 0;
-		if (s->hash == *hash && s->kind == kind && s->len == len &&
-		    (len == 0 || memcmp(t->keys.p + s->off, key, len) == 0))
-			return s->id;
+		if (s->hash != h32)
+			continue;
+		e = &t->entries[s->entry - 1];
+		if (e->kind == kind && e->len == len &&
+		    (len == 0 || memcmp(t->keys.p + e->off, key, len) == 0))
+			return e->id;
 	}
 }
 
+/* The slot index comes from the hash's low bits, which the final mix of
+ * hash_key made depend on all of the key; only the 32 bits kept in the
+ * slot are needed to place it again. */
 static void
-place(struct sp_intern_slot *slots, size_t cap, const struct sp_intern_slot *s)
+place(struct sp_intern_slot *slots, size_t cap, uint32_t hash,
+    uint32_t entry)
 {
-	size_t i = s->hash & (cap - 1);
+	size_t i = hash & (cap - 1);
 
-	while (slots[i].id != 0)
+	while (slots[i].entry != 0)
 		i = (i + 1) & (cap - 1);
-	slots[i] = *s;
+	slots[i].hash = hash;
+	slots[i].entry = entry;
 }
 
 static int
 rehash(struct sp_intern *t)
 {
-	size_t cap = t->cap ? t->cap * 2 : 1024, i;
+	size_t cap = t->cap ? t->cap * 2 : 4096, i;
 	struct sp_intern_slot *slots;
 
 	if (cap > SIZE_MAX / sizeof(*slots))
@@ -69,11 +108,27 @@ rehash(struct sp_intern *t)
 	if (slots == NULL)
 		return -ENOMEM;
 	for (i = 0; i < t->cap; i++)
-		if (t->slots[i].id != 0)
-			place(slots, cap, &t->slots[i]);
+		if (t->slots[i].entry != 0)
+			place(slots, cap, t->slots[i].hash, t->slots[i].entry);
 	free(t->slots);
 	t->slots = slots;
 	t->cap = cap;
+	return 0;
+}
+
+static int
+grow_entries(struct sp_intern *t)
+{
+	size_t cap = t->capentries ? t->capentries * 2 : 1024;
+	struct sp_intern_entry *e;
+
+	if (cap > SIZE_MAX / sizeof(*e))
+		return -ENOMEM;
+	e = realloc(t->entries, cap * sizeof(*e));
+	if (e == NULL)
+		return -ENOMEM;
+	t->entries = e;
+	t->capentries = cap;
 	return 0;
 }
 
@@ -81,20 +136,24 @@ int
 sp_intern_add(struct sp_intern *t, unsigned kind, const uint8_t *key,
     size_t len, uint64_t hash, uint32_t id)
 {
-	struct sp_intern_slot s;
+	struct sp_intern_entry *e;
 
+	if (t->used >= UINT32_MAX - 1 || len > UINT32_MAX)
+		return -SP_ELIMIT;
 	/* Keep the load under 1/2 so probes stay short. */
 	if ((t->used + 1) * 2 > t->cap && rehash(t) < 0)
 		return -ENOMEM;
-	s.hash = hash;
-	s.id = id;
-	s.kind = kind;
-	s.off = t->keys.len;
-	s.len = len;
+	if (t->used == t->capentries && grow_entries(t) < 0)
+		return -ENOMEM;
+	e = &t->entries[t->used];
+	e->off = t->keys.len;
+	e->len = (uint32_t)len;
+	e->id = id;
+	e->kind = kind;
 	sp_buf_put(&t->keys, key, len);
 	if (t->keys.err)
 		return t->keys.err;
-	place(t->slots, t->cap, &s);
 	t->used++;
+	place(t->slots, t->cap, (uint32_t)hash, (uint32_t)t->used);
 	return 0;
 }

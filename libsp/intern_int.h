@@ -5,7 +5,12 @@
 /*
  * The writer's interning table: maps (kind, encoded payload) to the id the
  * writer gave that definition, so equal definitions are written once.
- * Open addressing with linear probing; keys are kept in one byte buffer.
+ *
+ * Open addressing with linear probing over 8-byte slots (32 bits of the
+ * hash and an entry index), so probes and growth stay in few cache lines;
+ * the entries (where the key bytes are, their kind and id) and the key
+ * bytes live in arrays that only grow.  The hash mixes every key byte
+ * into all of its bits before the slot is taken from the low ones.
  */
 
 #include <stddef.h>
@@ -14,16 +19,22 @@
 #include "buf_int.h"
 
 struct sp_intern_slot {
-	uint64_t hash;
-	uint32_t id;    /* 0: empty slot */
+	uint32_t hash;  /* the key's hash, cut to 32 bits */
+	uint32_t entry; /* index + 1 into entries; 0: empty slot */
+};
+
+struct sp_intern_entry {
+	uint64_t off;   /* key bytes in keys */
+	uint32_t len;
+	uint32_t id;
 	uint32_t kind;
-	size_t off;     /* key bytes in keys */
-	size_t len;
 };
 
 struct sp_intern {
 	struct sp_intern_slot *slots;
-	size_t cap, used;
+	size_t cap;                     /* slots, a power of two or 0 */
+	struct sp_intern_entry *entries;
+	size_t used, capentries;
 	struct sp_buf keys;
 };
 
@@ -36,7 +47,8 @@ void sp_intern_fini(struct sp_intern *t);
 uint32_t sp_intern_find(const struct sp_intern *t, unsigned kind,
     const uint8_t *key, size_t len, uint64_t *hash);
 
-/* Adds a key known to be absent.  Returns 0 or -ENOMEM. */
+/* Adds a key known to be absent.  Returns 0, -SP_ELIMIT (2^32 - 1 keys
+ * or a key of 4 GiB) or -ENOMEM. */
 int sp_intern_add(struct sp_intern *t, unsigned kind, const uint8_t *key,
     size_t len, uint64_t hash, uint32_t id);
 

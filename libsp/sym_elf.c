@@ -239,7 +239,7 @@ add(struct sym_ctx *c, const char *fn, const char *file, uint32_t line)
 {
 	const char *at = fn[0] != '\0' ? strchr(fn + 1, '@') : NULL;
 
-	return sym_add_line(c, fn, at != NULL ? (size_t)(at - fn) :
+	return sym_add_stable_line(c, fn, at != NULL ? (size_t)(at - fn) :
 	    strlen(fn), file, file != NULL ? strlen(file) : 0, line);
 }
 

@@ -41,6 +41,8 @@ struct sym_pid {
 	int python;
 };
 
+#define SYM_STRIDS_BITS 12
+
 struct sym_ctx {
 	const struct sp_sym_options *o;
 	struct sp_sym_report *rep;
@@ -60,6 +62,13 @@ struct sym_ctx {
 
 	struct sp_kallsyms *ksyms;
 	int ktried;
+
+	/* Writer ids of strings that stay in place for the run. */
+	struct sym_strid {
+		const char *s;
+		size_t len;
+		uint32_t id;
+	} strids[(size_t)1 << SYM_STRIDS_BITS];
 
 	/* The symbol being built: strings are the writer's ids. */
 	struct sp_symbol sym;
@@ -85,6 +94,11 @@ int sym_set_python(struct sym_ctx *c, uint32_t host, uint32_t pid,
 
 /* Appends a line to c->sym with function and file (file may be NULL). */
 int sym_add_line(struct sym_ctx *c, const char *function, size_t flen,
+    const char *file, size_t filelen, uint32_t line);
+
+/* As sym_add_line, for strings that stay in place and unchanged until
+ * sym_ctx_fini (ELF and DWARF bytes of the file cache). */
+int sym_add_stable_line(struct sym_ctx *c, const char *function, size_t flen,
     const char *file, size_t filelen, uint32_t line);
 
 /* Records a module that could not be used; returns its index + 1. */

@@ -181,9 +181,10 @@ sp_writer_put(struct sp_writer *w, const struct sp_record *r, uint32_t *id)
 		if (w->n[r->kind] >= UINT32_MAX - 1)
 			return -SP_ELIMIT;
 		found = w->n[r->kind] + 1;
-		if (sp_intern_add(&w->intern, r->kind, w->payload.p,
-		    w->payload.len, hash, found) < 0)
-			return w->failed = -ENOMEM;
+		err = sp_intern_add(&w->intern, r->kind, w->payload.p,
+		    w->payload.len, hash, found);
+		if (err < 0)
+			return w->failed = err;
 		w->n[r->kind] = found;
 		err = append(w, r->kind);
 	}

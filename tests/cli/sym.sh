@@ -115,6 +115,31 @@ run $SYM -o "$TMP/x.spl" "$TMP/bad.spl"
 check "a bad input fails with 'sp-sym: FILE: ...' (exit 1)" \
     test "$RC" -eq 1 -a "${ERR#sp-sym: $TMP/bad.spl: }" != "$ERR"
 
+# --- the progress line: on a terminal only ------------------------------------------
+# sp-sym reports every 8192 records: copies of one recording merged
+# (sp-merge puts each on its own host) make a spool of over 20,000
+# whatever the load let the recording gather.
+records() { $DUMP --stats "$1" | awk '$1 == "total" { print $2 }'; }
+run $REC -q -F 4999 -o "$TMP/one.spl" -- $W/tree-O2 1000
+k=$(( 20000 / ($(records "$TMP/one.spl") + 1) + 1 ))
+[ "$k" -le 64 ] || k=64
+run $BIN/sp-merge -o "$TMP/big.spl" $(for ((i = 0; i < k; i++)); do echo "$TMP/one.spl"; done)
+nrec=$(records "$TMP/big.spl")
+check "a spool for the progress line ($nrec records)" test "${nrec:-0}" -gt 16384
+script -qec "$SYM -o $TMP/prog-tty.spl $TMP/big.spl" /dev/null >"$TMP/prog-tty.txt" 2>&1
+check "stderr on a terminal shows the progress line" \
+    grep -qaE $'\rsp-sym: [0-9]+ MB read, [0-9]+ frames' "$TMP/prog-tty.txt"
+check "... and clears it before the report" \
+    grep -qaF $'\r\033[Ksp-sym: ' "$TMP/prog-tty.txt"
+$SYM -o "$TMP/prog-file.spl" "$TMP/big.spl" 2>"$TMP/prog-file.txt"
+check "stderr to a file has no progress line" \
+    test "$(grep -caE 'MB read|'$'\r' "$TMP/prog-file.txt")" -eq 0
+check "... but has the report" grep -qE '^sp-sym: [0-9]+ frames:' "$TMP/prog-file.txt"
+script -qec "$SYM -q -o $TMP/prog-q.spl $TMP/big.spl" /dev/null >"$TMP/prog-q.txt" 2>&1
+check "-q keeps a terminal quiet too" test "$(grep -ca 'MB read' "$TMP/prog-q.txt")" -eq 0
+check "the output is the same with and without the progress line" \
+    cmp -s "$TMP/prog-tty.spl" "$TMP/prog-file.spl"
+
 # --- offline: the bundle alone, the binary moved away -------------------------
 mkdir -p "$TMP/off"
 cp $W/tree-O2 "$TMP/off/app"
@@ -202,6 +227,69 @@ run $SYM --perf-maps all -o "$TMP/jit-link.spl" "$TMP/jit.spl"
 check "a perf map reached through a symlink is refused" \
     test "$($DUMP "$TMP/jit-link.spl" | grep -c 'jit_spin_loop')" -eq 0
 rm -f "/tmp/perf-$jpid.map"
+
+# --- Node.js JIT frames from node --perf-basic-prof's map --------------------------
+if command -v node >/dev/null; then
+	cat >"$TMP/hot.js" <<'JS'
+function spHotLoop(n) {
+	let s = 0;
+	for (let i = 0; i < n; i++)
+		s = (s * 31 + i) % 1000003;
+	return s;
+}
+const end = Date.now() + 1500;
+let x = 0;
+while (Date.now() < end)
+	x += spHotLoop(100000);
+console.log(x > 0 ? "done" : "?");
+JS
+	# In $TMP: node leaves its V8 log (isolate-*.log) in its directory.
+	run env -C "$TMP" "$PWD/$REC" -q -o node.spl -- node --perf-basic-prof hot.js
+	check "node ran under sp-record" test "$RC" -eq 0 -a "$OUT" = done
+	npid=$($DUMP --json "$TMP/node.spl" | grep -o '"kind":"sample","thread":[0-9]*,"pid":[0-9]*' | head -1 | grep -o '[0-9]*$')
+	nmap=/tmp/perf-$npid.map
+	check "node wrote its perf map ($nmap)" grep -q ' JS:.*spHotLoop' "$nmap"
+	run $SYM -o "$TMP/node-no.spl" "$TMP/node.spl"
+	check "without --perf-maps-for, node's JIT frames are not named" \
+	    test "$($DUMP "$TMP/node-no.spl" | grep -c spHotLoop)" -eq 0
+	run $SYM --perf-maps-for "$npid" -o "$TMP/node-sym.spl" "$TMP/node.spl"
+	$DUMP --json "$TMP/node-sym.spl" >"$TMP/node.json"
+	# "ID ABS_IP" of each frame whose symbol names spHotLoop.
+	awk -F'[:,]' '/"kind":"frame"/ { for (i = 1; i < NF; i++) {
+		if ($i == "\"id\"") id = $(i + 1)
+		if ($i == "\"abs_ip\"") ip = $(i + 1) }
+		gsub(/[^0-9]/, "", ip); print "F", id, ip }
+	/"kind":"symbol"/ && /spHotLoop/ { for (i = 1; i < NF; i++)
+		if ($i == "\"frame\"") print "S", $(i + 1) }' "$TMP/node.json" |
+	    awk '$1 == "F" { ip[$2] = $3 } $1 == "S" { print $2, ip[$2] }' \
+	    >"$TMP/node.frames"
+	n=$(grep -c . "$TMP/node.frames")
+	check "--perf-maps-for PID names node's JIT frames after the JS function ($n)" \
+	    test "$n" -gt 0
+	check "... as perf-map frames with the jit flag" \
+	    grep -qE '"origin":1,"flags":4,"name":"JS:[*~^]?spHotLoop ' "$TMP/node.json"
+	check "... the leaf of samples" grep -q '#0 .*spHotLoop' <($DUMP "$TMP/node-sym.spl")
+	# Each such frame's address against node's map, read by awk: the
+	# last line whose [START, START + SIZE) holds it names it.
+	bad=$(while read -r id ip; do
+		want=$(awk -v a="$ip" '
+		function hex(h,  v, i) { v = 0; h = tolower(h)
+			for (i = 1; i <= length(h); i++)
+				v = v * 16 + index("0123456789abcdef", substr(h, i, 1)) - 1
+			return v }
+		{ s = hex($1); if (a >= s && a < s + hex($2)) { $1 = $2 = ""; name = substr($0, 3) } }
+		END { print name }' "$nmap")
+		got=$(grep -o "\"kind\":\"symbol\",\"frame\":$id,[^}]*" "$TMP/node.json" |
+		    sed 's/.*"name":"//; s/",.*//')
+		[ "$want" = "$got" ] || echo "frame $id at $ip: sp-sym '$got', map '$want'"
+	    done <"$TMP/node.frames")
+	check "... each named as node's map names its address" test -z "$bad"
+	[ -z "$bad" ] || echo "$bad" | head -5
+	figures node --perf-maps-for "$npid" "$TMP/node.spl"
+	rm -f "$nmap"
+else
+	echo "SKIP node JIT frames: node is not installed (apt-get install nodejs)"
+fi
 
 # --- a fake Python runtime ------------------------------------------------------------
 mkdir -p "$TMP/py"

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* The byte-level codecs: varints, zigzag, the header, record framing. */
+/* The byte-level codecs: varints, zigzag, the header, record framing;
+ * the writer's interning table. */
 #include <criterion/criterion.h>
 #include <string.h>
 
 #include "buf_int.h"
 #include "codec_int.h"
+#include "intern_int.h"
 #include "sp/spool.h"
 #include "varint_int.h"
 
@@ -330,4 +332,41 @@ Test(payload, rejects_out_of_range_fields)
 		cr_assert_not_null(why, "case %zu has a reason", i);
 		sp_codec_fini(&c);
 	}
+}
+
+/* Keys that differ in one byte or only in their kind, through several
+ * doublings of the table: each keeps the id it was added with. */
+Test(intern, keys_keep_their_ids_through_growth)
+{
+	struct sp_intern t;
+	uint8_t key[12];
+	uint64_t hash;
+	uint32_t i, kind;
+
+	memset(&t, 0, sizeof(t));
+	memset(key, 0xab, sizeof(key));
+	for (kind = 1; kind <= 2; kind++) {
+		for (i = 0; i < 50000; i++) {
+			memcpy(key + 3, &i, sizeof(i));
+			cr_assert_eq(sp_intern_find(&t, kind, key, sizeof(key),
+			    &hash), 0);
+			cr_assert_eq(sp_intern_add(&t, kind, key, sizeof(key),
+			    hash, kind * 100000 + i + 1), 0);
+		}
+	}
+	cr_assert_eq(sp_intern_find(&t, 1, key, 0, &hash), 0);
+	cr_assert_eq(sp_intern_add(&t, 1, key, 0, hash, 7), 0);
+	for (kind = 1; kind <= 2; kind++) {
+		for (i = 0; i < 50000; i++) {
+			memcpy(key + 3, &i, sizeof(i));
+			cr_assert_eq(sp_intern_find(&t, kind, key, sizeof(key),
+			    &hash), kind * 100000 + i + 1);
+		}
+	}
+	cr_assert_eq(sp_intern_find(&t, 1, key, 0, &hash), 7);
+	cr_assert_eq(sp_intern_find(&t, 2, key, 0, &hash), 0);
+	cr_assert_eq(sp_intern_find(&t, 3, key, sizeof(key), &hash), 0);
+	key[11] ^= 1;
+	cr_assert_eq(sp_intern_find(&t, 1, key, sizeof(key), &hash), 0);
+	sp_intern_fini(&t);
 }
