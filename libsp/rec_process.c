@@ -137,6 +137,15 @@ file_cfi(struct sp_recorder *r, int fd, const struct stat *st)
 	return f;
 }
 
+/* Is fd the file (inode, maj:min) that a mapping named?  Fills st. */
+static int
+same_file(int fd, struct stat *st, uint64_t inode, uint32_t maj,
+    uint32_t min)
+{
+	return fstat(fd, st) == 0 && (uint64_t)st->st_ino == inode &&
+	    major(st->st_dev) == maj && minor(st->st_dev) == min;
+}
+
 static void
 read_build_id(struct sp_recorder *r, uint32_t pid, uint64_t start,
     uint64_t len, uint64_t inode, uint32_t maj, uint32_t min,
@@ -151,14 +160,24 @@ read_build_id(struct sp_recorder *r, uint32_t pid, uint64_t start,
 	(void)snprintf(proc, sizeof(proc), "/proc/%u/map_files/%" PRIx64 "-%"
 	    PRIx64, pid, start, end);
 	fd = open(proc, O_RDONLY | O_CLOEXEC);
+	/* By the time the MMAP2 record is read the mapping may be gone, or
+	 * (dlclose, then dlopen of another library in the hole) be another
+	 * file's: then the file is taken by its path, if it is the same. */
+	if (fd >= 0 && !same_file(fd, &st, inode, maj, min)) {
+		(void)close(fd);
+		fd = -1;
+	}
 	if (fd < 0 && path[0] == '/') {
 		(void)snprintf(proc, sizeof(proc), "/proc/%u/root%s", pid, path);
 		fd = open(proc, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+		/* The process has exited (its records are read late): the
+		 * path as this process sees it, if it is the same file. */
+		if (fd < 0 && errno == ENOENT)
+			fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	}
 	if (fd < 0)
 		return;
-	if (fstat(fd, &st) == 0 && (uint64_t)st.st_ino == inode &&
-	    major(st.st_dev) == maj && minor(st.st_dev) == min) {
+	if (same_file(fd, &st, inode, maj, min)) {
 		uint64_t vaddr;
 
 		range->file = file_cfi(r, fd, &st);
