@@ -62,6 +62,8 @@ rec_proc_get(struct sp_recorder *r, uint32_t pid, int make)
 		return NULL;
 	p->pid = pid;
 	p->uid = proc_uid(pid);
+	if (rec_start_time(pid, &p->start_time) < 0)
+		p->start_time = 0;
 	if (sp_imap_put(&r->procs, pid, p) < 0) {
 		free(p);
 		return NULL;
@@ -314,8 +316,11 @@ rec_scan_maps(struct sp_recorder *r, struct rec_proc *p)
 	char path[64], *buf, *line, *nl;
 	size_t len;
 	struct sp_map m;
-	int err;
+	int reused, err;
 
+	err = rec_check_reuse(r, p, &reused);
+	if (err)
+		return err;
 	(void)snprintf(path, sizeof(path), "/proc/%u/maps", p->pid);
 	err = sp_read_file(path, SP_PROC_FILE_MAX, &buf, &len);
 	if (err)
@@ -699,8 +704,8 @@ on_sample(struct sp_recorder *r, const uint8_t *rec, size_t len)
 	return err;
 }
 
-static int
-write_proc(struct sp_recorder *r, uint32_t event, uint32_t pid, uint32_t tid,
+int
+rec_write_proc(struct sp_recorder *r, uint32_t event, uint32_t pid, uint32_t tid,
     uint32_t opid, uint32_t otid, const char *comm)
 {
 	struct sp_record rec;
@@ -781,7 +786,7 @@ on_comm(struct sp_recorder *r, const uint8_t *rec, size_t len, int exec)
 		if (err)
 			return err;
 	}
-	return write_proc(r, exec ? SP_PROC_EXEC : SP_PROC_COMM, pid, tid, 0, 0,
+	return rec_write_proc(r, exec ? SP_PROC_EXEC : SP_PROC_COMM, pid, tid, 0, 0,
 	    comm);
 }
 
@@ -792,7 +797,7 @@ on_task(struct sp_recorder *r, const uint8_t *rec, size_t len, int fork)
 	uint32_t pid, ppid, tid, ptid;
 	struct rec_proc *p, *parent;
 	struct rec_thread *t;
-	int err;
+	int reused, err;
 
 	if (len < 8 + 24 + 24) {
 		r->c[C_BAD_RECORDS]++;
@@ -807,7 +812,15 @@ on_task(struct sp_recorder *r, const uint8_t *rec, size_t len, int fork)
 		parent = rec_proc_get(r, ppid, 0);
 		p = rec_proc_get(r, pid, pid != ppid && parent != NULL &&
 		    parent->tracked && r->o.children);
-		if (p != NULL && pid != ppid && p->nmaps == 0 && !p->tracked) {
+		/* A known pid forked anew: its old exit was lost. */
+		reused = 0;
+		if (p != NULL && pid != ppid && p->tracked && parent != NULL &&
+		    (err = rec_check_reuse(r, p, &reused)) != 0)
+			return err;
+		if (reused)
+			p->tracked = 0;
+		if (p != NULL && pid != ppid && parent != NULL &&
+		    p->nmaps == 0 && !p->tracked) {
 			p->tracked = 1;
 			p->last_rescan = r->now;
 			if ((err = rec_clone_maps(r, p, parent)) != 0 ||
@@ -817,7 +830,7 @@ on_task(struct sp_recorder *r, const uint8_t *rec, size_t len, int fork)
 		}
 		if (p == NULL || !p->tracked)
 			return 0;
-		return write_proc(r, SP_PROC_FORK, pid, tid, ppid, ptid, NULL);
+		return rec_write_proc(r, SP_PROC_FORK, pid, tid, ppid, ptid, NULL);
 	}
 	(void)sp_imap_del(&r->covered, tid);
 	t = sp_imap_del(&r->threads, tid);
@@ -825,7 +838,7 @@ on_task(struct sp_recorder *r, const uint8_t *rec, size_t len, int fork)
 	p = rec_proc_get(r, pid, 0);
 	if (p == NULL || !p->tracked)
 		return 0;
-	err = write_proc(r, SP_PROC_EXIT, pid, tid, ppid, ptid, NULL);
+	err = rec_write_proc(r, SP_PROC_EXIT, pid, tid, ppid, ptid, NULL);
 	if (pid == tid) {
 		if (p->attached)
 			rec_log(r, "pid %u exited; its recording ends there",
