@@ -1,4 +1,360 @@
 /* SPDX-License-Identifier: MIT */
-/* The limits of docs/limits.md that no other unit test reaches, each at
- * its value and one past it. */
+/*
+ * The limits of docs/limits.md that no other unit test reaches, each
+ * at its value (accepted) and one past it (refused or cut, as the page
+ * says).
+ */
 #include <criterion/criterion.h>
+#include <elf.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "buf_int.h"
+#include "codec_int.h"
+#include "elftest.h"
+#include "procfs_int.h"
+#include "sp/elffile.h"
+#include "sp/elfsym.h"
+#include "sp/kallsyms.h"
+#include "sp/spool.h"
+
+/* A file of size bytes starting with head, the rest a hole. */
+static void
+sparse_file(const char *path, const char *head, size_t size)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+	cr_assert_geq(fd, 0, "%s", path);
+	cr_assert_eq(write(fd, head, strlen(head)), (ssize_t)strlen(head));
+	cr_assert_eq(ftruncate(fd, (off_t)size), 0);
+	close(fd);
+}
+
+/* --- kallsyms ----------------------------------------------------------- */
+
+/* A text-symbol line of exactly len bytes before its newline. */
+static char *
+kallsyms_line(size_t len)
+{
+	static const char head[] = "ffffffff81000000 T ";
+	char *s = malloc(len + 2);
+
+	cr_assert_not_null(s);
+	cr_assert_gt(len, sizeof(head));
+	memcpy(s, head, sizeof(head) - 1);
+	memset(s + sizeof(head) - 1, 'x', len - (sizeof(head) - 1));
+	s[len] = '\n';
+	s[len + 1] = '\0';
+	return s;
+}
+
+Test(limits, kallsyms_line_of_the_limit_is_read_one_more_is_skipped)
+{
+	struct sp_kallsyms *k;
+	char *ok = kallsyms_line(SP_KALLSYMS_LINE_MAX);
+	char *big = kallsyms_line(SP_KALLSYMS_LINE_MAX + 1);
+
+	cr_assert_eq(sp_kallsyms_parse(ok, strlen(ok), &k), 0);
+	cr_assert_eq(sp_kallsyms_count(k), 1);
+	cr_assert_eq(sp_kallsyms_bad_lines(k), 0);
+	sp_kallsyms_free(k);
+	cr_assert_eq(sp_kallsyms_parse(big, strlen(big), &k), 0);
+	cr_assert_eq(sp_kallsyms_count(k), 0, "the long line is not read");
+	cr_assert_eq(sp_kallsyms_bad_lines(k), 1, "and it is counted");
+	sp_kallsyms_free(k);
+	free(ok);
+	free(big);
+}
+
+/* n text symbols at addresses 1..n, short lines. */
+static char *
+kallsyms_text(size_t n, size_t *len)
+{
+	struct sp_buf b = { 0 };
+	char line[48];
+	size_t i;
+
+	for (i = 1; i <= n; i++) {
+		int l = snprintf(line, sizeof(line), "%zx T f\n", i);
+
+		sp_buf_put(&b, line, (size_t)l);
+	}
+	cr_assert_eq(b.err, 0);
+	*len = b.len;
+	return (char *)b.p;
+}
+
+Test(limits, kallsyms_entries_up_to_the_limit, .timeout = 120)
+{
+	struct sp_kallsyms *k;
+	size_t len;
+	char *text = kallsyms_text(SP_KALLSYMS_ENTRIES_MAX + 1, &len);
+	const char *last;
+
+	/* All but the last line: exactly the limit. */
+	last = memrchr(text, '\n', len - 1);
+	cr_assert_not_null(last);
+	cr_assert_eq(sp_kallsyms_parse(text, (size_t)(last + 1 - text), &k),
+	    0);
+	cr_assert_eq(sp_kallsyms_count(k), SP_KALLSYMS_ENTRIES_MAX);
+	sp_kallsyms_free(k);
+	k = NULL;
+	cr_assert_eq(sp_kallsyms_parse(text, len, &k), -SP_ELIMIT);
+	cr_assert_null(k);
+	free(text);
+}
+
+Test(limits, kallsyms_file_of_the_limit_is_read_one_more_is_refused)
+{
+	char dir[PATH_MAX], path[PATH_MAX];
+	struct sp_kallsyms *k;
+	struct sp_diag d;
+
+	tmpdir(dir, "limits-kallsyms");
+	pathf(path, "%s/kallsyms", dir);
+	/* One symbol, then a hole read as NUL bytes (one bad line). */
+	sparse_file(path, "ffffffff81000000 T start\n", SP_KALLSYMS_FILE_MAX);
+	cr_assert_eq(sp_kallsyms_open(path, &k, &d), 0, "%s", d.msg);
+	cr_assert_eq(sp_kallsyms_count(k), 1);
+	sp_kallsyms_free(k);
+	sparse_file(path, "ffffffff81000000 T start\n",
+	    SP_KALLSYMS_FILE_MAX + 1);
+	cr_assert_eq(sp_kallsyms_open(path, &k, &d), -SP_ELIMIT);
+	cr_assert(strstr(d.msg, path) != NULL, "the message names the file: %s",
+	    d.msg);
+	unlink(path);
+}
+
+/* --- /proc files ------------------------------------------------------------ */
+
+Test(limits, proc_file_of_the_limit_is_read_one_more_is_refused)
+{
+	char dir[PATH_MAX], path[PATH_MAX], *buf = NULL;
+	size_t len = 0;
+
+	tmpdir(dir, "limits-proc");
+	pathf(path, "%s/maps", dir);
+	sparse_file(path, "1000-2000 r-xp 00000000 00:00 0\n",
+	    SP_PROC_FILE_MAX);
+	cr_assert_eq(sp_read_file(path, SP_PROC_FILE_MAX, &buf, &len), 0);
+	cr_assert_eq(len, SP_PROC_FILE_MAX);
+	free(buf);
+	buf = NULL;
+	sparse_file(path, "1000-2000 r-xp 00000000 00:00 0\n",
+	    SP_PROC_FILE_MAX + 1);
+	cr_assert_eq(sp_read_file(path, SP_PROC_FILE_MAX, &buf, &len),
+	    -SP_ELIMIT);
+	free(buf);
+	/* A limit below the first buffer's size holds too. */
+	cr_assert_eq(sp_read_file(path, 100, &buf, &len), -SP_ELIMIT);
+	unlink(path);
+	sparse_file(path, "", 100);
+	cr_assert_eq(sp_read_file(path, 100, &buf, &len), 0);
+	cr_assert_eq(len, 100);
+	free(buf);
+	unlink(path);
+}
+
+/* --- the spool ------------------------------------------------------------------ */
+
+Test(limits, header_length_up_to_4096)
+{
+	static uint8_t b[SP_HEADER_MAX + 8];
+	struct sp_header h, back;
+	struct sp_diag d;
+
+	memset(&h, 0, sizeof(h));
+	h.page_size = 4096;
+	h.sample_interval_us = 1000;
+	sp_header_encode(&h, b);
+	b[10] = SP_HEADER_MAX & 0xff;
+	b[11] = SP_HEADER_MAX >> 8;
+	cr_assert_eq(sp_header_decode(b, sizeof(b), &back, &d), 0, "%s",
+	    d.msg);
+	cr_assert_eq(back.header_len, SP_HEADER_MAX);
+	b[10] = (SP_HEADER_MAX + 1) & 0xff;
+	cr_assert_eq(sp_header_decode(b, sizeof(b), &back, &d), -SP_EFORMAT);
+	cr_assert_eq(d.offset, 10);
+}
+
+/* Encodes r and decodes it back: the decoder's status, why on failure. */
+static int
+reencode(const struct sp_record *r, struct sp_buf *payload, const char **why)
+{
+	struct sp_codec enc, dec;
+	struct sp_record back;
+	int err;
+
+	sp_codec_init(&enc, 0);
+	sp_codec_init(&dec, 0);
+	payload->len = 0;
+	err = sp_record_payload(&enc, r, payload);
+	if (err == 0)
+		err = sp_record_decode(&dec, r->kind, payload->p, payload->len,
+		    &back, why);
+	sp_codec_fini(&enc);
+	sp_codec_fini(&dec);
+	return err;
+}
+
+Test(limits, counter_names_up_to_64_bytes)
+{
+	char name[SP_COUNTER_NAME_MAX + 2];
+	struct sp_counter ctr;
+	struct sp_record r;
+	struct sp_buf payload = { 0 };
+	const char *why = NULL;
+
+	memset(name, 'c', sizeof(name));
+	memset(&r, 0, sizeof(r));
+	r.kind = SP_REC_SUMMARY;
+	r.u.summary.counters = &ctr;
+	r.u.summary.count = 1;
+	ctr.name.s = name;
+	ctr.value = 7;
+	ctr.name.len = SP_COUNTER_NAME_MAX;
+	cr_assert_eq(reencode(&r, &payload, &why), 0, "%s", why ? why : "");
+	ctr.name.len = SP_COUNTER_NAME_MAX + 1;
+	cr_assert_eq(reencode(&r, &payload, &why), -SP_EFORMAT);
+	cr_assert(why != NULL && strstr(why, "64 bytes"), "%s", why);
+	sp_buf_fini(&payload);
+}
+
+Test(limits, rawstack_registers_up_to_64)
+{
+	static uint8_t regs[8 * (SP_RAWSTACK_REGS_MAX + 1)];
+	static const uint8_t stack[16];
+	struct sp_record r, back;
+	struct sp_buf payload = { 0 };
+	struct sp_codec dec;
+	const char *why = NULL;
+
+	memset(&r, 0, sizeof(r));
+	r.kind = SP_REC_RAWSTACK;
+	r.u.rawstack.regs = regs;
+	r.u.rawstack.stack = stack;
+	r.u.rawstack.stack_len = sizeof(stack);
+	r.u.rawstack.nregs = SP_RAWSTACK_REGS_MAX;
+	cr_assert_eq(reencode(&r, &payload, &why), 0, "%s", why ? why : "");
+	r.u.rawstack.nregs = SP_RAWSTACK_REGS_MAX + 1;
+	cr_assert_eq(reencode(&r, &payload, &why), -SP_EUSAGE,
+	    "the writer refuses to write one");
+	/* And a reader refuses one written by hand: varint 65, the
+	 * registers, an empty stack. */
+	payload.len = 0;
+	sp_buf_varint(&payload, SP_RAWSTACK_REGS_MAX + 1);
+	sp_buf_put(&payload, regs, sizeof(regs));
+	sp_buf_varint(&payload, 0);
+	sp_codec_init(&dec, 0);
+	cr_assert_eq(sp_record_decode(&dec, SP_REC_RAWSTACK, payload.p,
+	    payload.len, &back, &why), -SP_EFORMAT);
+	sp_codec_fini(&dec);
+	sp_buf_fini(&payload);
+}
+
+/* --- ELF ---------------------------------------------------------------------- */
+
+/* An ELF header and n empty program headers right after it. */
+static uint8_t *
+elf_with_phdrs(size_t n, size_t *len)
+{
+	uint8_t *img;
+	Elf64_Ehdr *e;
+
+	*len = sizeof(Elf64_Ehdr) + n * sizeof(Elf64_Phdr);
+	img = calloc(1, *len);
+	cr_assert_not_null(img);
+	e = (Elf64_Ehdr *)img;
+	memcpy(e->e_ident, ELFMAG, SELFMAG);
+	e->e_ident[EI_CLASS] = ELFCLASS64;
+	e->e_ident[EI_DATA] = ELFDATA2LSB;
+	e->e_ident[EI_VERSION] = EV_CURRENT;
+	e->e_type = ET_DYN;
+	e->e_machine = EM_X86_64;
+	e->e_version = EV_CURRENT;
+	e->e_ehsize = sizeof(Elf64_Ehdr);
+	e->e_phoff = sizeof(Elf64_Ehdr);
+	e->e_phentsize = sizeof(Elf64_Phdr);
+	e->e_phnum = (Elf64_Half)n;
+	return img;
+}
+
+Test(limits, elf_program_headers_up_to_4096)
+{
+	struct sp_elf_file *f;
+	struct sp_diag d;
+	size_t len;
+	uint8_t *img = elf_with_phdrs(SP_ELF_SEGMENTS_MAX, &len);
+
+	cr_assert_eq(sp_elf_file_open_mem(img, len, &f, &d), 0, "%s", d.msg);
+	sp_elf_file_free(f);
+	free(img);
+	img = elf_with_phdrs(SP_ELF_SEGMENTS_MAX + 1, &len);
+	cr_assert_eq(sp_elf_file_open_mem(img, len, &f, &d), -SP_ELIMIT);
+	cr_assert(strstr(d.msg, "program headers"), "%s", d.msg);
+	free(img);
+}
+
+/*
+ * levels functions nested like an onion (.set/.size in one code block):
+ * nK starts 16*K bytes in and ends 16*K bytes before the end.  The
+ * address 8 bytes before the end is inside n0 only, and the nearest
+ * symbol below it is the innermost: the lookup walks out levels - 1
+ * enclosing symbols to reach n0.
+ */
+static void
+nested_library(const char *dir, int levels, char *so)
+{
+	char s[PATH_MAX];
+	FILE *f;
+	int k;
+
+	pathf(s, "%s/nest%d.s", dir, levels);
+	pathf(so, "%s/libnest%d.so", dir, levels);
+	f = fopen(s, "w");
+	cr_assert_not_null(f);
+	fprintf(f, "\t.text\nbase:\n\t.fill 4096, 1, 0xc3\n");
+	for (k = 0; k < levels; k++)
+		fprintf(f, "\t.globl n%d\n\t.type n%d, @function\n"
+		    "\t.set n%d, base + %d\n\t.size n%d, %d\n", k, k, k,
+		    16 * k, k, 4096 - 32 * k);
+	fclose(f);
+	free(run("gcc -shared -nostdlib -o %s %s", so, s));
+}
+
+Test(limits, elf_symbols_nested_16_deep_are_found_17_are_not)
+{
+	char dir[PATH_MAX], so[PATH_MAX];
+	struct sp_elf_file *f;
+	struct sp_elf_syms *x;
+	uint64_t n0, start;
+	const char *name;
+	int levels;
+
+	tmpdir(dir, "limits-nest");
+	/* 16 symbols: 15 enclosing steps; 17: 16 steps... the lookup tries
+	 * SP_ELF_SYMS_NEST_MAX symbols, the innermost included. */
+	for (levels = SP_ELF_SYMS_NEST_MAX; levels <= SP_ELF_SYMS_NEST_MAX + 1;
+	    levels++) {
+		nested_library(dir, levels, so);
+		n0 = nm_addr(so, 'T', "n0");
+		cr_assert_eq(nm_addr(so, 'T', "n1"), n0 + 16, "nm: the nesting");
+		cr_assert_eq(sp_elf_file_open(so, &f, NULL), 0);
+		cr_assert_eq(sp_elf_syms_load(f, &x), 0);
+		name = sp_elf_syms_find(x, n0 + 4096 - 8, &start);
+		if (levels == SP_ELF_SYMS_NEST_MAX) {
+			cr_assert_str_eq(name != NULL ? name : "(none)", "n0");
+			cr_assert_eq(start, n0);
+		} else {
+			cr_assert_null(name, "%d levels: %s", levels, name);
+		}
+		/* The innermost one is found at any depth. */
+		name = sp_elf_syms_find(x, n0 + 16 * (levels - 1), NULL);
+		cr_assert(name != NULL && atoi(name + 1) == levels - 1);
+		sp_elf_syms_free(x);
+		sp_elf_file_free(f);
+	}
+}
