@@ -361,5 +361,20 @@ check "-s 65536 is refused (exit 2)" test "$RC" -eq 2
 check "naming the range" has "-s stack bytes must be a number from 8 to 65528, not '65536'" "$ERR"
 run $REC -s 1004 -o "$TMP/x.spl" -- true
 check "-s not a multiple of 8 is refused" has "must be a multiple of 8" "$ERR"
+# -p takes at most 256 processes: 256 sleeps are recorded, 257 refused.
+sleepers=""
+for _ in $(seq 257); do
+	sleep 30 &
+	sleepers="$sleepers${sleepers:+,}$!"
+done
+run $REC -q -d 1 -o "$TMP/p256.spl" -p "${sleepers%,*}"
+check "-p with 256 processes records (exit $RC)" test "$RC" -eq 0
+check "and attached to all 256 ($($DUMP "$TMP/p256.spl" | grep -cE '^module .*: pid [0-9]+ .*/sleep$'))" \
+    test "$($DUMP "$TMP/p256.spl" | grep -cE '^module .*: pid [0-9]+ .*/sleep$')" -eq 256
+run $REC -d 1 -o "$TMP/x.spl" -p "$sleepers"
+check "-p with 257 is refused (exit 2), naming the limit" \
+    test "$RC" -eq 2 -a -n "$(grep -F 'at most 256 processes' <<<"$ERR")"
+kill ${sleepers//,/ } 2>/dev/null
+wait 2>/dev/null
 
 done_testing

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "buf_int.h"
+#include "cfi_table_int.h"
 #include "codec_int.h"
 #include "elftest.h"
 #include "procfs_int.h"
@@ -357,4 +358,86 @@ Test(limits, elf_symbols_nested_16_deep_are_found_17_are_not)
 		sp_elf_syms_free(x);
 		sp_elf_file_free(f);
 	}
+}
+
+/* --- CFI ------------------------------------------------------------------------ */
+
+Test(limits, cfi_load_segments_up_to_16)
+{
+	size_t len, k;
+	uint8_t *img = elf_with_phdrs(SP_CFI_LOADS_MAX + 1, &len);
+	Elf64_Phdr *ph = (Elf64_Phdr *)(img + sizeof(Elf64_Ehdr));
+	struct sp_cfi_table *t;
+	uint64_t vaddr;
+
+	for (k = 0; k <= SP_CFI_LOADS_MAX; k++) {
+		ph[k].p_type = PT_LOAD;
+		ph[k].p_flags = PF_R | PF_X;
+		ph[k].p_offset = 0x1000 * k;
+		ph[k].p_vaddr = 0x400000 + 0x1000 * k;
+		ph[k].p_filesz = ph[k].p_memsz = 0x1000;
+		ph[k].p_align = 0x1000;
+	}
+	/* The table owns the image. */
+	cr_assert_eq(sp_cfi_table_open_mem(img, len, &t), 0);
+	for (k = 0; k < SP_CFI_LOADS_MAX; k++) {
+		cr_assert_eq(sp_cfi_table_vaddr(t, 0x1000 * k + 0x10, &vaddr),
+		    0, "segment %zu", k);
+		cr_assert_eq(vaddr, 0x400000 + 0x1000 * k + 0x10);
+	}
+	cr_assert_neq(sp_cfi_table_vaddr(t, 0x1000 * k + 0x10, &vaddr), 0,
+	    "the 17th segment is not kept");
+	sp_cfi_table_free(t);
+}
+
+/*
+ * An .eh_frame at 0x2000: the CIE of tests/unit/cfi.c (zR, pcrel sdata4,
+ * CFA rsp+8, RA at CFA-8), then an FDE for [0x1000, 0x1100) whose
+ * program is n DW_CFA_nop, then a terminator.
+ */
+static uint8_t *
+eh_frame_with_program(size_t n, size_t *len)
+{
+	static const uint8_t cie[] = {
+		20, 0, 0, 0, 0, 0, 0, 0, 1, 'z', 'R', 0, 1, 0x78, 16,
+		1, 0x1b, 0x0c, 7, 8, 0x90, 1, 0, 0,
+	};
+	static const uint8_t fde_head[] = {
+		0, 0, 0, 0,              /* length, below */
+		28, 0, 0, 0,             /* CIE pointer: back to 0 */
+		0xe0, 0xef, 0xff, 0xff,  /* pc_begin: 0x1000 - 0x2020 */
+		0x00, 0x01, 0, 0,        /* pc_range 0x100 */
+		0,                       /* augmentation length */
+	};
+	uint32_t flen = (uint32_t)(sizeof(fde_head) - 4 + n);
+	uint8_t *p;
+
+	*len = sizeof(cie) + sizeof(fde_head) + n + 4;
+	p = calloc(1, *len);    /* nops and the terminator are zeros */
+	cr_assert_not_null(p);
+	memcpy(p, cie, sizeof(cie));
+	memcpy(p + sizeof(cie), fde_head, sizeof(fde_head));
+	memcpy(p + sizeof(cie), &flen, 4);
+	return p;
+}
+
+Test(limits, cfi_program_up_to_65536_bytes_a_row)
+{
+	struct sp_cfi_section sec = { NULL, 0, 0x2000, 0, 0 };
+	struct sp_cfi_row row;
+	const char *why = NULL;
+	uint8_t *eh;
+
+	eh = eh_frame_with_program(SP_CFI_PROGRAM_MAX, &sec.len);
+	sec.data = eh;
+	cr_assert_eq(sp_cfi_row_at(&sec, 24, 0x1080, &row, NULL, &why), 0,
+	    "%s", why ? why : "");
+	cr_assert_eq(row.cfa_reg, SP_DW_RSP);
+	cr_assert_eq(row.cfa_off, 8);
+	free(eh);
+	eh = eh_frame_with_program(SP_CFI_PROGRAM_MAX + 1, &sec.len);
+	sec.data = eh;
+	cr_assert_eq(sp_cfi_row_at(&sec, 24, 0x1080, &row, NULL, &why),
+	    -SP_ELIMIT);
+	free(eh);
 }
