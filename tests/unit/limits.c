@@ -18,6 +18,7 @@
 #include "elftest.h"
 #include "procfs_int.h"
 #include "sp/elffile.h"
+#include "sp/dwarf.h"
 #include "sp/elfsym.h"
 #include "sp/kallsyms.h"
 #include "sp/spool.h"
@@ -440,4 +441,266 @@ Test(limits, cfi_program_up_to_65536_bytes_a_row)
 	cr_assert_eq(sp_cfi_row_at(&sec, 24, 0x1080, &row, NULL, &why),
 	    -SP_ELIMIT);
 	free(eh);
+}
+
+/* --- DWARF ------------------------------------------------------------------------ */
+
+/*
+ * A library whose function fn has, by a #line directive, the source
+ * file DIR/f.c with DIR m bytes of 'x': gcc's line table gives the
+ * compilation directory, the directory DIR and the name f.c, which the
+ * reader joins into cwd/DIR/f.c (DWARF 5 §6.2.4).
+ */
+static void
+long_path_library(const char *dir, size_t m, char *so, char **joined)
+{
+	char c[PATH_MAX];
+	char *x = malloc(m + 1);
+	FILE *f;
+
+	cr_assert_not_null(x);
+	memset(x, 'x', m);
+	x[m] = '\0';
+	pathf(c, "%s/long%zu.c", dir, m);
+	pathf(so, "%s/liblong%zu.so", dir, m);
+	f = fopen(c, "w");
+	cr_assert_not_null(f);
+	fprintf(f, "#line 1 \"%s/f.c\"\nint fn(int a) { return 3 * a + 1; }\n",
+	    x);
+	fclose(f);
+	free(run("cd %s && gcc -g -O0 -fPIC -shared -nostdlib -o %s %s", dir,
+	    so, c));
+	cr_assert(asprintf(joined, "%s/%s/f.c", dir, x) > 0);
+	free(x);
+}
+
+/* The file sp_dwarf_lookup gives for fn in so; malloc'd. */
+static char *
+dwarf_file_of_fn(const char *so)
+{
+	static const char *const names[] = { ".debug_info", ".debug_abbrev",
+		".debug_line", ".debug_str", ".debug_line_str" };
+	struct sp_dwarf_bytes *b[5];
+	struct sp_dwarf_sections s;
+	struct sp_dwarf_frame fr[4];
+	struct sp_elf_file *f;
+	struct sp_dwarf *d;
+	char *file;
+	size_t i;
+
+	memset(&s, 0, sizeof(s));
+	b[0] = &s.info;
+	b[1] = &s.abbrev;
+	b[2] = &s.line;
+	b[3] = &s.str;
+	b[4] = &s.line_str;
+	cr_assert_eq(sp_elf_file_open(so, &f, NULL), 0);
+	for (i = 0; i < 5; i++)
+		if (sp_elf_file_section(f, names[i], &b[i]->p, &b[i]->len) < 0)
+			b[i]->p = NULL;
+	cr_assert_eq(sp_dwarf_open(&s, &d), 0);
+	cr_assert_geq(sp_dwarf_lookup(d, nm_addr(so, 'T', "fn") + 4, fr, 4), 1);
+	cr_assert_not_null(fr[0].file);
+	file = strdup(fr[0].file);
+	sp_dwarf_free(d);
+	sp_elf_file_free(f);
+	return file;
+}
+
+Test(limits, dwarf_paths_up_to_4096_bytes_with_the_nul_are_joined)
+{
+	char dir[PATH_MAX], so[PATH_MAX], *joined, *file, *rd;
+	size_t m;
+
+	tmpdir(dir, "limits-dwpath");
+	/* cwd "/" m "/f.c": 4095 bytes, then 4096 (4097 with its NUL). */
+	m = SP_DWARF_PATH_MAX - 1 - strlen(dir) - 5;
+	long_path_library(dir, m, so, &joined);
+	rd = run("readelf --debug-dump=line %s", so);
+	cr_assert(strstr(rd, dir) != NULL, "readelf: the compilation "
+	    "directory is %s", dir);
+	free(rd);
+	cr_assert_eq(strlen(joined), SP_DWARF_PATH_MAX - 1);
+	file = dwarf_file_of_fn(so);
+	cr_assert_str_eq(file, joined);
+	free(file);
+	free(joined);
+	long_path_library(dir, m + 1, so, &joined);
+	file = dwarf_file_of_fn(so);
+	cr_assert_str_eq(file, "f.c", "too long to join: the name alone");
+	free(file);
+	free(joined);
+}
+
+/*
+ * Hand-made DWARF 4 units appended to the .debug_info and .debug_abbrev
+ * of a gcc-built library (which gives the line table they point to),
+ * for what compilers do not emit: DW_FORM_indirect chains and huge range
+ * lists.  The unit's abbreviations:
+ *   1 compile_unit, children: stmt_list, ranges (sec_offset)
+ *   2 subprogram: name FORM, ranges sec_offset (FORM from the caller)
+ * .debug_ranges holds the subprogram's list of n entries at 0, then the
+ * unit's, [0x100000, 0x100100) (DWARF 4 §2.17.3).
+ */
+struct hand {
+	struct sp_buf info, abbrev, ranges;
+	struct sp_elf_file *f;
+	struct sp_dwarf_sections s;
+	size_t unit;          /* offset of the unit in info */
+};
+
+static void ranges_list(struct sp_buf *b, size_t n);
+
+static void
+hand_start(struct hand *h, uint8_t name_form, size_t n)
+{
+	const uint8_t ab[] = { 1, 0x11, 1, 0x10, 0x17, 0x55, 0x17, 0, 0,
+		2, 0x2e, 0, 0x03, name_form, 0x55, 0x17, 0, 0, 0 };
+	char dir[PATH_MAX], so[PATH_MAX], c[PATH_MAX];
+	const uint8_t *p;
+	size_t len, aboff;
+
+	memset(h, 0, sizeof(*h));
+	tmpdir(dir, "limits-hand");
+	pathf(c, "%s/fn.c", dir);
+	pathf(so, "%s/libfn.so", dir);
+	spit(c, "int fn(int a) { return a + 1; }\n", 32);
+	free(run("gcc -gdwarf-4 -O0 -fPIC -shared -nostdlib -o %s %s", so, c));
+	cr_assert_eq(sp_elf_file_open(so, &h->f, NULL), 0);
+	cr_assert_eq(sp_elf_file_section(h->f, ".debug_info", &p, &len), 0);
+	sp_buf_put(&h->info, p, len);
+	cr_assert_eq(sp_elf_file_section(h->f, ".debug_abbrev", &p, &len), 0);
+	sp_buf_put(&h->abbrev, p, len);
+	aboff = h->abbrev.len;
+	sp_buf_put(&h->abbrev, ab, sizeof(ab));
+	cr_assert_eq(sp_elf_file_section(h->f, ".debug_line", &p, &len), 0);
+	h->s.line.p = p;
+	h->s.line.len = len;
+	if (sp_elf_file_section(h->f, ".debug_str", &p, &len) == 0) {
+		h->s.str.p = p;
+		h->s.str.len = len;
+	}
+	/* DWARF 4 §7.5.1.1: length, version, abbrev offset, address size. */
+	h->unit = h->info.len;
+	sp_buf_put(&h->info, "\0\0\0\0\4\0", 6);
+	sp_buf_put(&h->info, &(uint32_t){ (uint32_t)aboff }, 4);
+	sp_buf_u8(&h->info, 8);
+	sp_buf_u8(&h->info, 1);
+	sp_buf_put(&h->info, "\0\0\0\0", 4);   /* stmt_list 0 */
+	sp_buf_put(&h->info, &(uint32_t){ (uint32_t)(16 * (n + 1)) }, 4);
+	sp_buf_u8(&h->info, 2);
+	ranges_list(&h->ranges, n);
+	ranges_list(&h->ranges, 1);
+}
+
+/* Ends the unit (the subprogram's attributes written by the caller). */
+static struct sp_dwarf *
+hand_open(struct hand *h)
+{
+	struct sp_dwarf *d;
+	uint32_t ulen;
+
+	sp_buf_u8(&h->info, 0);
+	cr_assert_eq(h->info.err | h->abbrev.err | h->ranges.err, 0);
+	ulen = (uint32_t)(h->info.len - h->unit - 4);
+	memcpy(h->info.p + h->unit, &ulen, 4);
+	h->s.info.p = h->info.p;
+	h->s.info.len = h->info.len;
+	h->s.abbrev.p = h->abbrev.p;
+	h->s.abbrev.len = h->abbrev.len;
+	h->s.ranges.p = h->ranges.p;
+	h->s.ranges.len = h->ranges.len;
+	cr_assert_eq(sp_dwarf_open(&h->s, &d), 0);
+	return d;
+}
+
+static void
+hand_fini(struct hand *h, struct sp_dwarf *d)
+{
+	sp_dwarf_free(d);
+	sp_elf_file_free(h->f);
+	sp_buf_fini(&h->info);
+	sp_buf_fini(&h->abbrev);
+	sp_buf_fini(&h->ranges);
+}
+
+/* One range list [0x100000, 0x100100) at offset 0 of .debug_ranges,
+ * after n - 1 empty entries (DWARF 4 §2.17.3). */
+static void
+ranges_list(struct sp_buf *b, size_t n)
+{
+	static const uint64_t empty[2] = { 0x200000, 0x200000 };
+	static const uint64_t r[2] = { 0x100000, 0x100100 };
+	static const uint64_t end[2] = { 0, 0 };
+	size_t i;
+
+	for (i = 0; i + 1 < n; i++)
+		sp_buf_put(b, empty, sizeof(empty));
+	sp_buf_put(b, r, sizeof(r));
+	sp_buf_put(b, end, sizeof(end));
+}
+
+/* A name through hops ULEB128 forms: DW_FORM_indirect (0x16) hops - 1
+ * times, then DW_FORM_string. */
+static int
+indirect_name(unsigned hops, struct sp_dwarf_frame *fr)
+{
+	struct hand h;
+	struct sp_dwarf *d;
+	unsigned i;
+	int n;
+
+	hand_start(&h, 0x16, 1);
+	for (i = 0; i + 1 < hops; i++)
+		sp_buf_u8(&h.info, 0x16);
+	sp_buf_u8(&h.info, 0x08);
+	sp_buf_put(&h.info, "hand", 5);
+	sp_buf_put(&h.info, "\0\0\0\0", 4);    /* ranges at 0 */
+	d = hand_open(&h);
+	n = sp_dwarf_lookup(d, 0x100010, fr, 4);
+	if (n > 0 && fr[0].function != NULL && strcmp(fr[0].function,
+	    "hand") != 0)
+		n = -1000;
+	hand_fini(&h, d);
+	return n;
+}
+
+Test(limits, dwarf_form_indirect_up_to_4_hops)
+{
+	struct sp_dwarf_frame fr[4];
+
+	cr_assert_eq(indirect_name(1, fr), 1);
+	cr_assert_eq(indirect_name(SP_DWARF_INDIRECT_MAX, fr), 1,
+	    "4 forms read: the name");
+	cr_assert_eq(indirect_name(SP_DWARF_INDIRECT_MAX + 1, fr),
+	    -SP_EFORMAT, "5: a format error for the unit");
+}
+
+/* A unit whose function lists n ranges; the lookup's status. */
+static int
+many_ranges(size_t n, size_t *unit_bytes)
+{
+	struct hand h;
+	struct sp_dwarf *d;
+	struct sp_dwarf_frame fr[4];
+	int err;
+
+	hand_start(&h, 0x08, n);
+	sp_buf_put(&h.info, "hand", 5);
+	sp_buf_put(&h.info, "\0\0\0\0", 4);
+	d = hand_open(&h);
+	*unit_bytes = h.info.len - h.unit;
+	err = sp_dwarf_lookup(d, 0x100010, fr, 4);
+	hand_fini(&h, d);
+	return err;
+}
+
+Test(limits, dwarf_ranges_per_unit_up_to_4_unit_bytes_plus_65536)
+{
+	size_t ub;
+
+	(void)many_ranges(1, &ub);
+	cr_assert_eq(many_ranges(SP_DWARF_RANGES_MAX(ub), &ub), 1);
+	cr_assert_eq(many_ranges(SP_DWARF_RANGES_MAX(ub) + 1, &ub),
+	    -SP_ELIMIT);
 }
