@@ -704,3 +704,64 @@ Test(limits, dwarf_ranges_per_unit_up_to_4_unit_bytes_plus_65536)
 	cr_assert_eq(many_ranges(SP_DWARF_RANGES_MAX(ub) + 1, &ub),
 	    -SP_ELIMIT);
 }
+
+/* The section header named name in an ELF image. */
+static Elf64_Shdr *
+section_header(uint8_t *img, const char *name)
+{
+	Elf64_Ehdr *e = (Elf64_Ehdr *)img;
+	Elf64_Shdr *sh = (Elf64_Shdr *)(img + e->e_shoff);
+	const char *strs = (const char *)img + sh[e->e_shstrndx].sh_offset;
+	Elf64_Half k;
+
+	for (k = 0; k < e->e_shnum; k++)
+		if (strcmp(strs + sh[k].sh_name, name) == 0)
+			return sh + k;
+	cr_assert_fail("no %s", name);
+	return NULL;
+}
+
+/*
+ * SYMS with its .symtab moved to a hole at the end of the file, n
+ * entries long: the limit is checked on the sizes before any entry is
+ * read, so a sparse file reaches it without 384 MiB of disk or memory.
+ */
+static int
+symtab_of(const char *path, size_t n)
+{
+	size_t len, off;
+	uint8_t *img = slurp(SYMS, &len);
+	Elf64_Shdr *st = section_header(img, ".symtab");
+	struct sp_elf_file *f;
+	struct sp_elf_syms *x = NULL;
+	int fd, err;
+
+	off = (len + 7) & ~(size_t)7;
+	st->sh_offset = off;
+	st->sh_size = n * sizeof(Elf64_Sym);
+	spit(path, img, len);
+	fd = open(path, O_WRONLY);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(ftruncate(fd, (off_t)(off + st->sh_size)), 0);
+	close(fd);
+	free(img);
+	cr_assert_eq(sp_elf_file_open(path, &f, NULL), 0);
+	err = sp_elf_syms_load(f, &x);
+	sp_elf_syms_free(x);
+	sp_elf_file_free(f);
+	return err;
+}
+
+Test(limits, elf_symbols_over_16_mi_are_refused_before_reading)
+{
+	char dir[PATH_MAX], path[PATH_MAX];
+
+	tmpdir(dir, "limits-syms");
+	pathf(path, "%s/syms-big", dir);
+	/* One past the limit: refused by its size, nothing read (the
+	 * limit itself would read 384 MiB of entries). */
+	cr_assert_eq(symtab_of(path, SP_ELF_SYMS_MAX + 1), -SP_ELIMIT);
+	/* A few thousand entries of the hole are read (null symbols). */
+	cr_assert_eq(symtab_of(path, 4096), 0);
+	unlink(path);
+}
