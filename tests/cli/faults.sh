@@ -299,7 +299,7 @@ check "each loss report led to a recovery sweep ($lr reports, $gaps sweeps)" \
 check "recorder peak RSS ${rss} KiB is below 256 MiB" test "${rss:-999999}" -lt 262144
 # The figure for the notes: the highest rate of these with nothing lost.
 best=0 ladder=""
-for f in 500 1000 5000 10000 20000; do
+for f in 500 1000 2000 5000 10000 20000; do
 	run $REC -F $f -o "$TMP/rate$f.spl" -- $W/churn busy 8 1000
 	lost=$(counter "$TMP/rate$f.spl" lost_events)
 	ladder="$ladder $f:${lost:-?}"
