@@ -151,10 +151,14 @@ void rec_proc_free(struct sp_recorder *r, struct rec_proc *p);
 void rec_drop_maps(struct sp_recorder *r, struct rec_proc *p);
 /* Drops a mapping's reference; the last one frees the file's CFI. */
 void rec_file_unref(struct sp_recorder *r, struct rec_file *f);
+/* rec_module.c: a mapping becomes a MODULE and a range; a /proc/PID/maps
+ * rescan adds each executable mapping. */
 int rec_add_mapping(struct sp_recorder *r, struct rec_proc *p,
     uint64_t start, uint64_t len, uint64_t pgoff, uint64_t inode,
     uint32_t maj, uint32_t min, const char *path, size_t path_len);
 int rec_scan_maps(struct sp_recorder *r, struct rec_proc *p);
+
+/* rec_process.c */
 int rec_write_python(struct sp_recorder *r, struct rec_proc *p, int is_py,
     uint64_t time);
 /* A PROC record (SP_PROC_*) at the current time; comm may be NULL. */
