@@ -21,6 +21,7 @@ rec_start_time(uint32_t pid, uint64_t *t)
 	size_t len;
 	int i, err;
 
+	*t = 0;
 	(void)snprintf(path, sizeof(path), "/proc/%u/stat", pid);
 	err = sp_read_file(path, 4096, &buf, &len);
 	if (err)
@@ -48,11 +49,11 @@ int
 rec_check_reuse(struct sp_recorder *r, struct rec_proc *p, int *reused)
 {
 	char comm[16];
-	uint64_t t;
+	uint64_t t = 0;
 	int err;
 
 	*reused = 0;
-	if (rec_start_time(p->pid, &t) < 0)
+	if (rec_start_time(p->pid, &t) != 0)
 		return 0; /* gone, or unreadable: nothing to compare */
 	if (p->start_time == 0 || t == p->start_time) {
 		p->start_time = t;
