@@ -22,14 +22,16 @@ sp_read_file(const char *path, size_t max, char **out, size_t *len)
 	*len = 0;
 	if (fd < 0)
 		return -errno;
+	/* Room for max bytes, one more to see that there are more, and
+	 * the NUL: a file of exactly max bytes is read. */
 	for (;;) {
 		if (cap - n < 2) {
-			if (cap >= max) {
+			if (cap >= max + 2) {
 				free(buf);
 				(void)close(fd);
 				return -SP_ELIMIT;
 			}
-			cap *= 2;
+			cap = cap > (max + 2) / 2 ? max + 2 : cap * 2;
 		}
 		p = realloc(buf, cap);
 		if (p == NULL) {
@@ -53,6 +55,10 @@ sp_read_file(const char *path, size_t max, char **out, size_t *len)
 		return err;
 	}
 	(void)close(fd);
+	if (n > max) { /* max below the first buffer's size */
+		free(buf);
+		return -SP_ELIMIT;
+	}
 	buf[n] = '\0';
 	*out = buf;
 	*len = n;

@@ -39,6 +39,7 @@ static const char *const counter_names[C_FALLBACK_FIRST_] = {
 	[C_IGNORED_USER_CALLCHAIN] = "ignored_user_callchain_frames",
 	[C_UNKNOWN_MODULE] = "unknown_module_frames",
 	[C_MAPS_RESCANS] = "maps_rescans",
+	[C_PID_REUSES] = "pid_reuses",
 	[C_THROTTLES] = "throttles",
 	[C_BAD_RECORDS] = "bad_perf_records",
 	[C_CFI_STEPS] = "cfi_steps",
@@ -545,10 +546,11 @@ int
 rec_sweep(struct sp_recorder *r)
 {
 	size_t i;
-	int opened, err = 0;
+	int opened, err;
 
 	r->need_sweep = 0;
 	r->c[C_LIFECYCLE_GAPS]++;
+	err = rec_sweep_reused(r);
 	for (i = 0; i < r->ntargets && err == 0; i++) {
 		struct rec_proc *p = rec_proc_get(r, r->targets[i], 0);
 
@@ -592,7 +594,7 @@ static int
 drain(struct sp_recorder *r)
 {
 	size_t n = 0, off, i;
-	int k, err = 0;
+	int k, swept = 0, err = 0;
 
 	r->drain.len = 0;
 	for (k = 0; k < r->nr_cpus; k++)
@@ -618,13 +620,19 @@ drain(struct sp_recorder *r)
 		off += len;
 	}
 	qsort(r->items, n, sizeof(*r->items), cmp_items);
+	/* A loss is swept at once, so that the records after it are read
+	 * with /proc's view; /proc is newer than every record drained, so
+	 * one sweep serves every later loss in this batch. */
 	for (i = 0; i < n && err == 0; i++) {
 		const uint8_t *rec = r->drain.p + r->items[i].off;
 
 		err = rec_process(r, rec, sp_le16(rec + 6));
+		if (err == 0 && r->need_sweep && !swept) {
+			err = rec_sweep(r);
+			swept = 1;
+		}
+		r->need_sweep = 0;
 	}
-	if (err == 0 && r->need_sweep)
-		err = rec_sweep(r);
 	return err;
 }
 

@@ -34,6 +34,7 @@ enum rec_counter {
 	C_IGNORED_USER_CALLCHAIN, /* user frames the kernel sent anyway */
 	C_UNKNOWN_MODULE,     /* user frames outside every known mapping */
 	C_MAPS_RESCANS,
+	C_PID_REUSES,         /* known pids found to be new processes */
 	C_THROTTLES,
 	C_BAD_RECORDS,        /* perf records too short for their fields */
 	C_CFI_STEPS,          /* frames unwound by their CFI */
@@ -76,6 +77,7 @@ struct rec_proc {
 	struct rec_range *maps;  /* sorted by start, not overlapping */
 	size_t nmaps, capmaps;
 	uint64_t last_rescan; /* time of the last /proc maps rescan */
+	uint64_t start_time;  /* /proc/PID/stat starttime; 0 unknown */
 };
 
 struct rec_thread {
@@ -149,12 +151,30 @@ void rec_proc_free(struct sp_recorder *r, struct rec_proc *p);
 void rec_drop_maps(struct sp_recorder *r, struct rec_proc *p);
 /* Drops a mapping's reference; the last one frees the file's CFI. */
 void rec_file_unref(struct sp_recorder *r, struct rec_file *f);
+/* rec_module.c: a mapping becomes a MODULE and a range; a /proc/PID/maps
+ * rescan adds each executable mapping. */
 int rec_add_mapping(struct sp_recorder *r, struct rec_proc *p,
     uint64_t start, uint64_t len, uint64_t pgoff, uint64_t inode,
     uint32_t maj, uint32_t min, const char *path, size_t path_len);
 int rec_scan_maps(struct sp_recorder *r, struct rec_proc *p);
+
+/* rec_process.c */
 int rec_write_python(struct sp_recorder *r, struct rec_proc *p, int is_py,
     uint64_t time);
+/* A PROC record (SP_PROC_*) at the current time; comm may be NULL. */
+int rec_write_proc(struct sp_recorder *r, uint32_t event, uint32_t pid,
+    uint32_t tid, uint32_t opid, uint32_t otid, const char *comm);
+
+/* rec_reuse.c: the start time of pid (proc(5): /proc/PID/stat field
+ * 22, clock ticks since boot) in *t; -errno (-ENOENT: gone) or
+ * -SP_EFORMAT. */
+int rec_start_time(uint32_t pid, uint64_t *t);
+/* Compares p's start time with /proc's: a different one is a new process
+ * that took a pid whose exit was lost.  Its old mappings are dropped and
+ * an EXEC record written.  Sets *reused; 0 or a negative error. */
+int rec_check_reuse(struct sp_recorder *r, struct rec_proc *p, int *reused);
+/* rec_check_reuse for every followed process (after a loss). */
+int rec_sweep_reused(struct sp_recorder *r);
 
 /* recorder.c */
 void rec_log(struct sp_recorder *r, const char *fmt, ...)

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -17,6 +18,7 @@
 #include "sp/output.h"
 
 #define MAX_PIDS 256
+#define NICE_BOOST (-10)
 
 static volatile sig_atomic_t stop_requests;
 
@@ -244,6 +246,24 @@ parse_args(int argc, char **argv, struct opts *o)
 		errx(2, "give either -p PID or -- CMD (see sp-record --help)");
 }
 
+/*
+ * The rings are drained only when the recorder runs: with 8 threads
+ * spinning on 2 CPUs, at nice 0 it lost events at 1 kHz, at nice -10
+ * none at 2 kHz.  Raised after the command is spawned, which keeps the
+ * caller's priority; left alone when the caller chose one, and when
+ * RLIMIT_NICE refuses (no CAP_SYS_NICE).
+ */
+static void
+raise_priority(void)
+{
+	int cur;
+
+	errno = 0;
+	cur = getpriority(PRIO_PROCESS, 0);
+	if (errno == 0 && cur == 0)
+		(void)setpriority(PRIO_PROCESS, 0, NICE_BOOST);
+}
+
 /* Records until the targets are gone, the time is up, or a signal. */
 static int
 record(struct sp_recorder *r, struct sp_writer *w, const struct opts *o,
@@ -321,6 +341,7 @@ main(int argc, char **argv)
 			errx(1, "%s", diag.msg);
 	if (o.cmd != NULL && sp_recorder_spawn(r, o.cmd, &child, &diag) != 0)
 		errx(1, "%s", diag.msg);
+	raise_priority();
 	rc = record(r, w, &o, child, &status);
 	if (child > 0 && waitpid(child, &status, WNOHANG) == 0) {
 		/* Stopped by -d or a signal while the command runs on. */

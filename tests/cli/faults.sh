@@ -170,6 +170,68 @@ nchild=$(samples_json "$TMP/forks.spl" | grep -c '"churn+0x')
 check "children's frames resolve to the inherited executable ($nchild samples)" \
     test "$nchild" -ge "$(( $(counter "$TMP/forks.spl" samples) * 9 / 10 ))"
 
+# 5,000 dlopen/dlclose cycles of two libraries taking turns at one
+# address: libdla.so and libdlb.so have one layout with busy function and
+# decoy swapped (tests/workloads/dlchurn_lib.c), so a sample resolved
+# through the wrong library's mapping names a decoy, and each cycle's
+# interval (CLOCK_MONOTONIC, the spool's clock) says which was mapped.
+for l in a b; do
+	for f in busy_$l decoy_$l; do
+		eval "off_$f=$(nm "$W/libdl$l.so" | awk -v f=$f '$3 == f { print $1 }')"
+	done
+done
+check "the two libraries' layouts are swapped (nm: busy_a at $off_busy_a = decoy_b at $off_decoy_b)" \
+    test -n "$off_busy_a" -a "$off_busy_a" = "$off_decoy_b" -a "$off_busy_b" = "$off_decoy_a"
+run $REC -q -o "$TMP/dl.spl" -- $W/dlchurn $W 10000 200 libdl
+check "10,000 dlopens (5,000 cycles of A then B): exit 0" test "$RC" -eq 0
+cp "$TMP/out" "$TMP/dl.intervals"
+check "the workload did them all" test "$(grep -c . "$TMP/dl.intervals")" -eq 10000
+# The workload's own dladdr says where each was loaded: the other one's
+# hole, each time.
+reuse=$(awk 'NR > 1 && $4 == base && $1 != lib { n++ } { base = $4; lib = $1 }
+    END { print n + 0 }' "$TMP/dl.intervals")
+check "each library was loaded where the other had been ($reuse of 9,999 times)" \
+    test "$reuse" -ge 9000
+run $BIN/sp-sym -q -o "$TMP/dls.spl" "$TMP/dl.spl"
+check "the churn spool symbolizes" test "$RC" -eq 0
+$DUMP --json "$TMP/dls.spl" >"$TMP/dls.json"
+$DUMP "$TMP/dl.spl" | grep -E '^module .*/libdl[ab]\.so$' >"$TMP/dl.modules"
+starts=$(awk '{ print $5 }' "$TMP/dl.modules" | sort -u | wc -l)
+check "one module each, at one address (the spool names a mapping once): $(wc -l <"$TMP/dl.modules") modules, $starts address" \
+    test "$(wc -l <"$TMP/dl.modules")" -eq 2 -a "$starts" -eq 1
+check "with their build-ids (read even when the hole is refilled before the record is)" \
+    test "$(grep -c 'build-id [0-9a-f]\{40\} ' "$TMP/dl.modules")" -eq 2
+loads=$(counter "$TMP/dl.spl" cfi_files)
+rel=$(counter "$TMP/dl.spl" cfi_files_released)
+check "the churn shows in the CFI loads: $loads files loaded, $rel released for 10,000 dlopens" \
+    test "${loads:-0}" -ge 9000 -a "${rel:-0}" -ge 9000
+# Each symbol of a libdl frame is of its own library; each sample whose
+# leaf is busy_X falls in an interval when libdlX.so was loaded.
+awk -v out="$TMP/dl.verdict" '
+	FILENAME != "-" { lib[NR] = $1; s[NR] = $2; e[NR] = $3; n = NR; next }
+	/"kind":"symbol"/ && /"module":"libdl[ab]\.so"/ {
+		match($0, /"name":"[^"]*"/); f = substr($0, RSTART + 8, RLENGTH - 9)
+		match($0, /"module":"libdl[ab]/); m = substr($0, RSTART + RLENGTH - 1, 1)
+		if (f ~ /^decoy_/ || (f ~ /^busy_/ && substr(f, 6) != m)) badsym++
+		next
+	}
+	/"kind":"sample"/ {
+		if (match($0, /"frames":\["decoy_/)) { decoy++; next }
+		if (!match($0, /"frames":\["busy_[ab]"/)) next
+		l = substr($0, RSTART + 16, 1)
+		match($0, /"time":[0-9]+/); t = substr($0, RSTART + 7, RLENGTH - 7) + 0
+		lo = 1; hi = n
+		while (lo < hi) { mid = int((lo + hi + 1) / 2); if (s[mid] <= t) lo = mid; else hi = mid - 1 }
+		if (t >= s[lo] && t <= e[lo] && lib[lo] == l) good[l]++; else wrong++
+	}
+	END { printf "a=%d b=%d wrong=%d decoy=%d badsym=%d\n", good["a"], good["b"],
+	    wrong, decoy, badsym > out }
+' "$TMP/dl.intervals" - <"$TMP/dls.json"
+v=$(cat "$TMP/dl.verdict")
+echo "# dlopen churn: 5,000 cycles, $reuse reloads into the other's hole, $loads CFI loads, $v"
+check "every busy_a sample is libdla's, every busy_b libdlb's, in its lifetime, no decoy ($v)" \
+    grep -qE '^a=[1-9][0-9]* b=[1-9][0-9]* wrong=0 decoy=0 badsym=0$' "$TMP/dl.verdict"
+
 # 2,000 threads alive at once, attached to while they wait: events for
 # every thread on every CPU, then they spin 3 ms of CPU each.
 rm -f "$TMP/go"
@@ -237,7 +299,7 @@ check "each loss report led to a recovery sweep ($lr reports, $gaps sweeps)" \
 check "recorder peak RSS ${rss} KiB is below 256 MiB" test "${rss:-999999}" -lt 262144
 # The figure for the notes: the highest rate of these with nothing lost.
 best=0 ladder=""
-for f in 500 1000 5000 10000 20000; do
+for f in 500 1000 2000 5000 10000 20000; do
 	run $REC -F $f -o "$TMP/rate$f.spl" -- $W/churn busy 8 1000
 	lost=$(counter "$TMP/rate$f.spl" lost_events)
 	ladder="$ladder $f:${lost:-?}"
@@ -299,5 +361,20 @@ check "-s 65536 is refused (exit 2)" test "$RC" -eq 2
 check "naming the range" has "-s stack bytes must be a number from 8 to 65528, not '65536'" "$ERR"
 run $REC -s 1004 -o "$TMP/x.spl" -- true
 check "-s not a multiple of 8 is refused" has "must be a multiple of 8" "$ERR"
+# -p takes at most 256 processes: 256 sleeps are recorded, 257 refused.
+sleepers=""
+for _ in $(seq 257); do
+	sleep 30 &
+	sleepers="$sleepers${sleepers:+,}$!"
+done
+run $REC -q -d 1 -o "$TMP/p256.spl" -p "${sleepers%,*}"
+check "-p with 256 processes records (exit $RC)" test "$RC" -eq 0
+check "and attached to all 256 ($($DUMP "$TMP/p256.spl" | grep -cE '^module .*: pid [0-9]+ .*/sleep$'))" \
+    test "$($DUMP "$TMP/p256.spl" | grep -cE '^module .*: pid [0-9]+ .*/sleep$')" -eq 256
+run $REC -d 1 -o "$TMP/x.spl" -p "$sleepers"
+check "-p with 257 is refused (exit 2), naming the limit" \
+    test "$RC" -eq 2 -a -n "$(grep -F 'at most 256 processes' <<<"$ERR")"
+kill ${sleepers//,/ } 2>/dev/null
+wait 2>/dev/null
 
 done_testing
