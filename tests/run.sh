@@ -72,6 +72,7 @@ regress dwline fuzz/corpus/dwline
 regress dwinfo fuzz/corpus/dwinfo
 regress fold fuzz/corpus/fold
 regress flame fuzz/corpus/flame
+regress sym fuzz/corpus/sym tests/bad
 for s in tests/cli/*.sh; do
 	cli "$s"
 done
