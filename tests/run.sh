@@ -86,5 +86,9 @@ FOLD=build/asan/sp-fold/sp-fold cli tests/cli/fold.sh fold-asan
 FLAME=build/asan/sp-flame/sp-flame NO_BROWSER=1 cli tests/cli/flame.sh flame-asan
 # sp-merge once more, built with ASan+UBSan.
 MERGE=build/asan/sp-merge/sp-merge cli tests/cli/merge.sh merge-asan
+# The readers over tests/bad and the corpora once more under ASan+UBSan.
+DUMP=build/asan/sp-dump/sp-dump SYM=build/asan/sp-sym/sp-sym \
+    FOLD=build/asan/sp-fold/sp-fold MERGE=build/asan/sp-merge/sp-merge \
+    cli tests/cli/bad.sh bad-asan
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
