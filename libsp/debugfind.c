@@ -59,12 +59,17 @@ id_matches(const struct search *r, const struct sp_elf_file *f)
 static int
 try_open(struct search *r, const char *path, struct sp_elf_file **f)
 {
-	int err = sp_elf_file_open(path, f, NULL);
+	struct sp_diag d;
+	int err;
 
+	d.msg[0] = '\0';
+	err = sp_elf_file_open(path, f, &d);
 	if (err == -ENOMEM)
 		return err;
 	if (err == -ENOENT || err == -ENOTDIR)
 		note(r, path, "absent");
+	else if ((err == -SP_EFORMAT || err == -SP_ELIMIT) && d.msg[0] != '\0')
+		note(r, path, d.msg);	/* what is wrong with the ELF file */
 	else if (err)
 		note(r, path, sp_strerror(err));
 	return err ? 1 : 0;

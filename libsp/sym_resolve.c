@@ -45,6 +45,26 @@ hex_id(char *out, const uint8_t *id, size_t len)
 }
 
 int
+sym_report_damaged(struct sym_ctx *c, const char *path, const char *what,
+    int err)
+{
+	struct sp_sym_report *rep = c->rep;
+	struct sp_sym_damaged *v;
+
+	v = realloc(rep->damaged, (rep->ndamaged + 1) * sizeof(*v));
+	if (v == NULL)
+		return -ENOMEM;
+	rep->damaged = v;
+	v += rep->ndamaged++;
+	(void)snprintf(v->path, sizeof(v->path), "%s", path != NULL ? path :
+	    "(in memory)");
+	(void)snprintf(v->what, sizeof(v->what), "%s: %s", what,
+	    err == -SP_EFORMAT ? "malformed" : err == -SP_ENOTFOUND ?
+	    "no PT_LOAD holds a recorded file offset" : sp_strerror(err));
+	return 0;
+}
+
+int
 sym_report_missing(struct sym_ctx *c, const char *path, const uint8_t *id,
     size_t id_len, const char *tried, unsigned mism, size_t *index)
 {
