@@ -90,5 +90,7 @@ MERGE=build/asan/sp-merge/sp-merge cli tests/cli/merge.sh merge-asan
 DUMP=build/asan/sp-dump/sp-dump SYM=build/asan/sp-sym/sp-sym \
     FOLD=build/asan/sp-fold/sp-fold MERGE=build/asan/sp-merge/sp-merge \
     cli tests/cli/bad.sh bad-asan
+# sp-sym on hostile ELF and DWARF once more under ASan+UBSan.
+SYM=build/asan/sp-sym/sp-sym cli tests/cli/hostile.sh hostile-asan
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
