@@ -208,6 +208,7 @@ sp_bundle_binary(struct sp_bundle *b, int fd, const uint8_t *build_id,
     size_t len, const char *origin)
 {
 	char hex[2 * 64 + 1], name[160];
+	struct stat st;
 	size_t i;
 	int err;
 
@@ -216,7 +217,11 @@ sp_bundle_binary(struct sp_bundle *b, int fd, const uint8_t *build_id,
 	for (i = 0; i < len; i++)
 		(void)snprintf(hex + 2 * i, 3, "%02x", build_id[i]);
 	(void)snprintf(name, sizeof(name), "binaries/%s", hex);
-	if (faccessat(b->dirfd, name, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+	/* Kept already, by this run or an earlier one into the same
+	 * directory.  Anything else there (a symlink planted to make
+	 * sp-sym read another file) is replaced. */
+	if (fstatat(b->dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    S_ISREG(st.st_mode))
 		return 0;
 	if (lseek(fd, 0, SEEK_SET) < 0)
 		return -errno;
