@@ -92,5 +92,8 @@ DUMP=build/asan/sp-dump/sp-dump SYM=build/asan/sp-sym/sp-sym \
     cli tests/cli/bad.sh bad-asan
 # sp-sym on hostile ELF and DWARF once more under ASan+UBSan.
 SYM=build/asan/sp-sym/sp-sym cli tests/cli/hostile.sh hostile-asan
+# The path tests once more with the recorder and sp-sym under ASan+UBSan.
+RECORD=build/asan/sp-record/sp-record SYM=build/asan/sp-sym/sp-sym \
+    cli tests/cli/paths.sh paths-asan
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
