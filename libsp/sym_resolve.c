@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "sp/bundle.h"
 #include "sp/format.h"
 #include "sym_int.h"
 
@@ -146,7 +147,8 @@ pmap_read(const struct sym_ctx *c, uint32_t pid)
 		n = snprintf(path, sizeof(path), "%s/perf-maps/perf-%u.map",
 		    c->o->bundle, pid);
 		if (n > 0 && (size_t)n < sizeof(path) &&
-		    sp_perf_map_open(path, uid, &m, NULL) == 0)
+		    sp_bundle_check(c->o->bundle, path + strlen(c->o->bundle) +
+		    1) == 0 && sp_perf_map_open(path, uid, &m, NULL) == 0)
 			return m;
 	}
 	n = snprintf(path, sizeof(path), "%s/perf-%u.map",
@@ -241,7 +243,13 @@ kallsyms_load(struct sym_ctx *c)
 	c->ktried = 1;
 	if (src == NULL && c->o->bundle != NULL) {
 		(void)snprintf(path, sizeof(path), "%s/kallsyms", c->o->bundle);
-		if (access(path, F_OK) == 0)
+		err = sp_bundle_check(c->o->bundle, "kallsyms");
+		if (err == -ELOOP || err == -EPERM || err == -EINVAL) {
+			(void)snprintf(k, cap, "%.200s: %s: not read", path,
+			    err == -ELOOP ? "a symlink" : "not a regular file");
+			return;
+		}
+		if (err == 0)
 			src = path;
 	}
 	if (src == NULL) {
