@@ -18,6 +18,7 @@ rm -rf "$TMP"/* && mkdir -p "$TMP/lib dir" "$TMP/empty"
 L=$PWD/$TMP/lib\ dir
 NL=$'b\nnewline.so'
 libs() {
+	mkdir -p "$L"
 	cp $W/liba.so "$L/a space.so"
 	cp $W/libb.so "$L/$NL"
 	cp $W/libc3.so "$L/c-gone.so"
@@ -119,7 +120,41 @@ truncate -s 300M "$TMP/maps/perf-$jpid.map"	# sparse: over the 256 MiB cap
 n=$(bash -c "ulimit -v $VMEM; $(declare -f run jitsym); SYM=$SYM TMP=$TMP DUMP=$DUMP; jitsym")
 check "perf map: one over 256 MiB is refused, within 256 MiB of memory" \
     test "$n" -eq 0
-rm -f "$TMP/maps/perf-$jpid.map" "/tmp/perf-$jpid.map"
+rm -f "$TMP/maps/perf-$jpid.map"
+
+# --- sp-sym --bundle reads nothing outside the bundle through a symlink.
+aid=$(readelf -n $W/liba.so | sed -n 's/.*Build ID: //p')
+rm -rf "$TMP/B7" && cp -a "$TMP/B1" "$TMP/B7" && rm -rf "$L"
+cp $W/liba.so "$TMP/outside/a.so"	# the right build-id, outside
+ln -sf "$PWD/$TMP/outside/a.so" "$TMP/B7/binaries/$aid"
+run $SYM --bundle "$TMP/B7" -d "$TMP/empty" --kallsyms /dev/null \
+    -o "$TMP/s7.spl" "$TMP/launch.spl"
+check "bundle symlink: the others still resolve from the bundle" \
+    named "$TMP/s7.spl" "$TMP/launch.out" "B C"
+check "bundle symlink: the symlinked binary is not read" \
+    test -z "$(where "$TMP/s7.spl" "$TMP/launch.out" | grep '^A')"
+check "bundle symlink: and the report says so" \
+    has "binaries/$aid (a symlink: not read outside the bundle)" "$ERR"
+mkdir -p "$TMP/B8/perf-maps"
+cp "$TMP/outside/real.map" "$TMP/B8/perf-maps/perf-$jpid.map"
+bsym() {
+	run $SYM --bundle "$TMP/B8" --perf-maps all --perf-map-dir "$TMP/empty" \
+	    -d "$TMP/empty" -o "$TMP/j.spl" "$TMP/jit.spl"
+	$DUMP "$TMP/j.spl" | grep -c 'jit_spin_loop'
+}
+check "bundle perf map: read from the bundle" test "$(bsym)" -gt 0
+mkdir -p "$TMP/outside/pm"
+mv "$TMP/B8/perf-maps/perf-$jpid.map" "$TMP/outside/pm/"
+rmdir "$TMP/B8/perf-maps"
+ln -s "$PWD/$TMP/outside/pm" "$TMP/B8/perf-maps"
+ln -s /proc/kallsyms "$TMP/B8/kallsyms"
+check "bundle perf map: not through a symlinked perf-maps" test "$(bsym)" -eq 0
+# The reference spool (tests/mkspool.c) has kernel frames.
+build/glibc/mkspool ref "$TMP/ref.spl" 10
+run $SYM --bundle "$TMP/B8" -o "$TMP/r.spl" "$TMP/ref.spl"
+check "bundle kallsyms: a symlink is not read, and said so" \
+    has "kernel symbols: $TMP/B8/kallsyms: a symlink: not read" "$ERR"
+rm -f "/tmp/perf-$jpid.map"
 
 # --- sp-record --bundle never writes through a planted symlink.
 did=$(readelf -n $W/dlpaths | sed -n 's/.*Build ID: //p')
