@@ -37,7 +37,9 @@ struct sp_sym_options {
 	const char *const *debug_dirs; /* NULL: {SP_DEBUG_DIR_DEFAULT} */
 	size_t ndebug_dirs;
 	const char *sysroot;         /* NULL: none */
-	const char *bundle;          /* NULL: none; else used before this host */
+	const char *bundle;          /* NULL: none; else used before this host
+	                              * (no file reached through a symlink,
+	                              * sp_bundle_check) */
 	const char *perf_map_dir;    /* NULL: "/tmp" */
 	const uint32_t *perf_map_pids; /* also read these pids' perf maps */
 	size_t nperf_map_pids;
