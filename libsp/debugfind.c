@@ -126,7 +126,7 @@ binary_at(struct search *r, const char *path)
 static int
 bundle_binary(struct search *r, const char *path, const char *idhex)
 {
-	char rel[sizeof("binaries/") + 2 * SP_ELF_BUILD_ID_MAX];
+	char rel[sizeof("binaries/") + 2 * (size_t)SP_ELF_BUILD_ID_MAX];
 	int err;
 
 	(void)snprintf(rel, sizeof(rel), "binaries/%s", idhex);
