@@ -208,6 +208,7 @@ sp_bundle_binary(struct sp_bundle *b, int fd, const uint8_t *build_id,
     size_t len, const char *origin)
 {
 	char hex[2 * 64 + 1], name[160];
+	struct stat st;
 	size_t i;
 	int err;
 
@@ -216,7 +217,11 @@ sp_bundle_binary(struct sp_bundle *b, int fd, const uint8_t *build_id,
 	for (i = 0; i < len; i++)
 		(void)snprintf(hex + 2 * i, 3, "%02x", build_id[i]);
 	(void)snprintf(name, sizeof(name), "binaries/%s", hex);
-	if (faccessat(b->dirfd, name, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+	/* Kept already, by this run or an earlier one into the same
+	 * directory.  Anything else there (a symlink planted to make
+	 * sp-sym read another file) is replaced. */
+	if (fstatat(b->dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    S_ISREG(st.st_mode))
 		return 0;
 	if (lseek(fd, 0, SEEK_SET) < 0)
 		return -errno;
@@ -245,6 +250,59 @@ sp_bundle_finish(struct sp_bundle *b)
 		err = -errno;
 	if (close(fd) < 0 && err == 0)
 		err = -errno;
+	return err;
+}
+
+/* One step of sp_bundle_check: name below dirfd, a directory or the file. */
+static int
+check_at(int dirfd, const char *name, int last)
+{
+	struct stat st;
+
+	if (name[0] == '\0' || strcmp(name, ".") == 0 ||
+	    strcmp(name, "..") == 0)
+		return -EINVAL;
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return -errno;
+	if (S_ISLNK(st.st_mode))
+		return -ELOOP;
+	if (last ? !S_ISREG(st.st_mode) : !S_ISDIR(st.st_mode))
+		return -EPERM;
+	return 0;
+}
+
+int
+sp_bundle_check(const char *dir, const char *rel)
+{
+	char name[256];
+	const char *p = rel, *slash;
+	int fd, next, err = 0;
+
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	while (err == 0) {
+		slash = strchr(p, '/');
+		if ((slash != NULL ? (size_t)(slash - p) : strlen(p)) >=
+		    sizeof(name)) {
+			err = -ENAMETOOLONG;
+			break;
+		}
+		(void)snprintf(name, sizeof(name), "%.*s", slash != NULL ?
+		    (int)(slash - p) : (int)strlen(p), p);
+		err = check_at(fd, name, slash == NULL);
+		if (err != 0 || slash == NULL)
+			break;
+		next = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+		    O_CLOEXEC);
+		if (next < 0)
+			err = -errno;
+		(void)close(fd);
+		fd = next;
+		p = slash + 1;
+	}
+	if (fd >= 0)
+		(void)close(fd);
 	return err;
 }
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sp/bundle.h"
 #include "sp/debugfind.h"
 
 /* One search: its inputs and what it found so far. */
@@ -59,12 +60,17 @@ id_matches(const struct search *r, const struct sp_elf_file *f)
 static int
 try_open(struct search *r, const char *path, struct sp_elf_file **f)
 {
-	int err = sp_elf_file_open(path, f, NULL);
+	struct sp_diag d;
+	int err;
 
+	d.msg[0] = '\0';
+	err = sp_elf_file_open(path, f, &d);
 	if (err == -ENOMEM)
 		return err;
 	if (err == -ENOENT || err == -ENOTDIR)
 		note(r, path, "absent");
+	else if ((err == -SP_EFORMAT || err == -SP_ELIMIT) && d.msg[0] != '\0')
+		note(r, path, d.msg);	/* what is wrong with the ELF file */
 	else if (err)
 		note(r, path, sp_strerror(err));
 	return err ? 1 : 0;
@@ -116,6 +122,23 @@ binary_at(struct search *r, const char *path)
 	return 0;
 }
 
+/* The bundle's copy, only if it is inside the bundle (sp_bundle_check). */
+static int
+bundle_binary(struct search *r, const char *path, const char *idhex)
+{
+	char rel[sizeof("binaries/") + 2 * (size_t)SP_ELF_BUILD_ID_MAX];
+	int err;
+
+	(void)snprintf(rel, sizeof(rel), "binaries/%s", idhex);
+	err = sp_bundle_check(r->s->bundle, rel);
+	if (err == -ENOENT || err == -ENOTDIR)
+		note(r, path, "absent");
+	else if (err < 0)
+		note(r, path, err == -ELOOP ? "a symlink: not read outside "
+		    "the bundle" : sp_strerror(err));
+	return err < 0 ? 0 : binary_at(r, path);
+}
+
 static int
 find_binary(struct search *r)
 {
@@ -127,7 +150,7 @@ find_binary(struct search *r)
 	    r->id_len <= SP_ELF_BUILD_ID_MAX) {
 		hex(idhex, r->id, r->id_len);
 		if (join(buf, r->s->bundle, "/binaries/", idhex) == 0)
-			err = binary_at(r, buf);
+			err = bundle_binary(r, buf, idhex);
 	}
 	for (i = 0; i < r->nroots && err == 0; i++)
 		if (join(buf, r->roots[i], r->path, "") == 0)

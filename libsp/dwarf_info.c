@@ -72,6 +72,12 @@ dw_units_scan(struct sp_dwarf *d)
 		unit_header(&d->s.info, off, &u, &next);
 		if (next == 0)
 			break;
+		/* One that cannot be read (an empty or unknown-version unit)
+		 * is not kept: a section of zeros is a million of them. */
+		if (u.type == 0) {
+			off = next;
+			continue;
+		}
 		p = dw_grow(d->units, d->nunits, &cap, sizeof(*p));
 		if (p == NULL)
 			return -ENOMEM;

@@ -298,7 +298,8 @@ read_names(struct sp_elf_file *f, const struct ehdr *h, struct sp_diag *d)
 	if (err)
 		return diag_set(d, f->sh[h->shstrndx].offset, err,
 		    "section name table (section %u): %s", h->shstrndx,
-		    sp_strerror(err));
+		    err == -SP_EFORMAT ? "outside the file, or badly "
+		    "compressed" : sp_strerror(err));
 	f->shstrndx = h->shstrndx;
 	return 0;
 }

@@ -142,6 +142,23 @@ sp_parse_maps_line(const char *line, size_t len, struct sp_map *m)
 	return 0;
 }
 
+size_t
+sp_maps_path_unescape(char *path, size_t len)
+{
+	size_t i, o = 0;
+
+	for (i = 0; i < len; i++) {
+		if (path[i] == '\\' && len - i >= 4 &&
+		    memcmp(path + i + 1, "012", 3) == 0) {
+			path[o++] = '\n';
+			i += 3;
+		} else {
+			path[o++] = path[i];
+		}
+	}
+	return o;
+}
+
 int
 sp_proc_tasks(pid_t pid, pid_t **tids, size_t *n)
 {

@@ -32,6 +32,15 @@ int sp_read_file(const char *path, size_t max, char **out, size_t *len);
 int sp_parse_maps_line(const char *line, size_t len, struct sp_map *m);
 
 /*
+ * Undoes the one escape of a maps path in place: the kernel writes a
+ * newline as \012 (fs/proc/task_mmu.c: seq_file_path(m, file, "\n")), as
+ * PERF_RECORD_MMAP2 does not, so both name a file alike.  A backslash is
+ * not escaped, so a name with a real "\012" in it cannot be told apart.
+ * Returns the new length.
+ */
+size_t sp_maps_path_unescape(char *path, size_t len);
+
+/*
  * Lists the threads of pid into a new array (*tids, to free).  Returns 0
  * or -errno (ESRCH when the process is gone).
  */

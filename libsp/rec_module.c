@@ -257,6 +257,9 @@ rec_scan_maps(struct sp_recorder *r, struct rec_proc *p)
 		if (sp_parse_maps_line(line, (size_t)(nl - line), &m) < 0 ||
 		    !m.exec)
 			continue;
+		/* m.path points into buf, which is ours to change. */
+		m.path_len = sp_maps_path_unescape(buf + (m.path - buf),
+		    m.path_len);
 		err = rec_add_mapping(r, p, m.start, m.end - m.start, m.offset,
 		    m.inode, m.dev_major, m.dev_minor, m.path, m.path_len);
 		if (err)

@@ -34,9 +34,13 @@ sym_files_free(struct sym_ctx *c)
 	c->nfiles = c->capfiles = c->capfile_of = 0;
 }
 
-/* The DWARF sections of f, bytes owned by f. */
+/*
+ * The DWARF sections of f, bytes owned by f.  A section that cannot be
+ * read (malformed, compressed beyond belief, over SP_ELF_SECTION_MAX) is
+ * left out and reported; the index uses what is left.
+ */
 static int
-dwarf_open(struct sp_elf_file *f, struct sp_dwarf **out)
+dwarf_open(struct sym_ctx *c, struct sp_elf_file *f, struct sp_dwarf **out)
 {
 	static const struct {
 		const char *name;
@@ -68,16 +72,23 @@ dwarf_open(struct sp_elf_file *f, struct sp_dwarf **out)
 		err = sp_elf_file_section(f, secs[i].name, &b->p, &b->len);
 		if (err == -ENOMEM)
 			return err;
-		if (err < 0) {
+		if (err < 0 && err != -SP_ENOTFOUND &&
+		    (err = sym_report_damaged(c, sp_elf_file_path(f),
+		    secs[i].name, err)) < 0)
+			return err;
+		if (err < 0 || b->len == 0) {
 			b->p = NULL;
 			b->len = 0;
 		}
 	}
-	return sp_dwarf_open(&s, out);
+	err = sp_dwarf_open(&s, out);
+	if (err < 0 && err != -SP_ENOTFOUND && err != -ENOMEM)
+		return sym_report_damaged(c, sp_elf_file_path(f), "DWARF", err);
+	return err;
 }
 
 static int
-syms_of(struct sp_elf_file *f, struct sp_elf_syms **out)
+syms_of(struct sym_ctx *c, struct sp_elf_file *f, struct sp_elf_syms **out)
 {
 	int err;
 
@@ -88,6 +99,9 @@ syms_of(struct sp_elf_file *f, struct sp_elf_syms **out)
 		sp_elf_syms_free(*out);
 		*out = NULL;
 	}
+	if (err < 0 && err != -ENOMEM)
+		return sym_report_damaged(c, sp_elf_file_path(f),
+		    ".symtab and .dynsym", err);
 	return err == -ENOMEM ? err : 0;
 }
 
@@ -110,14 +124,14 @@ file_open(struct sym_ctx *c, struct sym_file *fl)
 	if (err == -ENOMEM)
 		return err;
 	c->rep->mismatches += fl->found.mismatches;
-	if ((err = syms_of(fl->found.debug, &fl->dsyms)) < 0 ||
-	    (err = syms_of(fl->found.binary, &fl->bsyms)) < 0)
+	if ((err = syms_of(c, fl->found.debug, &fl->dsyms)) < 0 ||
+	    (err = syms_of(c, fl->found.binary, &fl->bsyms)) < 0)
 		return err;
 	dw = fl->found.debug;
 	if (dw == NULL || !sp_elf_file_has_section(dw, ".debug_info"))
 		dw = fl->found.binary;
 	if (dw != NULL && sp_elf_file_has_section(dw, ".debug_info")) {
-		err = dwarf_open(dw, &fl->dwarf);
+		err = dwarf_open(c, dw, &fl->dwarf);
 		if (err == -ENOMEM)
 			return err;
 	}
@@ -261,6 +275,8 @@ name_frame(struct sym_ctx *c, struct sym_file *f, uint64_t vaddr,
 		n = sp_dwarf_lookup(f->dwarf, vaddr, df, SP_INLINE_MAX);
 		if (n == -ENOMEM)
 			return n;
+		if (n < 0 && n != -SP_ENOTFOUND)
+			c->rep->dwarf_errors++;
 	}
 	for (i = 0; i < n; i++) {
 		fn = df[i].function;
@@ -297,6 +313,14 @@ sym_elf_frame(struct sym_ctx *c, uint32_t module_id,
 		return r;
 	if (f->state > 0 && file_vaddr(f, rel_ip, &vaddr) == 0)
 		r = name_frame(c, f, vaddr, &outer);
+	else if (f->state > 0 && !f->unmapped) {
+		/* The file's segments do not hold what was mapped. */
+		f->unmapped = 1;
+		r = sym_report_damaged(c, f->path, "program headers",
+		    -SP_ENOTFOUND);
+		if (r < 0)
+			return r;
+	}
 	if (r == 0 && f->missing > 0)
 		c->rep->missing[f->missing - 1].frames++;
 	/* file_get took only modules with a path. */

@@ -27,6 +27,7 @@ struct sym_file {
 	struct sp_elf_syms *bsyms;   /* the binary's symbols, or NULL */
 	struct sp_dwarf *dwarf;      /* over the file with .debug_info */
 	size_t missing;              /* index + 1 in the report, 0 none */
+	int unmapped;                /* reported: an offset outside PT_LOAD */
 };
 
 /* A process's perf map, read at most once. */
@@ -100,6 +101,10 @@ int sym_add_line(struct sym_ctx *c, const char *function, size_t flen,
  * sym_ctx_fini (ELF and DWARF bytes of the file cache). */
 int sym_add_stable_line(struct sym_ctx *c, const char *function, size_t flen,
     const char *file, size_t filelen, uint32_t line);
+
+/* Records a table of path skipped because of err (not -ENOMEM). */
+int sym_report_damaged(struct sym_ctx *c, const char *path, const char *what,
+    int err);
 
 /* Records a module that could not be used; returns its index + 1. */
 int sym_report_missing(struct sym_ctx *c, const char *path,

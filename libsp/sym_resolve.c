@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "sp/bundle.h"
 #include "sp/format.h"
 #include "sym_int.h"
 
@@ -85,6 +86,26 @@ hex_id(char *out, const uint8_t *id, size_t len)
 	for (i = 0; i < len && i < SP_BUILD_ID_MAX; i++)
 		(void)snprintf(out + 2 * i, 3, "%02x", id[i]);
 	out[2 * i] = '\0';
+}
+
+int
+sym_report_damaged(struct sym_ctx *c, const char *path, const char *what,
+    int err)
+{
+	struct sp_sym_report *rep = c->rep;
+	struct sp_sym_damaged *v;
+
+	v = realloc(rep->damaged, (rep->ndamaged + 1) * sizeof(*v));
+	if (v == NULL)
+		return -ENOMEM;
+	rep->damaged = v;
+	v += rep->ndamaged++;
+	(void)snprintf(v->path, sizeof(v->path), "%s", path != NULL ? path :
+	    "(in memory)");
+	(void)snprintf(v->what, sizeof(v->what), "%s: %s", what,
+	    err == -SP_EFORMAT ? "malformed" : err == -SP_ENOTFOUND ?
+	    "no PT_LOAD holds a recorded file offset" : sp_strerror(err));
+	return 0;
 }
 
 int
@@ -171,7 +192,8 @@ pmap_read(const struct sym_ctx *c, uint32_t pid, uint32_t uid_plus1)
 		n = snprintf(path, sizeof(path), "%s/perf-maps/perf-%u.map",
 		    c->o->bundle, pid);
 		if (n > 0 && (size_t)n < sizeof(path) &&
-		    sp_perf_map_open(path, uid, &m, NULL) == 0)
+		    sp_bundle_check(c->o->bundle, path + strlen(c->o->bundle) +
+		    1) == 0 && sp_perf_map_open(path, uid, &m, NULL) == 0)
 			return m;
 	}
 	if (uid_plus1 != 0)
@@ -269,7 +291,13 @@ kallsyms_load(struct sym_ctx *c)
 	c->ktried = 1;
 	if (src == NULL && c->o->bundle != NULL) {
 		(void)snprintf(path, sizeof(path), "%s/kallsyms", c->o->bundle);
-		if (access(path, F_OK) == 0)
+		err = sp_bundle_check(c->o->bundle, "kallsyms");
+		if (err == -ELOOP || err == -EPERM || err == -EINVAL) {
+			(void)snprintf(k, cap, "%.200s: %s: not read", path,
+			    err == -ELOOP ? "a symlink" : "not a regular file");
+			return;
+		}
+		if (err == 0)
 			src = path;
 	}
 	if (src == NULL) {

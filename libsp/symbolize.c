@@ -241,5 +241,6 @@ sp_sym_report_fini(struct sp_sym_report *rep)
 	if (rep == NULL)
 		return;
 	free(rep->missing);
+	free(rep->damaged);
 	memset(rep, 0, sizeof(*rep));
 }

@@ -76,7 +76,8 @@ static void
 bad_input(const struct opts *o, const char *path, const char *what,
     const struct sp_diag *d, int rc)
 {
-	if (d->msg[0] != '\0' && rc != -SP_ETRUNC && d->offset != 0)
+	/* A format error names its offset, 0 too (a bad magic), as sp-dump. */
+	if (d->msg[0] != '\0' && rc != -SP_ETRUNC && rc <= -SP_EFORMAT)
 		warnx("%s: %soffset 0x%llx: %s", path, what, d->offset,
 		    d->msg);
 	else

@@ -202,6 +202,12 @@ print_report(const struct opts *o, const struct sp_sym_report *r)
 			    "with --bundle-binaries), or pass --sysroot\n",
 			    m->build_id, m->build_id + 2, m->build_id);
 	}
+	for (i = 0; i < r->ndamaged; i++)
+		(void)fprintf(stderr, "sp-sym: %s: skipped %s\n",
+		    r->damaged[i].path, r->damaged[i].what);
+	if (r->dwarf_errors)
+		(void)fprintf(stderr, "sp-sym: %" PRIu64 " frames: malformed "
+		    "DWARF, named without it\n", r->dwarf_errors);
 	if (r->stale_symbols)
 		(void)fprintf(stderr, "sp-sym: %" PRIu64 " input symbols not "
 		    "next to their frame were replaced\n", r->stale_symbols);

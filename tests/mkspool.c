@@ -218,6 +218,162 @@ bad_refs(const char *dir)
 	    "to an undefined host or string");
 }
 
+/*
+ * One record with one thing wrong, after the minimal definitions when
+ * defs is set (so it sits at 0xe8, else at 0xd8).  Found by review of
+ * docs/spool-format.md against codec.c and defs.c, and by fuzzing.
+ */
+struct bad_case {
+	const char *name;
+	int defs;
+	uint8_t kind;
+	uint8_t len;
+	const uint8_t payload[24];
+	const char *expect;
+};
+
+#define PAYLOAD_FIELDS "record payload ends inside its fields, or a field " \
+	"is out of range"
+
+static const struct bad_case bad_cases[] = {
+	/* SYMBOL: frame, origin, flags, module name, count, lines. */
+	{ "symbol-count-zero", 1, SP_REC_SYMBOL, 5, { 1, 2, 0, 0, 0 },
+	    "symbol has 0 or more than 64 logical frames" },
+	{ "symbol-count-65", 1, SP_REC_SYMBOL, 5, { 1, 2, 0, 0, 65 },
+	    "symbol has 0 or more than 64 logical frames" },
+	{ "symbol-count-huge", 1, SP_REC_SYMBOL, 9,
+	    { 1, 2, 0, 0, 0xff, 0xff, 0xff, 0xff, 0x0f },
+	    "symbol has 0 or more than 64 logical frames" },
+	{ "symbol-lines-short", 1, SP_REC_SYMBOL, 8,
+	    { 1, 2, 0, 0, 3, 0, 0, 0 }, PAYLOAD_FIELDS },
+	{ "symbol-frame-zero", 1, SP_REC_SYMBOL, 8,
+	    { 0, 2, 0, 0, 1, 0, 0, 0 }, "symbol has no frame" },
+	{ "symbol-origin-zero", 1, SP_REC_SYMBOL, 8,
+	    { 1, 0, 0, 0, 1, 0, 0, 0 }, "symbol origin out of range" },
+	{ "symbol-origin-5", 1, SP_REC_SYMBOL, 8,
+	    { 1, 5, 0, 0, 1, 0, 0, 0 }, "symbol origin out of range" },
+	{ "symbol-undefined-frame", 1, SP_REC_SYMBOL, 8,
+	    { 2, 2, 0, 0, 1, 0, 0, 0 },
+	    "symbol refers to an undefined frame or string" },
+	{ "symbol-undefined-module-name", 1, SP_REC_SYMBOL, 8,
+	    { 1, 2, 0, 1, 1, 0, 0, 0 },
+	    "symbol refers to an undefined frame or string" },
+	{ "symbol-undefined-function", 1, SP_REC_SYMBOL, 8,
+	    { 1, 2, 0, 0, 1, 1, 0, 0 },
+	    "symbol line refers to an undefined string" },
+	{ "symbol-undefined-file", 1, SP_REC_SYMBOL, 8,
+	    { 1, 2, 0, 0, 1, 0, 1, 0 },
+	    "symbol line refers to an undefined string" },
+	/* NODE: a parent that is the node itself would make a cycle. */
+	{ "node-self-parent", 1, SP_REC_NODE, 2, { 2, 1 },
+	    "stack node refers to an undefined node or frame" },
+	{ "node-frame-zero", 1, SP_REC_NODE, 2, { 1, 0 },
+	    "stack node has no frame" },
+	{ "node-undefined-frame", 1, SP_REC_NODE, 2, { 1, 2 },
+	    "stack node refers to an undefined node or frame" },
+	/* Hosts, modules, frames, threads, samples. */
+	{ "thread-undefined-host", 0, SP_REC_THREAD, 4, { 1, 1, 1, 0 },
+	    "thread refers to an undefined host or string" },
+	{ "module-undefined-host", 0, SP_REC_MODULE, 10,
+	    { 1, 1, 0, 0, 1, 0, 0, 0, 0, 0 },
+	    "module refers to an undefined host or string" },
+	{ "module-undefined-path", 0, SP_REC_MODULE, 10,
+	    { 0, 1, 0, 0, 1, 0, 0, 0, 0, 1 },
+	    "module refers to an undefined host or string" },
+	{ "module-range-wraps", 0, SP_REC_MODULE, 19,
+	    { 0, 1, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+	    0x01, 2, 0, 0, 0, 0, 0 },
+	    "module address range is empty or wraps" },
+	{ "frame-undefined-module", 0, SP_REC_FRAME, 4, { 1, 0, 16, 16 },
+	    "frame refers to an undefined module" },
+	{ "frame-marker-with-module", 0, SP_REC_FRAME, 4, { 1, 2, 0, 0 },
+	    "truncated-stack marker frame has a module" },
+	{ "str-beyond-record", 0, SP_REC_HOST, 10,
+	    { 1, 'h', 0, 0, 0, 5, 1, 2, 3, 4 }, PAYLOAD_FIELDS },
+	{ "host-boot-id-3", 0, SP_REC_HOST, 9,
+	    { 1, 'h', 0, 0, 0, 3, 1, 2, 3 },
+	    "host boot id is neither 0 nor 16 bytes" },
+	{ "sample-no-thread", 1, SP_REC_SAMPLE, 4, { 0, 1, 2, 0 },
+	    "sample has no thread" },
+	{ "sample-undefined-stack", 1, SP_REC_SAMPLE, 4, { 1, 2, 2, 0 },
+	    "sample refers to an undefined thread or stack" },
+	/* Timed records. */
+	{ "python-status-2", 0, SP_REC_PYTHON, 4, { 2, 0, 1, 2 },
+	    "python status is neither 0 nor 1" },
+	{ "python-undefined-host", 0, SP_REC_PYTHON, 4, { 2, 1, 1, 1 },
+	    "python record refers to an undefined host" },
+	{ "proc-event-9", 0, SP_REC_PROC, 8, { 2, 9, 0, 1, 1, 0, 0, 0 },
+	    "process event is not fork, exec, comm or exit" },
+	{ "proc-undefined-comm", 0, SP_REC_PROC, 8, { 2, 2, 0, 1, 1, 0, 0, 1 },
+	    "process event refers to an undefined host or string" },
+	/* RAWSTACK: nregs, nregs x u64, stack. */
+	{ "rawstack-regs-65", 0, SP_REC_RAWSTACK, 2, { 65, 0 },
+	    "raw stack has too many registers" },
+	{ "rawstack-regs-huge", 0, SP_REC_RAWSTACK, 6,
+	    { 0xff, 0xff, 0xff, 0xff, 0x0f, 0 },
+	    "raw stack has too many registers" },
+	{ "rawstack-regs-short", 0, SP_REC_RAWSTACK, 10,
+	    { 2, 1, 2, 3, 4, 5, 6, 7, 8, 0 }, PAYLOAD_FIELDS },
+	{ "rawstack-stack-long", 0, SP_REC_RAWSTACK, 4, { 0, 9, 1, 2 },
+	    PAYLOAD_FIELDS },
+	/* Varints and framing. */
+	{ "varint-truncated", 0, SP_REC_THREAD, 2, { 0, 0x81 },
+	    PAYLOAD_FIELDS },
+	{ "varint-11-bytes", 0, SP_REC_THREAD, 14, { 0, 0x80, 0x80, 0x80, 0x80,
+	    0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00, 1, 0 }, PAYLOAD_FIELDS },
+	{ "id-over-32-bits", 0, SP_REC_THREAD, 8,
+	    { 0, 1, 1, 0x80, 0x80, 0x80, 0x80, 0x10 }, PAYLOAD_FIELDS },
+	{ "end-short", 0, SP_REC_END, 3, { 0, 0, 0 },
+	    "end record is not 4 bytes" },
+};
+
+/* SUMMARY counter names: 1..64 bytes. */
+static void
+bad_summary(const char *dir)
+{
+	uint8_t p[80];
+	struct raw r;
+
+	memset(p, 'n', sizeof(p));
+	p[0] = 1;  /* one counter */
+	p[1] = 65; /* name length */
+	p[67] = 0; /* value */
+	raw_header(&r);
+	raw_rec(&r, SP_REC_SUMMARY, p, 68);
+	save(dir, "summary-name-65", &r, "offset 0xd8: summary counter name "
+	    "is empty or over 64 bytes");
+	p[0] = 2;
+	p[1] = 64;
+	p[66] = 0;
+	p[67] = 0; /* the second name is empty */
+	p[68] = 0;
+	raw_header(&r);
+	raw_rec(&r, SP_REC_SUMMARY, p, 69);
+	save(dir, "summary-name-empty", &r, "offset 0xd8: summary counter "
+	    "name is empty or over 64 bytes");
+}
+
+static void
+bad_table(const char *dir)
+{
+	char expect[256];
+	const struct bad_case *b;
+	struct raw r;
+	size_t i;
+
+	for (i = 0; i < sizeof(bad_cases) / sizeof(bad_cases[0]); i++) {
+		b = &bad_cases[i];
+		raw_header(&r);
+		if (b->defs)
+			raw_defs(&r);
+		(void)snprintf(expect, sizeof(expect), "offset 0x%zx: %s",
+		    r.len, b->expect);
+		raw_rec(&r, b->kind, b->payload, b->len);
+		save(dir, b->name, &r, expect);
+	}
+	bad_summary(dir);
+}
+
 static void
 write_ref(const char *path, size_t n, int finish)
 {
@@ -251,6 +407,7 @@ main(int argc, char **argv)
 		bad_framing(argv[2]);
 		bad_fields(argv[2]);
 		bad_refs(argv[2]);
+		bad_table(argv[2]);
 	} else {
 		(void)fprintf(stderr, "usage: mkspool ref|cut FILE [NSAMPLES]"
 		    " | mkspool bad DIR\n");

@@ -73,6 +73,7 @@ regress dwinfo fuzz/corpus/dwinfo
 regress fold fuzz/corpus/fold
 regress flame fuzz/corpus/flame
 regress merge fuzz/corpus/merge
+regress sym fuzz/corpus/sym tests/bad
 for s in tests/cli/*.sh; do
 	cli "$s"
 done
@@ -86,5 +87,14 @@ FOLD=build/asan/sp-fold/sp-fold cli tests/cli/fold.sh fold-asan
 FLAME=build/asan/sp-flame/sp-flame NO_BROWSER=1 cli tests/cli/flame.sh flame-asan
 # sp-merge once more, built with ASan+UBSan.
 MERGE=build/asan/sp-merge/sp-merge cli tests/cli/merge.sh merge-asan
+# The readers over tests/bad and the corpora once more under ASan+UBSan.
+DUMP=build/asan/sp-dump/sp-dump SYM=build/asan/sp-sym/sp-sym \
+    FOLD=build/asan/sp-fold/sp-fold MERGE=build/asan/sp-merge/sp-merge \
+    cli tests/cli/bad.sh bad-asan
+# sp-sym on hostile ELF and DWARF once more under ASan+UBSan.
+SYM=build/asan/sp-sym/sp-sym cli tests/cli/hostile.sh hostile-asan
+# The path tests once more with the recorder and sp-sym under ASan+UBSan.
+RECORD=build/asan/sp-record/sp-record SYM=build/asan/sp-sym/sp-sym \
+    cli tests/cli/paths.sh paths-asan
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

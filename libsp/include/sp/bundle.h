@@ -62,4 +62,18 @@ int sp_bundle_wants_binaries(const struct sp_bundle *b);
 
 void sp_bundle_free(struct sp_bundle *b);
 
+/*
+ * For readers: whether rel ("binaries/ID", "perf-maps/perf-PID.map",
+ * "kallsyms") inside the bundle directory dir may be read.  Every
+ * directory on the way must be a real directory and rel a regular file,
+ * none of them a symlink, and no component "." or "..": a bundle made
+ * elsewhere cannot point the reader at a file outside it.  (dir itself
+ * is the caller's choice and may be reached through a symlink.)  The
+ * check is by name, so a bundle the reader shares with a hostile writer
+ * can still be changed between check and open.  Returns 0, -ELOOP (a
+ * symlink), -EINVAL (a dot component), -EPERM (not a regular file or
+ * directory), or -errno (-ENOENT...).
+ */
+int sp_bundle_check(const char *dir, const char *rel);
+
 #endif

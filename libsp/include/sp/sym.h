@@ -37,7 +37,9 @@ struct sp_sym_options {
 	const char *const *debug_dirs; /* NULL: {SP_DEBUG_DIR_DEFAULT} */
 	size_t ndebug_dirs;
 	const char *sysroot;         /* NULL: none */
-	const char *bundle;          /* NULL: none; else used before this host */
+	const char *bundle;          /* NULL: none; else used before this host
+	                              * (no file reached through a symlink,
+	                              * sp_bundle_check) */
 	const char *perf_map_dir;    /* NULL: "/tmp" */
 	const uint32_t *perf_map_pids; /* also read these pids' perf maps */
 	size_t nperf_map_pids;
@@ -60,6 +62,12 @@ struct sp_sym_missing {
 	unsigned mismatches;     /* files found but with another build-id */
 };
 
+/* A table of a usable file that was skipped: malformed or over a limit. */
+struct sp_sym_damaged {
+	char path[1024];         /* the file (cut to fit) */
+	char what[320];          /* the table, and why it was skipped */
+};
+
 struct sp_sym_report {
 	uint64_t frames;           /* FRAME records in the output */
 	uint64_t by_origin[5];     /* indexed by enum sp_sym_origin */
@@ -72,6 +80,9 @@ struct sp_sym_report {
 	char kernel[320];          /* where kernel names came from, or why none */
 	struct sp_sym_missing *missing;
 	size_t nmissing;
+	struct sp_sym_damaged *damaged; /* one per file and table */
+	size_t ndamaged;
+	uint64_t dwarf_errors;     /* lookups the DWARF refused (malformed) */
 	int input_truncated;       /* the input ended without END (prefix kept) */
 };
 
