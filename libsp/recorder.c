@@ -173,6 +173,9 @@ sp_recorder_new(struct sp_recorder **out, struct sp_writer *w,
 	if (r == NULL)
 		return -ENOMEM;
 	r->w = w;
+	/* rec_thread keeps each thread's id while the thread lives; threads
+	 * come and go, so the writer need not remember them. */
+	(void)sp_writer_no_intern(w, SP_REC_THREAD);
 	r->o = *o;
 	r->epfd = -1;
 	if (r->o.frequency == 0)

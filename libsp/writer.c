@@ -24,6 +24,7 @@ struct sp_writer {
 	struct sp_codec check; /* decodes each payload back, as a reader will */
 	struct sp_intern intern;
 	uint32_t n[SP_REC_KINDS_];
+	uint32_t no_intern;    /* bit k: kind k is not interned */
 	uint8_t *has_symbol;   /* per frame id - 1 */
 	size_t has_symbol_cap;
 };
@@ -175,14 +176,17 @@ sp_writer_put(struct sp_writer *w, const struct sp_record *r, uint32_t *id)
 	}
 	if (!is_definition(r->kind))
 		return append(w, r->kind);
-	found = sp_intern_find(&w->intern, r->kind, w->payload.p,
-	    w->payload.len, &hash);
+	found = 0;
+	if (!(w->no_intern & 1u << r->kind))
+		found = sp_intern_find(&w->intern, r->kind, w->payload.p,
+		    w->payload.len, &hash);
 	if (found == 0) {
 		if (w->n[r->kind] >= UINT32_MAX - 1)
 			return -SP_ELIMIT;
 		found = w->n[r->kind] + 1;
-		err = sp_intern_add(&w->intern, r->kind, w->payload.p,
-		    w->payload.len, hash, found);
+		if (!(w->no_intern & 1u << r->kind))
+			err = sp_intern_add(&w->intern, r->kind, w->payload.p,
+			    w->payload.len, hash, found);
 		if (err < 0)
 			return w->failed = err;
 		w->n[r->kind] = found;
@@ -191,6 +195,15 @@ sp_writer_put(struct sp_writer *w, const struct sp_record *r, uint32_t *id)
 	if (id != NULL)
 		*id = found;
 	return err;
+}
+
+int
+sp_writer_no_intern(struct sp_writer *w, unsigned kind)
+{
+	if (!is_definition(kind))
+		return -SP_EUSAGE;
+	w->no_intern |= 1u << kind;
+	return 0;
 }
 
 int

@@ -251,6 +251,31 @@ Test(spool, interning_returns_the_first_id)
 	close(fd);
 }
 
+Test(spool, a_kind_not_interned_gets_a_new_id_each_time)
+{
+	struct sp_record r;
+	uint32_t a, b, s1, s2;
+	int fd;
+	struct sp_writer *w = mem_writer(&fd);
+
+	cr_assert_eq(sp_writer_no_intern(w, SP_REC_SAMPLE), -SP_EUSAGE);
+	cr_assert_eq(sp_writer_no_intern(w, SP_REC_THREAD), 0);
+	memset(&r, 0, sizeof(r));
+	r.kind = SP_REC_THREAD;
+	r.u.thread.pid = r.u.thread.tid = 7;
+	cr_assert_eq(sp_writer_put(w, &r, &a), 0);
+	cr_assert_eq(sp_writer_put(w, &r, &b), 0);
+	cr_assert_eq(a, 1);
+	cr_assert_eq(b, 2);
+	cr_assert_eq(sp_writer_count(w, SP_REC_THREAD), 2);
+	/* Other kinds are still interned. */
+	cr_assert_eq(sp_writer_string(w, "x", 1, &s1), 0);
+	cr_assert_eq(sp_writer_string(w, "x", 1, &s2), 0);
+	cr_assert_eq(s1, s2);
+	sp_writer_free(w);
+	close(fd);
+}
+
 Test(spool, writer_refuses_what_readers_would_reject)
 {
 	struct sp_record r;

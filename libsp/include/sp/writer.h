@@ -33,6 +33,16 @@ int sp_writer_new(struct sp_writer **out, int fd, const struct sp_header *h);
 int sp_writer_put(struct sp_writer *w, const struct sp_record *r,
     uint32_t *id);
 
+/*
+ * From now on, definitions of kind are written every time they are put,
+ * each with a new id, instead of being interned.  For a caller that keeps
+ * its own ids for them and forgets them when they can no longer recur:
+ * the recorder does so for threads, whose definitions would otherwise
+ * stay in the writer's memory for the whole recording.  Returns 0, or
+ * -SP_EUSAGE when kind is not a definition kind.
+ */
+int sp_writer_no_intern(struct sp_writer *w, unsigned kind);
+
 /* Interns the string s[0..len) and stores its id. */
 int sp_writer_string(struct sp_writer *w, const char *s, size_t len,
     uint32_t *id);
