@@ -80,9 +80,14 @@ copy_to(struct sp_bundle *b, int fd, const char *name)
 {
 	char buf[65536], tmp[300];
 	uint64_t total = 0;
+	struct stat st;
 	ssize_t n;
 	int out, err = 0;
 
+	/* Known too large: refused before a byte is copied.  A file that
+	 * grows while copied is caught by the count below. */
+	if (fstat(fd, &st) == 0 && (uint64_t)st.st_size > SP_BUNDLE_FILE_MAX)
+		return -EFBIG;
 	(void)snprintf(tmp, sizeof(tmp), "%s.tmp", name);
 	(void)unlinkat(b->dirfd, tmp, 0);
 	out = openat(b->dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |

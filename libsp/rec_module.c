@@ -111,10 +111,15 @@ read_build_id(struct sp_recorder *r, uint32_t pid, uint64_t start,
 		else
 			range->cfi = NULL;
 		if (sp_elf_build_id(fd, m->build_id, SP_BUILD_ID_MAX, &n) == 0) {
+			int err = 0;
+
 			m->build_id_len = (uint8_t)n;
-			if (r->o.bundle != NULL && sp_bundle_binary(r->o.bundle,
-			    fd, m->build_id, n, path) < 0)
-				rec_log(r, "bundle: could not keep %s", path);
+			if (r->o.bundle != NULL)
+				err = sp_bundle_binary(r->o.bundle, fd,
+				    m->build_id, n, path);
+			if (err < 0)
+				rec_log(r, "bundle: could not keep %s: %s", path,
+				    sp_strerror(err));
 		}
 	}
 	(void)close(fd);

@@ -184,4 +184,18 @@ ln -s "$PWD/$TMP/outside/dir" "$TMP/B6"
 run $REC -q --bundle "$TMP/B6" -o "$TMP/b6.spl" -- $W/dlpaths 50 "$L/a space.so"
 check "bundle: a symlinked bundle directory is refused" test "$RC" -ne 0
 check "bundle: nothing was written outside" test -z "$(ls -A "$TMP/outside/dir")"
+
+# --- SP_BUNDLE_FILE_MAX (1 GiB): a larger library is not copied.  A copy of
+# libc3.so made sparse past 1 GiB (the loader maps only its segments).
+mkdir -p "$L" && rm -rf "$TMP/B9"
+cp $W/libc3.so "$L/big.so"
+truncate -s $(( (1 << 30) + 4096 )) "$L/big.so"
+bid=$(readelf -n $W/libc3.so | sed -n 's/.*Build ID: //p')
+run $REC --bundle "$TMP/B9" --bundle-binaries -o "$TMP/b9.spl" -- $W/dlpaths 50 "$L/big.so"
+check "bundle: a library over 1 GiB is not kept, and said so" \
+    test "$RC" -eq 0 -a ! -e "$TMP/B9/binaries/$bid" -a -e "$TMP/B9/binaries/$did"
+check "... with the reason" has "could not keep $L/big.so: File too large" "$ERR"
+check "... and its module still has its build-id" \
+    grep -q "\"build_id\":\"$bid\",\"path\":\"$L/big.so\"" <($BIN/sp-dump --json "$TMP/b9.spl")
+rm -f "$L/big.so"
 done_testing
