@@ -5,7 +5,8 @@
 # (default 30) it prints the recorder's resident memory and open file
 # descriptors from /proc; at the end it checks that after the warm-up
 # (the first 3 minutes, or half the run if that is shorter) RSS grew less
-# than 10% and the descriptors did not grow, and that the recording
+# than 10% and the descriptors did not grow (a file open for a moment at
+# one reading is not growth), and that the recording
 # ended cleanly.
 . "$(dirname "$0")/cli/lib.bash"
 REC=${RECORD:-$BIN/sp-record}
@@ -45,6 +46,12 @@ read -r max_rss max_fds < <(awk -v w="$warm" '$1 >= w {
 check "samples after the warm-up exist" test -n "${base_rss:-}"
 check "RSS after the warm-up grew less than 10% (${base_rss:-?} -> $max_rss KiB)" \
     test "$((max_rss * 10))" -lt "$(( ${base_rss:-0} * 11 ))"
-check "open descriptors did not grow after the warm-up (${base_fds:-?} -> $max_fds)" \
-    test "$max_fds" -le "${base_fds:-0}"
+# A reading may catch a file the recorder has open for a moment (a maps
+# file, a new library's build-id); a leak stays.  So the last three
+# readings must be back at the warm-up's count, and no reading more than
+# two above it.
+last_fds=$(awk -v w="$warm" '$1 >= w { a = b; b = c; c = $3; n++ }
+	END { m = c; if (n > 1 && b < m) m = b; if (n > 2 && a < m) m = a; print m + 0 }' "$series")
+check "open descriptors did not grow after the warm-up (${base_fds:-?} -> $last_fds at the end, at most $max_fds)" \
+    test "$last_fds" -le "${base_fds:-0}" -a "$max_fds" -le "$(( ${base_fds:-0} + 2 ))"
 done_testing
