@@ -13,29 +13,36 @@ set -euo pipefail
 
 usage() {
     cat <<'EOF'
-Usage: ./configure.sh [--prefix DIR] [--deps-src DIR] [--help]
+Usage: ./configure.sh [--prefix DIR] [--deps-src DIR] [--fetch-only DIR] [--help]
   --prefix DIR     install prefix for build/config.ninja (default /usr/local)
   --deps-src DIR   directory already holding the four pinned files (elfutils,
                    zydis, zlib orig tarballs + libzycore-dev .deb): no fetching
+  --fetch-only DIR fetch and verify the four pinned files into DIR, then stop
+                   (for a later --deps-src DIR on a host without network)
 EOF
 }
 
-prefix=/usr/local deps_src=
+prefix=/usr/local deps_src= fetch_only=
 while [ $# -gt 0 ]; do
     case $1 in
-        --prefix|--deps-src)
-            [ $# -ge 2 ] || { usage >&2; exit 1; }
-            if [ "$1" = --prefix ]; then prefix=$2; else deps_src=$2; fi
+        --prefix|--deps-src|--fetch-only)
+            [ $# -ge 2 ] || { echo "configure: $1 needs a directory" >&2; exit 1; }
+            case $1 in --prefix) prefix=$2 ;; --deps-src) deps_src=$2 ;; *) fetch_only=$2 ;; esac
             shift 2 ;;
         --prefix=*) prefix=${1#*=}; shift ;;
         --deps-src=*) deps_src=${1#*=}; shift ;;
+        --fetch-only=*) fetch_only=${1#*=}; shift ;;
         -h|--help) usage; exit 0 ;;
-        *) echo "configure: unknown option: $1" >&2; usage >&2; exit 1 ;;
+        *) echo "configure: unknown option: $1 (see ./configure.sh --help)" >&2; exit 1 ;;
     esac
 done
 if [ -n "$deps_src" ]; then
     [ -d "$deps_src" ] || { echo "configure: --deps-src: no such directory: $deps_src" >&2; exit 1; }
     deps_src=$(cd "$deps_src" && pwd)   # make it absolute before we cd
+fi
+if [ -n "$fetch_only" ]; then
+    mkdir -p "$fetch_only" && fetch_only=$(cd "$fetch_only" && pwd) ||
+        { echo "configure: --fetch-only: cannot create $fetch_only" >&2; exit 1; }
 fi
 
 cd "$(dirname "$0")"
@@ -58,6 +65,8 @@ fb8b0e8d0802005b9a309c60c1d8de32dd2951b56f0c3a3cb56d21ce01595dff  $ELFUTILS_TAR
 e990107f80c62afc1deb51de230023a1098db801b8ea6bf483e296d45459e234  $ZYDIS_TAR
 71feb7947e3c00ef125f83b79a4e529bde31171e5babe48b391f06758d1ab0a1  $ZLIB_TAR
 20daa9552e632c9a08443690c6933c34f2f63a8d2eb60125688823a20f7322c3  $ZYCORE_DEB"
+declare -A SUM
+while read -r _sum _file; do SUM[$_file]=$_sum; done <<<"$PINNED"
 
 say() { echo "configure: $*"; }
 die() { echo "configure: error: $*" >&2; exit 1; }
@@ -190,22 +199,75 @@ write_private_sources() {
     grep -q '^deb-src' "$apt/sources.list" || die "no 'deb' entries found in the system's apt sources"
 }
 
+# fetch_file KIND PKG FILE SUM: download FILE (an orig tarball of source
+# package PKG, or the binary package PKG's .deb) by the first version apt
+# knows, newest first, whose URI names FILE and that downloads with the pinned
+# sha256.  A suite answering 404 (the security archive drops a file another
+# suite still serves) only moves on to the next version.  Only FILE itself is
+# downloaded: no .dsc, no Debian diff.
+fetch_file() {
+    local kind=$1 pkg=$2 file=$3 sum=$4 v uri tried=
+    local versions
+    if [ "$kind" = src ]; then
+        versions=$(apt-cache "${APT_O[@]}" showsrc "$pkg" 2>/dev/null | sed -n 's/^Version: //p')
+    else
+        versions=$(apt-cache "${APT_O[@]}" show "$pkg" 2>/dev/null | sed -n 's/^Version: //p')
+    fi
+    for v in $(printf '%s\n' $versions | sort -u | sort -rV); do
+        if [ "$kind" = src ]; then
+            uri=$(apt-get "${APT_O[@]}" source --print-uris "$pkg=$v" 2>>"$LOG/fetch.log")
+        else
+            uri=$(apt-get "${APT_O[@]}" download --print-uris "$pkg=$v" 2>>"$LOG/fetch.log")
+        fi
+        uri=$(printf '%s\n' "$uri" | awk -v f="$file" '$2 == f { gsub(/\047/, "", $1); print $1; exit }')
+        [ -n "$uri" ] || continue
+        tried="$tried $v"
+        echo "fetch $file from $pkg $v: $uri" >>"$LOG/fetch.log"
+        rm -f "$SRC/$file"
+        if /usr/lib/apt/apt-helper "${APT_O[@]}" download-file "$uri" "$SRC/$file" "SHA256:$sum" \
+            >>"$LOG/fetch.log" 2>&1 && [ "$(sha256sum "$SRC/$file" | cut -d' ' -f1)" = "$sum" ]; then
+            say "fetched $file ($pkg $v)"
+            return 0
+        fi
+        rm -f "$SRC/$file"
+    done
+    echo "configure: error: could not fetch $file (sha256 $sum)" >&2
+    if [ -n "$tried" ]; then
+        echo "configure:   tried $pkg versions:$tried (details: ${LOG#"$top"/}/fetch.log)" >&2
+    else
+        echo "configure:   no version of $pkg known to apt names that file (details: ${LOG#"$top"/}/fetch.log)" >&2
+    fi
+    return 1
+}
+
+deps_src_recipe() {
+    echo "configure: to build without fetching, put these four files in a directory DIR" >&2
+    echo "configure: (any Debian mirror's pool/ serves them) and run ./configure.sh --deps-src DIR:" >&2
+    while read -r sum file; do echo "configure:   $file  sha256 $sum" >&2; done <<<"$PINNED"
+}
+
 fetch_sources() {
-    local apt=$DEPS/apt
-    command -v apt-get >/dev/null || die "apt-get not available; fetch the files elsewhere and use --deps-src DIR"
+    local apt=$DEPS/apt bad=0
+    command -v apt-get >/dev/null || { deps_src_recipe; die "apt-get not available"; }
     rm -rf "$apt"
     mkdir -p "$apt/lists/partial" "$apt/cache/archives/partial" "$SRC"
     write_private_sources "$apt"
     # Private source list, lists dir and caches: the system's apt state stays untouched.
-    local o=(-o "Dir::Etc::SourceList=$apt/sources.list" -o Dir::Etc::SourceParts=/dev/null
-             -o "Dir::State::Lists=$apt/lists" -o "Dir::Cache=$apt/cache"
-             -o "Dir::Cache::Archives=$apt/cache/archives")
+    APT_O=(-o "Dir::Etc::SourceList=$apt/sources.list" -o Dir::Etc::SourceParts=/dev/null
+           -o "Dir::State::Lists=$apt/lists" -o "Dir::State::Status=/var/lib/dpkg/status"
+           -o "Dir::Cache=$apt/cache" -o "Dir::Cache::Archives=$apt/cache/archives"
+           -o APT::Sandbox::User=root)
     say "fetching elfutils, zydis, zlib sources and libzycore-dev"
-    run fetch apt-get "${o[@]}" update
-    (cd "$SRC" && apt-get "${o[@]}" source --download-only elfutils zydis zlib &&
-        apt-get "${o[@]}" download libzycore-dev) >>"$LOG/fetch.log" 2>&1 ||
-        fail "$LOG/fetch.log" "fetching sources failed"
+    apt-get "${APT_O[@]}" update >>"$LOG/fetch.log" 2>&1 || true
+    # apt-get update exits 0 when every source failed: look at what it got.
+    ls "$apt/lists/"*Sources* >/dev/null 2>&1 ||
+        echo "configure: warning: apt-get update got no source index from the machine's apt sources (no network, or no mirror answering?)" >&2
+    fetch_file src elfutils "$ELFUTILS_TAR" "${SUM[$ELFUTILS_TAR]}" || bad=1
+    fetch_file src zydis "$ZYDIS_TAR" "${SUM[$ZYDIS_TAR]}" || bad=1
+    fetch_file src zlib "$ZLIB_TAR" "${SUM[$ZLIB_TAR]}" || bad=1
+    fetch_file deb libzycore-dev "$ZYCORE_DEB" "${SUM[$ZYCORE_DEB]}" || bad=1
     rm -rf "$apt/lists" "$apt/cache"   # ~40 MB of indexes, only needed for fetching
+    [ "$bad" = 0 ] || { deps_src_recipe; exit 1; }
 }
 
 verify_sums() {   # verify_sums DIR
@@ -321,6 +383,12 @@ EOF
     stamp_text >"$DEPS/.stamp"
 }
 
+if [ -n "$fetch_only" ]; then
+    SRC=$fetch_only; fetch_sources
+    verify_sums "$SRC"
+    say "the four pinned files are in $SRC; build with: ./configure.sh --deps-src $SRC"
+    exit 0
+fi
 if deps_current; then
     say "dependencies up to date (build/deps/.stamp)"
 else
