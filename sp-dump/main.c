@@ -10,6 +10,7 @@
 
 #include "sp/format.h"
 #include "sp/replay.h"
+#include "sp/tool.h"
 
 #define MAX_DEPTH 4096
 
@@ -39,6 +40,7 @@ usage(int status)
 	    "                one object)\n"
 	    "  -v, --verbose also show strings, frames and stack nodes\n"
 	    "  -h, --help    this text\n"
+	    "      --version version, spool format and build-id\n"
 	    "FILE - (the default when standard input is not a terminal) reads\n"
 	    "standard input.\n");
 	exit(status);
@@ -507,12 +509,14 @@ main(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "stats", no_argument, NULL, 's' },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "version", no_argument, NULL, 1000 + 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static struct dump d;
 	int ch, status;
 
-	while ((ch = getopt_long(argc, argv, "chjsv", opts, NULL)) != -1) {
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, ":chjsv", opts, NULL)) != -1) {
 		switch (ch) {
 		case 'c':
 			d.mode = MODE_CHECK;
@@ -529,8 +533,11 @@ main(int argc, char **argv)
 		case 'v':
 			d.verbose = 1;
 			break;
+		case 1000 + 'V':
+			sp_tool_version("sp-dump");
+			break;
 		default:
-			usage(2);
+			sp_tool_bad_option("sp-dump", ch, argv);
 		}
 	}
 	if (argc - optind > 1)

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "sp/flame.h"
+#include "sp/tool.h"
 
 struct opts {
 	struct sp_flame_svg_opts svg;
@@ -37,6 +38,7 @@ usage(int status)
 	    "  -m, --minwidth PX    leave out frames narrower (default 0.1)\n"
 	    "  -s, --skip-bad       warn about bad lines and draw the rest\n"
 	    "  -h, --help           this text\n"
+	    "      --version        version, spool format and build-id\n"
 	    "FILE - (the default) reads standard input.\n");
 	exit(status);
 }
@@ -67,12 +69,14 @@ parse_args(int argc, char **argv, struct opts *o)
 		{ "skip-bad", no_argument, NULL, 's' },
 		{ "title", required_argument, NULL, 't' },
 		{ "width", required_argument, NULL, 'w' },
+		{ "version", no_argument, NULL, 1000 + 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int ch;
 
 	sp_flame_svg_defaults(&o->svg);
-	while ((ch = getopt_long(argc, argv, "c:d:him:st:w:", longopts,
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, ":c:d:him:st:w:", longopts,
 	    NULL)) != -1) {
 		switch (ch) {
 		case 'c':
@@ -109,8 +113,11 @@ parse_args(int argc, char **argv, struct opts *o)
 			o->svg.width = (unsigned)parse_number("--width", optarg,
 			    100, 100000);
 			break;
+		case 1000 + 'V':
+			sp_tool_version("sp-flame");
+			break;
 		default:
-			usage(2);
+			sp_tool_bad_option("sp-flame", ch, argv);
 		}
 	}
 	if (argc - optind > 1)

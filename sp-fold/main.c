@@ -13,6 +13,7 @@
 #include "sp/fold.h"
 #include "sp/pprof.h"
 #include "sp/replay.h"
+#include "sp/tool.h"
 
 struct opts {
 	struct sp_fold_options fo;
@@ -49,6 +50,7 @@ usage(int status)
 	    "  -g, --pprof         write a gzip'd pprof profile instead\n"
 	    "  -o, --output FILE   where to write (default: standard output)\n"
 	    "  -h, --help          this text\n"
+	    "      --version       version, spool format and build-id\n"
 	    "FILE - (the default) reads standard input.\n");
 	exit(status);
 }
@@ -115,11 +117,13 @@ parse_args(int argc, char **argv, struct opts *o)
 		{ "tid", required_argument, NULL, 't' },
 		{ "to", required_argument, NULL, 'T' },
 		{ "user-only", no_argument, NULL, 'u' },
+		{ "version", no_argument, NULL, 1000 + 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int ch;
 
-	while ((ch = getopt_long(argc, argv, "HIPRT:c:d:f:ghklo:p:t:u", opts,
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, ":HIPRT:c:d:f:ghklo:p:t:u", opts,
 	    NULL)) != -1) {
 		switch (ch) {
 		case 'H':
@@ -176,8 +180,11 @@ parse_args(int argc, char **argv, struct opts *o)
 		case 'u':
 			o->fo.flags |= SP_FOLD_USER_ONLY;
 			break;
+		case 1000 + 'V':
+			sp_tool_version("sp-fold");
+			break;
 		default:
-			usage(2);
+			sp_tool_bad_option("sp-fold", ch, argv);
 		}
 	}
 	if ((o->fo.flags & SP_FOLD_USER_ONLY) &&

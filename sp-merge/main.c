@@ -12,6 +12,7 @@
 
 #include "sp/merge.h"
 #include "sp/output.h"
+#include "sp/tool.h"
 
 struct opts {
 	const char *out;
@@ -32,6 +33,7 @@ usage(int status)
 	    "  -s, --skip-bad     skip inputs that can't be read and go on\n"
 	    "  -q, --quiet        no report on standard error\n"
 	    "  -h, --help         this text\n"
+	    "      --version      version, spool format and build-id\n"
 	    "FILE - reads standard input.\n");
 	exit(status);
 }
@@ -44,12 +46,14 @@ parse_args(int argc, char **argv, struct opts *o)
 		{ "output", required_argument, NULL, 'o' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "skip-bad", no_argument, NULL, 's' },
+		{ "version", no_argument, NULL, 1000 + 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int ch;
 
 	o->out = "-";
-	while ((ch = getopt_long(argc, argv, "ho:qs", longopts, NULL)) != -1) {
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, ":ho:qs", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'h':
 			usage(0);
@@ -63,8 +67,11 @@ parse_args(int argc, char **argv, struct opts *o)
 		case 's':
 			o->skip_bad = 1;
 			break;
+		case 1000 + 'V':
+			sp_tool_version("sp-merge");
+			break;
 		default:
-			usage(2);
+			sp_tool_bad_option("sp-merge", ch, argv);
 		}
 	}
 	if (optind >= argc)

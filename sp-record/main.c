@@ -16,6 +16,7 @@
 #include "sp/recorder.h"
 #include "sp/writer.h"
 #include "sp/output.h"
+#include "sp/tool.h"
 
 #define MAX_PIDS 256
 #define NICE_BOOST (-10)
@@ -51,7 +52,8 @@ usage(int status)
 	    "                     bytes (for replaying the unwinder; large)\n"
 	    "  -o, --output FILE  where to write the spool\n"
 	    "  -q, --quiet        no status line and no summary\n"
-	    "  -h, --help         this text\n");
+	    "  -h, --help         this text\n"
+	    "      --version      version, spool format and build-id\n");
 	exit(status);
 }
 
@@ -174,12 +176,14 @@ parse_args(int argc, char **argv, struct opts *o)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "raw-stacks", no_argument, NULL, 'R' },
 		{ "stack", required_argument, NULL, 's' },
+		{ "version", no_argument, NULL, 1000 + 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int ch;
 
 	o->out = "sp.spl";
-	while ((ch = getopt_long(argc, argv, "+b:cd:F:hkm:o:p:qs:", longopts,
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, "+:b:cd:F:hkm:o:p:qs:", longopts,
 	    NULL)) != -1) {
 		switch (ch) {
 		case 'b':
@@ -234,8 +238,11 @@ parse_args(int argc, char **argv, struct opts *o)
 			if (o->ro.stack_bytes % 8)
 				errx(2, "-s stack bytes must be a multiple of 8");
 			break;
+		case 1000 + 'V':
+			sp_tool_version("sp-record");
+			break;
 		default:
-			usage(2);
+			sp_tool_bad_option("sp-record", ch, argv);
 		}
 	}
 	if (optind < argc)

@@ -14,6 +14,7 @@
 #include "sp/replay.h"
 #include "sp/sym.h"
 #include "sp/output.h"
+#include "sp/tool.h"
 
 #define MAX_PIDS 256
 
@@ -49,6 +50,7 @@ usage(int status)
 	    "  -s, --strict          exit 1 when a frame stayed address-only\n"
 	    "  -q, --quiet           no report\n"
 	    "  -h, --help            this text\n"
+	    "      --version         version, spool format and build-id\n"
 	    "FILE - (the default) reads standard input.\n");
 	exit(status);
 }
@@ -88,12 +90,14 @@ parse_args(int argc, char **argv, struct opts *o)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "strict", no_argument, NULL, 's' },
 		{ "sysroot", required_argument, NULL, 'r' },
+		{ "version", no_argument, NULL, 1000 + 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int ch;
 
 	o->out = "-";
-	while ((ch = getopt_long(argc, argv, "b:d:hk:m:o:P:p:qr:s", longopts,
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, ":b:d:hk:m:o:P:p:qr:s", longopts,
 	    NULL)) != -1) {
 		switch (ch) {
 		case 'b':
@@ -135,8 +139,11 @@ parse_args(int argc, char **argv, struct opts *o)
 		case 's':
 			o->strict = 1;
 			break;
+		case 1000 + 'V':
+			sp_tool_version("sp-sym");
+			break;
 		default:
-			usage(2);
+			sp_tool_bad_option("sp-sym", ch, argv);
 		}
 	}
 	if (argc - optind > 1)
