@@ -187,8 +187,8 @@ fi
 PW=$PWD/build/node_modules/playwright-core
 if [ -n "${NO_BROWSER:-}" ]; then
 	echo "SKIP browser: NO_BROWSER is set (the ASan run of this script)"
-elif ! command -v chromium >/dev/null; then
-	echo "SKIP browser: chromium is not installed (apt-get install chromium)"
+elif ! need chromium chromium; then
+	echo "SKIP browser: chromium is not installed and could not be (apt-get install chromium)"
 elif ! command -v node >/dev/null; then
 	echo "SKIP browser: node is not installed (apt-get install nodejs npm)"
 elif [ ! -d "$PW" ] && ! { command -v npm >/dev/null &&

@@ -115,9 +115,7 @@ run $FOLD "$TMP/missing.spl"
 check "missing file: exit 1" test "$RC" -eq 1
 
 # --- pprof, read by go tool pprof ----------------------------------------------
-if ! command -v go >/dev/null && [[ $EUID -eq 0 ]] && command -v apt-get >/dev/null; then
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq golang-go >/dev/null 2>&1
-fi
+need go golang-go
 run $FOLD --pprof -o "$TMP/tree.pb.gz" "$TMP/sym.spl"
 check "--pprof writes a gzip file" test "$RC" -eq 0 -a \
     "$(head -c 2 "$TMP/tree.pb.gz" | od -An -tx1 | tr -d ' ')" = 1f8b

@@ -30,6 +30,19 @@ check() {
 	    "stdout: ${OUT:0:300}" "stderr: ${ERR:0:300}"; fi
 }
 
+# need CMD PACKAGE: succeeds when CMD is on PATH, installing PACKAGE with
+# apt-get first (as root) where it is not; a fresh machine's package lists
+# may be missing or old, so a failed install is retried after apt-get update.
+# Output of apt goes to $TMP/apt.log.
+need() {
+	command -v "$1" >/dev/null && return 0
+	[[ $EUID -eq 0 ]] && command -v apt-get >/dev/null || return 1
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$2" >>"$TMP/apt.log" 2>&1 ||
+		{ apt-get update -qq >>"$TMP/apt.log" 2>&1 &&
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$2" >>"$TMP/apt.log" 2>&1; }
+	command -v "$1" >/dev/null
+}
+
 # skip NAME REASON: a check that cannot run here; counted apart, never a pass.
 skip() { echo "SKIP $1: $2"; }
 
