@@ -2,7 +2,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "sp/error.h"
@@ -31,4 +33,143 @@ sp_output_open(const char *path, int *fd, struct sp_diag *diag)
 	(void)snprintf(diag->msg, sizeof(diag->msg), "%s: %s", path,
 	    sp_strerror(err));
 	return err;
+}
+
+/*
+ * What a temporary would replace: path, or the regular file a link at
+ * path points to.  NULL (with *mode untouched) when path must be written
+ * in place: not a regular file, or not to be looked at.
+ */
+static char *
+replaced(const char *path, mode_t *mode, int *exists)
+{
+	struct stat st;
+	char *real;
+
+	*exists = 0;
+	if (lstat(path, &st) != 0)
+		return errno == ENOENT ? strdup(path) : NULL;
+	if (S_ISLNK(st.st_mode)) {
+		/* A rename would replace the link itself: follow it. */
+		real = realpath(path, NULL);
+		if (real == NULL || stat(real, &st) != 0 ||
+		    !S_ISREG(st.st_mode)) {
+			free(real);
+			return NULL;
+		}
+	} else if (!S_ISREG(st.st_mode)) {
+		return NULL;
+	} else if ((real = strdup(path)) == NULL) {
+		return NULL;
+	}
+	*mode = st.st_mode & 07777;
+	*exists = 1;
+	return real;
+}
+
+/* Creates a new ".NAME.PID-N" next to o->target; -1 with errno. */
+static int
+create_tmp(struct sp_output_file *o, mode_t mode, int exists)
+{
+	const char *slash = strrchr(o->target, '/');
+	const char *base = slash != NULL ? slash + 1 : o->target;
+	int dirlen = slash != NULL ? (int)(slash + 1 - o->target) : 0;
+	size_t len = strlen(o->target) + 40;
+	unsigned n;
+	int fd = -1;
+
+	if ((o->tmp = malloc(len)) == NULL)
+		return -1;
+	for (n = 0; n < 100; n++) {
+		(void)snprintf(o->tmp, len, "%.*s.%s.%ld-%u", dirlen, o->target,
+		    base, (long)getpid(), n);
+		/* A new file gets 0644 less the umask, as open(2) would give
+		 * it; a replaced one keeps its mode exactly. */
+		fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+		    exists ? 0600 : 0644);
+		if (fd >= 0 || errno != EEXIST)
+			break;
+	}
+	if (fd >= 0 && exists)
+		(void)fchmod(fd, mode);
+	if (fd < 0) {
+		free(o->tmp);
+		o->tmp = NULL;
+	}
+	return fd;
+}
+
+static void
+output_free(struct sp_output_file *o)
+{
+	free(o->tmp);
+	free(o->target);
+	o->tmp = o->target = NULL;
+}
+
+int
+sp_output_redirect(struct sp_output_file *o, const char *path,
+    struct sp_diag *diag)
+{
+	mode_t mode = 0644;
+	int fd = -1, exists, err;
+
+	memset(o, 0, sizeof(*o));
+	o->name = "stdout";
+	diag->offset = 0;
+	if (path == NULL || strcmp(path, "-") == 0)
+		return 0;
+	o->name = o->path = path;
+	if ((o->target = replaced(path, &mode, &exists)) != NULL)
+		fd = create_tmp(o, mode, exists);
+	/* No temporary (a device, a FIFO, a directory that takes no new
+	 * file): write in place. */
+	if (fd < 0)
+		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	(void)fflush(stdout);
+	if (fd < 0 || (fd != STDOUT_FILENO && dup2(fd, STDOUT_FILENO) < 0)) {
+		err = -errno;
+		if (fd >= 0)
+			(void)close(fd);
+		sp_output_discard(o);
+		(void)snprintf(diag->msg, sizeof(diag->msg), "%s: %s", path,
+		    sp_strerror(err));
+		return err;
+	}
+	if (fd != STDOUT_FILENO)
+		(void)close(fd);
+	return 0;
+}
+
+int
+sp_output_commit(struct sp_output_file *o, struct sp_diag *diag)
+{
+	int err = 0;
+
+	diag->offset = 0;
+	/* errno is the failed write's: fflush retries what is buffered, or
+	 * the writer's own failed write was the last to set it. */
+	if (fflush(stdout) != 0 || ferror(stdout))
+		err = errno != 0 ? -errno : -EIO;
+	/* close(2) reports what a file system defers (NFS, quotas). */
+	if (err == 0 && o->path != NULL && close(STDOUT_FILENO) != 0)
+		err = -errno;
+	if (err == 0 && o->tmp != NULL && rename(o->tmp, o->target) != 0)
+		err = -errno;
+	if (err < 0) {
+		(void)snprintf(diag->msg, sizeof(diag->msg), "%s: %s",
+		    o->name, sp_strerror(err));
+		sp_output_discard(o);
+		return err;
+	}
+	output_free(o);
+	return 0;
+}
+
+void
+sp_output_discard(struct sp_output_file *o)
+{
+	if (o->tmp != NULL)
+		(void)unlink(o->tmp);
+	output_free(o);
 }

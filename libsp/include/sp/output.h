@@ -3,9 +3,9 @@
 #define SP_OUTPUT_H
 
 /*
- * Where a tool writes a spool: a file it creates or truncates, or
- * standard output.  Shared by sp-record, sp-sym and sp-merge so that "-"
- * and terminals are treated alike.
+ * Where a tool writes: a file it creates or truncates, or standard
+ * output.  Shared by the tools so that "-" and terminals are treated
+ * alike, and so that a failed run never leaves a half-written file.
  */
 
 struct sp_diag;
@@ -19,5 +19,40 @@ struct sp_diag;
  * diag->msg says what happened and what to do, ready to print.
  */
 int sp_output_open(const char *path, int *fd, struct sp_diag *diag);
+
+/*
+ * A tool's standard output, kept only if the run succeeds.  With a path,
+ * standard output becomes a new temporary file next to it (".NAME.PID-N"
+ * in the same directory, the mode of the file it replaces, else 0644
+ * less the umask); sp_output_commit renames it over path, so a failed
+ * run leaves an existing file as it was and creates none.  A path that is
+ * not a regular file or a link to one (a device, a FIFO), or whose
+ * directory takes no new file, is written in place instead.
+ */
+struct sp_output_file {
+	const char *name;   /* for messages: path, or "stdout" */
+	const char *path;   /* NULL: standard output as it was */
+	char *tmp;          /* the temporary file, NULL when in place */
+	char *target;       /* what tmp replaces (path, links resolved) */
+};
+
+/*
+ * Points standard output at path as above (NULL or "-": leaves it).
+ * Returns 0 or -errno with diag->msg ("PATH: reason").  Call it before
+ * anything is written to stdout.
+ */
+int sp_output_redirect(struct sp_output_file *o, const char *path,
+    struct sp_diag *diag);
+
+/*
+ * Flushes standard output and, when it went to a temporary, renames it
+ * over the target.  Returns 0, or -errno (-EIO for a write error whose
+ * errno is gone) with diag->msg "NAME: reason" after removing the
+ * temporary.  Frees what sp_output_redirect allocated either way.
+ */
+int sp_output_commit(struct sp_output_file *o, struct sp_diag *diag);
+
+/* Removes the temporary, if any, and frees o: the run failed. */
+void sp_output_discard(struct sp_output_file *o);
 
 #endif
