@@ -6,6 +6,7 @@
 
 #include "cursor_int.h"
 #include "flame_int.h"
+#include "sp/spool.h"
 
 #define STR_(x) #x
 #define STR(x) STR_(x)
@@ -130,11 +131,10 @@ sp_flame_new(struct sp_flame **out)
 	f->node = calloc(f->cap, sizeof(*f->node));
 	f->tab = malloc(f->tabcap * sizeof(*f->tab));
 	f->carry = malloc(SP_FLAME_LINE_MAX);
-	f->scratch = malloc(SP_FLAME_LINE_MAX);
 	f->path = malloc(SP_FLAME_DEPTH_MAX * sizeof(*f->path));
 	f->path_len = malloc(SP_FLAME_DEPTH_MAX * sizeof(*f->path_len));
 	if (f->node == NULL || f->tab == NULL || f->carry == NULL ||
-	    f->scratch == NULL || f->path == NULL || f->path_len == NULL) {
+	    f->path == NULL || f->path_len == NULL) {
 		sp_flame_free(f);
 		return -ENOMEM;
 	}
@@ -161,7 +161,6 @@ sp_flame_free(struct sp_flame *f)
 	free(f->node);
 	free(f->tab);
 	free(f->carry);
-	free(f->scratch);
 	free(f->path);
 	free(f->path_len);
 	sp_buf_fini(&f->names);
@@ -184,64 +183,104 @@ is_blank(char c)
 	return c == ' ' || c == '\t';
 }
 
-/* The decimal count s[0..len): NULL, or why it is bad. */
+/*
+ * The count s[0..len): digits, then optionally '.' and more digits, as
+ * flamegraph.pl reads it (/\d+(?:\.\d*)?$/), into *v / 10^*dec with no
+ * trailing zero decimals and at most SP_FLAME_DECIMALS_MAX of them (the
+ * rest are dropped).  NULL, or why the count is bad.
+ */
 static const char *
-parse_count(const char *s, size_t len, uint64_t *v)
+parse_count(const char *s, size_t len, uint64_t *v, unsigned *dec)
 {
-	size_t i;
+	size_t i, dot = len;
 	unsigned d;
 
 	*v = 0;
+	*dec = 0;
 	for (i = 0; i < len; i++) {
+		if (s[i] == '.' && dot == len && i > 0) {
+			dot = i;
+			continue;
+		}
 		if (s[i] < '0' || s[i] > '9')
 			return "count is not a number";
+		if (dot != len && i - dot > SP_FLAME_DECIMALS_MAX)
+			continue;
 		d = (unsigned)(s[i] - '0');
 		if (*v > (UINT64_MAX - d) / 10)
 			return "count overflows 64 bits";
 		*v = *v * 10 + d;
+		*dec += dot != len;
 	}
+	for (; *dec > 0 && *v % 10 == 0; (*dec)--)
+		*v /= 10;
 	return NULL;
 }
 
 /*
- * Splits the stack s[0..len) into unescaped names in f->scratch: "\;" is
- * ';' inside a name, "\\" is '\'.  Returns the number of frames, or -1
- * with *why.
+ * Brings count (in 10^-dec samples) and the tree to one unit, the finer:
+ * the tree's totals are multiplied up when a line has more decimals than
+ * any before, so integer counts never lose their 64-bit range.  NULL, or
+ * why the line is bad.
+ */
+static const char *
+same_unit(struct sp_flame *f, uint64_t *count, unsigned dec)
+{
+	static const char *const big = "count overflows the total of 2^64 - 1 "
+	    "samples";
+	uint64_t m;
+	size_t i;
+
+	if (dec <= f->decimals) {
+		m = flame_pow10(f->decimals - dec);
+		if (*count > UINT64_MAX / m)
+			return big;
+		*count *= m;
+		return NULL;
+	}
+	m = flame_pow10(dec - f->decimals);
+	if (f->node[0].total > UINT64_MAX / m)
+		return big;
+	for (i = 0; i < f->n; i++)
+		f->node[i].total *= m;
+	f->decimals = dec;
+	return NULL;
+}
+
+/*
+ * Splits the stack s[0..len) at every ';', as flamegraph.pl, inferno and
+ * speedscope do (a name has no escapes), into f->path/f->path_len.
+ * Returns the number of frames, or -1 with *why.
  */
 static int
 split_frames(struct sp_flame *f, const char *s, size_t len, const char **why)
 {
-	size_t i, o = 0, start = 0;
+	size_t i, start = 0;
 	int depth = 0;
 
 	for (i = 0; i <= len; i++) {
-		if (i == len || s[i] == ';') {
-			if (o == start) {
-				*why = "empty frame name";
-				return -1;
-			}
-			if (depth == SP_FLAME_DEPTH_MAX) {
-				*why = "more frames than the limit of "
-				    STR(SP_FLAME_DEPTH_MAX);
-				return -1;
-			}
-			f->path[depth] = (uint32_t)start;
-			f->path_len[depth++] = (uint32_t)(o - start);
-			start = o;
+		if (i < len && s[i] != ';')
 			continue;
+		if (i == start) {
+			*why = "empty frame name";
+			return -1;
 		}
-		if (s[i] == '\\' && i + 1 < len &&
-		    (s[i + 1] == ';' || s[i + 1] == '\\'))
-			i++;
-		/* Unescaping only shrinks: o <= i < SP_FLAME_LINE_MAX. */
-		f->scratch[o++] = s[i];
+		if (depth == SP_FLAME_DEPTH_MAX) {
+			*why = "more frames than the limit of "
+			    STR(SP_FLAME_DEPTH_MAX);
+			return -1;
+		}
+		/* i < SP_FLAME_LINE_MAX: offsets fit. */
+		f->path[depth] = (uint32_t)start;
+		f->path_len[depth++] = (uint32_t)(i - start);
+		start = i + 1;
 	}
 	return depth;
 }
 
-/* Adds the frames of f->path with count samples. */
+/* Adds the frames of f->path (offsets into s) with count samples. */
 static int
-add_stack(struct sp_flame *f, int depth, uint64_t count)
+add_stack(struct sp_flame *f, const char *s, int depth, uint64_t count)
 {
 	uint32_t at = 0, next;
 	const char *name;
@@ -249,7 +288,7 @@ add_stack(struct sp_flame *f, int depth, uint64_t count)
 
 	f->node[0].total += count;
 	for (i = 0; i < depth; i++) {
-		name = f->scratch + f->path[i];
+		name = s + f->path[i];
 		next = sp_flame_child(f, at, name, f->path_len[i]);
 		if (next == FLAME_NONE &&
 		    (err = add_node(f, at, name, f->path_len[i], &next)) != 0)
@@ -267,9 +306,13 @@ add_line(struct sp_flame *f, const char *s, size_t len)
 	const char *why;
 	uint64_t count;
 	size_t sp;
+	unsigned dec;
 	int depth;
 
-	f->lines++;
+	/* A spool's magic ends in "\r\n": its first line is the rest. */
+	if (f->lines++ == 0 && len == SP_MAGIC_LEN - 1 &&
+	    memcmp(s, SP_MAGIC, SP_MAGIC_LEN - 1) == 0)
+		return -SP_EFORMAT;
 	if (len > 0 && s[len - 1] == '\r')
 		len--;
 	while (len > 0 && is_blank(s[len - 1]))
@@ -286,7 +329,7 @@ add_line(struct sp_flame *f, const char *s, size_t len)
 		bad_line(f, "no sample count after the stack");
 		return 0;
 	}
-	if ((why = parse_count(s + sp, len - sp, &count)) != NULL) {
+	if ((why = parse_count(s + sp, len - sp, &count, &dec)) != NULL) {
 		bad_line(f, why);
 		return 0;
 	}
@@ -302,11 +345,15 @@ add_line(struct sp_flame *f, const char *s, size_t len)
 	}
 	if (count == 0)
 		return 0;
+	if ((why = same_unit(f, &count, dec)) != NULL) {
+		bad_line(f, why);
+		return 0;
+	}
 	if (count > UINT64_MAX - f->node[0].total) {
 		bad_line(f, "count overflows the total of 2^64 - 1 samples");
 		return 0;
 	}
-	return add_stack(f, depth, count);
+	return add_stack(f, s, depth, count);
 }
 
 static void
@@ -399,6 +446,12 @@ size_t
 sp_flame_frames(const struct sp_flame *f)
 {
 	return f->n - 1;
+}
+
+unsigned
+sp_flame_decimals(const struct sp_flame *f)
+{
+	return f->decimals;
 }
 
 uint64_t

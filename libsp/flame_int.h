@@ -35,14 +35,25 @@ struct sp_flame {
 	char *carry;        /* a line split across feeds */
 	size_t carry_len;
 	int skipping;       /* inside a line longer than SP_FLAME_LINE_MAX */
-	char *scratch;      /* one line's names, unescaped */
-	uint32_t *path;     /* one line's frame offsets in scratch */
+	unsigned decimals;  /* totals are in 10^-decimals samples */
+	uint32_t *path;     /* one line's frame offsets in the line */
 	uint32_t *path_len;
 };
 
 /* The child of parent named name[0..len), or FLAME_NONE. */
 uint32_t sp_flame_child(const struct sp_flame *f, uint32_t parent,
     const char *name, size_t len);
+
+/* 10^e, for e <= SP_FLAME_DECIMALS_MAX. */
+static inline uint64_t
+flame_pow10(unsigned e)
+{
+	uint64_t m = 1;
+
+	while (e-- > 0)
+		m *= 10;
+	return m;
+}
 
 static inline const char *
 sp_flame_name(const struct sp_flame *f, uint32_t i)

@@ -415,6 +415,17 @@ module_of(const char *s, size_t len, const char **mod)
 	return 0;
 }
 
+size_t
+sp_flame_module_frames(const struct sp_flame *f)
+{
+	size_t i, n = 0;
+
+	for (i = 1; i < f->n; i++)
+		n += memchr(sp_flame_name(f, (uint32_t)i), '`',
+		    f->node[i].name_len) != NULL;
+	return n;
+}
+
 static int
 has(const char *s, size_t len, const char *what)
 {
@@ -570,6 +581,22 @@ xml_chars(const char *str, size_t len)
 	return chars;
 }
 
+/* n samples of tree t, in its unit: "3", or "1.5" with decimals. */
+static void
+put_samples(FILE *out, const struct sp_flame *t, uint64_t n)
+{
+	uint64_t m = flame_pow10(t->decimals), frac = n % m;
+	int digits = (int)t->decimals;
+
+	for (; digits > 0 && frac % 10 == 0; digits--)
+		frac /= 10;
+	if (digits == 0)
+		(void)fprintf(out, "%" PRIu64, n / m);
+	else
+		(void)fprintf(out, "%" PRIu64 ".%0*" PRIu64, n / m, digits,
+		    frac);
+}
+
 static void
 frame(struct render *r, struct at x, int depth, uint64_t off)
 {
@@ -589,11 +616,16 @@ frame(struct render *r, struct at x, int depth, uint64_t off)
 	(void)fprintf(r->out, "<g class=\"f\" data-o=\"%" PRIu64 "\" "
 	    "data-n=\"%" PRIu64 "\"><title>", off, width);
 	xml_put(r->out, name, len, SIZE_MAX);
-	(void)fprintf(r->out, " (%" PRIu64 " samples, %.2f%%", now,
+	(void)fputs(" (", r->out);
+	put_samples(r->out, r->f, now);
+	(void)fprintf(r->out, " samples, %.2f%%",
 	    100.0 * (double)now / (double)r->f->node[0].total);
-	if (r->before != NULL)
-		(void)fprintf(r->out, ", before %" PRIu64 " samples, change "
-		    "%+.2f%%", was, 100 * change(r, now, was));
+	if (r->before != NULL) {
+		(void)fputs(", before ", r->out);
+		put_samples(r->out, r->before, was);
+		(void)fprintf(r->out, " samples, change %+.2f%%",
+		    100 * change(r, now, was));
+	}
 	(void)fprintf(r->out, ")</title><rect x=\"%.2f\" y=\"%d\" "
 	    "width=\"%.2f\" height=\"%d\" fill=\"rgb(%d,%d,%d)\"/>"
 	    "<text x=\"%.2f\" y=\"%d\">", px, y, w, FRAME_H - 1, rgb[0],

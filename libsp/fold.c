@@ -176,10 +176,17 @@ learn_threads(struct sp_fold *f, const struct sp_defs *d, uint32_t upto)
 	return 0;
 }
 
+/* Nanoseconds since the start, as --from and --to count them. */
+static uint64_t
+since_start(const struct sp_fold *f, uint64_t time)
+{
+	return time > f->start_ns ? time - f->start_ns : 0;
+}
+
 static int
 in_window(const struct sp_fold *f, uint64_t time)
 {
-	uint64_t rel = time > f->start_ns ? time - f->start_ns : 0;
+	uint64_t rel = since_start(f, time);
 
 	if ((f->o.flags & SP_FOLD_FROM) && rel < f->o.from_ns)
 		return 0;
@@ -196,7 +203,11 @@ sp_fold_sample(struct sp_fold *f, const struct sp_defs *d,
 	const struct fold_thread *t;
 	int err;
 
-	f->st.samples++;
+	if (f->st.samples++ == 0 || since_start(f, s->time) <
+	    f->st.span_first_ns)
+		f->st.span_first_ns = since_start(f, s->time);
+	if (since_start(f, s->time) > f->st.span_last_ns)
+		f->st.span_last_ns = since_start(f, s->time);
 	if (s->thread == 0 || s->stack > sp_defs_count(d, SP_REC_NODE))
 		return -SP_EREF;
 	if (s->thread > f->nthreads &&

@@ -51,7 +51,12 @@ struct text {
 	size_t capframes;
 };
 
-/* Appends s[0..len) escaped as sp/fold.h describes. */
+/*
+ * Appends s[0..len) as sp/fold.h describes: ';' as ':', because every
+ * reader of folded stacks splits at every ';' (stackcollapse-perf and
+ * perf's stackcollapse.py make the same replacement); line breaks and
+ * other control bytes as "\n", "\r", "\xNN", so a line stays a line.
+ */
 static void
 put_escaped(struct sp_buf *b, const char *s, size_t len)
 {
@@ -62,10 +67,8 @@ put_escaped(struct sp_buf *b, const char *s, size_t len)
 
 	for (i = 0; i < len; i++) {
 		c = (unsigned char)s[i];
-		if (c == ';' || c == '\\') {
-			e[0] = '\\';
-			e[1] = (char)c;
-			sp_buf_put(b, e, 2);
+		if (c == ';') {
+			sp_buf_u8(b, ':');
 		} else if (c == '\n') {
 			sp_buf_put(b, "\\n", 2);
 		} else if (c == '\r') {
@@ -86,6 +89,31 @@ static void
 put_cstr(struct sp_buf *b, const char *s)
 {
 	put_escaped(b, s, strlen(s));
+}
+
+/*
+ * With SP_FOLD_MODULES, "module`" before a named frame (DTrace's and
+ * bcc's form, which sp-flame --colors module keys on): the module sp-sym
+ * named, else the basename of the frame's module.
+ */
+static void
+put_module(const struct text *t, struct sp_buf *b, const struct sp_frame *fr,
+    const struct sp_symbol *sym)
+{
+	const struct sp_str *m = sp_defs_string(t->d, sym->module_name);
+	const char *base;
+
+	if (!(t->f->o.flags & SP_FOLD_MODULES))
+		return;
+	if (m != NULL && m->len > 0) {
+		put_escaped(b, m->s, m->len);
+	} else if (fr != NULL && fr->module != 0) {
+		base = sp_module_basename(t->d, fr->module);
+		put_escaped(b, base, strlen(base));
+	} else {
+		return;
+	}
+	sp_buf_u8(b, '`');
 }
 
 /* One logical frame: "function" or "function:file:line" with LINES. */
@@ -147,7 +175,8 @@ render_frame(const struct text *t, struct sp_buf *b, uint32_t id,
 	kernel = fr != NULL && fr->mode == SP_FRAME_KERNEL;
 	fn = sym != NULL ? sp_defs_string(t->d,
 	    sym->lines[sym->count - 1].function) : NULL;
-	if (fn == NULL || fn->len == 0) {
+	/* An address-only symbol's name is module+0xOFFSET already. */
+	if (fn == NULL || fn->len == 0 || sym->origin == SP_ORIGIN_ADDRESS) {
 		(void)sp_format_frame(t->d, id, name, sizeof(name));
 		put_cstr(b, name);
 		if (kernel)
@@ -161,6 +190,7 @@ render_frame(const struct text *t, struct sp_buf *b, uint32_t id,
 	for (i = 0; i < n; i++) {
 		if (i > 0)
 			sp_buf_u8(b, ';');
+		put_module(t, b, fr, sym);
 		put_logical(t, b, &sym->lines[sym->count - 1 - i]);
 		if (kernel)
 			sp_buf_put(b, KERNEL_MARK, strlen(KERNEL_MARK));

@@ -102,24 +102,69 @@ Test(flame, equal_stacks_sum_and_callers_hold_their_callees)
 	sp_flame_free(f);
 }
 
-Test(flame, escaped_semicolons_and_backslashes_stay_in_the_name)
+Test(flame, every_semicolon_splits_and_backslashes_stay_in_the_name)
 {
+	/* As flamegraph.pl, inferno and speedscope read them: no escapes. */
 	struct sp_flame *f = parse("a;x\\;y;b 2\na;p\\\\;q 1\na;r\\n 4\n"
 	    "with spaces;operator() const 5\r\n");
-	const char *p1[] = { "a", "x;y", "b" }, *p2[] = { "a", "p\\", "q" };
-	const char *p3[] = { "a", "r\\n" };
+	const char *p1[] = { "a", "x\\", "y", "b" };
+	const char *p2[] = { "a", "p\\\\", "q" }, *p3[] = { "a", "r\\n" };
 	const char *p4[] = { "with spaces", "operator() const" };
 	uint64_t s;
 
-	cr_assert_eq(sp_flame_lookup(f, p1, 3, &s), 0);
+	cr_assert_eq(sp_flame_lookup(f, p1, 4, &s), 0, "\\; splits");
 	cr_assert_eq(s, 2);
-	cr_assert_eq(sp_flame_lookup(f, p2, 3, &s), 0);
+	cr_assert_eq(sp_flame_lookup(f, p2, 3, &s), 0, "\\\\ kept");
 	cr_assert_eq(s, 1);
 	cr_assert_eq(sp_flame_lookup(f, p3, 2, &s), 0, "other escapes kept");
 	cr_assert_eq(s, 4);
 	cr_assert_eq(sp_flame_lookup(f, p4, 2, &s), 0, "blanks in names");
 	cr_assert_eq(s, 5);
-	cr_assert_eq(sp_flame_frames(f), 1 + 2 + 2 + 1 + 2, "a shared");
+	cr_assert_eq(sp_flame_frames(f), 1 + 3 + 2 + 1 + 2, "a shared");
+	sp_flame_free(f);
+}
+
+Test(flame, fractional_counts_add_up_exactly)
+{
+	struct sp_flame *f = parse("a;b 1.5\na;c 2\na;b 0.25\nd 3.\n"
+	    "e 0.1234567891\n");
+	char *svg;
+	struct sp_flame_svg_opts o;
+
+	cr_assert_eq(sp_flame_bad_count(f), 0);
+	cr_assert_eq(sp_flame_decimals(f), 9, "at most 9 decimals");
+	cr_assert_eq(sp_flame_samples(f), 6873456789ull);
+	cr_assert_eq(samples(f, "a;b"), 1750000000ull);
+	cr_assert_eq(samples(f, "a"), 3750000000ull);
+	cr_assert_eq(samples(f, "d"), 3000000000ull);
+	cr_assert_eq(samples(f, "e"), 123456789ull, "the 10th decimal dropped");
+	sp_flame_svg_defaults(&o);
+	svg = render(f, &o);
+	cr_assert_not_null(strstr(svg, "<title>b (1.75 samples, "));
+	cr_assert_not_null(strstr(svg, "<title>c (2 samples, "));
+	cr_assert_not_null(strstr(svg, "<title>e (0.123456789 samples, "));
+	free(svg);
+	sp_flame_free(f);
+	f = parse("a 18446744073709551615\nb 0.5\nf .5\nc 1.x\n");
+	cr_assert_eq(sp_flame_samples(f), UINT64_MAX, "integers keep 64 bits");
+	cr_assert_eq(sp_flame_decimals(f), 0);
+	cr_assert_eq(sp_flame_bad_count(f), 3);
+	cr_assert_not_null(strstr(sp_flame_bad(f, 0)->why, "total"));
+	cr_assert_str_eq(sp_flame_bad(f, 1)->why, "count is not a number");
+	cr_assert_str_eq(sp_flame_bad(f, 2)->why, "count is not a number");
+	sp_flame_free(f);
+}
+
+Test(flame, a_spool_is_not_folded_text)
+{
+	static const char spool[] = "\x89SPOOL\r\n\x01\0\0\0junk";
+	struct sp_flame *f = NULL;
+
+	cr_assert_eq(sp_flame_parse(spool, sizeof(spool) - 1, &f),
+	    -SP_EFORMAT);
+	cr_assert_null(f);
+	f = parse("x;\x89SPOOL 1\n");
+	cr_assert_eq(sp_flame_samples(f), 1, "only as the first line");
 	sp_flame_free(f);
 }
 

@@ -25,7 +25,7 @@
 #include "sp/replay.h"
 #include "sp/snapshot.h"
 
-#define ESCAPED "a\\;b\\\\c\\nd\\re"
+#define ESCAPED "a:b\\c\\nd\\re"
 #define SEC 1000000000ull
 
 static uint32_t

@@ -10,19 +10,25 @@
  *   root;caller;...;leaf COUNT
  *
  * frames root first, separated by ';', then one or more blanks and a
- * decimal sample count.  What this reader accepts, line by line:
- *   - a name may hold ';' written "\;" and '\' written "\\" (sp-fold's
- *     escaping); any other '\' is kept as it is.  Names may contain
- *     spaces: the count is what follows the last blank.
+ * sample count.  What this reader accepts, line by line, as flamegraph.pl
+ * does:
+ *   - every ';' separates frames; a name has no escapes (sp-fold writes
+ *     a ';' inside a name as ':', as stackcollapse-perf and perf's
+ *     stackcollapse.py do).  Names may contain spaces: the count is what
+ *     follows the last blank.
+ *   - a count is decimal digits, optionally with a fraction ("1.5",
+ *     "2."), kept to SP_FLAME_DECIMALS_MAX decimals (more are dropped).
  *   - trailing blanks and one CR before the newline are ignored; blank
  *     lines are skipped without being counted as bad.
  *   - a count of 0 is accepted and adds nothing (no frames are made).
  *   - bad lines are skipped, counted, and the first SP_FLAME_BAD_KEEP are
  *     kept with their line number and reason (sp_flame_bad): no count, a
- *     count that is not a number or passes 2^64 - 1 (alone or added to
- *     the samples before it), an empty stack or frame name, a NUL byte,
- *     more than SP_FLAME_DEPTH_MAX frames, more than SP_FLAME_LINE_MAX
- *     bytes.
+ *     count that is not a number or whose digits pass 2^64 - 1 (alone or
+ *     added to the samples before it), an empty stack or frame name, a
+ *     NUL byte, more than SP_FLAME_DEPTH_MAX frames, more than
+ *     SP_FLAME_LINE_MAX bytes.
+ * Totals are exact: integers while every count is one, else in units of
+ * 10^-sp_flame_decimals() samples (the most decimals of any count).
  * Memory stays bounded: one line at a time (at most SP_FLAME_LINE_MAX
  * bytes) is held besides the tree, and the tree holds at most
  * SP_FLAME_NODES_MAX frames and SP_FLAME_NAMES_MAX bytes of names.
@@ -43,6 +49,7 @@
 #define SP_FLAME_NODES_MAX ((size_t)4 << 20)     /* distinct frames */
 #define SP_FLAME_NAMES_MAX ((size_t)256 << 20)   /* bytes of names */
 #define SP_FLAME_BAD_KEEP 16             /* bad lines kept for reports */
+#define SP_FLAME_DECIMALS_MAX 9          /* decimals of a count kept */
 
 struct sp_flame;
 
@@ -61,10 +68,11 @@ void sp_flame_free(struct sp_flame *f);
 /*
  * Adds the lines in buf[0..len) (a piece of the input of any size: a
  * line may span pieces; it is held until its newline or sp_flame_end).
- * Returns 0 (bad lines are not errors: see sp_flame_bad), -ENOMEM, or
+ * Returns 0 (bad lines are not errors: see sp_flame_bad), -ENOMEM,
  * -SP_ELIMIT when the tree would pass SP_FLAME_NODES_MAX frames or
- * SP_FLAME_NAMES_MAX bytes of names; after an error the tree must only
- * be freed.
+ * SP_FLAME_NAMES_MAX bytes of names, or -SP_EFORMAT when the input is a
+ * stackpulse spool (its first line is SP_MAGIC's), not folded text;
+ * after an error the tree must only be freed.
  */
 int sp_flame_feed(struct sp_flame *f, const char *buf, size_t len);
 
@@ -74,8 +82,18 @@ int sp_flame_end(struct sp_flame *f);
 /* sp_flame_new, sp_flame_feed of all of text, sp_flame_end. */
 int sp_flame_parse(const char *text, size_t len, struct sp_flame **out);
 
-/* Samples of all stacks (the root's width). */
+/* Samples of all stacks (the root's width), in 10^-sp_flame_decimals()
+ * samples. */
 uint64_t sp_flame_samples(const struct sp_flame *f);
+
+/* Decimals of the tree's unit: 0 while every count was an integer, else
+ * the most decimals of a count (at most SP_FLAME_DECIMALS_MAX). */
+unsigned sp_flame_decimals(const struct sp_flame *f);
+
+/* Frames whose name says its module as "module`function" (what
+ * sp-fold --modules writes, and DTrace and bcc): with none, --colors
+ * module has only unsymbolized frames to colour. */
+size_t sp_flame_module_frames(const struct sp_flame *f);
 
 /* Distinct frames in the tree, the root not counted. */
 size_t sp_flame_frames(const struct sp_flame *f);
@@ -92,8 +110,8 @@ const struct sp_flame_bad *sp_flame_bad(const struct sp_flame *f, size_t i);
 
 /*
  * The samples of the frame at path[0..depth) (names root first,
- * unescaped; depth 0 is the root), in *samples: the frame's own samples
- * plus those of every frame above it.  Returns 0 or -SP_ENOTFOUND.
+ * depth 0 is the root), in *samples (in the unit of sp_flame_samples):
+ * the frame's own samples plus those of every frame above it.  Returns 0 or -SP_ENOTFOUND.
  */
 int sp_flame_lookup(const struct sp_flame *f, const char *const *path,
     size_t depth, uint64_t *samples);
@@ -125,7 +143,8 @@ void sp_flame_svg_defaults(struct sp_flame_svg_opts *o);
 /*
  * Writes f as a self-contained SVG document (inline style and script,
  * nothing fetched) to out: one <g class="f"> per frame at least
- * o->minwidth pixels wide, with a <title> "NAME (N samples, P%)", a
+ * o->minwidth pixels wide, with a <title> "NAME (N samples, P%)" (N with
+ * its decimals when the counts had any), a
  * <rect> and a label; every name XML-escaped, bytes that are not UTF-8
  * written as U+FFFD.  Returns 0, -SP_EUSAGE for bad options, -SP_ENOTFOUND
  * when f has no samples, -ENOMEM, or -EIO when out reports a write error.

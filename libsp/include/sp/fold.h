@@ -13,9 +13,14 @@
  * prints as its function name when sp-sym named it, else as
  * "module+0xOFFSET" (sp_format_frame).  Inline chains expand into one
  * frame per logical frame, outermost first.  Kernel frames end in "_[k]"
- * (stackcollapse-perf's mark, which flame graph colourings know).  Escaping, so that a line
- * always splits at ';' and its last ' ': '\' -> "\\", ';' -> "\;",
- * newline -> "\n", CR -> "\r", other bytes below 0x20 -> "\xNN".
+ * (stackcollapse-perf's mark, which flame graph colourings know).  With
+ * SP_FOLD_MODULES a named frame starts with its module, "module`function"
+ * (DTrace's and bcc's form).  Names are written so that every reader
+ * (flamegraph.pl, inferno, speedscope, sp-flame) splits a line at each
+ * ';' and at its last ' ' into whole frames: a ';' inside a name becomes
+ * ':' (as stackcollapse-perf and perf's stackcollapse.py write it),
+ * newline "\n", CR "\r", other bytes below 0x20 "\xNN"; '\' and every
+ * other byte are kept as they are.
  *
  * Markers (frames that are not code): "[truncated]" is the root of a stack
  * the unwinder could not finish (the spool's marker frame), "[deeper]" the
@@ -39,6 +44,7 @@ enum sp_fold_flag {
 	SP_FOLD_TID = 1 << 6,         /* only samples of tid */
 	SP_FOLD_FROM = 1 << 7,        /* only samples at or after from_ns */
 	SP_FOLD_TO = 1 << 8,          /* only samples before to_ns */
+	SP_FOLD_MODULES = 1 << 9,     /* "module`function" for named frames */
 };
 
 enum sp_fold_root {
@@ -71,6 +77,9 @@ struct sp_fold_stats {
 	uint64_t stacks;       /* distinct (stack, root) pairs */
 	uint64_t first_ns, last_ns; /* times of the first and last counted
 	                          sample (stream clock; 0 when none) */
+	uint64_t span_first_ns, span_last_ns; /* earliest and latest sample
+	                          offered, filtered or not, in nanoseconds
+	                          since start_mono_ns as from_ns (0: none) */
 };
 
 struct sp_fold;
