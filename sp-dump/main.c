@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "sp/format.h"
+#include "sp/output.h"
 #include "sp/replay.h"
 #include "sp/tool.h"
 
@@ -17,7 +18,8 @@
 enum mode { MODE_TEXT, MODE_CHECK, MODE_STATS };
 
 struct dump {
-	const char *path;
+	const char *path, *out;
+	struct sp_output_file of;
 	enum mode mode;
 	int json;
 	int verbose;
@@ -30,7 +32,8 @@ static void
 usage(int status)
 {
 	(void)fprintf(status ? stderr : stdout,
-	    "usage: sp-dump [--check | --stats] [--json] [-v] [FILE | -]\n"
+	    "usage: sp-dump [--check | --stats] [--json] [-v] [-o FILE]\n"
+	    "               [FILE | -]\n"
 	    "Show a spool's header, modules, threads, process events, samples\n"
 	    "with their stacks and summary counters.\n"
 	    "  -c, --check   validate only; the exit status says\n"
@@ -39,6 +42,7 @@ usage(int status)
 	    "  -j, --json    JSON Lines, one object per record (with --stats:\n"
 	    "                one object)\n"
 	    "  -v, --verbose also show strings, frames and stack nodes\n"
+	    "  -o, --output FILE  where to write (default: standard output)\n"
 	    "  -h, --help    this text\n"
 	    "      --version version, spool format and build-id\n"
 	    "FILE - (the default when standard input is not a terminal) reads\n"
@@ -457,6 +461,14 @@ print_stats(const struct dump *d)
 	print_counters(d, c, n);
 }
 
+static void
+set_mode(struct dump *d, enum mode m)
+{
+	if (d->mode != MODE_TEXT && d->mode != m)
+		errx(2, "--check and --stats exclude each other");
+	d->mode = m;
+}
+
 static int
 run(struct dump *d)
 {
@@ -472,6 +484,10 @@ run(struct dump *d)
 		    diag.msg);
 	if (err < 0)
 		errx(1, "%s: %s", d->path, sp_strerror(err));
+	/* After the header is known good; a spool found corrupt later
+	 * leaves FILE as it was. */
+	if (sp_output_redirect(&d->of, d->out, &diag) < 0)
+		errx(1, "%s", diag.msg);
 	if (d->mode == MODE_TEXT)
 		print_header(d);
 	while ((err = sp_replay_next(d->r, &rec)) > 0) {
@@ -484,6 +500,7 @@ run(struct dump *d)
 		const struct sp_diag *dg = sp_replay_diag(d->r);
 
 		(void)fflush(stdout);
+		sp_output_discard(&d->of);
 		errx(1, "%s: offset 0x%llx: %s", d->path, dg->offset, dg->msg);
 	}
 	st = sp_replay_status(d->r);
@@ -507,19 +524,21 @@ main(int argc, char **argv)
 		{ "check", no_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "output", required_argument, NULL, 'o' },
 		{ "stats", no_argument, NULL, 's' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "version", no_argument, NULL, 1000 + 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static struct dump d;
+	struct sp_diag diag;
 	int ch, status;
 
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, ":chjsv", opts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, ":chjo:sv", opts, NULL)) != -1) {
 		switch (ch) {
 		case 'c':
-			d.mode = MODE_CHECK;
+			set_mode(&d, MODE_CHECK);
 			break;
 		case 'h':
 			usage(0);
@@ -527,8 +546,11 @@ main(int argc, char **argv)
 		case 'j':
 			d.json = 1;
 			break;
+		case 'o':
+			d.out = optarg;
+			break;
 		case 's':
-			d.mode = MODE_STATS;
+			set_mode(&d, MODE_STATS);
 			break;
 		case 'v':
 			d.verbose = 1;
@@ -548,7 +570,7 @@ main(int argc, char **argv)
 		    "usage: sp-dump [--check | --stats] [--json] FILE");
 	status = run(&d);
 	sp_replay_free(d.r);
-	if (fflush(stdout) != 0 || ferror(stdout))
-		err(1, "stdout");
+	if (sp_output_commit(&d.of, &diag) < 0)
+		errx(1, "%s", diag.msg);
 	return status;
 }

@@ -11,11 +11,12 @@
 #include <unistd.h>
 
 #include "sp/flame.h"
+#include "sp/output.h"
 #include "sp/tool.h"
 
 struct opts {
 	struct sp_flame_svg_opts svg;
-	const char *in, *diff;
+	const char *in, *diff, *out;
 	int skip_bad;
 };
 
@@ -25,9 +26,9 @@ usage(int status)
 	(void)fprintf(status ? stderr : stdout,
 	    "usage: sp-flame [--title TEXT] [--width PX] [--icicle]\n"
 	    "                [--colors hot|module|lang] [--diff BEFORE]\n"
-	    "                [--minwidth PX] [--skip-bad] [FILE | -]\n"
+	    "                [--minwidth PX] [--skip-bad] [-o FILE] [FILE | -]\n"
 	    "Draw folded stacks (\"root;...;leaf COUNT\" lines) as an\n"
-	    "interactive SVG flame graph on standard output.\n"
+	    "interactive SVG flame graph.\n"
 	    "  -t, --title TEXT     the title (default \"Flame Graph\")\n"
 	    "  -w, --width PX       image width in pixels (default 1200)\n"
 	    "  -i, --icicle         root at the top, callees below\n"
@@ -37,6 +38,7 @@ usage(int status)
 	    "                       the folded stacks in BEFORE\n"
 	    "  -m, --minwidth PX    leave out frames narrower (default 0.1)\n"
 	    "  -s, --skip-bad       warn about bad lines and draw the rest\n"
+	    "  -o, --output FILE    where to write (default: standard output)\n"
 	    "  -h, --help           this text\n"
 	    "      --version        version, spool format and build-id\n"
 	    "FILE - (the default) reads standard input.\n");
@@ -66,6 +68,7 @@ parse_args(int argc, char **argv, struct opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ "icicle", no_argument, NULL, 'i' },
 		{ "minwidth", required_argument, NULL, 'm' },
+		{ "output", required_argument, NULL, 'o' },
 		{ "skip-bad", no_argument, NULL, 's' },
 		{ "title", required_argument, NULL, 't' },
 		{ "width", required_argument, NULL, 'w' },
@@ -76,7 +79,7 @@ parse_args(int argc, char **argv, struct opts *o)
 
 	sp_flame_svg_defaults(&o->svg);
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, ":c:d:him:st:w:", longopts,
+	while ((ch = getopt_long(argc, argv, ":c:d:him:o:st:w:", longopts,
 	    NULL)) != -1) {
 		switch (ch) {
 		case 'c':
@@ -102,6 +105,9 @@ parse_args(int argc, char **argv, struct opts *o)
 		case 'm':
 			o->svg.minwidth = parse_number("--minwidth", optarg, 0,
 			    1000);
+			break;
+		case 'o':
+			o->out = optarg;
 			break;
 		case 's':
 			o->skip_bad = 1;
@@ -149,7 +155,11 @@ load(const struct opts *o, const char *path)
 			continue;
 		if (n < 0)
 			err(1, "%s", name);
-		if ((rc = sp_flame_feed(f, buf, (size_t)n)) != 0)
+		if ((rc = sp_flame_feed(f, buf, (size_t)n)) == -SP_EFORMAT)
+			errx(1, "%s: this is a spool; run sp-fold first: "
+			    "sp-fold %s | sp-flame", name, fd == STDIN_FILENO ?
+			    "FILE" : path);
+		if (rc != 0)
 			errx(1, "%s: line %" PRIu64 ": %s", name,
 			    sp_flame_lines(f) + 1, sp_strerror(rc));
 	}
@@ -174,6 +184,8 @@ int
 main(int argc, char **argv)
 {
 	struct sp_flame *f, *before = NULL;
+	struct sp_output_file out;
+	struct sp_diag diag;
 	struct opts o;
 	int rc;
 
@@ -189,11 +201,24 @@ main(int argc, char **argv)
 	if (o.diff != NULL)
 		before = load(&o, o.diff);
 	o.svg.before = before;
+	if (o.svg.colors == SP_FLAME_MODULE && before == NULL &&
+	    sp_flame_module_frames(f) == 0)
+		warnx("%s: --colors module: no frame names its module "
+		    "(\"module`function\"), named frames stay grey; fold with "
+		    "sp-fold --modules", strcmp(o.in, "-") == 0 ? "stdin" : o.in);
+	/* Only now, with the input known good: a failed run must not
+	 * replace FILE. */
+	if (sp_output_redirect(&out, o.out, &diag) < 0)
+		errx(1, "%s", diag.msg);
 	rc = sp_flame_svg(f, &o.svg, stdout);
-	if (rc == -EIO)
-		errx(1, "stdout: write error");
-	if (rc < 0)
+	if (rc < 0 && rc != -EIO) {
+		sp_output_discard(&out);
 		errx(1, "%s", sp_strerror(rc));
+	}
+	/* A write error (-EIO) is sticky on stdout: the commit reports it
+	 * with its errno. */
+	if (sp_output_commit(&out, &diag) < 0)
+		errx(1, "%s", diag.msg);
 	sp_flame_free(f);
 	sp_flame_free(before);
 	return 0;

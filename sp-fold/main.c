@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "sp/fold.h"
+#include "sp/output.h"
 #include "sp/pprof.h"
 #include "sp/replay.h"
 #include "sp/tool.h"
@@ -18,6 +19,7 @@
 struct opts {
 	struct sp_fold_options fo;
 	const char *in, *out;
+	const char *from, *to;  /* as given, for messages */
 	int pprof;
 };
 
@@ -28,10 +30,12 @@ usage(int status)
 	    "usage: sp-fold [--pid PID] [--tid TID] [--comm NAME]\n"
 	    "               [--from SECONDS] [--to SECONDS]\n"
 	    "               [--per-process | --per-thread] [--show-hidden]\n"
-	    "               [--lines] [--no-inline] [--user-only | --kernel-only]\n"
+	    "               [--lines] [--modules] [--no-inline]\n"
+	    "               [--user-only | --kernel-only]\n"
 	    "               [--max-depth N] [--pprof] [-o FILE] [FILE | -]\n"
 	    "Fold a spool's samples into stacks, one line per distinct stack,\n"
-	    "root first, ';'-separated, then a space and the count.\n"
+	    "root first, ';'-separated, then a space and the count (a ';' in\n"
+	    "a name is written ':').\n"
 	    "  -p, --pid PID       only samples of process PID\n"
 	    "  -t, --tid TID       only samples of thread TID\n"
 	    "  -c, --comm NAME     only samples of threads named NAME\n"
@@ -42,6 +46,8 @@ usage(int status)
 	    "  -H, --show-hidden   keep frames hidden by default (interpreter\n"
 	    "                      machinery)\n"
 	    "  -l, --lines         append :file:line to named frames\n"
+	    "  -M, --modules       module`function for named frames (for\n"
+	    "                      sp-flame --colors module)\n"
 	    "  -I, --no-inline     one frame per machine frame (no inline frames)\n"
 	    "  -u, --user-only     drop kernel frames\n"
 	    "  -k, --kernel-only   drop user frames\n"
@@ -107,6 +113,7 @@ parse_args(int argc, char **argv, struct opts *o)
 		{ "kernel-only", no_argument, NULL, 'k' },
 		{ "lines", no_argument, NULL, 'l' },
 		{ "max-depth", required_argument, NULL, 'd' },
+		{ "modules", no_argument, NULL, 'M' },
 		{ "no-inline", no_argument, NULL, 'I' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "per-process", no_argument, NULL, 'P' },
@@ -123,7 +130,7 @@ parse_args(int argc, char **argv, struct opts *o)
 	int ch;
 
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, ":HIPRT:c:d:f:ghklo:p:t:u", opts,
+	while ((ch = getopt_long(argc, argv, ":HIMPRT:c:d:f:ghklo:p:t:u", opts,
 	    NULL)) != -1) {
 		switch (ch) {
 		case 'H':
@@ -131,6 +138,9 @@ parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case 'I':
 			o->fo.flags |= SP_FOLD_NO_INLINE;
+			break;
+		case 'M':
+			o->fo.flags |= SP_FOLD_MODULES;
 			break;
 		case 'P':
 			set_root(o, SP_FOLD_ROOT_PROCESS);
@@ -141,6 +151,7 @@ parse_args(int argc, char **argv, struct opts *o)
 		case 'T':
 			o->fo.flags |= SP_FOLD_TO;
 			o->fo.to_ns = parse_seconds("--to", optarg);
+			o->to = optarg;
 			break;
 		case 'c':
 			o->fo.comm = optarg;
@@ -153,6 +164,7 @@ parse_args(int argc, char **argv, struct opts *o)
 		case 'f':
 			o->fo.flags |= SP_FOLD_FROM;
 			o->fo.from_ns = parse_seconds("--from", optarg);
+			o->from = optarg;
 			break;
 		case 'g':
 			o->pprof = 1;
@@ -190,9 +202,68 @@ parse_args(int argc, char **argv, struct opts *o)
 	if ((o->fo.flags & SP_FOLD_USER_ONLY) &&
 	    (o->fo.flags & SP_FOLD_KERNEL_ONLY))
 		errx(2, "--user-only and --kernel-only exclude each other");
+	/* --from is inclusive, --to exclusive. */
+	if (o->from != NULL && o->to != NULL && o->fo.from_ns >= o->fo.to_ns)
+		errx(2, "--from %s --to %s: the time range is empty (--from "
+		    "must be before --to)", o->from, o->to);
 	if (argc - optind > 1)
-		usage(2);
+		errx(2, "one spool at a time (%d given); to fold several, "
+		    "merge them first: sp-merge A B | sp-fold", argc - optind);
 	o->in = optind < argc ? argv[optind] : "-";
+}
+
+/* The filters given, as "--pid 4 --comm x", into buf. */
+static const char *
+filters(const struct opts *o, char *buf, size_t cap)
+{
+	const struct sp_fold_options *fo = &o->fo;
+	size_t n = 0;
+
+	buf[0] = '\0';
+	if (fo->flags & SP_FOLD_PID)
+		n += (size_t)snprintf(buf + n, cap - n, " --pid %" PRIu32,
+		    fo->pid);
+	if ((fo->flags & SP_FOLD_TID) && n < cap)
+		n += (size_t)snprintf(buf + n, cap - n, " --tid %" PRIu32,
+		    fo->tid);
+	if (fo->comm != NULL && n < cap)
+		n += (size_t)snprintf(buf + n, cap - n, " --comm %s", fo->comm);
+	if (o->from != NULL && n < cap)
+		n += (size_t)snprintf(buf + n, cap - n, " --from %s", o->from);
+	if (o->to != NULL && n < cap)
+		(void)snprintf(buf + n, cap - n, " --to %s", o->to);
+	return buf[0] != '\0' ? buf + 1 : buf;
+}
+
+/*
+ * What a user needs to hear once the output is written: a filter that
+ * matched nothing (the output is empty, and silence would look like a
+ * bug), frames left unnamed, samples that had no frames left.
+ */
+static void
+report(const struct opts *o, const struct sp_fold *f, const struct sp_defs *d)
+{
+	struct sp_fold_stats st;
+	char buf[512];
+
+	sp_fold_get_stats(f, &st);
+	if (st.samples > 0 && st.counted == 0 && st.filtered > 0 &&
+	    (o->from != NULL || o->to != NULL))
+		warnx("%s: no sample matched %s (of %" PRIu64 " samples, taken "
+		    "from %.3f to %.3f s)", o->in, filters(o, buf, sizeof(buf)),
+		    st.samples, (double)st.span_first_ns / 1e9,
+		    (double)st.span_last_ns / 1e9);
+	else if (st.samples > 0 && st.counted == 0 && st.filtered > 0)
+		warnx("%s: no sample matched %s (of %" PRIu64 " samples)",
+		    o->in, filters(o, buf, sizeof(buf)), st.samples);
+	if (st.counted > 0 && sp_defs_count(d, SP_REC_SYMBOL) == 0)
+		warnx("%s: no frame is symbolized (they print as "
+		    "module+0xOFFSET); name them first: sp-sym %s | sp-fold",
+		    o->in, strcmp(o->in, "-") == 0 ? "FILE" : o->in);
+	if (st.empty != 0)
+		warnx("%s: %" PRIu64 " samples had no %s frames", o->in,
+		    st.empty, (o->fo.flags & SP_FOLD_USER_ONLY) ? "user" :
+		    "kernel");
 }
 
 /* Reads and counts; returns the reader (the caller frees it). */
@@ -234,8 +305,8 @@ main(int argc, char **argv)
 	struct opts o;
 	struct sp_fold *f = NULL;
 	struct sp_replay *r;
-	struct sp_fold_stats st;
-	FILE *out = stdout;
+	struct sp_output_file out;
+	struct sp_diag diag;
 	int e;
 
 	memset(&o, 0, sizeof(o));
@@ -246,21 +317,21 @@ main(int argc, char **argv)
 	if (o.pprof && o.out == NULL && isatty(STDOUT_FILENO))
 		errx(2, "--pprof writes binary data: use -o FILE or a pipe");
 	r = count(&o, &f);
-	if (o.out != NULL && (out = fopen(o.out, "wb")) == NULL)
-		err(1, "%s", o.out);
+	/* Only now, with the spool read: a failed run must not replace
+	 * FILE. */
+	if (sp_output_redirect(&out, o.out, &diag) < 0)
+		errx(1, "%s", diag.msg);
 	e = o.pprof ? sp_pprof_write(f, sp_replay_defs(r), sp_replay_header(r),
-	    out) : sp_fold_write(f, sp_replay_defs(r), out);
-	if (e == -EIO || fflush(out) != 0 || ferror(out))
-		err(1, "%s", o.out != NULL ? o.out : "stdout");
-	if (e < 0)
+	    stdout) : sp_fold_write(f, sp_replay_defs(r), stdout);
+	if (e < 0 && e != -EIO) {
+		sp_output_discard(&out);
 		errx(1, "%s: %s", o.in, sp_strerror(e));
-	if (out != stdout && fclose(out) != 0)
-		err(1, "%s", o.out);
-	sp_fold_get_stats(f, &st);
-	if (st.empty != 0)
-		warnx("%s: %" PRIu64 " samples had no %s frames", o.in,
-		    st.empty, (o.fo.flags & SP_FOLD_USER_ONLY) ? "user" :
-		    "kernel");
+	}
+	/* A write error (-EIO) is sticky on stdout: the commit reports it
+	 * with its errno. */
+	if (sp_output_commit(&out, &diag) < 0)
+		errx(1, "%s", diag.msg);
+	report(&o, f, sp_replay_defs(r));
 	sp_fold_free(f);
 	sp_replay_free(r);
 	return 0;

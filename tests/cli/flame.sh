@@ -92,19 +92,8 @@ check "--diff: frames of both keep their samples" \
 # --colors lang on what sp-fold prints: kernel frames (which sp-fold ends
 # in _[k]) take the kernel hue, orange (45 to 60 degrees, give or take
 # the 8-bit rounding of rgb()), and no other frame does.  The hue is
-# computed from each rect's fill by awk.
-hues() { grep -o '<title>[^<]*</title><rect [^>]*fill="rgb([0-9,]*)"' "$1" |
-    awk '{ n = $0; sub(/^<title>/, "", n); sub(/ \([0-9]+ samples.*/, "", n)
-	c = $0; sub(/.*rgb\(/, "", c); sub(/\).*/, "", c); split(c, v, ",")
-	r = v[1]; g = v[2]; b = v[3]
-	mx = r; if (g > mx) mx = g; if (b > mx) mx = b
-	mn = r; if (g < mn) mn = g; if (b < mn) mn = b
-	d = mx - mn; h = 0
-	if (d > 0 && mx == r) h = 60 * (g - b) / d
-	else if (d > 0 && mx == g) h = 60 * ((b - r) / d + 2)
-	else if (d > 0) h = 60 * ((r - g) / d + 4)
-	if (h < 0) h += 360
-	print (n ~ /_\[k\]$/ ? "k" : "u"), int(h) }'; }
+# computed from each rect's fill by awk (rect_hues).
+hues() { rect_hues "$1" | awk -F '\t' '{ print ($1 ~ /_\[k\]$/ ? "k" : "u"), $2 }'; }
 if $BIN/sp-record -q --kernel -o "$TMP/kern.spl" -- dd if=/dev/zero \
     of=/dev/null bs=64k count=50000 >/dev/null 2>&1; then
 	$BIN/sp-sym -q "$TMP/kern.spl" | $BIN/sp-fold 2>/dev/null >"$TMP/kern.folded"
@@ -149,7 +138,7 @@ run $FLAME --help
 check "help exits 0 on stdout" test "$RC" -eq 0 -a -n "$OUT"
 man=$(sed 's/\\-/-/g' sp-flame/sp-flame.1)
 missing=
-for opt in --title --width --icicle --colors --diff --minwidth --skip-bad \
+for opt in --title --width --icicle --colors --diff --minwidth --skip-bad --output \
     --help; do
 	grep -q -- "^\.BR .*\"*$opt" <<<"$man" && has "$opt" "$OUT" ||
 	    missing="$missing $opt"
@@ -157,13 +146,13 @@ done
 check "man page and usage name every option" test -z "$missing"
 
 # A real profile: the tree workload recorded and symbolized, its samples
-# folded by awk from sp-dump's text (root first, ';' and '\' escaped).
+# folded by awk from sp-dump's text (root first, a ';' in a name as ':').
 fold() { awk '
 function flush(  s, i) { if (n == 0) return; s = f[n - 1]
 	for (i = n - 2; i >= 0; i--) s = s ";" f[i]; c[s]++; n = 0 }
 /^sample / { flush(); next }
-/^    #[0-9]+ / { x = $0; sub(/^    #[0-9]+ +/, "", x); gsub(/\\/, "\\\\", x)
-	gsub(/;/, "\\;", x); f[n++] = x; next }
+/^    #[0-9]+ / { x = $0; sub(/^    #[0-9]+ +/, "", x)
+	gsub(/;/, ":", x); f[n++] = x; next }
 { flush() }
 END { flush(); for (s in c) print s, c[s] }'; }
 real=
