@@ -47,4 +47,20 @@ need() {
 skip() { echo "SKIP $1: $2"; }
 
 has() { grep -qF -- "$1" <<<"$2"; }
+
+# rect_hues SVG: one line "NAME<TAB>HUE<TAB>CHROMA" per frame of an
+# sp-flame SVG: its name, the hue of its rect's fill in degrees (HSL, one
+# decimal) and the largest less the smallest of r, g, b (0: grey).
+rect_hues() { grep -o '<title>[^<]*</title><rect [^>]*fill="rgb([0-9,]*)"' "$1" |
+    awk '{ n = $0; sub(/^<title>/, "", n); sub(/ \([0-9.]+ samples.*/, "", n)
+	c = $0; sub(/.*rgb\(/, "", c); sub(/\).*/, "", c); split(c, v, ",")
+	r = v[1]; g = v[2]; b = v[3]
+	mx = r; if (g > mx) mx = g; if (b > mx) mx = b
+	mn = r; if (g < mn) mn = g; if (b < mn) mn = b
+	d = mx - mn; h = 0
+	if (d > 0 && mx == r) h = 60 * (g - b) / d
+	else if (d > 0 && mx == g) h = 60 * ((b - r) / d + 2)
+	else if (d > 0) h = 60 * ((r - g) / d + 4)
+	if (h < 0) h += 360
+	printf "%s\t%.1f\t%d\n", n, h, d }'; }
 done_testing() { echo DONE; }
