@@ -57,10 +57,10 @@ replaced(const char *path, mode_t *mode, int *exists)
 			free(real);
 			return NULL;
 		}
-	} else if (!S_ISREG(st.st_mode)) {
-		return NULL;
-	} else if ((real = strdup(path)) == NULL) {
-		return NULL;
+	} else {
+		real = S_ISREG(st.st_mode) ? strdup(path) : NULL;
+		if (real == NULL)
+			return NULL;
 	}
 	*mode = st.st_mode & 07777;
 	*exists = 1;
