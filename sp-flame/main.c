@@ -28,7 +28,7 @@ usage(int status)
 	    "                [--colors hot|module|lang] [--diff BEFORE]\n"
 	    "                [--minwidth PX] [--skip-bad] [-o FILE] [FILE | -]\n"
 	    "Draw folded stacks (\"root;...;leaf COUNT\" lines) as an\n"
-	    "interactive SVG flame graph.\n"
+	    "interactive SVG flame graph on standard output (or -o FILE).\n"
 	    "  -t, --title TEXT     the title (default \"Flame Graph\")\n"
 	    "  -w, --width PX       image width in pixels (default 1200)\n"
 	    "  -i, --icicle         root at the top, callees below\n"

@@ -314,7 +314,8 @@ main(int argc, char **argv)
 	if (strcmp(o.in, "-") == 0 && isatty(STDIN_FILENO))
 		errx(2, "no spool given and standard input is a terminal; "
 		    "usage: sp-fold [OPTIONS] FILE");
-	if (o.pprof && o.out == NULL && isatty(STDOUT_FILENO))
+	if (o.pprof && (o.out == NULL || strcmp(o.out, "-") == 0) &&
+	    isatty(STDOUT_FILENO))
 		errx(2, "--pprof writes binary data: use -o FILE or a pipe");
 	r = count(&o, &f);
 	/* Only now, with the spool read: a failed run must not replace
