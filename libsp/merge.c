@@ -245,25 +245,6 @@ push(struct batch *b, size_t x)
 	}
 }
 
-/*
- * A spool that ended inside its header has no records: it adds nothing,
- * and its all-zero header must not become the output's.
- */
-static void
-empty_input(struct sp_merge_input *in)
-{
-	struct sp_record rec;
-	int err;
-
-	err = sp_replay_next(in->replay, &rec);
-	if (err > 0)
-		err = -SP_EFORMAT; /* records after no header: not a spool */
-	if (err < 0)
-		input_diag(in, err);
-	else
-		input_end(in);
-}
-
 /* Opens input i: its header's host, its rank, its first head. */
 static int
 start(struct batch *b, size_t i)
@@ -277,10 +258,6 @@ start(struct batch *b, size_t i)
 	if (s->in->replay == NULL)
 		return 0;
 	h = sp_replay_header(s->in->replay);
-	if (h->version == 0) {
-		empty_input(s->in);
-		return 0;
-	}
 	if (m->w == NULL && (err = sp_writer_new(&m->w, m->fd, h)) < 0)
 		return m->failed = err;
 	if ((err = put_header_host(m->w, &s->map, h)) < 0)

@@ -52,8 +52,7 @@ struct sp_merge_input {
 
 /*
  * Creates a merger writing to fd (a file or a pipe; not closed).  The
- * output header is the first input's header (the first that did not end
- * inside its header).  Returns 0 or -ENOMEM.
+ * output header is the first input's header.  Returns 0 or -ENOMEM.
  */
 int sp_merge_new(struct sp_merge **out, int fd);
 
