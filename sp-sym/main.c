@@ -222,13 +222,50 @@ print_report(const struct opts *o, const struct sp_sym_report *r)
 		warnx("%s: truncated: symbolized the intact prefix", o->in);
 }
 
+/* Opens the input; on failure says why, naming it, and exits 1. */
+static struct sp_replay *
+open_input(const struct opts *o)
+{
+	struct sp_replay *in = NULL;
+	struct sp_diag diag;
+	int rc;
+
+	memset(&diag, 0, sizeof(diag));
+	rc = sp_replay_open(&in, o->in, &diag);
+	if (rc == -ENOMEM)
+		errx(1, "out of memory");
+	if (rc == -SP_EMAGIC || rc == -SP_EVERSION || rc == -SP_EFORMAT)
+		errx(1, "%s: offset 0x%llx: %s", o->in, diag.offset, diag.msg);
+	if (rc < 0)
+		errx(1, "%s: %s", o->in, sp_strerror(rc));
+	return in;
+}
+
+/*
+ * sp_sym_spool failed: says whose fault it is (the input's, at an
+ * offset; the output's; memory), and removes a half-written output file.
+ */
+static void
+sym_failed(const struct opts *o, int fd, int rc,
+    const struct sp_sym_report *rep, const struct sp_diag *diag)
+{
+	sp_output_abandon(o->out, fd);
+	if (rc == -ENOMEM)
+		errx(1, "out of memory");
+	if (rep->input_failed)
+		errx(1, "%s: offset 0x%llx: %s", o->in, diag->offset,
+		    diag->msg);
+	errx(1, "output %s: %s", strcmp(o->out, "-") ? o->out : "stdout",
+	    sp_strerror(rc));
+}
+
 int
 main(int argc, char **argv)
 {
 	static struct opts o;
 	struct sp_debug_dirs env;
 	struct sp_sym_report rep;
-	struct sp_replay *in = NULL;
+	struct sp_replay *in;
 	struct sp_diag diag;
 	int fd, rc;
 
@@ -237,12 +274,9 @@ main(int argc, char **argv)
 	if (strcmp(o.in, "-") == 0 && isatty(STDIN_FILENO))
 		errx(2, "no spool given and standard input is a terminal; "
 		    "usage: sp-sym [-o FILE] FILE");
+	/* The input first: one that is not a spool leaves no output. */
+	in = open_input(&o);
 	memset(&diag, 0, sizeof(diag));
-	rc = sp_replay_open(&in, o.in, &diag);
-	if (rc == -SP_EMAGIC || rc == -SP_EVERSION || rc == -SP_EFORMAT)
-		errx(1, "%s: offset 0x%llx: %s", o.in, diag.offset, diag.msg);
-	if (rc < 0)
-		errx(1, "%s: %s", o.in, sp_strerror(rc));
 	if ((rc = sp_output_open(o.out, &fd, &diag)) < 0)
 		errx(rc == -SP_EUSAGE ? 2 : 1, "%s", diag.msg);
 	if (!o.quiet && isatty(STDERR_FILENO))
@@ -250,13 +284,10 @@ main(int argc, char **argv)
 	rc = sp_sym_spool(&o.so, in, fd, &rep, &diag);
 	if (o.so.progress != NULL)
 		(void)fputs("\r\033[K", stderr);
-	if (rc < 0 && rc > -SP_EFORMAT)
-		errx(1, "%s: %s", strcmp(o.out, "-") ? o.out : "stdout",
-		    sp_strerror(rc));
 	if (rc < 0)
-		errx(1, "%s: offset 0x%llx: %s", o.in, diag.offset, diag.msg);
-	if (fd != STDOUT_FILENO && close(fd) < 0)
-		err(1, "%s", o.out);
+		sym_failed(&o, fd, rc, &rep, &diag);
+	if ((rc = sp_output_close(o.out, fd)) < 0)
+		errx(1, "output %s: %s", o.out, sp_strerror(rc));
 	if (!o.quiet)
 		print_report(&o, &rep);
 	rc = o.strict && rep.by_origin[SP_ORIGIN_ADDRESS] > rep.truncated;

@@ -84,6 +84,13 @@ struct sp_sym_report {
 	size_t ndamaged;
 	uint64_t dwarf_errors;     /* lookups the DWARF refused (malformed) */
 	int input_truncated;       /* the input ended without END (prefix kept) */
+	/*
+	 * After sp_sym_spool failed: 1 when the error is the input's (reading
+	 * it failed, or it holds a record no spool may), diag giving the
+	 * offset and the reason; 0 when it is the output's (writing failed)
+	 * or -ENOMEM.
+	 */
+	int input_failed;
 };
 
 /*
@@ -91,10 +98,11 @@ struct sp_sym_report {
  * writes the symbolized spool to out_fd (a file or a pipe; not closed),
  * ending with an END record, also when the input was truncated (its
  * intact prefix is copied).  Fills *rep (call sp_sym_report_fini on it
- * afterwards, also after an error).  Returns 0; a format error of the
- * input (diag: offset and reason, copied from the reader); -errno from
- * writing (EPIPE, ENOSPC...); -ENOMEM.  Files that cannot be found or
- * read are not errors: they are in the report.  diag may be NULL.
+ * afterwards, also after an error).  Returns 0; an error of the input,
+ * rep->input_failed set (a format error, or -errno such as -EIO from
+ * reading it; diag: offset and reason, copied from the reader); -errno
+ * from writing (EPIPE, ENOSPC...); -ENOMEM.  Files that cannot be found
+ * or read are not errors: they are in the report.  diag may be NULL.
  */
 int sp_sym_spool(const struct sp_sym_options *o, struct sp_replay *in,
     int out_fd, struct sp_sym_report *rep, struct sp_diag *diag);
