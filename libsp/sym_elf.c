@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf_int.h"
 #include "sym_int.h"
 
 static void
@@ -186,25 +187,15 @@ file_get(struct sym_ctx *c, uint32_t id, const struct sp_module *m,
 {
 	const struct sp_str *path = sp_defs_string(c->defs, m->path);
 	size_t i;
-	uint32_t *v;
 	int err;
 
 	*out = NULL;
 	if (path == NULL || path->len == 0 || path->s[0] != '/' ||
 	    memchr(path->s, '\0', path->len) != NULL)
 		return 0;
-	if (id > c->capfile_of) {
-		size_t cap = c->capfile_of ? c->capfile_of : 64;
-
-		while (cap < id)
-			cap *= 2;
-		v = realloc(c->file_of, cap * sizeof(*v));
-		if (v == NULL)
-			return -ENOMEM;
-		memset(v + c->capfile_of, 0, (cap - c->capfile_of) * sizeof(*v));
-		c->file_of = v;
-		c->capfile_of = cap;
-	}
+	if ((err = sp_grow_zeroed((void **)&c->file_of, &c->capfile_of, id,
+	    sizeof(*c->file_of))) < 0)
+		return err;
 	if (c->file_of[id - 1] == 0) {
 		err = file_new(c, m, path->s, &i);
 		if (err < 0)

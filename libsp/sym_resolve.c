@@ -156,6 +156,39 @@ sym_set_python(struct sym_ctx *c, uint32_t host, uint32_t pid,
 	return 0;
 }
 
+static int
+str_is(const struct sp_str *s, const char *z)
+{
+	size_t n = strlen(z);
+
+	return s->len == n && memcmp(s->s, z, n) == 0;
+}
+
+/*
+ * Whether host is the one the header describes: host 0, or a HOST record
+ * equal to the header (name, release, machine, page size, boot id).
+ * sp-merge writes every input's header as such a record, the first
+ * input's (whose header the output takes) too: its kernel frames and
+ * perf maps are still the header host's, named by its kallsyms.
+ */
+int
+sym_header_host(const struct sym_ctx *c, uint32_t host)
+{
+	static const uint8_t zero[16];
+	const struct sp_header *hd = c->hdr;
+	const struct sp_host *h;
+
+	if (host == 0)
+		return 1;
+	h = sp_defs_host(c->defs, host);
+	if (h == NULL || !str_is(&h->hostname, hd->hostname) ||
+	    !str_is(&h->release, hd->release) ||
+	    !str_is(&h->machine, hd->machine) || h->page_size != hd->page_size)
+		return 0;
+	return memcmp(hd->boot_id, h->has_boot_id ? h->boot_id : zero,
+	    16) == 0;
+}
+
 /* Perf maps are read for Python runtimes and for what the user allows. */
 static int
 perf_map_allowed(const struct sym_ctx *c, uint32_t host, uint32_t pid)
@@ -165,7 +198,7 @@ perf_map_allowed(const struct sym_ctx *c, uint32_t host, uint32_t pid)
 	if (c->o->perf_maps_all)
 		return 1;
 	for (i = 0; i < c->o->nperf_map_pids; i++)
-		if (host == 0 && c->o->perf_map_pids[i] == pid)
+		if (c->o->perf_map_pids[i] == pid && sym_header_host(c, host))
 			return 1;
 	for (i = 0; i < c->npids; i++)
 		if (c->pids[i].host == host && c->pids[i].pid == pid)
@@ -232,7 +265,8 @@ pmap_get(struct sym_ctx *c, const struct sp_module *m,
 	v->host = host;
 	v->pid = pid;
 	/* Other hosts' maps are not on this machine. */
-	v->map = host == 0 ? pmap_read(c, pid, m->uid_plus1) : NULL;
+	v->map = sym_header_host(c, host) ? pmap_read(c, pid, m->uid_plus1) :
+	    NULL;
 	*out = v->map;
 	return 0;
 }
@@ -329,7 +363,9 @@ kernel_frame(struct sym_ctx *c, const struct sp_module *m, uint64_t ip)
 	char modname[256];
 	int err;
 
-	if (m != NULL && m->host != 0)
+	/* kallsyms (this boot's, --kallsyms, the bundle's) is the
+	 * header host's kernel. */
+	if (m != NULL && !sym_header_host(c, m->host))
 		return 0;
 	if (!c->ktried)
 		kallsyms_load(c);

@@ -142,8 +142,10 @@ report(const struct opts *o, const char *path, struct sp_merge_input *in,
 		warnx("%s: truncated at offset 0x%" PRIx64 ": merged the "
 		    "intact prefix", path, in->st.end_offset);
 	if (!o->quiet && in->st.dup_symbols)
-		warnx("%s: %" PRIu64 " symbols of frames already symbolized "
-		    "were dropped", path, in->st.dup_symbols);
+		warnx("%s: %" PRIu64 " frames are named otherwise than in an "
+		    "earlier input, whose names are kept (for one naming, "
+		    "merge the raw spools and run sp-sym on the result)", path,
+		    in->st.dup_symbols);
 	sp_replay_free(in->replay);
 	*samples += in->st.samples;
 	return failed;

@@ -82,6 +82,64 @@ wait $tpid
 check "Tail waits through an empty file and reads the spool written later" \
     grep -q '^samples=3000 ' "$TMP/tail.out"
 
+# --- merging keeps what symbolization needs ----------------------------------
+# sp-merge writes each input's header as a HOST record; sp-sym must still
+# take those of the header's host and boot for the header's: kallsyms
+# names their kernel frames, perf maps their JIT frames.
+# knames SPL: the kernel function of every kernel-named frame, sorted.
+knames() { $DUMP -v "$1" | awk '/^symbol .*\(kernel,/ { print $4 }' | sort; }
+run $REC -q --kernel -o "$TMP/kern.spl" -- dd if=/dev/zero of=/dev/null bs=64k count=100000
+run $SYM -o "$TMP/kern-sym.spl" "$TMP/kern.spl"
+nk=$(grep -oE '[0-9]+ kernel,' <<<"$ERR" | cut -d' ' -f1)
+if [ "${nk:-0}" -gt 0 ]; then
+	knames "$TMP/kern-sym.spl" >"$TMP/kern.names"
+	run $MERGE -q -o "$TMP/kern-m.spl" "$TMP/kern.spl"
+	run $SYM -o "$TMP/kern-msym.spl" "$TMP/kern-m.spl"
+	check "sp-merge | sp-sym names as many kernel frames as sp-sym alone ($nk)" \
+	    has " $nk kernel," "$ERR"
+	check "... with the same names" cmp -s "$TMP/kern.names" <(knames "$TMP/kern-msym.spl")
+	check "... none left as [kernel.kallsyms]+0x" \
+	    test "$($DUMP "$TMP/kern-msym.spl" | grep -c 'kernel.kallsyms\]+0x')" -eq 0
+	run $SYM --kallsyms /proc/kallsyms -o "$TMP/kern-mk.spl" "$TMP/kern-m.spl"
+	check "... and with --kallsyms /proc/kallsyms" has " $nk kernel," "$ERR"
+	# Two recordings of this boot share one HOST record in the merge.
+	run $REC -q --kernel -o "$TMP/kern2.spl" -- dd if=/dev/zero of=/dev/null bs=64k count=50000
+	run $MERGE -q -o "$TMP/kern-m2.spl" "$TMP/kern.spl" "$TMP/kern2.spl"
+	run $SYM -o "$TMP/kern-m2sym.spl" "$TMP/kern-m2.spl"
+	check "two recordings merged: kernel frames named, none address-only" \
+	    test "$($DUMP "$TMP/kern-m2sym.spl" | grep -c 'kernel.kallsyms\]+0x')" -eq 0
+else
+	skip "kernel names after sp-merge" "no kernel frames recorded here ($ERR)"
+fi
+
+# Symbolized inputs merged: an equal symbol of an interned frame is not
+# news; one that names the frame otherwise is said, with what it means.
+$SYM -q -o "$TMP/ref-sym.spl" "$TMP/ref.spl"
+run $MERGE -o "$TMP/out.spl" "$TMP/ref-sym.spl" "$TMP/ref-sym.spl"
+check "sp-merge of a symbolized spool with itself: no word about symbols" \
+    test "$RC" -eq 0 -a "$ERR" = "sp-merge: 2 inputs, 6000 samples"
+if [ "${nk:-0}" -gt 0 ]; then
+	printf '0000000000000000 T nothing\n' >"$TMP/none.kallsyms"
+	$SYM -q --kallsyms "$TMP/none.kallsyms" -o "$TMP/kern-nok.spl" "$TMP/kern.spl"
+	run $MERGE -o "$TMP/out.spl" "$TMP/kern-sym.spl" "$TMP/kern-nok.spl"
+	check "inputs that name $nk kernel frames otherwise: said, and what was kept" \
+	    has "sp-merge: $TMP/kern-nok.spl: $nk frames are named otherwise than in an earlier input, whose names are kept (for one naming, merge the raw spools and run sp-sym on the result)" "$ERR"
+	check "... and the first input's names are the ones kept" \
+	    cmp -s "$TMP/kern.names" <(knames "$TMP/out.spl")
+else
+	skip "symbols that differ between merged inputs" "no kernel frames recorded here"
+fi
+
+# A JIT's perf map after sp-merge.
+run $REC -q -o "$TMP/jit.spl" -- $W/jit 400
+run $SYM --perf-maps all -o "$TMP/jit-sym.spl" "$TMP/jit.spl"
+nj=$($DUMP "$TMP/jit-sym.spl" | grep -c 'jit_spin_loop$')
+run $MERGE -q -o "$TMP/jit-m.spl" "$TMP/jit.spl"
+run $SYM --perf-maps all -o "$TMP/jit-msym.spl" "$TMP/jit-m.spl"
+check "sp-merge | sp-sym --perf-maps all names the JIT frames as before ($nj)" \
+    test "$nj" -gt 0 -a "$($DUMP "$TMP/jit-msym.spl" | grep -c 'jit_spin_loop$')" -eq "$nj"
+rm -f /tmp/perf-"$($DUMP --json "$TMP/jit.spl" | grep -o '"kind":"sample","thread":[0-9]*,"pid":[0-9]*' | head -1 | grep -o '[0-9]*$')".map
+
 # --- whose error: the output's, the input's, memory's ------------------------
 mkdir -p "$TMP/adir"
 for t in sp-sym sp-merge; do
