@@ -106,7 +106,7 @@ syms_of(struct sym_ctx *c, struct sp_elf_file *f, struct sp_elf_syms **out)
 	return err == -ENOMEM ? err : 0;
 }
 
-/* Opens and indexes fl's files; marks it usable or reports it missing. */
+/* Opens and indexes fl's files; marks it usable or not. */
 static int
 file_open(struct sym_ctx *c, struct sym_file *fl)
 {
@@ -138,11 +138,6 @@ file_open(struct sym_ctx *c, struct sym_file *fl)
 	}
 	fl->state = fl->dsyms != NULL || fl->bsyms != NULL ||
 	    fl->dwarf != NULL ? 1 : -1;
-	if (fl->state < 0)
-		return sym_report_missing(c, fl->path, fl->build_id, fl->id_len,
-		    fl->found.tried[0] ? fl->found.tried :
-		    "found, but it has no symbols", fl->found.mismatches,
-		    &fl->missing);
 	return 0;
 }
 
@@ -312,11 +307,16 @@ sym_elf_frame(struct sym_ctx *c, uint32_t module_id,
 		if (r < 0)
 			return r;
 	}
-	if (r == 0 && f->missing > 0)
-		c->rep->missing[f->missing - 1].frames++;
+	if (r < 0)
+		return r;
+	if (r == 0) {
+		r = sym_report_file_frame(c, f);
+		return r < 0 ? r : 2;
+	}
+	f->named++;
 	/* file_get took only modules with a path. */
-	if (r > 0 && sp_sym_python_module(f->path, strlen(f->path)) &&
+	if (sp_sym_python_module(f->path, strlen(f->path)) &&
 	    sp_sym_python_machinery(outer))
 		c->sym.flags |= SP_SYM_PYTHON_RUNTIME | SP_SYM_HIDDEN;
-	return r;
+	return 1;
 }

@@ -80,6 +80,8 @@ copy_symbol(struct sym_run *s, const struct sp_symbol *in)
 	rec.u.symbol.frame = s->pending_out;
 	s->pending = 0;
 	s->c.rep->copied++;
+	if (in->origin == SP_ORIGIN_ADDRESS && !(in->flags & SP_SYM_TRUNCATED))
+		s->c.rep->copied_address++;
 	return put_symbol(s, &rec.u.symbol);
 }
 
@@ -213,6 +215,7 @@ run_loop(struct sym_run *s, struct sp_replay *in, struct sp_diag *diag)
 		return input_failed(s, in, err, diag);
 	if (s->pending && (err = resolve_pending(s)) < 0)
 		return err;
+	sym_report_finish(&s->c);
 	s->c.rep->input_truncated = sp_replay_status(in)->truncated;
 	return 0;
 }

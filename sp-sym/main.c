@@ -175,10 +175,34 @@ progress(void *arg, uint64_t bytes, uint64_t frames)
 	    " frames   ", bytes >> 20, frames);
 }
 
+/* A module that kept address-only frames: how many, why, where it looked. */
+static void
+print_missing(const struct sp_sym_missing *m)
+{
+	if (m->no_symbols)
+		(void)fprintf(stderr, "sp-sym: %s (build-id %s): %s, %" PRIu64
+		    " frames address-only; looked at: %s\n", m->path,
+		    m->build_id[0] ? m->build_id : "none", m->why, m->frames,
+		    m->tried);
+	else if (m->tried[0] != '\0')
+		(void)fprintf(stderr, "sp-sym: %s (build-id %s): %" PRIu64
+		    " of %" PRIu64 " frames address-only: %s; looked at: %s\n",
+		    m->path, m->build_id[0] ? m->build_id : "none", m->frames,
+		    m->frames + m->named, m->why, m->tried);
+	else
+		(void)fprintf(stderr, "sp-sym: %s: %" PRIu64 " frames "
+		    "address-only: %s\n", m->path, m->frames, m->why);
+	if (m->want_debug && m->build_id[0] != '\0')
+		(void)fprintf(stderr, "sp-sym:   hint: put its debug "
+		    "file at DIR/.build-id/%.2s/%s.debug (--debug-dir "
+		    "DIR), the binary at BUNDLE/binaries/%s (record "
+		    "with --bundle-binaries), or pass --sysroot\n",
+		    m->build_id, m->build_id + 2, m->build_id);
+}
+
 static void
 print_report(const struct opts *o, const struct sp_sym_report *r)
 {
-	const struct sp_sym_missing *m;
 	size_t i;
 
 	(void)fprintf(stderr, "sp-sym: %" PRIu64 " frames: %" PRIu64 " elf, %"
@@ -197,18 +221,13 @@ print_report(const struct opts *o, const struct sp_sym_report *r)
 		(void)fprintf(stderr, "sp-sym: %" PRIu64 " files had another "
 		    "build-id than the recorded one and were not used\n",
 		    r->mismatches);
-	for (i = 0; i < r->nmissing; i++) {
-		m = &r->missing[i];
-		(void)fprintf(stderr, "sp-sym: %s (build-id %s): no symbols, %"
-		    PRIu64 " frames address-only; looked at: %s\n", m->path,
-		    m->build_id[0] ? m->build_id : "none", m->frames, m->tried);
-		if (m->build_id[0] != '\0')
-			(void)fprintf(stderr, "sp-sym:   hint: put its debug "
-			    "file at DIR/.build-id/%.2s/%s.debug (--debug-dir "
-			    "DIR), the binary at BUNDLE/binaries/%s (record "
-			    "with --bundle-binaries), or pass --sysroot\n",
-			    m->build_id, m->build_id + 2, m->build_id);
-	}
+	for (i = 0; i < r->nmissing; i++)
+		print_missing(&r->missing[i]);
+	if (r->copied_address)
+		(void)fprintf(stderr, "sp-sym: %" PRIu64 " address-only "
+		    "symbols were copied from the input, not looked up again "
+		    "(run sp-sym on the spool sp-record wrote)\n",
+		    r->copied_address);
 	for (i = 0; i < r->ndamaged; i++)
 		(void)fprintf(stderr, "sp-sym: %s: skipped %s\n",
 		    r->damaged[i].path, r->damaged[i].what);
@@ -259,6 +278,26 @@ sym_failed(const struct opts *o, int fd, int rc,
 	    sp_strerror(rc));
 }
 
+/*
+ * --strict failed: the count and the modules it came from, also with -q
+ * (it is why sp-sym exits 1).
+ */
+static void
+strict_failed(const struct sp_sym_report *r)
+{
+	size_t i;
+
+	(void)fprintf(stderr, "sp-sym: --strict: %" PRIu64 " frames stayed "
+	    "address-only", r->by_origin[SP_ORIGIN_ADDRESS] - r->truncated);
+	for (i = 0; i < r->nmissing; i++)
+		(void)fprintf(stderr, "%s %s (%" PRIu64 ")", i ? "," : ":",
+		    r->missing[i].path, r->missing[i].frames);
+	if (r->copied_address)
+		(void)fprintf(stderr, "%s %" PRIu64 " copied from the input",
+		    r->nmissing ? "," : ":", r->copied_address);
+	(void)fputc('\n', stderr);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -291,9 +330,8 @@ main(int argc, char **argv)
 	if (!o.quiet)
 		print_report(&o, &rep);
 	rc = o.strict && rep.by_origin[SP_ORIGIN_ADDRESS] > rep.truncated;
-	if (rc && !o.quiet)
-		warnx("--strict: %" PRIu64 " frames stayed address-only",
-		    rep.by_origin[SP_ORIGIN_ADDRESS] - rep.truncated);
+	if (rc)
+		strict_failed(&rep);
 	sp_sym_report_fini(&rep);
 	sp_replay_free(in);
 	sp_debug_dirs_fini(&env);

@@ -140,6 +140,60 @@ check "sp-merge | sp-sym --perf-maps all names the JIT frames as before ($nj)" \
     test "$nj" -gt 0 -a "$($DUMP "$TMP/jit-msym.spl" | grep -c 'jit_spin_loop$')" -eq "$nj"
 rm -f /tmp/perf-"$($DUMP --json "$TMP/jit.spl" | grep -o '"kind":"sample","thread":[0-9]*,"pid":[0-9]*' | head -1 | grep -o '[0-9]*$')".map
 
+# --- every module that kept address-only frames is named, with why ---------
+# accounted SPL OPTS...: "TOTAL LISTED": the address-only frames (not the
+# markers) of sp-sym's first report line, and the sum over its module lines
+# (": N of M frames address-only", ": N frames ...", ", N frames ...").
+accounted() {
+	$SYM "${@:2}" -o /dev/null "$1" 2>&1 | awk '
+	NR == 1 { match($0, /[0-9]+ address-only \([0-9]+/); split(substr($0, RSTART, RLENGTH), a, /[ (]+/); total = a[1] - a[3] }
+	NR > 1 && match($0, /[:,] [0-9]+( of [0-9]+)? frames address-only/) { split(substr($0, RSTART + 2), b, " "); listed += b[1] }
+	END { print total + 0, listed + 0 }'
+}
+# A library stripped to its .dynsym: its static functions stay unnamed.
+mkdir -p "$TMP/dyn"
+cp $W/libtree.so "$TMP/dyn/libtree.so"
+strip -s "$TMP/dyn/libtree.so"
+run $REC -q -o "$TMP/dyn.spl" -- $W/dltree "$TMP/dyn/libtree.so" 400
+run $SYM -o /dev/null "$TMP/dyn.spl"
+check "a library with only .dynsym is named with its address-only frames and why" \
+    grep -qE "^sp-sym: $PWD/$TMP/dyn/libtree.so \(build-id [0-9a-f]+\): [1-9][0-9]* of [1-9][0-9]* frames address-only: only .dynsym \(exported functions\): no .symtab, and no debug file found; looked at: $PWD/$TMP/dyn/libtree.so \(used\)" "$TMP/err"
+check "... with where to put its debug file" \
+    grep -q "^sp-sym:   hint: put its debug file at DIR/.build-id/" "$TMP/err"
+read -r tot lst < <(accounted "$TMP/dyn.spl")
+check "... and every address-only frame is in a module line ($lst of $tot)" \
+    test "$tot" -gt 0 -a "$lst" -eq "$tot"
+run $SYM --strict -q -o /dev/null "$TMP/dyn.spl"
+check "--strict (with -q too) names the modules it fails for" test "$RC" -eq 1 -a \
+    "${ERR#sp-sym: --strict: $tot frames stayed address-only: }" != "$ERR"
+check "... with their counts" has "$PWD/$TMP/dyn/libtree.so ($tot)" "$ERR"
+# The system's C++ runtime (libstdc++, libgcc_s unwinding an exception),
+# the kernel without kallsyms, the machine's python3.
+run $REC -q -o "$TMP/except.spl" -- $W/except 400
+read -r tot lst < <(accounted "$TMP/except.spl")
+check "exceptions through the system's C++ runtime: every address-only frame listed ($lst of $tot)" \
+    test "$lst" -eq "$tot"
+if [ "${nk:-0}" -gt 0 ]; then
+	read -r tot lst < <(accounted "$TMP/kern.spl" --kallsyms "$TMP/none.kallsyms")
+	check "kernel frames without kallsyms: every address-only frame listed ($lst of $tot)" \
+	    test "$tot" -ge "$nk" -a "$lst" -eq "$tot"
+	run $SYM --kallsyms "$TMP/none.kallsyms" -o /dev/null "$TMP/kern.spl"
+	check "... the kernel with its reason" \
+	    has "sp-sym: [kernel.kallsyms]: $nk frames address-only: no kernel symbols: $TMP/none.kallsyms: addresses hidden (kptr_restrict)" "$ERR"
+else
+	skip "kernel frames without kallsyms in the report" "no kernel frames recorded here"
+fi
+if command -v python3 >/dev/null; then
+	run $REC -q -o "$TMP/python.spl" -- python3 -c 'import json, time
+t = time.time()
+while time.time() - t < 0.5:
+    json.dumps([{"a": i} for i in range(1000)])'
+	read -r tot lst < <(accounted "$TMP/python.spl")
+	check "python3: every address-only frame listed ($lst of $tot)" test "$lst" -eq "$tot"
+else
+	skip "python3 in the report" "python3 is not installed"
+fi
+
 # --- whose error: the output's, the input's, memory's ------------------------
 mkdir -p "$TMP/adir"
 for t in sp-sym sp-merge; do
