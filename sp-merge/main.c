@@ -100,9 +100,19 @@ bad_input(const struct opts *o, const char *path, const char *what,
 	return !o->skip_bad;
 }
 
+static void
+free_inputs(struct sp_merge_input *in, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		sp_replay_free(in[i].replay);
+	free(in);
+}
+
 /*
  * Opens every input before the output, so that one that is not a spool
- * leaves no output behind.  Returns how many opened; exits 1 on the first
+ * leaves no output behind.  Returns how many opened, or -1 at the first
  * that does not, unless --skip-bad.
  */
 static int
@@ -119,7 +129,7 @@ open_inputs(const struct opts *o, char **paths, int n,
 			opened++;
 		else if (bad_input(o, paths[i], o->skip_bad ? "skipped: " :
 		    "", &diag, rc))
-			exit(1);
+			return -1;
 	}
 	return opened;
 }
@@ -147,6 +157,7 @@ report(const struct opts *o, const char *path, struct sp_merge_input *in,
 		    "merge the raw spools and run sp-sym on the result)", path,
 		    in->st.dup_symbols);
 	sp_replay_free(in->replay);
+	in->replay = NULL;
 	*samples += in->st.samples;
 	return failed;
 }
@@ -179,15 +190,25 @@ main(int argc, char **argv)
 	in = calloc((size_t)n, sizeof(*in));
 	if (in == NULL)
 		errx(1, "out of memory");
-	if (open_inputs(&o, argv + optind, n, in) == 0)
+	rc = open_inputs(&o, argv + optind, n, in);
+	if (rc <= 0)
+		free_inputs(in, n);
+	if (rc < 0)
+		return 1;
+	if (rc == 0)
 		errx(1, "no input left to merge: all %d skipped", n);
 	memset(&diag, 0, sizeof(diag));
-	if ((rc = sp_output_open(o.out, &fd, &diag)) < 0)
+	if ((rc = sp_output_open(o.out, &fd, &diag)) < 0) {
+		free_inputs(in, n);
 		errx(rc == -SP_EUSAGE ? 2 : 1, "%s", diag.msg);
-	if ((rc = sp_merge_new(&m, fd)) < 0)
+	}
+	if ((rc = sp_merge_new(&m, fd)) == 0 &&
+	    (rc = sp_merge_inputs(m, in, (size_t)n)) < 0)
+		sp_merge_free(m);
+	if (rc < 0) {
+		free_inputs(in, n);
 		output_failed(&o, fd, rc);
-	if ((rc = sp_merge_inputs(m, in, (size_t)n)) < 0)
-		output_failed(&o, fd, rc);
+	}
 	for (i = 0; i < n; i++)
 		failed |= report(&o, argv[optind + i], &in[i], &samples);
 	free(in);
@@ -198,9 +219,10 @@ main(int argc, char **argv)
 		sp_output_abandon(o.out, fd);
 		return 1;
 	}
-	if ((rc = sp_merge_finish(m)) < 0)
-		output_failed(&o, fd, rc);
+	rc = sp_merge_finish(m);
 	sp_merge_free(m);
+	if (rc < 0)
+		output_failed(&o, fd, rc);
 	if ((rc = sp_output_close(o.out, fd)) < 0)
 		errx(1, "output %s: %s", o.out, sp_strerror(rc));
 	if (!o.quiet)
