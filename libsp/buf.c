@@ -7,6 +7,30 @@
 #include "varint_int.h"
 
 int
+sp_grow_zeroed(void **v, size_t *cap, size_t need, size_t size)
+{
+	size_t n = *cap ? *cap : 64;
+	uint8_t *p;
+
+	if (need <= *cap)
+		return 0;
+	while (n < need) {
+		if (n > SIZE_MAX / 2)
+			return -ENOMEM;
+		n *= 2;
+	}
+	if (n > SIZE_MAX / size)
+		return -ENOMEM;
+	p = realloc(*v, n * size);
+	if (p == NULL)
+		return -ENOMEM;
+	memset(p + *cap * size, 0, (n - *cap) * size);
+	*v = p;
+	*cap = n;
+	return 0;
+}
+
+int
 sp_buf_reserve(struct sp_buf *b, size_t n)
 {
 	size_t cap;

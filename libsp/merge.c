@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf_int.h"
 #include "sp/merge.h"
 #include "sp/writer.h"
 #include "remap_int.h"
@@ -22,6 +23,8 @@ struct sp_merge {
 	int fd;
 	int failed;
 	struct sp_writer *w;  /* created by the first input with a header */
+	uint64_t *digest;     /* per output frame - 1: its SYMBOL's, 0 none */
+	size_t ndigest;
 };
 
 /* One input of a batch. */
@@ -130,25 +133,75 @@ put_error(struct sp_merge *m, struct src *s, const struct sp_record *rec,
 	return m->failed = err;
 }
 
+static uint64_t
+mix(uint64_t h, uint64_t v)
+{
+	return (h ^ v) * 0x100000001b3ull; /* FNV-1a, a word at a time */
+}
+
+/* A SYMBOL with its references mapped: equal symbols, equal digests. */
+static uint64_t
+symbol_digest(const struct sp_symbol *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	uint32_t i;
+
+	h = mix(mix(mix(mix(h, s->origin), s->flags), s->module_name),
+	    s->count);
+	for (i = 0; i < s->count; i++)
+		h = mix(mix(mix(h, s->lines[i].function), s->lines[i].file),
+		    s->lines[i].line);
+	return h | 1; /* 0 is "no symbol" */
+}
+
+static int
+note_digest(struct sp_merge *m, uint32_t frame, uint64_t d)
+{
+	int err = sp_grow_zeroed((void **)&m->digest, &m->ndigest, frame,
+	    sizeof(*m->digest));
+
+	if (err == 0)
+		m->digest[frame - 1] = d;
+	return err;
+}
+
+/*
+ * A frame interned from an earlier input may have its SYMBOL already (a
+ * frame has one, and the first stands): an equal one is dropped as
+ * nothing lost, another is counted, so the user learns that inputs named
+ * a frame differently (symbolized with other files or options).
+ */
+static int
+put_symbol(struct sp_merge *m, struct src *s, struct sp_record *rec)
+{
+	uint32_t frame;
+	uint64_t d;
+	int err;
+
+	sp_remap_refs(&s->map, rec);
+	frame = rec->u.symbol.frame;
+	d = symbol_digest(&rec->u.symbol);
+	if (frame > 0 && frame <= m->ndigest && m->digest[frame - 1] != 0) {
+		if (m->digest[frame - 1] == d)
+			s->in->st.same_symbols++;
+		else
+			s->in->st.dup_symbols++;
+		return 0;
+	}
+	err = sp_writer_put(m->w, rec, NULL);
+	return err < 0 ? err : note_digest(m, frame, d);
+}
+
 /* One untimed input record, put at once; unknown kinds and END dropped. */
 static int
 step(struct sp_merge *m, struct src *s, struct sp_record *rec)
 {
-	int err;
-
 	if (rec->kind == SP_REC_END || rec->kind == 0 ||
 	    rec->kind >= SP_REC_KINDS_)
 		return 0;
-	err = sp_remap_put(&s->map, m->w, rec, NULL);
-	/*
-	 * A frame interned from another input may already have its
-	 * SYMBOL; the writer refuses a second one, and the first stands.
-	 */
-	if (err == -SP_EUSAGE && rec->kind == SP_REC_SYMBOL) {
-		s->in->st.dup_symbols++;
-		return 0;
-	}
-	return err;
+	if (rec->kind == SP_REC_SYMBOL)
+		return put_symbol(m, s, rec);
+	return sp_remap_put(&s->map, m->w, rec, NULL);
 }
 
 static void
@@ -245,25 +298,6 @@ push(struct batch *b, size_t x)
 	}
 }
 
-/*
- * A spool that ended inside its header has no records: it adds nothing,
- * and its all-zero header must not become the output's.
- */
-static void
-empty_input(struct sp_merge_input *in)
-{
-	struct sp_record rec;
-	int err;
-
-	err = sp_replay_next(in->replay, &rec);
-	if (err > 0)
-		err = -SP_EFORMAT; /* records after no header: not a spool */
-	if (err < 0)
-		input_diag(in, err);
-	else
-		input_end(in);
-}
-
 /* Opens input i: its header's host, its rank, its first head. */
 static int
 start(struct batch *b, size_t i)
@@ -277,10 +311,6 @@ start(struct batch *b, size_t i)
 	if (s->in->replay == NULL)
 		return 0;
 	h = sp_replay_header(s->in->replay);
-	if (h->version == 0) {
-		empty_input(s->in);
-		return 0;
-	}
 	if (m->w == NULL && (err = sp_writer_new(&m->w, m->fd, h)) < 0)
 		return m->failed = err;
 	if ((err = put_header_host(m->w, &s->map, h)) < 0)
@@ -406,5 +436,6 @@ sp_merge_free(struct sp_merge *m)
 	if (m == NULL)
 		return;
 	sp_writer_free(m->w);
+	free(m->digest);
 	free(m);
 }

@@ -30,7 +30,8 @@ sp_output_open(const char *path, int *fd, struct sp_diag *diag)
 	if (*fd >= 0)
 		return 0;
 	err = -errno;
-	(void)snprintf(diag->msg, sizeof(diag->msg), "%s: %s", path,
+	/* Said as the output: the tools also name input files. */
+	(void)snprintf(diag->msg, sizeof(diag->msg), "output %s: %s", path,
 	    sp_strerror(err));
 	return err;
 }
@@ -172,4 +173,39 @@ sp_output_discard(struct sp_output_file *o)
 	if (o->tmp != NULL)
 		(void)unlink(o->tmp);
 	output_free(o);
+}
+
+static int
+is_regular(int fd)
+{
+	struct stat st;
+
+	return fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+void
+sp_output_abandon(const char *path, int fd)
+{
+	if (fd < 0 || fd == STDOUT_FILENO)
+		return;
+	if (is_regular(fd))
+		(void)unlink(path);
+	(void)close(fd);
+}
+
+int
+sp_output_close(const char *path, int fd)
+{
+	int reg, err;
+
+	if (fd < 0 || fd == STDOUT_FILENO)
+		return 0;
+	reg = is_regular(fd);
+	if (close(fd) == 0)
+		return 0;
+	/* NFS and quotas can report a failed write only now. */
+	err = -errno;
+	if (reg)
+		(void)unlink(path);
+	return err;
 }

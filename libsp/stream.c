@@ -6,6 +6,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "cursor_int.h"
 #include "defs_int.h"
 #include "stream_int.h"
 
@@ -126,6 +127,28 @@ more(struct sp_stream *s)
 	return err;
 }
 
+/*
+ * The input ended before its header did.  Unlike a cut inside the records
+ * there is no prefix to recover, not even the recording host: it is not a
+ * spool (an empty file is what a failed command leaves in a pipe).
+ */
+static int
+short_header(struct sp_stream *s)
+{
+	const uint8_t *p = s->src.mem + s->src.pos;
+	size_t avail = s->src.len - s->src.pos, want = SP_HEADER_LEN;
+	char why[96];
+
+	if (avail == 0)
+		return fail(s, 0, -SP_EFORMAT, "not a spool: empty file");
+	/* The decoder checked header_len (bytes 10..11) once they came. */
+	if (avail >= 12 && sp_le16(p + 10) > SP_HEADER_LEN)
+		want = sp_le16(p + 10);
+	(void)snprintf(why, sizeof(why), "not a spool: incomplete header "
+	    "(%zu of %zu bytes)", avail, want);
+	return fail(s, avail, -SP_EFORMAT, why);
+}
+
 int
 sp_stream_start(struct sp_stream *s)
 {
@@ -152,7 +175,7 @@ sp_stream_start(struct sp_stream *s)
 		if (err == 0) {
 			if (s->follow)
 				return -SP_EAGAIN;
-			return at_end(s);
+			return short_header(s);
 		}
 	}
 	return 0;

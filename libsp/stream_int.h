@@ -44,8 +44,9 @@ void sp_stream_fini(struct sp_stream *s);
 /*
  * Reads the header if it is not read yet.  Returns 0 when the header is
  * there; with follow set, -SP_EAGAIN while it is incomplete; otherwise an
- * input that ends inside the header is an empty, truncated spool (0, and
- * have_header stays 0).  Errors fill s->diag.
+ * input that ends before the header does is not a spool (-SP_EFORMAT,
+ * "not a spool: empty file" or "...: incomplete header (N of M bytes)").
+ * Errors fill s->diag.
  */
 int sp_stream_start(struct sp_stream *s);
 

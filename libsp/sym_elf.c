@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf_int.h"
 #include "sym_int.h"
 
 static void
@@ -105,7 +106,7 @@ syms_of(struct sym_ctx *c, struct sp_elf_file *f, struct sp_elf_syms **out)
 	return err == -ENOMEM ? err : 0;
 }
 
-/* Opens and indexes fl's files; marks it usable or reports it missing. */
+/* Opens and indexes fl's files; marks it usable or not. */
 static int
 file_open(struct sym_ctx *c, struct sym_file *fl)
 {
@@ -137,11 +138,6 @@ file_open(struct sym_ctx *c, struct sym_file *fl)
 	}
 	fl->state = fl->dsyms != NULL || fl->bsyms != NULL ||
 	    fl->dwarf != NULL ? 1 : -1;
-	if (fl->state < 0)
-		return sym_report_missing(c, fl->path, fl->build_id, fl->id_len,
-		    fl->found.tried[0] ? fl->found.tried :
-		    "found, but it has no symbols", fl->found.mismatches,
-		    &fl->missing);
 	return 0;
 }
 
@@ -186,25 +182,15 @@ file_get(struct sym_ctx *c, uint32_t id, const struct sp_module *m,
 {
 	const struct sp_str *path = sp_defs_string(c->defs, m->path);
 	size_t i;
-	uint32_t *v;
 	int err;
 
 	*out = NULL;
 	if (path == NULL || path->len == 0 || path->s[0] != '/' ||
 	    memchr(path->s, '\0', path->len) != NULL)
 		return 0;
-	if (id > c->capfile_of) {
-		size_t cap = c->capfile_of ? c->capfile_of : 64;
-
-		while (cap < id)
-			cap *= 2;
-		v = realloc(c->file_of, cap * sizeof(*v));
-		if (v == NULL)
-			return -ENOMEM;
-		memset(v + c->capfile_of, 0, (cap - c->capfile_of) * sizeof(*v));
-		c->file_of = v;
-		c->capfile_of = cap;
-	}
+	if ((err = sp_grow_zeroed((void **)&c->file_of, &c->capfile_of, id,
+	    sizeof(*c->file_of))) < 0)
+		return err;
 	if (c->file_of[id - 1] == 0) {
 		err = file_new(c, m, path->s, &i);
 		if (err < 0)
@@ -321,11 +307,16 @@ sym_elf_frame(struct sym_ctx *c, uint32_t module_id,
 		if (r < 0)
 			return r;
 	}
-	if (r == 0 && f->missing > 0)
-		c->rep->missing[f->missing - 1].frames++;
+	if (r < 0)
+		return r;
+	if (r == 0) {
+		r = sym_report_file_frame(c, f);
+		return r < 0 ? r : 2;
+	}
+	f->named++;
 	/* file_get took only modules with a path. */
-	if (r > 0 && sp_sym_python_module(f->path, strlen(f->path)) &&
+	if (sp_sym_python_module(f->path, strlen(f->path)) &&
 	    sp_sym_python_machinery(outer))
 		c->sym.flags |= SP_SYM_PYTHON_RUNTIME | SP_SYM_HIDDEN;
-	return r;
+	return 1;
 }

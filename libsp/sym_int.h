@@ -27,6 +27,7 @@ struct sym_file {
 	struct sp_elf_syms *bsyms;   /* the binary's symbols, or NULL */
 	struct sp_dwarf *dwarf;      /* over the file with .debug_info */
 	size_t missing;              /* index + 1 in the report, 0 none */
+	uint64_t named;              /* frames it named */
 	int unmapped;                /* reported: an offset outside PT_LOAD */
 };
 
@@ -55,6 +56,9 @@ struct sym_ctx {
 	size_t nfiles, capfiles;
 	uint32_t *file_of;               /* input module id - 1 -> file + 1 */
 	size_t capfile_of;
+	/* Input module id - 1 -> report entry + 1, for modules of no file. */
+	uint32_t *unnamed_of;
+	size_t capunnamed_of;
 
 	struct sym_pmap *pmaps;
 	size_t npmaps, cappmaps;
@@ -76,10 +80,17 @@ struct sym_ctx {
 	struct sp_symline lines[SP_INLINE_MAX];
 };
 
+/* 1 when input host id is the header's host (0, or a HOST equal to it). */
+int sym_header_host(const struct sym_ctx *c, uint32_t host);
+
 /* Resolves input frame id into c->sym (its frame field not set). */
 int sym_resolve(struct sym_ctx *c, uint32_t frame);
 
-/* ELF + DWARF for a file-backed user frame: 1 named, 0 not, or -errno. */
+/*
+ * ELF + DWARF for a file-backed user frame: 1 named; 2 not named, counted
+ * in the report under its file; 0 no file to look at (a path that is not
+ * absolute); or -errno.
+ */
 int sym_elf_frame(struct sym_ctx *c, uint32_t module_id,
     const struct sp_module *m, uint64_t rel_ip);
 
@@ -106,9 +117,18 @@ int sym_add_stable_line(struct sym_ctx *c, const char *function, size_t flen,
 int sym_report_damaged(struct sym_ctx *c, const char *path, const char *what,
     int err);
 
-/* Records a module that could not be used; returns its index + 1. */
-int sym_report_missing(struct sym_ctx *c, const char *path,
-    const uint8_t *id, size_t id_len, const char *tried, unsigned mism,
-    size_t *index);
+/* A frame of f left address-only: counted under f's report entry. */
+int sym_report_file_frame(struct sym_ctx *c, struct sym_file *f);
+
+/*
+ * A frame of input module id (0 none; m its definition or NULL) that no
+ * file was read for, left address-only for the reason why: counted under
+ * the entry of its module's name and that reason.
+ */
+int sym_report_frame(struct sym_ctx *c, uint32_t id,
+    const struct sp_module *m, const char *why);
+
+/* Ends the report: named counts of the files, entries sorted. */
+void sym_report_finish(struct sym_ctx *c);
 
 #endif

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * One frame's symbol: perf map, ELF (sym_elf.c), kallsyms, or the address
- * alone, in that order; and the report's list of missing modules.
+ * alone, in that order; and why it stayed address-only (sym_report.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -78,57 +78,6 @@ sym_add_stable_line(struct sym_ctx *c, const char *function, size_t flen,
 	return add_line(c, function, flen, file, filelen, line, 1);
 }
 
-static void
-hex_id(char *out, const uint8_t *id, size_t len)
-{
-	size_t i;
-
-	for (i = 0; i < len && i < SP_BUILD_ID_MAX; i++)
-		(void)snprintf(out + 2 * i, 3, "%02x", id[i]);
-	out[2 * i] = '\0';
-}
-
-int
-sym_report_damaged(struct sym_ctx *c, const char *path, const char *what,
-    int err)
-{
-	struct sp_sym_report *rep = c->rep;
-	struct sp_sym_damaged *v;
-
-	v = realloc(rep->damaged, (rep->ndamaged + 1) * sizeof(*v));
-	if (v == NULL)
-		return -ENOMEM;
-	rep->damaged = v;
-	v += rep->ndamaged++;
-	(void)snprintf(v->path, sizeof(v->path), "%s", path != NULL ? path :
-	    "(in memory)");
-	(void)snprintf(v->what, sizeof(v->what), "%s: %s", what,
-	    err == -SP_EFORMAT ? "malformed" : err == -SP_ENOTFOUND ?
-	    "no PT_LOAD holds a recorded file offset" : sp_strerror(err));
-	return 0;
-}
-
-int
-sym_report_missing(struct sym_ctx *c, const char *path, const uint8_t *id,
-    size_t id_len, const char *tried, unsigned mism, size_t *index)
-{
-	struct sp_sym_report *rep = c->rep;
-	struct sp_sym_missing *v, *m;
-
-	v = realloc(rep->missing, (rep->nmissing + 1) * sizeof(*v));
-	if (v == NULL)
-		return -ENOMEM;
-	rep->missing = v;
-	m = &v[rep->nmissing];
-	memset(m, 0, sizeof(*m));
-	(void)snprintf(m->path, sizeof(m->path), "%s", path);
-	(void)snprintf(m->tried, sizeof(m->tried), "%s", tried);
-	hex_id(m->build_id, id, id_len);
-	m->mismatches = mism;
-	*index = ++rep->nmissing;
-	return 0;
-}
-
 int
 sym_set_python(struct sym_ctx *c, uint32_t host, uint32_t pid,
     int is_python)
@@ -156,6 +105,39 @@ sym_set_python(struct sym_ctx *c, uint32_t host, uint32_t pid,
 	return 0;
 }
 
+static int
+str_is(const struct sp_str *s, const char *z)
+{
+	size_t n = strlen(z);
+
+	return s->len == n && memcmp(s->s, z, n) == 0;
+}
+
+/*
+ * Whether host is the one the header describes: host 0, or a HOST record
+ * equal to the header (name, release, machine, page size, boot id).
+ * sp-merge writes every input's header as such a record, the first
+ * input's (whose header the output takes) too: its kernel frames and
+ * perf maps are still the header host's, named by its kallsyms.
+ */
+int
+sym_header_host(const struct sym_ctx *c, uint32_t host)
+{
+	static const uint8_t zero[16];
+	const struct sp_header *hd = c->hdr;
+	const struct sp_host *h;
+
+	if (host == 0)
+		return 1;
+	h = sp_defs_host(c->defs, host);
+	if (h == NULL || !str_is(&h->hostname, hd->hostname) ||
+	    !str_is(&h->release, hd->release) ||
+	    !str_is(&h->machine, hd->machine) || h->page_size != hd->page_size)
+		return 0;
+	return memcmp(hd->boot_id, h->has_boot_id ? h->boot_id : zero,
+	    16) == 0;
+}
+
 /* Perf maps are read for Python runtimes and for what the user allows. */
 static int
 perf_map_allowed(const struct sym_ctx *c, uint32_t host, uint32_t pid)
@@ -165,7 +147,7 @@ perf_map_allowed(const struct sym_ctx *c, uint32_t host, uint32_t pid)
 	if (c->o->perf_maps_all)
 		return 1;
 	for (i = 0; i < c->o->nperf_map_pids; i++)
-		if (host == 0 && c->o->perf_map_pids[i] == pid)
+		if (c->o->perf_map_pids[i] == pid && sym_header_host(c, host))
 			return 1;
 	for (i = 0; i < c->npids; i++)
 		if (c->pids[i].host == host && c->pids[i].pid == pid)
@@ -232,7 +214,8 @@ pmap_get(struct sym_ctx *c, const struct sp_module *m,
 	v->host = host;
 	v->pid = pid;
 	/* Other hosts' maps are not on this machine. */
-	v->map = host == 0 ? pmap_read(c, pid, m->uid_plus1) : NULL;
+	v->map = sym_header_host(c, host) ? pmap_read(c, pid, m->uid_plus1) :
+	    NULL;
 	*out = v->map;
 	return 0;
 }
@@ -329,7 +312,9 @@ kernel_frame(struct sym_ctx *c, const struct sp_module *m, uint64_t ip)
 	char modname[256];
 	int err;
 
-	if (m != NULL && m->host != 0)
+	/* kallsyms (this boot's, --kallsyms, the bundle's) is the
+	 * header host's kernel. */
+	if (m != NULL && !sym_header_host(c, m->host))
 		return 0;
 	if (!c->ktried)
 		kallsyms_load(c);
@@ -371,11 +356,69 @@ module_name(struct sym_ctx *c, uint32_t module)
 	return sp_writer_string(c->w, base, strlen(base), &c->sym.module_name);
 }
 
+static int
+is_kernel(const struct sp_frame *f, const struct sp_module *m)
+{
+	return f->mode == SP_FRAME_KERNEL ||
+	    (m != NULL && (m->flags & SP_MOD_KERNEL));
+}
+
+/* Why kernel frame f of m stayed address-only (kernel_frame named none). */
+static void
+kernel_why(const struct sym_ctx *c, const struct sp_module *m, char *why,
+    size_t cap)
+{
+	if (m != NULL && !sym_header_host(c, m->host))
+		(void)snprintf(why, cap, "kernel of another host than the "
+		    "spool header's, whose kallsyms are the only ones read");
+	else if (c->ksyms == NULL || sp_kallsyms_count(c->ksyms) == 0)
+		(void)snprintf(why, cap, "no kernel symbols: %.200s",
+		    c->rep->kernel);
+	else
+		(void)snprintf(why, cap, "not in kallsyms (code loaded after "
+		    "it was read, or another kernel's)");
+}
+
+/*
+ * Why frame f of m (or of no module) stayed address-only when no file
+ * was read for it: for the report, which groups frames by module and
+ * reason.
+ */
+static int
+unnamed_why(struct sym_ctx *c, const struct sp_frame *f,
+    const struct sp_module *m, char *why, size_t cap)
+{
+	const struct sp_perf_map *map = NULL;
+	int err;
+
+	if (is_kernel(f, m))
+		kernel_why(c, m, why, cap);
+	else if (m == NULL)
+		(void)snprintf(why, cap, "no module was mapped there");
+	else if (m->flags & SP_MOD_VDSO)
+		(void)snprintf(why, cap, "the vDSO is not read");
+	else if (!(m->flags & SP_MOD_ANON))
+		(void)snprintf(why, cap, "no file to read: the recorded path "
+		    "is not an absolute file path");
+	else if (m->pid == 0 || !perf_map_allowed(c, m->host, m->pid))
+		(void)snprintf(why, cap, "anonymous memory (JIT code?): its "
+		    "perf map was not read (--perf-maps-for PID, --perf-maps "
+		    "all)");
+	else if ((err = pmap_get(c, m, &map)) < 0)
+		return err;
+	else
+		(void)snprintf(why, cap, map == NULL ? "anonymous memory: no "
+		    "perf map of its process was found" : "anonymous memory: "
+		    "not in its process's perf map");
+	return 0;
+}
+
 int
 sym_resolve(struct sym_ctx *c, uint32_t frame)
 {
 	const struct sp_frame *f = sp_defs_frame(c->defs, frame);
 	const struct sp_module *m;
+	char why[256];
 	int r = 0;
 
 	if (f == NULL)
@@ -387,8 +430,7 @@ sym_resolve(struct sym_ctx *c, uint32_t frame)
 	m = sp_defs_module(c->defs, f->module);
 	if (m != NULL && (r = module_name(c, f->module)) < 0)
 		return r;
-	if (f->mode == SP_FRAME_KERNEL || (m != NULL &&
-	    (m->flags & SP_MOD_KERNEL)))
+	if (is_kernel(f, m))
 		r = kernel_frame(c, m, f->abs_ip);
 	else if (m != NULL && m->pid != 0 &&
 	    perf_map_allowed(c, m->host, m->pid))
@@ -398,7 +440,13 @@ sym_resolve(struct sym_ctx *c, uint32_t frame)
 		r = sym_elf_frame(c, f->module, m, f->rel_ip);
 	if (r < 0)
 		return r;
-	return r > 0 ? 0 : address_only(c, frame);
+	if (r == 1)
+		return 0;
+	/* 2: sym_elf_frame counted it under its file. */
+	if (r == 0 && ((r = unnamed_why(c, f, m, why, sizeof(why))) < 0 ||
+	    (r = sym_report_frame(c, f->module, m, why)) < 0))
+		return r;
+	return address_only(c, frame);
 }
 
 void
@@ -407,6 +455,7 @@ sym_ctx_fini(struct sym_ctx *c)
 	size_t i;
 
 	sym_files_free(c);
+	free(c->unnamed_of);
 	for (i = 0; i < c->npmaps; i++)
 		sp_perf_map_free(c->pmaps[i].map);
 	free(c->pmaps);

@@ -80,6 +80,8 @@ copy_symbol(struct sym_run *s, const struct sp_symbol *in)
 	rec.u.symbol.frame = s->pending_out;
 	s->pending = 0;
 	s->c.rep->copied++;
+	if (in->origin == SP_ORIGIN_ADDRESS && !(in->flags & SP_SYM_TRUNCATED))
+		s->c.rep->copied_address++;
 	return put_symbol(s, &rec.u.symbol);
 }
 
@@ -156,20 +158,41 @@ run_fini(struct sym_run *s)
 	sp_remap_fini(&s->map);
 }
 
-static void
-set_diag(struct sp_diag *diag, struct sp_replay *in, int err)
+/* The reader's error: a format error, or -errno from reading (EIO). */
+static int
+input_failed(struct sym_run *s, struct sp_replay *in, int err,
+    struct sp_diag *diag)
 {
 	const struct sp_diag *d = sp_replay_diag(in);
 
+	s->c.rep->input_failed = 1;
 	if (diag == NULL)
-		return;
-	if (err == -SP_EFORMAT || err == -SP_EREF || err == -SP_ECHECKSUM ||
-	    err == -SP_ELIMIT) {
-		*diag = *d;
-		return;
+		return err;
+	*diag = *d;
+	if (d->msg[0] == '\0')
+		(void)snprintf(diag->msg, sizeof(diag->msg), "%s",
+		    sp_strerror(err));
+	return err;
+}
+
+/*
+ * A record the writer refused or could not take.  A libsp code (-SP_EREF,
+ * -SP_EUSAGE, -SP_ELIMIT) means the input holds what no spool may: the
+ * input's fault, at the record's offset.  -errno is the output's (a write
+ * failed) or -ENOMEM.
+ */
+static int
+record_failed(struct sym_run *s, const struct sp_record *rec, int err,
+    struct sp_diag *diag)
+{
+	if (err <= -SP_EFORMAT)
+		s->c.rep->input_failed = 1;
+	if (diag != NULL) {
+		diag->offset = rec->offset;
+		(void)snprintf(diag->msg, sizeof(diag->msg), "%s record: %s",
+		    sp_kind_name(rec->kind), sp_strerror(err));
 	}
-	diag->offset = 0;
-	(void)snprintf(diag->msg, sizeof(diag->msg), "%s", sp_strerror(err));
+	return err;
 }
 
 static int
@@ -182,25 +205,17 @@ run_loop(struct sym_run *s, struct sp_replay *in, struct sp_diag *diag)
 
 	while ((err = sp_replay_next(in, &rec)) > 0) {
 		err = step(s, &rec);
-		if (err < 0) {
-			if (diag != NULL) {
-				diag->offset = rec.offset;
-				(void)snprintf(diag->msg, sizeof(diag->msg),
-				    "%s record: %s", sp_kind_name(rec.kind),
-				    sp_strerror(err));
-			}
-			return err;
-		}
+		if (err < 0)
+			return record_failed(s, &rec, err, diag);
 		if (o->progress != NULL && ++n % PROGRESS_EVERY == 0)
 			o->progress(o->progress_arg, rec.offset,
 			    s->c.rep->frames);
 	}
-	if (err < 0) {
-		set_diag(diag, in, err);
-		return err;
-	}
+	if (err < 0)
+		return input_failed(s, in, err, diag);
 	if (s->pending && (err = resolve_pending(s)) < 0)
 		return err;
+	sym_report_finish(&s->c);
 	s->c.rep->input_truncated = sp_replay_status(in)->truncated;
 	return 0;
 }

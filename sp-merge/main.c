@@ -78,51 +78,99 @@ parse_args(int argc, char **argv, struct opts *o)
 		usage(2);
 }
 
-/* An input that can't be read: fatal, or skipped with --skip-bad. */
-static void
+/*
+ * Says why an input can't be read (fatal, unless --skip-bad skips it);
+ * returns 1 when sp-merge must fail.
+ */
+static int
 bad_input(const struct opts *o, const char *path, const char *what,
     const struct sp_diag *d, int rc)
 {
-	/* A format error names its offset, 0 too (a bad magic), as sp-dump. */
-	if (d->msg[0] != '\0' && rc != -SP_ETRUNC && rc <= -SP_EFORMAT)
+	if (rc == -ENOMEM)
+		errx(1, "out of memory");
+	/* A format error names its offset, 0 too (a bad magic), as sp-dump;
+	 * so does a read that failed in the middle (EIO). */
+	if (d->msg[0] != '\0' && rc != -SP_ETRUNC &&
+	    (rc <= -SP_EFORMAT || d->offset > 0))
 		warnx("%s: %soffset 0x%llx: %s", path, what, d->offset,
 		    d->msg);
 	else
 		warnx("%s: %s%s", path, what,
 		    d->msg[0] != '\0' ? d->msg : sp_strerror(rc));
-	if (!o->skip_bad)
-		exit(1);
+	return !o->skip_bad;
 }
 
-/* Opens path into *in; NULL for an input skipped with --skip-bad. */
 static void
-open_input(const struct opts *o, const char *path, struct sp_merge_input *in)
+free_inputs(struct sp_merge_input *in, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		sp_replay_free(in[i].replay);
+	free(in);
+}
+
+/*
+ * Opens every input before the output, so that one that is not a spool
+ * leaves no output behind.  Returns how many opened, or -1 at the first
+ * that does not, unless --skip-bad.
+ */
+static int
+open_inputs(const struct opts *o, char **paths, int n,
+    struct sp_merge_input *in)
 {
 	struct sp_diag diag;
-	int rc;
+	int i, rc, opened = 0;
 
-	memset(in, 0, sizeof(*in));
-	memset(&diag, 0, sizeof(diag));
-	rc = sp_replay_open(&in->replay, path, &diag);
-	if (rc < 0)
-		bad_input(o, path, o->skip_bad ? "skipped: " : "", &diag, rc);
+	for (i = 0; i < n; i++) {
+		memset(&diag, 0, sizeof(diag));
+		rc = sp_replay_open(&in[i].replay, paths[i], &diag);
+		if (rc == 0)
+			opened++;
+		else if (bad_input(o, paths[i], o->skip_bad ? "skipped: " :
+		    "", &diag, rc))
+			return -1;
+	}
+	return opened;
 }
 
-/* Says what became of one merged input; returns its sample count. */
-static uint64_t
-report(const struct opts *o, const char *path, struct sp_merge_input *in)
+/*
+ * Says what became of one merged input and adds its samples; returns 1
+ * when its error fails sp-merge (without --skip-bad).
+ */
+static int
+report(const struct opts *o, const char *path, struct sp_merge_input *in,
+    uint64_t *samples)
 {
+	int failed = 0;
+
 	if (in->err < 0)
-		bad_input(o, path, o->skip_bad ? "skipped the rest after "
-		    "the records before the error: " : "", &in->diag, in->err);
+		failed = bad_input(o, path, o->skip_bad ? "skipped the rest "
+		    "after the records before the error: " : "", &in->diag,
+		    in->err);
 	else if (in->st.truncated)
 		warnx("%s: truncated at offset 0x%" PRIx64 ": merged the "
 		    "intact prefix", path, in->st.end_offset);
 	if (!o->quiet && in->st.dup_symbols)
-		warnx("%s: %" PRIu64 " symbols of frames already symbolized "
-		    "were dropped", path, in->st.dup_symbols);
+		warnx("%s: %" PRIu64 " frames are named otherwise than in an "
+		    "earlier input, whose names are kept (for one naming, "
+		    "merge the raw spools and run sp-sym on the result)", path,
+		    in->st.dup_symbols);
 	sp_replay_free(in->replay);
-	return in->st.samples;
+	in->replay = NULL;
+	*samples += in->st.samples;
+	return failed;
+}
+
+/* The merger or the output failed: nothing of the output is kept. */
+static void
+output_failed(const struct opts *o, int fd, int rc)
+{
+	sp_output_abandon(o->out, fd);
+	if (rc == -ENOMEM)
+		errx(1, "out of memory");
+	errx(1, "output %s: %s", strcmp(o->out, "-") ? o->out : "stdout",
+	    sp_strerror(rc));
 }
 
 int
@@ -133,36 +181,52 @@ main(int argc, char **argv)
 	struct sp_merge_input *in;
 	uint64_t samples = 0;
 	struct sp_diag diag;
-	int fd, i, rc;
+	int fd, i, n, rc, failed = 0;
 
 	memset(&o, 0, sizeof(o));
 	parse_args(argc, argv, &o);
-	if ((rc = sp_output_open(o.out, &fd, &diag)) < 0)
-		errx(rc == -SP_EUSAGE ? 2 : 1, "%s", diag.msg);
-	if (sp_merge_new(&m, fd) < 0)
-		errx(1, "%s", sp_strerror(-ENOMEM));
+	n = argc - optind;
 	/* All at once: samples of one host are merged in time order. */
-	in = calloc((size_t)(argc - optind), sizeof(*in));
+	in = calloc((size_t)n, sizeof(*in));
 	if (in == NULL)
-		err(1, NULL);
-	for (i = optind; i < argc; i++)
-		open_input(&o, argv[i], &in[i - optind]);
-	rc = sp_merge_inputs(m, in, (size_t)(argc - optind));
+		errx(1, "out of memory");
+	rc = open_inputs(&o, argv + optind, n, in);
+	if (rc <= 0)
+		free_inputs(in, n);
 	if (rc < 0)
-		errx(1, "%s: %s", strcmp(o.out, "-") ? o.out : "stdout",
-		    sp_strerror(rc));
-	for (i = optind; i < argc; i++)
-		samples += report(&o, argv[i], &in[i - optind]);
+		return 1;
+	if (rc == 0)
+		errx(1, "no input left to merge: all %d skipped", n);
+	memset(&diag, 0, sizeof(diag));
+	if ((rc = sp_output_open(o.out, &fd, &diag)) < 0) {
+		free_inputs(in, n);
+		errx(rc == -SP_EUSAGE ? 2 : 1, "%s", diag.msg);
+	}
+	if ((rc = sp_merge_new(&m, fd)) == 0 &&
+	    (rc = sp_merge_inputs(m, in, (size_t)n)) < 0)
+		sp_merge_free(m);
+	if (rc < 0) {
+		free_inputs(in, n);
+		output_failed(&o, fd, rc);
+	}
+	for (i = 0; i < n; i++)
+		failed |= report(&o, argv[optind + i], &in[i], &samples);
 	free(in);
+	/* An unreadable input fails the merge: no output file is left,
+	 * and standard output gets no END. */
+	if (failed) {
+		sp_merge_free(m);
+		sp_output_abandon(o.out, fd);
+		return 1;
+	}
 	rc = sp_merge_finish(m);
-	if (rc < 0)
-		errx(1, "%s: %s", strcmp(o.out, "-") ? o.out : "stdout",
-		    sp_strerror(rc));
 	sp_merge_free(m);
-	if (fd != STDOUT_FILENO && close(fd) < 0)
-		err(1, "%s", o.out);
+	if (rc < 0)
+		output_failed(&o, fd, rc);
+	if ((rc = sp_output_close(o.out, fd)) < 0)
+		errx(1, "output %s: %s", o.out, sp_strerror(rc));
 	if (!o.quiet)
 		(void)fprintf(stderr, "sp-merge: %d inputs, %" PRIu64
-		    " samples\n", argc - optind, samples);
+		    " samples\n", n, samples);
 	return 0;
 }

@@ -325,11 +325,6 @@ main(int argc, char **argv)
 	(void)sigaction(SIGINT, &sa, NULL);
 	(void)sigaction(SIGTERM, &sa, NULL);
 	(void)signal(SIGPIPE, SIG_IGN);
-	if ((rc = sp_output_open(o.out, &fd, &diag)) < 0)
-		errx(rc == -SP_EUSAGE ? 2 : 1, "%s", diag.msg);
-	if (o.bundle != NULL && sp_bundle_open(&o.ro.bundle, o.bundle,
-	    o.bundle_binaries, &diag) < 0)
-		errx(1, "%s", diag.msg);
 	if (sp_header_init_host(&h) < 0)
 		err(1, "reading host facts");
 	/* With -F max the RECORDING record carries the rate the library
@@ -337,8 +332,19 @@ main(int argc, char **argv)
 	if (o.ro.frequency != SP_FREQ_MAX)
 		h.sample_interval_us = 1000000u /
 		    (o.ro.frequency ? o.ro.frequency : 1000u);
+	if ((rc = sp_output_open(o.out, &fd, &diag)) < 0)
+		errx(rc == -SP_EUSAGE ? 2 : 1, "%s", diag.msg);
+	/* The header at once: a file shorter than one is not a spool, and a
+	 * recorder killed from here on leaves a spool that reads back. */
 	if (sp_writer_new(&w, fd, &h) < 0)
 		errx(1, "out of memory");
+	if ((rc = sp_writer_flush(w)) < 0)
+		errx(1, "%s: writing the spool failed: %s",
+		    strcmp(o.out, "-") == 0 ? "standard output" : o.out,
+		    sp_strerror(rc));
+	if (o.bundle != NULL && sp_bundle_open(&o.ro.bundle, o.bundle,
+	    o.bundle_binaries, &diag) < 0)
+		errx(1, "%s", diag.msg);
 	memset(&diag, 0, sizeof(diag));
 	rc = sp_recorder_new(&r, w, &o.ro, &diag);
 	if (rc)

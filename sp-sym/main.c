@@ -175,10 +175,34 @@ progress(void *arg, uint64_t bytes, uint64_t frames)
 	    " frames   ", bytes >> 20, frames);
 }
 
+/* A module that kept address-only frames: how many, why, where it looked. */
+static void
+print_missing(const struct sp_sym_missing *m)
+{
+	if (m->no_symbols)
+		(void)fprintf(stderr, "sp-sym: %s (build-id %s): %s, %" PRIu64
+		    " frames address-only; looked at: %s\n", m->path,
+		    m->build_id[0] ? m->build_id : "none", m->why, m->frames,
+		    m->tried);
+	else if (m->tried[0] != '\0')
+		(void)fprintf(stderr, "sp-sym: %s (build-id %s): %" PRIu64
+		    " of %" PRIu64 " frames address-only: %s; looked at: %s\n",
+		    m->path, m->build_id[0] ? m->build_id : "none", m->frames,
+		    m->frames + m->named, m->why, m->tried);
+	else
+		(void)fprintf(stderr, "sp-sym: %s: %" PRIu64 " frames "
+		    "address-only: %s\n", m->path, m->frames, m->why);
+	if (m->want_debug && m->build_id[0] != '\0')
+		(void)fprintf(stderr, "sp-sym:   hint: put its debug "
+		    "file at DIR/.build-id/%.2s/%s.debug (--debug-dir "
+		    "DIR), the binary at BUNDLE/binaries/%s (record "
+		    "with --bundle-binaries), or pass --sysroot\n",
+		    m->build_id, m->build_id + 2, m->build_id);
+}
+
 static void
 print_report(const struct opts *o, const struct sp_sym_report *r)
 {
-	const struct sp_sym_missing *m;
 	size_t i;
 
 	(void)fprintf(stderr, "sp-sym: %" PRIu64 " frames: %" PRIu64 " elf, %"
@@ -197,18 +221,13 @@ print_report(const struct opts *o, const struct sp_sym_report *r)
 		(void)fprintf(stderr, "sp-sym: %" PRIu64 " files had another "
 		    "build-id than the recorded one and were not used\n",
 		    r->mismatches);
-	for (i = 0; i < r->nmissing; i++) {
-		m = &r->missing[i];
-		(void)fprintf(stderr, "sp-sym: %s (build-id %s): no symbols, %"
-		    PRIu64 " frames address-only; looked at: %s\n", m->path,
-		    m->build_id[0] ? m->build_id : "none", m->frames, m->tried);
-		if (m->build_id[0] != '\0')
-			(void)fprintf(stderr, "sp-sym:   hint: put its debug "
-			    "file at DIR/.build-id/%.2s/%s.debug (--debug-dir "
-			    "DIR), the binary at BUNDLE/binaries/%s (record "
-			    "with --bundle-binaries), or pass --sysroot\n",
-			    m->build_id, m->build_id + 2, m->build_id);
-	}
+	for (i = 0; i < r->nmissing; i++)
+		print_missing(&r->missing[i]);
+	if (r->copied_address)
+		(void)fprintf(stderr, "sp-sym: %" PRIu64 " address-only "
+		    "symbols were copied from the input, not looked up again "
+		    "(run sp-sym on the spool sp-record wrote)\n",
+		    r->copied_address);
 	for (i = 0; i < r->ndamaged; i++)
 		(void)fprintf(stderr, "sp-sym: %s: skipped %s\n",
 		    r->damaged[i].path, r->damaged[i].what);
@@ -222,13 +241,70 @@ print_report(const struct opts *o, const struct sp_sym_report *r)
 		warnx("%s: truncated: symbolized the intact prefix", o->in);
 }
 
+/* Opens the input; on failure says why, naming it, and exits 1. */
+static struct sp_replay *
+open_input(const struct opts *o)
+{
+	struct sp_replay *in = NULL;
+	struct sp_diag diag;
+	int rc;
+
+	memset(&diag, 0, sizeof(diag));
+	rc = sp_replay_open(&in, o->in, &diag);
+	if (rc == -ENOMEM)
+		errx(1, "out of memory");
+	if (rc == -SP_EMAGIC || rc == -SP_EVERSION || rc == -SP_EFORMAT)
+		errx(1, "%s: offset 0x%llx: %s", o->in, diag.offset, diag.msg);
+	if (rc < 0)
+		errx(1, "%s: %s", o->in, sp_strerror(rc));
+	return in;
+}
+
+/*
+ * sp_sym_spool failed: says whose fault it is (the input's, at an
+ * offset; the output's; memory), and removes a half-written output file.
+ */
+static void
+sym_failed(const struct opts *o, int fd, int rc,
+    const struct sp_sym_report *rep, const struct sp_diag *diag)
+{
+	sp_output_abandon(o->out, fd);
+	if (rc == -ENOMEM)
+		errx(1, "out of memory");
+	if (rep->input_failed)
+		errx(1, "%s: offset 0x%llx: %s", o->in, diag->offset,
+		    diag->msg);
+	errx(1, "output %s: %s", strcmp(o->out, "-") ? o->out : "stdout",
+	    sp_strerror(rc));
+}
+
+/*
+ * --strict failed: the count and the modules it came from, also with -q
+ * (it is why sp-sym exits 1).
+ */
+static void
+strict_failed(const struct sp_sym_report *r)
+{
+	size_t i;
+
+	(void)fprintf(stderr, "sp-sym: --strict: %" PRIu64 " frames stayed "
+	    "address-only", r->by_origin[SP_ORIGIN_ADDRESS] - r->truncated);
+	for (i = 0; i < r->nmissing; i++)
+		(void)fprintf(stderr, "%s %s (%" PRIu64 ")", i ? "," : ":",
+		    r->missing[i].path, r->missing[i].frames);
+	if (r->copied_address)
+		(void)fprintf(stderr, "%s %" PRIu64 " copied from the input",
+		    r->nmissing ? "," : ":", r->copied_address);
+	(void)fputc('\n', stderr);
+}
+
 int
 main(int argc, char **argv)
 {
 	static struct opts o;
 	struct sp_debug_dirs env;
 	struct sp_sym_report rep;
-	struct sp_replay *in = NULL;
+	struct sp_replay *in;
 	struct sp_diag diag;
 	int fd, rc;
 
@@ -237,12 +313,9 @@ main(int argc, char **argv)
 	if (strcmp(o.in, "-") == 0 && isatty(STDIN_FILENO))
 		errx(2, "no spool given and standard input is a terminal; "
 		    "usage: sp-sym [-o FILE] FILE");
+	/* The input first: one that is not a spool leaves no output. */
+	in = open_input(&o);
 	memset(&diag, 0, sizeof(diag));
-	rc = sp_replay_open(&in, o.in, &diag);
-	if (rc == -SP_EMAGIC || rc == -SP_EVERSION || rc == -SP_EFORMAT)
-		errx(1, "%s: offset 0x%llx: %s", o.in, diag.offset, diag.msg);
-	if (rc < 0)
-		errx(1, "%s: %s", o.in, sp_strerror(rc));
 	if ((rc = sp_output_open(o.out, &fd, &diag)) < 0)
 		errx(rc == -SP_EUSAGE ? 2 : 1, "%s", diag.msg);
 	if (!o.quiet && isatty(STDERR_FILENO))
@@ -250,19 +323,15 @@ main(int argc, char **argv)
 	rc = sp_sym_spool(&o.so, in, fd, &rep, &diag);
 	if (o.so.progress != NULL)
 		(void)fputs("\r\033[K", stderr);
-	if (rc < 0 && rc > -SP_EFORMAT)
-		errx(1, "%s: %s", strcmp(o.out, "-") ? o.out : "stdout",
-		    sp_strerror(rc));
 	if (rc < 0)
-		errx(1, "%s: offset 0x%llx: %s", o.in, diag.offset, diag.msg);
-	if (fd != STDOUT_FILENO && close(fd) < 0)
-		err(1, "%s", o.out);
+		sym_failed(&o, fd, rc, &rep, &diag);
+	if ((rc = sp_output_close(o.out, fd)) < 0)
+		errx(1, "output %s: %s", o.out, sp_strerror(rc));
 	if (!o.quiet)
 		print_report(&o, &rep);
 	rc = o.strict && rep.by_origin[SP_ORIGIN_ADDRESS] > rep.truncated;
-	if (rc && !o.quiet)
-		warnx("--strict: %" PRIu64 " frames stayed address-only",
-		    rep.by_origin[SP_ORIGIN_ADDRESS] - rep.truncated);
+	if (rc)
+		strict_failed(&rep);
 	sp_sym_report_fini(&rep);
 	sp_replay_free(in);
 	sp_debug_dirs_fini(&env);

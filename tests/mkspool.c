@@ -94,6 +94,24 @@ raw_defs(struct raw *r)
 	raw_rec(r, SP_REC_NODE, node, sizeof(node));
 }
 
+/* Input that ends before the header does: no prefix to recover. */
+static void
+bad_short_header(const char *dir)
+{
+	struct raw r;
+
+	r.len = 0;
+	save(dir, "empty", &r, "offset 0x0: not a spool: empty file");
+	raw_header(&r);
+	r.len = 100;
+	save(dir, "header-cut", &r, "offset 0x64: not a spool: incomplete "
+	    "header (100 of 216 bytes)");
+	raw_header(&r);
+	r.b[10] = 0xe8; /* 232: 16 more (zero) bytes than it has */
+	save(dir, "header-cut-long", &r, "offset 0xd8: not a spool: "
+	    "incomplete header (216 of 232 bytes)");
+}
+
 static void
 bad_header(const char *dir)
 {
@@ -118,6 +136,7 @@ bad_header(const char *dir)
 	r.len += 16;
 	save(dir, "header-unknown-field", &r, "offset 0xdb: header has "
 	    "non-zero fields this reader does not know");
+	bad_short_header(dir);
 }
 
 static void

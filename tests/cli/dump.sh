@@ -47,15 +47,25 @@ run $DUMP --check "$TMP/cut.spl"
 check "an unfinished spool is recovered" test "$RC" -eq 0
 check "recovery is reported on stderr" has "truncated at offset" "$ERR"
 
-# Every cut of the reference spool reads back.
+# Every cut of the reference spool after its header reads back; a cut
+# inside the header (216 bytes) leaves no spool: exit 1, and why.
 size=$(stat -c %s "$TMP/ref.spl")
-bad=0
+bad=0 short=0
 for ((cut = 0; cut < size; cut += 7)); do
 	head -c "$cut" "$TMP/ref.spl" >"$TMP/part.spl"
-	$DUMP --check "$TMP/part.spl" >/dev/null 2>"$TMP/err" || bad=$((bad + 1))
-	grep -q truncated "$TMP/err" || bad=$((bad + 1))
+	run $DUMP --check "$TMP/part.spl"
+	if [ "$cut" -lt 216 ]; then
+		short=$((short + 1))
+		why="incomplete header ($cut of 216 bytes)"
+		[ "$cut" -gt 0 ] || why="empty file"
+		want="sp-dump: $TMP/part.spl: offset $(printf 0x%x "$cut"): not a spool: $why"
+		[ "$RC" -eq 1 ] && [ "$ERR" = "$want" ] || bad=$((bad + 1))
+	else
+		[ "$RC" -eq 0 ] && has truncated "$ERR" || bad=$((bad + 1))
+	fi
 done
-check "every 7th prefix is recovered ($size bytes)" test "$bad" -eq 0
+check "every 7th prefix is recovered, or not a spool before 216 bytes ($size bytes, $short short)" \
+    test "$bad" -eq 0 -a "$short" -eq 31
 
 # Every file in tests/bad is rejected with its offset and reason.
 n=0

@@ -31,7 +31,14 @@ struct sp_merge;
 struct sp_merge_stats {
 	uint64_t records;     /* records read */
 	uint64_t samples;     /* samples written */
-	uint64_t dup_symbols; /* SYMBOLs of frames that already had one */
+	/*
+	 * SYMBOLs of frames interned from an earlier input that named them
+	 * already (a frame has one symbol; the first stands): dup_symbols
+	 * name the frame otherwise, so that input's names were lost;
+	 * same_symbols are equal to the first, and nothing was lost.
+	 */
+	uint64_t dup_symbols;
+	uint64_t same_symbols;
 	int truncated;        /* the input ended early; its prefix was merged */
 	uint64_t end_offset;  /* bytes of valid input */
 };
@@ -52,8 +59,7 @@ struct sp_merge_input {
 
 /*
  * Creates a merger writing to fd (a file or a pipe; not closed).  The
- * output header is the first input's header (the first that did not end
- * inside its header).  Returns 0 or -ENOMEM.
+ * output header is the first input's header.  Returns 0 or -ENOMEM.
  */
 int sp_merge_new(struct sp_merge **out, int fd);
 

@@ -16,7 +16,8 @@ struct sp_diag;
  * with mode 0644 and opened close-on-exec.  Returns 0; -SP_EUSAGE when
  * path is "-" and standard output is a terminal (binary bytes would land
  * on the screen); -errno when the file can't be opened.  On error,
- * diag->msg says what happened and what to do, ready to print.
+ * diag->msg says what happened and what to do, ready to print
+ * ("output PATH: Is a directory").
  */
 int sp_output_open(const char *path, int *fd, struct sp_diag *diag);
 
@@ -54,5 +55,20 @@ int sp_output_commit(struct sp_output_file *o, struct sp_diag *diag);
 
 /* Removes the temporary, if any, and frees o: the run failed. */
 void sp_output_discard(struct sp_output_file *o);
+
+/*
+ * After a failure, undoes sp_output_open(path, &fd): closes fd and, when
+ * it is a regular file, removes path, so that a half-written spool does
+ * not pass for a result.  Standard output (fd STDOUT_FILENO) and devices
+ * such as /dev/null are left alone.
+ */
+void sp_output_abandon(const char *path, int fd);
+
+/*
+ * Closes fd after the spool was written (nothing for standard output).
+ * Returns 0, or -errno from close(2), after which a regular file is
+ * removed as sp_output_abandon does.
+ */
+int sp_output_close(const char *path, int fd);
 
 #endif

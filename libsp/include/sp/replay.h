@@ -15,8 +15,9 @@ struct sp_replay;
 /*
  * Opens path ("-" is standard input) for replay and reads its header.
  * Returns 0 and *out; -errno when the file can't be opened; a format
- * error with diag filled.  A file that ends inside its header opens as an
- * empty, truncated spool.  diag may be NULL.
+ * error with diag filled: a file that ends before its header does (an
+ * empty one too) is not a spool, -SP_EFORMAT ("not a spool: empty file",
+ * "not a spool: incomplete header (N of 216 bytes)").  diag may be NULL.
  */
 int sp_replay_open(struct sp_replay **out, const char *path,
     struct sp_diag *diag);
@@ -36,7 +37,7 @@ int sp_replay_open_mem(struct sp_replay **out, const void *p, size_t len,
  */
 int sp_replay_next(struct sp_replay *r, struct sp_record *rec);
 
-/* The header; all zero when the spool ended inside its header. */
+/* The header (an opened spool always has one). */
 const struct sp_header *sp_replay_header(const struct sp_replay *r);
 const struct sp_defs *sp_replay_defs(const struct sp_replay *r);
 const struct sp_diag *sp_replay_diag(const struct sp_replay *r);

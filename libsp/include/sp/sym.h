@@ -53,13 +53,24 @@ struct sp_sym_options {
 	void *progress_arg;
 };
 
-/* A module whose files could not name its frames. */
+/*
+ * A module some of whose frames stayed address-only, and why: one per
+ * ELF file (path and build-id), one per other kind of module and reason
+ * ("[kernel.kallsyms]", "[anon]", "[vdso]", frames with no module).
+ * Together they hold every address-only frame that sp_sym_spool looked
+ * up (not the truncated-stack markers, nor symbols copied from the input).
+ */
 struct sp_sym_missing {
-	char path[1024];         /* as recorded (cut to fit) */
+	char path[1024];         /* as recorded (cut to fit), or the name */
 	char build_id[2 * SP_BUILD_ID_MAX + 1]; /* hex, "" when none */
-	char tried[1024];        /* where it looked, and what was there */
+	char why[256];           /* why its frames stayed address-only */
+	char tried[1024];        /* where it looked, and what was there;
+	                          * "" for modules without a file */
 	uint64_t frames;         /* frames left address-only because of it */
+	uint64_t named;          /* its frames that were named (ELF files) */
 	unsigned mismatches;     /* files found but with another build-id */
+	int no_symbols;          /* its files named none of its frames */
+	int want_debug;          /* a debug file (or the binary) would help */
 };
 
 /* A table of a usable file that was skipped: malformed or over a limit. */
@@ -72,18 +83,26 @@ struct sp_sym_report {
 	uint64_t frames;           /* FRAME records in the output */
 	uint64_t by_origin[5];     /* indexed by enum sp_sym_origin */
 	uint64_t copied;           /* symbols copied from the input */
+	uint64_t copied_address;   /* of them address-only (not markers) */
 	uint64_t python_frames, jit_frames, hidden, truncated;
 	uint64_t inline_lines;     /* logical frames beyond the first */
 	uint64_t mismatches;       /* files rejected: build-id (or CRC) */
 	uint64_t stale_symbols;    /* input SYMBOLs not right after their FRAME */
 	uint64_t skipped_records;  /* records of kinds this library does not know */
 	char kernel[320];          /* where kernel names came from, or why none */
-	struct sp_sym_missing *missing;
+	struct sp_sym_missing *missing; /* most address-only frames first */
 	size_t nmissing;
 	struct sp_sym_damaged *damaged; /* one per file and table */
 	size_t ndamaged;
 	uint64_t dwarf_errors;     /* lookups the DWARF refused (malformed) */
 	int input_truncated;       /* the input ended without END (prefix kept) */
+	/*
+	 * After sp_sym_spool failed: 1 when the error is the input's (reading
+	 * it failed, or it holds a record no spool may), diag giving the
+	 * offset and the reason; 0 when it is the output's (writing failed)
+	 * or -ENOMEM.
+	 */
+	int input_failed;
 };
 
 /*
@@ -91,10 +110,11 @@ struct sp_sym_report {
  * writes the symbolized spool to out_fd (a file or a pipe; not closed),
  * ending with an END record, also when the input was truncated (its
  * intact prefix is copied).  Fills *rep (call sp_sym_report_fini on it
- * afterwards, also after an error).  Returns 0; a format error of the
- * input (diag: offset and reason, copied from the reader); -errno from
- * writing (EPIPE, ENOSPC...); -ENOMEM.  Files that cannot be found or
- * read are not errors: they are in the report.  diag may be NULL.
+ * afterwards, also after an error).  Returns 0; an error of the input,
+ * rep->input_failed set (a format error, or -errno such as -EIO from
+ * reading it; diag: offset and reason, copied from the reader); -errno
+ * from writing (EPIPE, ENOSPC...); -ENOMEM.  Files that cannot be found
+ * or read are not errors: they are in the report.  diag may be NULL.
  */
 int sp_sym_spool(const struct sp_sym_options *o, struct sp_replay *in,
     int out_fd, struct sp_sym_report *rep, struct sp_diag *diag);

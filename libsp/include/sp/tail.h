@@ -13,7 +13,12 @@
 
 struct sp_tail;
 
-/* Opens path for tailing; the file may still be empty.  0 or -errno. */
+/*
+ * Opens path for tailing; the file may still be empty.  0 or -errno.
+ * Unlike Snapshot and Replay, Tail takes a file shorter than its header
+ * for one whose writer has not written all of it yet: polls return 0 and
+ * sp_tail_header NULL until the header is complete.
+ */
 int sp_tail_open(struct sp_tail **out, const char *path);
 
 /*
