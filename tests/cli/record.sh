@@ -3,6 +3,7 @@
 # RECORD=path picks the binary (tests/run.sh runs this file with the static
 # release binary and again with the ASan+UBSan build).
 . "$(dirname "$0")/lib.bash"
+# asan: RECORD=build/asan/sp-record/sp-record
 REC=${RECORD:-$BIN/sp-record}
 DUMP=$BIN/sp-dump
 W=build/tests
