@@ -80,19 +80,21 @@ script() {	# F SUITE SCRIPT [VAR=VALUE...]
 
 criterion() {	# F BINARY
 	local f=$1 rc
+	rm -f "$f.tap"
 	"$2" --tap="$f.tap" --jobs=2 >"$f.out" 2>&1
 	rc=$?
 	# Criterion's TAP: "ok - s::t (0.00s)", "ok - s::t # SKIP why",
 	# "not ok - s::t ...".
-	awk -v rc="$rc" '
+	cat "$f.tap" 2>/dev/null | awk -v rc="$rc" '
 	/^ok / && / # SKIP / { s++; r = $0; sub(/^ok - /, "", r); sub(/ *# SKIP */, ": ", r)
 		print "skipped " r; next }
 	/^ok / { p++ }
 	/^not ok / { f++; r = $0; sub(/^not ok - /, "", r); print "failed " r }
 	END {
-		if (rc != 0 && f == 0) { f = 1; print "failed exit status " rc " outside any test" }
+		if (rc != 0 && f == 0) { f = 1; print "failed exit status " rc " outside any test"
+			print "details exit status " rc " outside any test" }
 		print "counts", p + 0, f + 0, s + 0
-	}' "$f.tap" >"$f.res" 2>/dev/null
+	}' >"$f.res"
 	grep -A3 '^not ok ' "$f.tap" 2>/dev/null | head -40 | sed 's/^/details /' >>"$f.res"
 }
 
