@@ -7,7 +7,7 @@
 #
 #   tests/run.sh              every suite (ninja test runs this)
 #   tests/run.sh SUITE...     only those, e.g. unit cli/record regress/cfi
-#   tests/run.sh --list       the suites' names
+#   tests/run.sh --list       the suites' names, in the order they start
 #
 # The suites come from the files alone:
 #   lint              the test scripts' lint (lint_checks below), and its self-test
@@ -293,8 +293,9 @@ summary() {	# SUITE...
 			printf '%-28s %4d passed, %d failed\n' "tree (nothing left in it)" 0 1
 		fi
 	fi
-	awk 'NR == FNR { t[$1] = $2; next } { t[$1] = $2 }
-	    END { for (s in t) print s, t[s] }' "$times" "$logs/times" 2>/dev/null |
+	# This run's durations replace the last ones, the others stay.
+	cat "$times" "$logs/times" 2>/dev/null |
+	    awk '{ t[$1] = $2 } END { for (s in t) print s, t[s] }' |
 	    sort >"$times.new" && mv "$times.new" "$times"
 	if [ -s "$logs/skipped" ]; then
 		echo "skipped:"
@@ -336,7 +337,7 @@ main() {	# [SUITE...]
 
 case ${1:-} in
 --one)		one "$2"; exit 0 ;;	# an edge of suites.ninja; the summary judges
---list)		suites; exit 0 ;;
+--list)		mapfile -t all < <(suites); order "${all[@]}"; exit 0 ;;
 --lint)		shift; lint_checks "$@"; exit 0 ;;
 -*)		echo "usage: tests/run.sh [SUITE...] | --list" >&2; exit 2 ;;
 *)		main "$@" ;;
