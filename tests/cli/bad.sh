@@ -6,6 +6,7 @@
 # sanitizer; a file that sp-dump accepts, every tool accepts.  tests/run.sh
 # runs it again with the ASan+UBSan builds (DUMP, SYM, FOLD, MERGE).
 . "$(dirname "$0")/lib.bash"
+# asan: DUMP=build/asan/sp-dump/sp-dump SYM=build/asan/sp-sym/sp-sym FOLD=build/asan/sp-fold/sp-fold MERGE=build/asan/sp-merge/sp-merge
 DUMP=${DUMP:-$BIN/sp-dump}
 SYM=${SYM:-$BIN/sp-sym}
 FOLD=${FOLD:-$BIN/sp-fold}

@@ -8,7 +8,14 @@
 . "$(dirname "$0")/lib.bash"
 REC=${RECORD:-$BIN/sp-record}
 DUMP=$BIN/sp-dump
+SYM=$BIN/sp-sym
+FOLD=$BIN/sp-fold
 W=build/tests
+# A copy of tree at a path of this suite's own, for the checks that look
+# for a leftover workload by its command line (pgrep): another suite, or
+# another checkout, may be running build/tests/tree meanwhile.
+OWN_TREE=$PWD/$TMP/tree
+cp $W/tree "$OWN_TREE"
 
 samples_json() { $DUMP --json "$1" | grep '"kind":"sample"'; }
 counter() { $DUMP --stats --json "$1" | grep -o "\"$2\":[0-9]*" | head -1 | cut -d: -f2; }
@@ -143,9 +150,22 @@ check "each thread start is recorded or counted lost ($forks + $lost)" \
     test "$((forks + lost))" -ge 10000 -a "$forks" -le 10000
 check "and each exit ($exits + $lost; the main thread's too)" \
     test "$((exits + lost))" -ge 10001 -a "$exits" -le 10001
+# Not a rate: a thread that lives less than a sampling period of CPU
+# time is sampled rarely (cpu-clock's period starts anew in each thread;
+# perf record -e cpu-clock:u takes 19 samples for 443 ms here), and how
+# often depends on the load: 259, 147 and 9 samples in three runs.  What
+# must hold: there are samples, they land in the workload's functions,
+# and none is left without a module.
 s=$(counter "$TMP/threads.spl" samples)
-check "samples present: $s for ${u}ms of user CPU (at least a quarter)" \
-    test "${s:-0}" -gt 0 -a "$((s * 4))" -ge "${u:-1}"
+check "the thread churn has samples ($s for ${u}ms of user CPU)" test "${s:-0}" -gt 0
+$SYM -q "$TMP/threads.spl" | $FOLD >"$TMP/threads.folded"
+own=$(awk '$1 ~ /(^|;)(main|threads|short_thread|burn)(;|$)/ { n += $NF }
+    END { print n + 0 }' "$TMP/threads.folded")
+check "they land in churn's functions ($own of $s in main, threads, short_thread or burn)" \
+    test "$own" -gt 0
+bare=$(samples_json "$TMP/threads.spl" | grep -c '"0x')
+check "every frame of them resolves to a module ($bare samples with one that does not)" \
+    test "$bare" -eq 0
 
 # 2,000 fork/exit cycles, children followed.
 run $REC --children -o "$TMP/forks.spl" -- $W/churn forks 2000
@@ -314,11 +334,11 @@ full=$TMP/full
 mkdir -p "$full"
 umount "$full" 2>/dev/null
 if mount -t tmpfs -o size=256k tmpfs "$full"; then
-	run timeout 60 $REC --raw-stacks -o "$full/s.spl" -- $W/tree 3000
+	run timeout 60 $REC --raw-stacks -o "$full/s.spl" -- "$OWN_TREE" 3000
 	check "a full filesystem stops the recording, exit 1, no hang ($RC)" test "$RC" -eq 1
 	check "the message names the file and the cause" \
 	    has "$full/s.spl: writing the spool failed: No space left on device" "$ERR"
-	check "and the workload was stopped" test -z "$(pgrep -f "^$W/tree 3000$")"
+	check "and the workload was stopped" test -z "$(pgrep -fx "$OWN_TREE 3000")"
 	run $DUMP --check "$full/s.spl"
 	check "the spool's prefix reads back" test "$RC" -eq 0
 	check "as a recovered truncated prefix with samples" \
@@ -335,11 +355,11 @@ else
 	fail "cannot mount a tmpfs on $full (the test needs root)"
 fi
 # A pipe whose reader exits after 1,000 bytes.
-run timeout 30 bash -c "$REC -o - -- $W/tree 5000 | head -c 1000 >/dev/null; exit \${PIPESTATUS[0]}"
+run timeout 30 bash -c "$REC -o - -- $OWN_TREE 5000 | head -c 1000 >/dev/null; exit \${PIPESTATUS[0]}"
 check "a closed pipe ends the recording: exit 1, no hang ($RC)" test "$RC" -eq 1
 check "with a message naming standard output and the cause" \
     has "standard output: writing the spool failed: Broken pipe" "$ERR"
-check "and the workload was stopped" test -z "$(pgrep -f "^$W/tree 5000$")"
+check "and the workload was stopped" test -z "$(pgrep -fx "$OWN_TREE 5000")"
 
 # --- limits (docs/limits.md) not reached by other tests -----------------------------
 run $REC -q -m 5 -o "$TMP/m5.spl" -- $W/recurse 50 200

@@ -3,6 +3,7 @@
 # a real one folded from sp-record, bad input, and the SVG in headless
 # Chromium (click to zoom, search) where Chromium and Node are installed.
 . "$(dirname "$0")/lib.bash"
+# asan: FLAME=build/asan/sp-flame/sp-flame NO_BROWSER=1
 FLAME=${FLAME:-$BIN/sp-flame}
 
 # Expected values come from awk over the folded text, not from sp-flame.
@@ -132,8 +133,9 @@ check "a bad --colors is a usage error" test "$RC" -eq 2
 run $FLAME --width 5 "$TMP/big.folded"
 check "a bad --width is a usage error" test "$RC" -eq 2
 run $FLAME --bogus
-check "an unknown option exits 2 naming it in one line" \
-    test "$RC" -eq 2 -a "$ERR" = "sp-flame: option '--bogus' is not known (see sp-flame --help)"
+check "usage error exits 2" test "$RC" -eq 2
+check "an unknown option is named in one line" \
+    test "$ERR" = "sp-flame: option '--bogus' is not known (see sp-flame --help)"
 run $FLAME --help
 check "help exits 0 on stdout" test "$RC" -eq 0 -a -n "$OUT"
 man=$(sed 's/\\-/-/g' sp-flame/sp-flame.1)

@@ -3,6 +3,7 @@
 # the 60/40 split of the workload, totals against sp-dump, filters,
 # truncated and corrupt input, and --pprof read by `go tool pprof`.
 . "$(dirname "$0")/lib.bash"
+# asan: FOLD=build/asan/sp-fold/sp-fold
 REC=$BIN/sp-record
 DUMP=$BIN/sp-dump
 SYM=$BIN/sp-sym

@@ -5,6 +5,7 @@
 # with ';' that every folded-stacks reader keeps whole, fractional
 # counts, --colors module on real frames, and what `ninja install` puts
 # where the man pages say.
+# asan: FOLD=build/asan/sp-fold/sp-fold FLAME=build/asan/sp-flame/sp-flame DUMP=build/asan/sp-dump/sp-dump
 . "$(dirname "$0")/lib.bash"
 REC=$BIN/sp-record
 SYM=$BIN/sp-sym

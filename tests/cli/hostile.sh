@@ -8,6 +8,7 @@
 # every sample, and say what it skipped.  tests/run.sh runs it again with
 # the ASan+UBSan sp-sym (SYM).
 . "$(dirname "$0")/lib.bash"
+# asan: SYM=build/asan/sp-sym/sp-sym
 REC=$BIN/sp-record
 DUMP=$BIN/sp-dump
 FOLD=$BIN/sp-fold

@@ -1,10 +1,16 @@
 # Helpers for the CLI tests: each check prints PASS or FAIL with its name;
 # tests/run.sh counts them.  A script ends with `done_testing`.
+#
+# tests/run.sh runs each tests/cli/*.sh as the suite cli/NAME; a script with
+# a line "# asan: VAR=PATH..." is run once more as cli/NAME-asan with those
+# variables set (the ASan+UBSan builds of the tools it tests).  Each suite
+# has its own scratch directory, build/test-tmp/TEST_SUITE (set by run.sh);
+# a script run by hand uses its folder and name (cli-record, tests-soak).
 set -u
 OUT= ERR= RC=
 cd "$(dirname "${BASH_SOURCE[0]}")/../.." || exit 1
 BIN=build/bin
-TMP=build/test-tmp/$(basename "$0" .sh)
+TMP=build/test-tmp/${TEST_SUITE:-$(basename "$(dirname "$0")")-$(basename "$0" .sh)}
 mkdir -p "$TMP"
 
 # run CMD...: runs it, keeping stdout, stderr and status in OUT, ERR, RC.
@@ -22,28 +28,37 @@ fail() {
 	printf '    %s\n' "$@"
 }
 
-# check NAME COND...: COND is a command; passes when it succeeds.
+# check NAME COND...: COND is one command; passes when it succeeds.  Returns
+# the verdict, but `check NAME A && B` still asserts only A: B's result is
+# lost (tests/run.sh's lint refuses that form).  One check per condition.
 check() {
 	local name=$1
 	shift
-	if "$@"; then pass "$name"; else fail "$name" "rc=${RC:-?}" \
-	    "stdout: ${OUT:0:300}" "stderr: ${ERR:0:300}"; fi
+	if "$@"; then
+		pass "$name"
+	else
+		fail "$name" "rc=${RC:-?}" "stdout: ${OUT:0:300}" "stderr: ${ERR:0:300}"
+		return 1
+	fi
 }
 
 # need CMD PACKAGE: succeeds when CMD is on PATH, installing PACKAGE with
 # apt-get first (as root) where it is not; a fresh machine's package lists
 # may be missing or old, so a failed install is retried after apt-get update.
-# Output of apt goes to $TMP/apt.log.
+# Output of apt goes to $TMP/apt.log.  Suites run side by side, so apt
+# waits for another suite's apt to release the dpkg lock.
 need() {
+	local apt=(apt-get -o DPkg::Lock::Timeout=600 -qq)
 	command -v "$1" >/dev/null && return 0
 	[[ $EUID -eq 0 ]] && command -v apt-get >/dev/null || return 1
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$2" >>"$TMP/apt.log" 2>&1 ||
-		{ apt-get update -qq >>"$TMP/apt.log" 2>&1 &&
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$2" >>"$TMP/apt.log" 2>&1; }
+	DEBIAN_FRONTEND=noninteractive "${apt[@]}" install -y "$2" >>"$TMP/apt.log" 2>&1 ||
+		{ "${apt[@]}" update >>"$TMP/apt.log" 2>&1 &&
+		DEBIAN_FRONTEND=noninteractive "${apt[@]}" install -y "$2" >>"$TMP/apt.log" 2>&1; }
 	command -v "$1" >/dev/null
 }
 
-# skip NAME REASON: a check that cannot run here; counted apart, never a pass.
+# skip NAME REASON: a check that cannot run here; counted apart, never a
+# pass, and listed with its reason at the end of tests/run.sh.
 skip() { echo "SKIP $1: $2"; }
 
 has() { grep -qF -- "$1" <<<"$2"; }

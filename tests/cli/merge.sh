@@ -4,6 +4,7 @@
 # per-thread counts and stacks preserved, hosts kept apart, symbolized
 # inputs, truncated and garbage inputs, --skip-bad.
 . "$(dirname "$0")/lib.bash"
+# asan: MERGE=build/asan/sp-merge/sp-merge
 REC=$BIN/sp-record
 DUMP=$BIN/sp-dump
 SYM=$BIN/sp-sym
@@ -63,8 +64,8 @@ check "every sample keeps its stack" \
     test "$(stacks "$TMP/m.spl" | md5sum)" = "$(stacks "$TMP/a.spl" "$TMP/b.spl" | md5sum)"
 
 run sh -c "$MERGE '$TMP/a.spl' - <'$TMP/b.spl' | $DUMP --check"
-check "reads standard input and writes a pipe" \
-    test "$RC" -eq 0 && has "$((na + nb)) samples" "$OUT"
+check "reads standard input and writes a pipe" test "$RC" -eq 0
+check "and the piped spool has both inputs' samples" has "$((na + nb)) samples" "$OUT"
 
 run $MERGE -o "$TMP/aa.spl" "$TMP/a.spl" "$TMP/a.spl"
 check "one host merged with itself: one set of threads" test "$RC" -eq 0 -a \
@@ -128,18 +129,35 @@ check "--skip-bad carries on" test "$RC" -eq 0
 check "and says what it skipped" has "garbage.spl: skipped" "$ERR"
 check "the others are merged" test "$(samples "$TMP/mg.spl")" -eq $((na + nb))
 run $MERGE -o "$TMP/mg.spl" "$TMP/no-such.spl"
-check "a missing input is refused" test "$RC" -eq 1 && has "no-such.spl" "$ERR"
+check "a missing input is refused" test "$RC" -eq 1
+check "and named" has "no-such.spl" "$ERR"
 
 # Time order within a host: two recordings on this host that overlap in
 # time, and host a's.  Expected: host a's samples first (the first input's
 # host), then this host's two interleaved as sort -n orders their times.
-times() { $DUMP --json "$1" | grep '"kind":"sample"' |
+times() { $DUMP --json "$1" 2>/dev/null | grep '"kind":"sample"' |
     grep -o '"time":[0-9]*' | cut -d: -f2; }
 sorted() { times "$1" | sort -c -n 2>/dev/null; }
-$REC -q -d 1 -o "$TMP/c1.spl" -- $W/tree-O2 >/dev/null 2>&1 &
-sleep 0.4
-$REC -q -d 1 -o "$TMP/c2.spl" -- $W/tree-O2 >/dev/null 2>&1
-wait
+# within_30s CONDITION: waits until the eval'd CONDITION holds (30 s at most).
+within_30s() {
+	local i
+	for ((i = 0; i < 300; i++)); do eval "$1" && return 0; sleep 0.1; done
+	return 1
+}
+# They overlap by construction, not by a sleep: the second starts once the
+# first has samples (sp-record writes its spool as it goes), and the first
+# is stopped (SIGINT: it finishes its spool) once it has a sample later
+# than the second's first, however slowly a loaded machine runs them.
+$REC -q -o "$TMP/c1.spl" -- $W/tree-O2 60000 >/dev/null 2>&1 &
+p1=$!
+within_30s '[ -n "$(times "$TMP/c1.spl" | head -1)" ]'
+$REC -q -d 1 -o "$TMP/c2.spl" -- $W/tree-O2 >/dev/null 2>&1 &
+p2=$!
+within_30s '[ -n "$(times "$TMP/c2.spl" | head -1)" ]'
+c2first=$(times "$TMP/c2.spl" | head -1)
+within_30s '[ "$(times "$TMP/c1.spl" | tail -1)" -gt "${c2first:-0}" ]'
+kill -INT $p1
+wait $p1 $p2
 check "two overlapping recordings on this host, each in time order" \
     eval 'sorted "$TMP/c1.spl" && sorted "$TMP/c2.spl"'
 run $MERGE -o "$TMP/mt.spl" "$TMP/a.spl" "$TMP/c1.spl" "$TMP/c2.spl"
@@ -162,7 +180,8 @@ check "per-thread counts kept in the time-ordered merge" test \
     "$( (per_thread "$TMP/a.spl" x; per_thread "$TMP/c1.spl" x; per_thread "$TMP/c2.spl" x) | sort)"
 
 run $MERGE --help
-check "--help" test "$RC" -eq 0 && has "usage: sp-merge" "$OUT"
+check "--help exits 0" test "$RC" -eq 0
+check "--help prints the usage" has "usage: sp-merge" "$OUT"
 run $MERGE
 check "no input is a usage error" test "$RC" -eq 2
 done_testing

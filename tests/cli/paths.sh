@@ -6,6 +6,7 @@
 # for the recorder (nothing written through them) and sp-sym (nothing
 # read through them).
 . "$(dirname "$0")/lib.bash"
+# asan: RECORD=build/asan/sp-record/sp-record SYM=build/asan/sp-sym/sp-sym
 REC=${RECORD:-$BIN/sp-record}
 DUMP=$BIN/sp-dump
 SYM=${SYM:-$BIN/sp-sym}

@@ -3,6 +3,7 @@
 # RECORD=path picks the binary (tests/run.sh runs this file with the static
 # release binary and again with the ASan+UBSan build).
 . "$(dirname "$0")/lib.bash"
+# asan: RECORD=build/asan/sp-record/sp-record
 REC=${RECORD:-$BIN/sp-record}
 DUMP=$BIN/sp-dump
 W=build/tests
@@ -11,17 +12,12 @@ W=build/tests
 samples_json() { $DUMP --json "$1" | grep '"kind":"sample"'; }
 counter() { $DUMP --stats --json "$1" | grep -o "\"$2\":[0-9]*" | head -1 | cut -d: -f2; }
 
-# --- a known call tree: count, loss, modules, time split ---------------------
+# --- a known call tree: modules, time split ----------------------------------
+# (The sample count against the CPU time, and loss at 1 kHz, are rates:
+# tests/rates/record.sh checks them, once, with the release binary.)
 run $REC -o "$TMP/tree.spl" -- $W/tree 2000
 check "records a command and exits with its status" test "$RC" -eq 0
-cpu_ms=$(grep -o 'cpu_ms=[0-9]*' "$TMP/err" | cut -d= -f2)
-check "the workload reported its CPU time" test -n "$cpu_ms"
 check "the event is named in the summary" has "(event cpu-clock)" "$ERR"
-n=$(counter "$TMP/tree.spl" samples)
-lo=$((cpu_ms * 85 / 100)) hi=$((cpu_ms * 115 / 100))
-check "sample count $n within 15% of 1 kHz x ${cpu_ms} ms" \
-    test "${n:-0}" -ge "$lo" -a "${n:-0}" -le "$hi"
-check "zero lost events at 1 kHz" test "$(counter "$TMP/tree.spl" lost_events)" -eq 0
 run $DUMP --check "$TMP/tree.spl"
 check "the spool checks clean" has "finished" "$OUT"
 samples_json "$TMP/tree.spl" >"$TMP/tree.json"
@@ -159,27 +155,20 @@ check "fork events are recorded" \
     test "$($DUMP "$TMP/follow.spl" | grep -c '^fork ')" -ge 2
 
 # --- attach to a running process ------------------------------------------------
-ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }	# utime + stime
-# Long enough to outlive a slow attach (the ASan build on a loaded machine
-# takes seconds to start): the CPU window needs the target alive at t1.
+# (How many samples an attach takes for the target's CPU time is a rate:
+# tests/rates/record.sh.)  Long enough to outlive a slow attach (the ASan
+# build on a loaded machine takes seconds to start).
 $W/tree 6000 2>"$TMP/bg.err" &
 bg=$!
 sleep 0.3
-t0=$(ticks $bg)
 run $REC -p $bg -d 1 -o "$TMP/attach.spl"
-t1=$(ticks $bg)
 check "attach with -p and -d 1 succeeds" test "$RC" -eq 0
 check "the target keeps running after detach" kill -0 $bg
 # bash's wait also returns when the job is stopped (SIGSTOP at attach).
 st=147
 while [ "$st" -eq 147 ]; do wait $bg; st=$?; done
 check "the target exits normally after being profiled" test "$st" -eq 0
-n=$(counter "$TMP/attach.spl" samples)
-cpu=$(( (t1 - t0) * 1000 / $(getconf CLK_TCK) ))
-# The CPU window includes sp-record's own start-up and attach, which are
-# not sampled: on a busy machine that can be a good part of a second.
-check "attach: $n samples for $cpu ms of the target's CPU time (50..120%)" \
-    test "${n:-0}" -ge $((cpu * 50 / 100)) -a "${n:-0}" -le $((cpu * 120 / 100 + 20))
+check "attach has samples" test "$(counter "$TMP/attach.spl" samples)" -gt 0
 check "attach found the target's modules in /proc" \
     grep -q '/build/tests/tree$' <($DUMP "$TMP/attach.spl" | grep '^module')
 
@@ -323,12 +312,14 @@ run $DUMP --check "$TMP/churn.spl"
 check "the churn spool checks clean" has "finished" "$OUT"
 
 # --- being killed ------------------------------------------------------------------
-$REC -q -o "$TMP/killed.spl" -- $W/tree 3000 2>/dev/null &
+# In a process group of its own (setsid), so that its workload goes too
+# (pkill by name could hit another suite's or checkout's tree).
+setsid $REC -q -o "$TMP/killed.spl" -- $W/tree 3000 2>/dev/null &
 rp=$!
 sleep 1
 kill -9 $rp
+kill -9 -- -$rp 2>/dev/null
 wait $rp 2>/dev/null
-pkill -f "$W/tree 3000" 2>/dev/null
 run $DUMP --check "$TMP/killed.spl"
 check "a SIGKILLed recording reads back" test "$RC" -eq 0
 check "its truncated tail is reported" has "truncated at offset" "$ERR"
@@ -366,7 +357,7 @@ kill -INT $rp
 wait $rp
 run $DUMP --check "$TMP/int1.spl"
 check "after SIGINT the spool is finished" has "finished" "$OUT"
-$REC -q -o "$TMP/int2.spl" -- $W/tree 5000 2>/dev/null &
+setsid $REC -q -o "$TMP/int2.spl" -- $W/tree 5000 2>/dev/null &
 rp=$!
 sleep 1
 # Stopped, two different signals stay pending and both reach the handler.
@@ -376,7 +367,7 @@ kill -TERM $rp
 kill -CONT $rp
 wait $rp
 st=$?
-pkill -f "$W/tree 5000"
+kill -9 -- -$rp 2>/dev/null	# the workload the recorder left
 check "a second stop request exits at once with 130 ($st)" test "$st" -eq 130
 run $DUMP --check "$TMP/int2.spl"
 check "what was written before still reads back" test "$RC" -eq 0

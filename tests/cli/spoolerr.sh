@@ -4,6 +4,7 @@
 # (exit 1, the file and the reason) while a cut after the header still
 # recovers; sp-sym and sp-merge leave no output for an input that fails
 # and say whose fault an error is (the input's, the output's, memory's).
+# asan: DUMP=build/asan/sp-dump/sp-dump SYM=build/asan/sp-sym/sp-sym FOLD=build/asan/sp-fold/sp-fold MERGE=build/asan/sp-merge/sp-merge FLAME=build/asan/sp-flame/sp-flame
 . "$(dirname "$0")/lib.bash"
 DUMP=${DUMP:-$BIN/sp-dump}
 SYM=${SYM:-$BIN/sp-sym}

@@ -3,6 +3,7 @@
 # addr2line: names, lines, bundles, split debug files, replaced binaries,
 # perf maps (JIT and a fake Python runtime), --strict, reruns and pipes.
 . "$(dirname "$0")/lib.bash"
+# asan: SYM=build/asan/sp-sym/sp-sym
 REC=$BIN/sp-record
 DUMP=$BIN/sp-dump
 SYM=${SYM:-$BIN/sp-sym}
