@@ -209,3 +209,51 @@ sp_output_close(const char *path, int fd)
 		(void)unlink(path);
 	return err;
 }
+
+int
+sp_output_spool(struct sp_output_file *o, const char *path, int *fd,
+    struct sp_diag *diag)
+{
+	mode_t mode = 0644;
+	int exists, err;
+
+	memset(o, 0, sizeof(*o));
+	o->name = "stdout";
+	*fd = -1;
+	if (strcmp(path, "-") == 0)
+		return sp_output_open(path, fd, diag);
+	o->name = o->path = path;
+	diag->offset = 0;
+	o->target = replaced(path, &mode, &exists);
+	if (o->target != NULL)
+		*fd = create_tmp(o, mode, exists);
+	else /* a FIFO or a device: written, never replaced */
+		*fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (*fd >= 0)
+		return 0;
+	err = -errno;
+	sp_output_discard(o);
+	(void)snprintf(diag->msg, sizeof(diag->msg), "%s: %s", path,
+	    sp_strerror(err));
+	return err;
+}
+
+int
+sp_output_place(struct sp_output_file *o, struct sp_diag *diag)
+{
+	char *tmp = o->tmp;
+
+	if (tmp == NULL)
+		return 0;
+	if (rename(tmp, o->target) != 0) {
+		int err = -errno;
+
+		(void)snprintf(diag->msg, sizeof(diag->msg), "%s: %s",
+		    o->name, sp_strerror(err));
+		return err;
+	}
+	/* Cleared before it is freed: a signal handler may read it. */
+	o->tmp = NULL;
+	free(tmp);
+	return 0;
+}

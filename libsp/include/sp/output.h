@@ -71,4 +71,26 @@ void sp_output_abandon(const char *path, int fd);
  */
 int sp_output_close(const char *path, int fd);
 
+/*
+ * sp-record's spool, which replaces its file once the recording has
+ * started rather than at the end, so that a recording killed later still
+ * leaves a readable prefix under path.  Opens *fd (close-on-exec) on a
+ * temporary next to path as sp_output_redirect does; "-" is standard
+ * output (refused on a terminal, as sp_output_open), and a path that is
+ * not a regular file or a link to one (a FIFO, /dev/null) is written in
+ * place.  Unlike sp_output_redirect, a regular file whose directory takes
+ * no new file is an error, not truncated: nothing may touch it before
+ * the start.  Returns 0, -SP_EUSAGE, or -errno with diag->msg.
+ */
+int sp_output_spool(struct sp_output_file *o, const char *path, int *fd,
+    struct sp_diag *diag);
+
+/*
+ * Renames the spool's temporary over its target now (nothing to do in
+ * place); the fd goes on writing into it.  Returns 0 or -errno with
+ * diag->msg, the temporary still there (sp_output_discard removes it).
+ * Call sp_output_discard at the end to free o.
+ */
+int sp_output_place(struct sp_output_file *o, struct sp_diag *diag);
+
 #endif
