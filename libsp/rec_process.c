@@ -571,6 +571,7 @@ on_task(struct sp_recorder *r, const uint8_t *rec, size_t len, int fork)
 		if (p != NULL && pid != ppid && parent != NULL &&
 		    p->nmaps == 0 && !p->tracked) {
 			p->tracked = 1;
+			r->c[C_PROCESSES]++;
 			p->last_rescan = r->now;
 			if ((err = rec_clone_maps(r, p, parent)) != 0 ||
 			    (err = rec_write_python(r, p, parent->python,
@@ -579,6 +580,7 @@ on_task(struct sp_recorder *r, const uint8_t *rec, size_t len, int fork)
 		}
 		if (p == NULL || !p->tracked)
 			return 0;
+		r->c[C_THREADS]++;
 		return rec_write_proc(r, SP_PROC_FORK, pid, tid, ppid, ptid, NULL);
 	}
 	(void)sp_imap_del(&r->covered, tid);

@@ -18,6 +18,10 @@
 #include "procfs_int.h"
 #include "recorder_int.h"
 
+/* linux/capability.h */
+#define CAP_SYS_PTRACE_BIT 19
+#define CAP_PERFMON_BIT 38
+
 /* asm/perf_regs.h: every x86-64 user register but DS, ES, FS and GS. */
 #define REGS_MASK (((1ull << 24) - 1) & ~(0xfull << 12))
 
@@ -26,6 +30,8 @@ static const char *const counter_names[C_FALLBACK_FIRST_] = {
 	[C_SAMPLES] = "samples",
 	[C_LOST_EVENTS] = "lost_events",
 	[C_LOST_RECORDS] = "lost_records",
+	[C_PROCESSES] = "processes",
+	[C_THREADS] = "threads",
 	[C_LIFECYCLE_GAPS] = "lifecycle_gaps",
 	[C_KERNEL_ENABLED] = "kernel_enabled",
 	[C_RING_BYTES_MIN] = "ring_bytes_min",
@@ -380,6 +386,7 @@ add_target(struct sp_recorder *r, uint32_t pid)
 	if (p == NULL)
 		return -ENOMEM;
 	p->tracked = 1;
+	r->c[C_PROCESSES]++;
 	return 0;
 }
 
@@ -419,6 +426,49 @@ open_error(struct sp_recorder *r, int err, uint32_t pid, struct sp_diag *d)
 	    sp_strerror(err));
 }
 
+/* Is capability cap (linux/capability.h) in this process's effective set? */
+static int
+have_cap(unsigned cap)
+{
+	char *buf, *line;
+	size_t len;
+	int on = 0;
+
+	if (sp_read_file("/proc/self/status", SP_PROC_FILE_MAX, &buf, &len))
+		return 0;
+	line = strstr(buf, "\nCapEff:");
+	if (line != NULL)
+		on = (int)(strtoull(line + 9, NULL, 16) >> cap & 1);
+	free(buf);
+	return on;
+}
+
+/*
+ * The events are open but /proc/PID/maps is refused.  Opening it takes
+ * ptrace read access (proc(5); ptrace(2), "Ptrace access mode
+ * checking"): the process's owner while it is dumpable, or
+ * CAP_SYS_PTRACE, unless a security module refuses; recent kernels also
+ * let CAP_PERFMON read it (kernel/fork.c, may_access_mm).  perf_event_open
+ * skips that check for CAP_PERFMON, so it can succeed where this fails.
+ * Seen as root in a sandbox VM whose pid 1 is the sandbox's supervisor.
+ */
+static int
+maps_error(int err, uint32_t pid, struct sp_diag *d)
+{
+	if (have_cap(CAP_SYS_PTRACE_BIT) && have_cap(CAP_PERFMON_BIT))
+		return diag_set(d, err, "pid %u: open /proc/%u/maps: %s, although "
+		    "sp-record has CAP_SYS_PTRACE and CAP_PERFMON: a security "
+		    "policy protects that process (a security module, or the "
+		    "sandbox or container that runs it); its events could be "
+		    "opened, its mappings cannot be read", pid, pid,
+		    sp_strerror(err));
+	return diag_set(d, err, "pid %u: open /proc/%u/maps: %s: the kernel's "
+	    "ptrace access check refused it (the process runs a set-user-ID "
+	    "program or made itself undumpable, or a security module forbids "
+	    "it); run sp-record as root or with CAP_SYS_PTRACE", pid, pid,
+	    sp_strerror(err));
+}
+
 /* Opens the events of every thread of pid not covered yet. */
 static int
 open_threads(struct sp_recorder *r, uint32_t pid, int *opened)
@@ -434,19 +484,35 @@ open_threads(struct sp_recorder *r, uint32_t pid, int *opened)
 		err = rec_open_thread(r, (uint32_t)tids[i]);
 		if (err == -ESRCH) /* it exited meanwhile */
 			err = 0;
-		else if (err == 0)
+		else if (err == 0) {
 			(*opened)++;
+			r->c[C_THREADS]++;
+		}
 	}
 	free(tids);
 	return err;
+}
+
+/* Is pid one of the targets asked for already? */
+static int
+is_target(const struct sp_recorder *r, uint32_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < r->ntargets; i++)
+		if (r->targets[i] == pid)
+			return 1;
+	return 0;
 }
 
 int
 sp_recorder_attach(struct sp_recorder *r, pid_t pid, struct sp_diag *diag)
 {
 	struct rec_proc *p;
-	int stopped = 0, opened = 0, err;
+	int stopped = 0, opened = 0, maps_err = 0, err;
 
+	if (is_target(r, (uint32_t)pid))
+		return 0; /* -p 3152,3152: one target */
 	if (kill(pid, 0) < 0 && errno == ESRCH)
 		return open_error(r, -ESRCH, (uint32_t)pid, diag);
 	if (!r->o.no_stop && kill(pid, SIGSTOP) == 0)
@@ -462,11 +528,14 @@ sp_recorder_attach(struct sp_recorder *r, pid_t pid, struct sp_diag *diag)
 		p->attached = 1;
 		p->last_rescan = r->now;
 		err = rec_scan_maps(r, p);
+		maps_err = err == -EACCES || err == -EPERM;
 	}
 	if (err == 0)
 		err = write_recording(r);
 	if (stopped)
 		(void)kill(pid, SIGCONT);
+	if (maps_err)
+		return maps_error(err, (uint32_t)pid, diag);
 	/* It was there a moment ago: a zombie, or it exited meanwhile. */
 	if (err == -ESRCH || err == -ENOENT)
 		return diag_set(diag, -ESRCH, "pid %d exited while sp-record "
@@ -522,8 +591,10 @@ sp_recorder_spawn(struct sp_recorder *r, char *const argv[], pid_t *pid,
 	err = add_target(r, (uint32_t)*pid);
 	if (err == 0)
 		err = rec_open_thread(r, (uint32_t)*pid);
-	if (err == 0)
+	if (err == 0) {
+		r->c[C_THREADS]++;
 		err = write_recording(r);
+	}
 	r->attr.disabled = 0;
 	r->attr.enable_on_exec = 0;
 	if (err) {

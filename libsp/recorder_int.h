@@ -21,6 +21,8 @@ enum rec_counter {
 	C_SAMPLES,            /* samples written */
 	C_LOST_EVENTS,        /* events the kernel dropped (LOST records) */
 	C_LOST_RECORDS,
+	C_PROCESSES,          /* processes followed: targets and children */
+	C_THREADS,            /* threads of those, opened or seen forking */
 	C_LIFECYCLE_GAPS,     /* recovery sweeps of /proc after a loss */
 	C_KERNEL_ENABLED,
 	C_RING_BYTES_MIN,

@@ -71,8 +71,10 @@ int sp_recorder_new(struct sp_recorder **out, struct sp_writer *w,
 /*
  * Attaches to the running process pid: stops it (unless no_stop), opens
  * events for each of its threads, records its mappings and threads from
- * /proc, and lets it go on.  Returns 0 or -errno with diag saying what to
- * do (ESRCH no such process, EACCES/EPERM permission, ...).
+ * /proc, and lets it go on.  A pid attached already is one target: 0.
+ * Returns 0 or -errno with diag saying what to do (ESRCH no such
+ * process, EACCES/EPERM permission, naming the call refused: the events
+ * or /proc/PID/maps).
  */
 int sp_recorder_attach(struct sp_recorder *r, pid_t pid, struct sp_diag *diag);
 
@@ -101,8 +103,8 @@ int sp_recorder_enable(struct sp_recorder *r, int on);
 size_t sp_recorder_live(const struct sp_recorder *r);
 
 /*
- * The counters so far (samples, lost_events, ...), valid until the next
- * call on r.  Returns their number.
+ * The counters so far (samples, lost_events, processes and threads
+ * followed, ...), valid until the next call on r.  Returns their number.
  */
 size_t sp_recorder_counters(struct sp_recorder *r,
     const struct sp_counter **out);
