@@ -20,8 +20,13 @@
 
 #define MAX_PIDS 256
 #define NICE_BOOST (-10)
+#define MAX_SECONDS (86400L * 365)
+#define VERDICT_PERCENT 5 /* truncated stacks worth a word */
 
 static volatile sig_atomic_t stop_requests;
+/* The spool: its new file is removed at any exit before it is in place. */
+static struct sp_output_file out;
+static int out_fd = -1;
 
 static void
 usage(int status)
@@ -33,25 +38,27 @@ usage(int status)
 	    "                 [--no-stop] [--raw-stacks] [-q] [-o FILE]\n"
 	    "                 (-p PID[,PID...] | -- CMD [ARGS...])\n"
 	    "Sample threads, unwind their stacks as they are recorded, and write\n"
-	    "a spool (default sp.spl; - is standard output).\n"
+	    "a spool (default sp.spl; - is standard output).  An existing FILE is\n"
+	    "replaced only once the recording has started.\n"
 	    "  -F, --freq HZ      samples per second per thread (default 1000;\n"
 	    "                     max: the kernel's perf_event_max_sample_rate)\n"
 	    "  -s, --stack BYTES  user stack bytes copied per sample (default 32768,\n"
 	    "                     at most 65528)\n"
 	    "  -k, --kernel       add kernel callchains\n"
 	    "  -c, --children     follow processes forked after the start\n"
-	    "  -d, --duration S   stop after S seconds\n"
+	    "  -d, --duration S   stop after S seconds (fractions too: 0.5)\n"
 	    "  -m, --max-frames N deepest stack kept (default 1024; deeper ones end\n"
 	    "                     in a [truncated] frame)\n"
 	    "  -b, --bundle DIR   keep what offline symbolization needs: perf maps,\n"
 	    "                     kallsyms (and ELF files, --bundle-binaries)\n"
 	    "      --bundle-binaries  also keep each module's ELF file by build-id\n"
-	    "  -p, --pid PID,...  attach to running processes (may repeat)\n"
+	    "  -p, --pid PID,...  attach to running processes, a comma-separated\n"
+	    "                     list (may repeat; a repeated pid is one target)\n"
 	    "      --no-stop      attach without briefly stopping the targets\n"
 	    "      --raw-stacks   also store each sample's registers and stack\n"
 	    "                     bytes (for replaying the unwinder; large)\n"
 	    "  -o, --output FILE  where to write the spool\n"
-	    "  -q, --quiet        no status line and no summary\n"
+	    "  -q, --quiet        no status line, no summary and no advice\n"
 	    "  -h, --help         this text\n"
 	    "      --version      version, spool format and build-id\n");
 	exit(status);
@@ -61,9 +68,13 @@ static void
 on_signal(int sig)
 {
 	(void)sig;
-	/* A second request means now: the spool so far stays readable. */
-	if (stop_requests++ > 0)
+	/* A second request means now: the spool so far stays readable
+	 * (or, before it is in place, the old one stays as it was). */
+	if (stop_requests++ > 0) {
+		if (out.tmp != NULL)
+			(void)unlink(out.tmp);
 		_exit(130);
+	}
 }
 
 static long
@@ -87,11 +98,32 @@ parse_pids(char *list, pid_t *pids, size_t n)
 
 	for (tok = strtok_r(list, ",", &save); tok != NULL;
 	    tok = strtok_r(NULL, ",", &save)) {
+		pid_t pid = (pid_t)parse_num(tok, 1, 0x7fffffff, "a pid");
+		size_t i;
+
+		for (i = 0; i < n && pids[i] != pid; i++)
+			;
+		if (i < n)
+			continue; /* -p 3152,3152 is one target */
 		if (n == MAX_PIDS)
 			errx(2, "at most %d processes", MAX_PIDS);
-		pids[n++] = (pid_t)parse_num(tok, 1, 0x7fffffff, "a pid");
+		pids[n++] = pid;
 	}
 	return n;
+}
+
+static double
+parse_seconds(const char *s)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end != '\0' || !(v > 0 && v <= MAX_SECONDS))
+		errx(2, "-d seconds must be a number above 0 and at most %ld "
+		    "(fractions too: 0.5), not '%s'", MAX_SECONDS, s);
+	return v;
 }
 
 static void
@@ -132,20 +164,6 @@ status_line(struct sp_recorder *r, double elapsed)
 	    elapsed > 0 ? (double)s / elapsed : 0.0);
 }
 
-static void
-print_summary(struct sp_recorder *r, const char *out)
-{
-	const struct sp_counter *c;
-	size_t n = sp_recorder_counters(r, &c), i;
-
-	(void)fprintf(stderr, "sp-record: wrote %s (event %s)\n", out,
-	    sp_recorder_event(r) ? sp_recorder_event(r) : "none");
-	for (i = 0; i < n; i++)
-		if (c[i].value != 0 || strcmp(c[i].name.s, "lost_events") == 0)
-			(void)fprintf(stderr, "  %-30s %llu\n", c[i].name.s,
-			    (unsigned long long)c[i].value);
-}
-
 struct opts {
 	struct sp_recorder_opts ro;
 	const char *out;
@@ -157,6 +175,36 @@ struct opts {
 	int quiet;
 	char **cmd;
 };
+
+static int
+is_number(const char *s)
+{
+	return *s != '\0' && strspn(s, "0123456789") == strlen(s);
+}
+
+/*
+ * -p with words after it: "-p 17004 17045" meant a list of pids, which
+ * is comma-separated; anything else is a command, which -p excludes.
+ */
+static void
+pids_and_args(const struct opts *o, int after_dashes)
+{
+	char list[256];
+	size_t i, len = 0;
+
+	if (after_dashes || !is_number(o->cmd[0]))
+		errx(2, "give either -p PID or -- CMD, not both (see sp-record "
+		    "--help)");
+	for (i = 0; i < o->npids && len < sizeof(list); i++)
+		len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%d",
+		    i ? "," : "", (int)o->pids[i]);
+	for (i = 0; o->cmd[i] != NULL && is_number(o->cmd[i]) &&
+	    len < sizeof(list); i++)
+		len += (size_t)snprintf(list + len, sizeof(list) - len, ",%s",
+		    o->cmd[i]);
+	errx(2, "unexpected argument '%s': a list of pids is comma-separated "
+	    "(-p %s)", o->cmd[0], list);
+}
 
 static void
 parse_args(int argc, char **argv, struct opts *o)
@@ -196,8 +244,7 @@ parse_args(int argc, char **argv, struct opts *o)
 			o->ro.children = 1;
 			break;
 		case 'd':
-			o->duration = (double)parse_num(optarg, 1, 86400L * 365,
-			    "-d seconds");
+			o->duration = parse_seconds(optarg);
 			break;
 		case 'F':
 			if (strcmp(optarg, "max") == 0) {
@@ -249,8 +296,110 @@ parse_args(int argc, char **argv, struct opts *o)
 		o->cmd = argv + optind;
 	if (o->bundle_binaries && o->bundle == NULL)
 		errx(2, "--bundle-binaries needs --bundle DIR");
-	if ((o->cmd == NULL) == (o->npids == 0))
+	if (o->cmd != NULL && o->npids > 0)
+		pids_and_args(o, strcmp(argv[optind - 1], "--") == 0);
+	if (o->cmd == NULL && o->npids == 0)
 		errx(2, "give either -p PID or -- CMD (see sp-record --help)");
+}
+
+static double
+percent(unsigned long long part, unsigned long long whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+static void
+print_size(char *buf, size_t cap, unsigned long long bytes)
+{
+	if (bytes < 10240)
+		(void)snprintf(buf, cap, "%llu bytes", bytes);
+	else if (bytes < 10485760)
+		(void)snprintf(buf, cap, "%.1f KiB", (double)bytes / 1024);
+	else
+		(void)snprintf(buf, cap, "%.1f MiB", (double)bytes / 1048576);
+}
+
+/* Why stacks were cut short, by the unwinder's most frequent reason. */
+static void
+truncation_advice(struct sp_recorder *r, const struct opts *o, char *buf,
+    size_t cap)
+{
+	unsigned long long bounds = counter(r, "unwind_stack_bounds");
+	unsigned long long depth = counter(r, "unwind_depth");
+	unsigned long long regs = counter(r, "unwind_no_regs");
+	unsigned stack = o->ro.stack_bytes ? o->ro.stack_bytes :
+	    SP_STACK_BYTES_DEFAULT;
+
+	if (bounds >= depth && bounds >= regs && stack < SP_STACK_BYTES_MAX)
+		(void)snprintf(buf, cap, "raise -s/--stack (now %u bytes, at "
+		    "most %u)", stack, SP_STACK_BYTES_MAX);
+	else if (bounds >= depth && bounds >= regs)
+		(void)snprintf(buf, cap, "the stacks are deeper than the %u "
+		    "bytes a sample can copy", SP_STACK_BYTES_MAX);
+	else if (depth >= regs)
+		(void)snprintf(buf, cap, "raise -m/--max-frames (now %u)",
+		    o->ro.max_frames ? o->ro.max_frames : SP_FRAMES_MAX_DEFAULT);
+	else
+		(void)snprintf(buf, cap, "samples without user registers "
+		    "(in the kernel: add --kernel)");
+}
+
+/* A line for each thing a person would want to change before the next run. */
+static void
+print_verdicts(struct sp_recorder *r, const struct opts *o)
+{
+	unsigned long long s = counter(r, "samples");
+	unsigned long long lost = counter(r, "lost_events");
+	unsigned long long untracked = counter(r, "untracked_samples");
+	unsigned long long trunc = counter(r, "truncated_stacks");
+	char advice[128];
+
+	if (s == 0 && lost == 0 && untracked == 0)
+		warnx(counter(r, "kernel_enabled") ? "no samples: the target "
+		    "was idle" : "no samples: the target was idle or is a "
+		    "kernel thread (add --kernel)");
+	if (untracked > 0 && !o->ro.children)
+		warnx("%llu samples from child processes not followed: add "
+		    "--children", untracked);
+	if (s > 0 && percent(trunc, s) >= VERDICT_PERCENT) {
+		truncation_advice(r, o, advice, sizeof(advice));
+		warnx("%.0f %% of stacks truncated: %s", percent(trunc, s),
+		    advice);
+	}
+	if (percent(lost, s + lost) >= 1)
+		warnx("%.0f %% of samples lost (the rings overflowed): lower -F, "
+		    "or leave sp-record a CPU of its own", percent(lost, s + lost));
+}
+
+/* What a person asks first; every counter is in sp-dump --stats. */
+static void
+print_summary(struct sp_recorder *r, struct sp_writer *w, const struct opts *o,
+    double secs)
+{
+	unsigned long long s = counter(r, "samples");
+	unsigned long long lost = counter(r, "lost_events");
+	unsigned long long procs = counter(r, "processes");
+	unsigned long long threads = counter(r, "threads");
+	unsigned long long bytes = sp_writer_bytes(w);
+	char size[32];
+
+	(void)fprintf(stderr, "sp-record: wrote %s (event %s): %.1f s, %llu "
+	    "process%s, %llu thread%s\n", strcmp(o->out, "-") == 0 ?
+	    "standard output" : o->out, sp_recorder_event(r) ?
+	    sp_recorder_event(r) : "none", secs, procs, procs == 1 ? "" : "es",
+	    threads, threads == 1 ? "" : "s");
+	(void)fprintf(stderr, "  %llu samples (%.0f/s), %llu lost (%.1f %%)",
+	    s, secs > 0 ? (double)s / secs : 0.0, lost, percent(lost, s + lost));
+	if (s > 0)
+		(void)fprintf(stderr, ", %.1f %% of stacks complete",
+		    percent(s - counter(r, "truncated_stacks"), s));
+	print_size(size, sizeof(size), bytes);
+	(void)fprintf(stderr, "\n  spool %s", size);
+	if (s > 0)
+		(void)fprintf(stderr, ", %.1f bytes per sample",
+		    (double)bytes / (double)s);
+	(void)fputc('\n', stderr);
+	print_verdicts(r, o);
 }
 
 /*
@@ -274,7 +423,7 @@ raise_priority(void)
 /* Records until the targets are gone, the time is up, or a signal. */
 static int
 record(struct sp_recorder *r, struct sp_writer *w, const struct opts *o,
-    pid_t child, int *child_status)
+    pid_t child, int *child_status, double *secs)
 {
 	double start = now_s(), last = 0;
 	int tty = !o->quiet && isatty(STDERR_FILENO), err = 0;
@@ -299,23 +448,128 @@ record(struct sp_recorder *r, struct sp_writer *w, const struct opts *o,
 			last = t;
 		}
 	}
+	*secs = now_s() - start;
 	if (tty)
 		(void)fputc('\n', stderr);
 	return err;
+}
+
+static const char *
+out_name(const struct opts *o)
+{
+	return strcmp(o->out, "-") == 0 ? "standard output" : o->out;
+}
+
+/* atexit: a run that ends before its spool is in place leaves no file. */
+static void
+drop_output(void)
+{
+	sp_output_discard(&out);
+}
+
+/* A write before the start failed: the spool is not put in place. */
+static void
+start_failed(const struct opts *o, int rc)
+{
+	errx(1, "%s: writing the spool failed: %s%s", out_name(o),
+	    sp_strerror(rc), out.tmp != NULL ? "; nothing was written, an "
+	    "existing file is left as it was" : "");
+}
+
+/*
+ * The recording has started: what it wrote so far goes out and the new
+ * spool takes the place of the old one now, not at the end, so that a
+ * kill from here on leaves a readable prefix under the name given.
+ */
+static void
+commit_output(struct sp_writer *w, const struct opts *o, pid_t child)
+{
+	struct sp_diag diag;
+	int rc = sp_writer_flush(w), flushed = rc == 0;
+
+	if (rc == 0)
+		rc = sp_output_place(&out, &diag);
+	if (rc == 0)
+		return;
+	if (child > 0) {
+		(void)kill(child, SIGKILL);
+		(void)waitpid(child, NULL, 0);
+	}
+	if (flushed)
+		errx(1, "%s", diag.msg);
+	start_failed(o, rc);
+}
+
+/*
+ * Opens the output, then attaches or spawns; an error exits with the
+ * output as it was.  Returns the recorder and the writer.
+ */
+static void
+start_recording(struct opts *o, struct sp_recorder **r, struct sp_writer **w,
+    pid_t *child)
+{
+	struct sp_header h;
+	struct sp_diag diag;
+	size_t i;
+	int rc;
+
+	if (sp_header_init_host(&h) < 0)
+		err(1, "reading host facts");
+	/* With -F max the RECORDING record carries the rate the library
+	 * resolved; the header's interval stays 0, "unknown". */
+	if (o->ro.frequency != SP_FREQ_MAX)
+		h.sample_interval_us = 1000000u /
+		    (o->ro.frequency ? o->ro.frequency : 1000u);
+	if (atexit(drop_output) != 0)
+		errx(1, "atexit failed");
+	if ((rc = sp_output_spool(&out, o->out, &out_fd, &diag)) < 0)
+		errx(rc == -SP_EUSAGE ? 2 : 1, "%s", diag.msg);
+	/* The header at once: a full disk or a closed pipe is found before
+	 * any target is stopped. */
+	if (sp_writer_new(w, out_fd, &h) < 0)
+		errx(1, "out of memory");
+	if ((rc = sp_writer_flush(*w)) < 0)
+		start_failed(o, rc);
+	if (o->bundle != NULL && sp_bundle_open(&o->ro.bundle, o->bundle,
+	    o->bundle_binaries, &diag) < 0)
+		errx(1, "%s", diag.msg);
+	memset(&diag, 0, sizeof(diag));
+	rc = sp_recorder_new(r, *w, &o->ro, &diag);
+	if (rc)
+		errx(rc == -SP_EUSAGE ? 2 : 1, "%s", diag.msg);
+	for (i = 0; i < o->npids; i++)
+		if (sp_recorder_attach(*r, o->pids[i], &diag) != 0)
+			errx(1, "%s", diag.msg);
+	if (o->cmd != NULL && sp_recorder_spawn(*r, o->cmd, child, &diag) != 0)
+		errx(1, "%s", diag.msg);
+	commit_output(*w, o, *child);
+}
+
+/* The command's status as sp-record's: its exit code, or 128 + signal. */
+static int
+child_exit(const struct opts *o, pid_t child, int status, int we_stopped)
+{
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (!WIFSIGNALED(status))
+		return 0;
+	if (!we_stopped)
+		warnx("%s (pid %d) was killed by signal %d (%s); the recording "
+		    "ends there", o->cmd[0], (int)child, WTERMSIG(status),
+		    strsignal(WTERMSIG(status)));
+	return 128 + WTERMSIG(status);
 }
 
 int
 main(int argc, char **argv)
 {
 	static struct opts o;
-	struct sp_header h;
 	struct sp_writer *w;
 	struct sp_recorder *r;
-	struct sp_diag diag;
 	struct sigaction sa;
 	pid_t child = -1;
-	int fd, rc, status = 0, we_stopped = 0;
-	size_t i;
+	int rc, status = 0, we_stopped = 0;
+	double secs;
 
 	parse_args(argc, argv, &o);
 	o.ro.log = log_warning;
@@ -325,37 +579,9 @@ main(int argc, char **argv)
 	(void)sigaction(SIGINT, &sa, NULL);
 	(void)sigaction(SIGTERM, &sa, NULL);
 	(void)signal(SIGPIPE, SIG_IGN);
-	if (sp_header_init_host(&h) < 0)
-		err(1, "reading host facts");
-	/* With -F max the RECORDING record carries the rate the library
-	 * resolved; the header's interval stays 0, "unknown". */
-	if (o.ro.frequency != SP_FREQ_MAX)
-		h.sample_interval_us = 1000000u /
-		    (o.ro.frequency ? o.ro.frequency : 1000u);
-	if ((rc = sp_output_open(o.out, &fd, &diag)) < 0)
-		errx(rc == -SP_EUSAGE ? 2 : 1, "%s", diag.msg);
-	/* The header at once: a file shorter than one is not a spool, and a
-	 * recorder killed from here on leaves a spool that reads back. */
-	if (sp_writer_new(&w, fd, &h) < 0)
-		errx(1, "out of memory");
-	if ((rc = sp_writer_flush(w)) < 0)
-		errx(1, "%s: writing the spool failed: %s",
-		    strcmp(o.out, "-") == 0 ? "standard output" : o.out,
-		    sp_strerror(rc));
-	if (o.bundle != NULL && sp_bundle_open(&o.ro.bundle, o.bundle,
-	    o.bundle_binaries, &diag) < 0)
-		errx(1, "%s", diag.msg);
-	memset(&diag, 0, sizeof(diag));
-	rc = sp_recorder_new(&r, w, &o.ro, &diag);
-	if (rc)
-		errx(rc == -SP_EUSAGE ? 2 : 1, "%s", diag.msg);
-	for (i = 0; i < o.npids; i++)
-		if (sp_recorder_attach(r, o.pids[i], &diag) != 0)
-			errx(1, "%s", diag.msg);
-	if (o.cmd != NULL && sp_recorder_spawn(r, o.cmd, &child, &diag) != 0)
-		errx(1, "%s", diag.msg);
+	start_recording(&o, &r, &w, &child);
 	raise_priority();
-	rc = record(r, w, &o, child, &status);
+	rc = record(r, w, &o, child, &status, &secs);
 	if (child > 0 && waitpid(child, &status, WNOHANG) == 0) {
 		/* Stopped by -d or a signal while the command runs on. */
 		(void)kill(child, SIGTERM);
@@ -370,26 +596,14 @@ main(int argc, char **argv)
 	sp_bundle_free(o.ro.bundle);
 	if (rc)
 		errx(1, "%s: writing the spool failed: %s; what was written "
-		    "before reads back with sp-dump --check",
-		    strcmp(o.out, "-") == 0 ? "standard output" : o.out,
+		    "before reads back with sp-dump --check", out_name(&o),
 		    sp_strerror(rc));
 	if (!o.quiet)
-		print_summary(r, o.out);
+		print_summary(r, w, &o, secs);
 	sp_recorder_free(r);
 	sp_writer_free(w);
-	if (fd != STDOUT_FILENO && close(fd) < 0)
+	sp_output_discard(&out); /* in place: frees what is left */
+	if (out_fd != STDOUT_FILENO && close(out_fd) < 0)
 		err(1, "%s", o.out);
-	if (child > 0) {
-		if (WIFEXITED(status))
-			return WEXITSTATUS(status);
-		if (WIFSIGNALED(status)) {
-			if (!we_stopped)
-				warnx("%s (pid %d) was killed by signal %d "
-				    "(%s); the recording ends there", o.cmd[0],
-				    (int)child, WTERMSIG(status),
-				    strsignal(WTERMSIG(status)));
-			return 128 + WTERMSIG(status);
-		}
-	}
-	return 0;
+	return child > 0 ? child_exit(&o, child, status, we_stopped) : 0;
 }

@@ -302,7 +302,7 @@ fi
 max=$(cat /proc/sys/kernel/perf_event_max_sample_rate)
 run /usr/bin/time -f "maxrss_kb=%M" $REC -F max -o "$TMP/max.spl" -- $W/churn busy 8 3000
 check "-F max ($max Hz) with 8 busy threads: exit 0" test "$RC" -eq 0
-check "the summary counts lost events" grep -qE '^  lost_events +[0-9]+$' "$TMP/err"
+check "the summary counts lost events" grep -qE '^  [0-9]+ samples \([0-9]+/s\), [0-9]+ lost \([0-9.]+ %\)' "$TMP/err"
 u=$(field user_ms "$TMP/err")
 rss=$(field maxrss_kb "$TMP/err")
 run $DUMP --check "$TMP/max.spl"
