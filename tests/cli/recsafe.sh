@@ -137,6 +137,19 @@ run $REC -m 3 -o "$TMP/deep.spl" -- $W/recurse 50 300
 check "stacks cut by -m: the verdict names -m/--max-frames" \
     grep -qE '^sp-record: [0-9]+ % of stacks truncated: raise -m/--max-frames \(now 3\)$' <<<"$ERR"
 
+# Losses: -F max with 8 busy threads usually overflows the rings here; the
+# verdict is checked when the spool says 1 % or more was lost.
+run $REC -F max -o "$TMP/lossy.spl" -- $W/churn busy 8 1000
+s=$(counter "$TMP/lossy.spl" samples) lost=$(counter "$TMP/lossy.spl" lost_events)
+if [ $(( ${lost:-0} * 100 )) -ge $(( ${s:-0} + ${lost:-0} )) ] && [ "${lost:-0}" -gt 0 ]; then
+	check "lost events ($lost of $((s + lost))): the verdict says how much and what to do" \
+	    grep -qE '^sp-record: [0-9]+ % of samples lost \(the rings overflowed\): lower -F, or leave sp-record a CPU of its own$' <<<"$ERR"
+	check "... and the summary counts them" \
+	    grep -qE "^  $s samples \([0-9]+/s\), $lost lost \([0-9.]+ %\)" <<<"$ERR"
+else
+	skip "the lost-events verdict" "-F max lost under 1 % here ($lost of $((s + lost)))"
+fi
+
 run $REC -q -o "$TMP/quiet.spl" -- sleep 0.1
 check "-q: silent, verdicts too" test -z "$ERR"
 
