@@ -693,7 +693,8 @@ drain(struct sp_recorder *r)
 		r->items[i].time = record_time(r->drain.p + off, len);
 		off += len;
 	}
-	qsort(r->items, n, sizeof(*r->items), cmp_items);
+	if (n > 1) /* items is NULL until a ring had a record */
+		qsort(r->items, n, sizeof(*r->items), cmp_items);
 	/* A loss is swept at once, so that the records after it are read
 	 * with /proc's view; /proc is newer than every record drained, so
 	 * one sweep serves every later loss in this batch. */
