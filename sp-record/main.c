@@ -388,8 +388,9 @@ print_summary(struct sp_recorder *r, struct sp_writer *w, const struct opts *o,
 	    "standard output" : o->out, sp_recorder_event(r) ?
 	    sp_recorder_event(r) : "none", secs, procs, procs == 1 ? "" : "es",
 	    threads, threads == 1 ? "" : "s");
-	(void)fprintf(stderr, "  %llu samples (%.0f/s), %llu lost (%.1f %%)",
-	    s, secs > 0 ? (double)s / secs : 0.0, lost, percent(lost, s + lost));
+	(void)fprintf(stderr, "  %llu sample%s (%.0f/s), %llu lost (%.1f %%)",
+	    s, s == 1 ? "" : "s", secs > 0 ? (double)s / secs : 0.0, lost,
+	    percent(lost, s + lost));
 	if (s > 0)
 		(void)fprintf(stderr, ", %.1f %% of stacks complete",
 		    percent(s - counter(r, "truncated_stacks"), s));

@@ -115,12 +115,17 @@ check "summary: no verdict when nothing is off" \
 check "the spool counts the processes (1)" test "$(counter "$TMP/sum.spl" processes)" = 1
 check "and the threads (main and 4)" test "$(counter "$TMP/sum.spl" threads)" = 5
 
-run $REC -o "$TMP/idle.spl" -- sleep 0.3
-check "an idle command: 0 samples are shown" grep -qE '^  0 samples \(0/s\), 0 lost \(0\.0 %\)$' <<<"$ERR"
+# A process asleep all along (a command would be sampled as it starts).
+sleep 30 &
+sp=$!
+run $REC -d 0.3 -o "$TMP/idle.spl" -p $sp
+check "an idle process: 0 samples are shown" grep -qE '^  0 samples \(0/s\), 0 lost \(0\.0 %\)$' <<<"$ERR"
 check "with the verdict" has "sp-record: no samples: the target was idle or is a kernel thread (add --kernel)" "$ERR"
-run $REC --kernel -o "$TMP/idlek.spl" -- sleep 0.3
+run $REC --kernel -d 0.3 -o "$TMP/idlek.spl" -p $sp
 check "with --kernel the verdict does not suggest it" \
     test "$(grep -c 'no samples: the target was idle$' <<<"$ERR")" -eq 1
+kill $sp
+wait $sp 2>/dev/null
 
 run $REC -o "$TMP/kids.spl" -- sh -c "$W/tree 300 2>/dev/null; true"
 n=$(counter "$TMP/kids.spl" untracked_samples)
