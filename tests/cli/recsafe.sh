@@ -3,6 +3,7 @@
 # started; its summary leads with what a person asks first and says what
 # to change; its refusals name what failed (issue 12).  Root, the real
 # kernel.  RECORD=path picks the binary (an older one fails these checks).
+# asan: RECORD=build/asan/sp-record/sp-record
 . "$(dirname "$0")/lib.bash"
 REC=${RECORD:-$BIN/sp-record}
 DUMP=$BIN/sp-dump
