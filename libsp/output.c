@@ -10,30 +10,20 @@
 #include "sp/error.h"
 #include "sp/output.h"
 
-int
-sp_output_open(const char *path, int *fd, struct sp_diag *diag)
+/* "-": standard output, refused on a terminal (binary bytes would land on
+ * the screen). */
+static int
+open_stdout(int *fd, struct sp_diag *diag)
 {
-	int err;
-
 	diag->offset = 0;
-	if (strcmp(path, "-") == 0) {
-		if (isatty(STDOUT_FILENO)) {
-			(void)snprintf(diag->msg, sizeof(diag->msg),
-			    "refusing to write a binary spool to a terminal; "
-			    "use -o FILE or a pipe");
-			return -SP_EUSAGE;
-		}
-		*fd = STDOUT_FILENO;
-		return 0;
+	if (isatty(STDOUT_FILENO)) {
+		(void)snprintf(diag->msg, sizeof(diag->msg),
+		    "refusing to write a binary spool to a terminal; "
+		    "use -o FILE or a pipe");
+		return -SP_EUSAGE;
 	}
-	*fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (*fd >= 0)
-		return 0;
-	err = -errno;
-	/* Said as the output: the tools also name input files. */
-	(void)snprintf(diag->msg, sizeof(diag->msg), "output %s: %s", path,
-	    sp_strerror(err));
-	return err;
+	*fd = STDOUT_FILENO;
+	return 0;
 }
 
 /*
@@ -175,41 +165,6 @@ sp_output_discard(struct sp_output_file *o)
 	output_free(o);
 }
 
-static int
-is_regular(int fd)
-{
-	struct stat st;
-
-	return fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
-}
-
-void
-sp_output_abandon(const char *path, int fd)
-{
-	if (fd < 0 || fd == STDOUT_FILENO)
-		return;
-	if (is_regular(fd))
-		(void)unlink(path);
-	(void)close(fd);
-}
-
-int
-sp_output_close(const char *path, int fd)
-{
-	int reg, err;
-
-	if (fd < 0 || fd == STDOUT_FILENO)
-		return 0;
-	reg = is_regular(fd);
-	if (close(fd) == 0)
-		return 0;
-	/* NFS and quotas can report a failed write only now. */
-	err = -errno;
-	if (reg)
-		(void)unlink(path);
-	return err;
-}
-
 int
 sp_output_spool(struct sp_output_file *o, const char *path, int *fd,
     struct sp_diag *diag)
@@ -221,7 +176,7 @@ sp_output_spool(struct sp_output_file *o, const char *path, int *fd,
 	o->name = "stdout";
 	*fd = -1;
 	if (strcmp(path, "-") == 0)
-		return sp_output_open(path, fd, diag);
+		return open_stdout(fd, diag);
 	o->name = o->path = path;
 	diag->offset = 0;
 	o->target = replaced(path, &mode, &exists);
@@ -233,7 +188,8 @@ sp_output_spool(struct sp_output_file *o, const char *path, int *fd,
 		return 0;
 	err = -errno;
 	sp_output_discard(o);
-	(void)snprintf(diag->msg, sizeof(diag->msg), "%s: %s", path,
+	/* Said as the output: the tools also name input files. */
+	(void)snprintf(diag->msg, sizeof(diag->msg), "output %s: %s", path,
 	    sp_strerror(err));
 	return err;
 }
@@ -256,4 +212,30 @@ sp_output_place(struct sp_output_file *o, struct sp_diag *diag)
 	o->tmp = NULL;
 	free(tmp);
 	return 0;
+}
+
+int
+sp_output_finish(struct sp_output_file *o, int fd, struct sp_diag *diag)
+{
+	int err = 0;
+
+	diag->offset = 0;
+	/* close(2) reports what a file system defers (NFS, quotas). */
+	if (fd >= 0 && fd != STDOUT_FILENO && close(fd) != 0) {
+		err = -errno;
+		(void)snprintf(diag->msg, sizeof(diag->msg), "output %s: %s",
+		    o->name, sp_strerror(err));
+	}
+	if (err == 0)
+		err = sp_output_place(o, diag);
+	sp_output_discard(o);
+	return err;
+}
+
+void
+sp_output_abandon(struct sp_output_file *o, int fd)
+{
+	if (fd >= 0 && fd != STDOUT_FILENO)
+		(void)close(fd);
+	sp_output_discard(o);
 }

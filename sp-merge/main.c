@@ -164,9 +164,9 @@ report(const struct opts *o, const char *path, struct sp_merge_input *in,
 
 /* The merger or the output failed: nothing of the output is kept. */
 static void
-output_failed(const struct opts *o, int fd, int rc)
+output_failed(const struct opts *o, struct sp_output_file *out, int fd, int rc)
 {
-	sp_output_abandon(o->out, fd);
+	sp_output_abandon(out, fd);
 	if (rc == -ENOMEM)
 		errx(1, "out of memory");
 	errx(1, "output %s: %s", strcmp(o->out, "-") ? o->out : "stdout",
@@ -180,6 +180,7 @@ main(int argc, char **argv)
 	struct sp_merge *m;
 	struct sp_merge_input *in;
 	uint64_t samples = 0;
+	struct sp_output_file out;
 	struct sp_diag diag;
 	int fd, i, n, rc, failed = 0;
 
@@ -198,7 +199,7 @@ main(int argc, char **argv)
 	if (rc == 0)
 		errx(1, "no input left to merge: all %d skipped", n);
 	memset(&diag, 0, sizeof(diag));
-	if ((rc = sp_output_open(o.out, &fd, &diag)) < 0) {
+	if ((rc = sp_output_spool(&out, o.out, &fd, &diag)) < 0) {
 		free_inputs(in, n);
 		errx(rc == -SP_EUSAGE ? 2 : 1, "%s", diag.msg);
 	}
@@ -207,7 +208,7 @@ main(int argc, char **argv)
 		sp_merge_free(m);
 	if (rc < 0) {
 		free_inputs(in, n);
-		output_failed(&o, fd, rc);
+		output_failed(&o, &out, fd, rc);
 	}
 	for (i = 0; i < n; i++)
 		failed |= report(&o, argv[optind + i], &in[i], &samples);
@@ -216,15 +217,15 @@ main(int argc, char **argv)
 	 * and standard output gets no END. */
 	if (failed) {
 		sp_merge_free(m);
-		sp_output_abandon(o.out, fd);
+		sp_output_abandon(&out, fd);
 		return 1;
 	}
 	rc = sp_merge_finish(m);
 	sp_merge_free(m);
 	if (rc < 0)
-		output_failed(&o, fd, rc);
-	if ((rc = sp_output_close(o.out, fd)) < 0)
-		errx(1, "output %s: %s", o.out, sp_strerror(rc));
+		output_failed(&o, &out, fd, rc);
+	if (sp_output_finish(&out, fd, &diag) < 0)
+		errx(1, "%s", diag.msg);
 	if (!o.quiet)
 		(void)fprintf(stderr, "sp-merge: %d inputs, %" PRIu64
 		    " samples\n", n, samples);

@@ -265,10 +265,10 @@ open_input(const struct opts *o)
  * offset; the output's; memory), and removes a half-written output file.
  */
 static void
-sym_failed(const struct opts *o, int fd, int rc,
+sym_failed(const struct opts *o, struct sp_output_file *out, int fd, int rc,
     const struct sp_sym_report *rep, const struct sp_diag *diag)
 {
-	sp_output_abandon(o->out, fd);
+	sp_output_abandon(out, fd);
 	if (rc == -ENOMEM)
 		errx(1, "out of memory");
 	if (rep->input_failed)
@@ -305,6 +305,7 @@ main(int argc, char **argv)
 	struct sp_debug_dirs env;
 	struct sp_sym_report rep;
 	struct sp_replay *in;
+	struct sp_output_file out;
 	struct sp_diag diag;
 	int fd, rc;
 
@@ -316,7 +317,7 @@ main(int argc, char **argv)
 	/* The input first: one that is not a spool leaves no output. */
 	in = open_input(&o);
 	memset(&diag, 0, sizeof(diag));
-	if ((rc = sp_output_open(o.out, &fd, &diag)) < 0)
+	if ((rc = sp_output_spool(&out, o.out, &fd, &diag)) < 0)
 		errx(rc == -SP_EUSAGE ? 2 : 1, "%s", diag.msg);
 	if (!o.quiet && isatty(STDERR_FILENO))
 		o.so.progress = progress;
@@ -324,9 +325,9 @@ main(int argc, char **argv)
 	if (o.so.progress != NULL)
 		(void)fputs("\r\033[K", stderr);
 	if (rc < 0)
-		sym_failed(&o, fd, rc, &rep, &diag);
-	if ((rc = sp_output_close(o.out, fd)) < 0)
-		errx(1, "output %s: %s", o.out, sp_strerror(rc));
+		sym_failed(&o, &out, fd, rc, &rep, &diag);
+	if (sp_output_finish(&out, fd, &diag) < 0)
+		errx(1, "%s", diag.msg);
 	if (!o.quiet)
 		print_report(&o, &rep);
 	rc = o.strict && rep.by_origin[SP_ORIGIN_ADDRESS] > rep.truncated;

@@ -248,6 +248,21 @@ if command -v python3 >/dev/null; then
 	check "sp-merge: a read error half-way is the input's, at its offset (exit 1)" \
 	    eval '[ "$RC" -eq 1 ] && grep -qxE "sp-merge: -: $eio_re" <<<"$ERR"'
 	check "... and leaves no output file" test ! -e "$TMP/out.spl"
+	# An existing output survives a run that fails half-way: the new
+	# spool goes to a temporary that only a finished run renames.
+	for t in sp-sym sp-merge; do
+		bin=$SYM; [ $t = sp-merge ] && bin=$MERGE
+		printf 'precious\n' >"$TMP/keep.spl"
+		run python3 "$TMP/sp-eio.py" "$TMP/ref.spl" 10000 $bin -q -o "$TMP/keep.spl" -
+		check "$t: a failure half-way exits 1" test "$RC" -eq 1
+		check "... and leaves an existing output as it was" \
+		    test "$(cat "$TMP/keep.spl")" = precious
+		check "... and no temporary beside it" \
+		    test -z "$(find "$TMP" -maxdepth 1 -name '.keep.spl.*')"
+	done
+	run $SYM -q -o "$TMP/keep.spl" "$TMP/ref.spl"
+	check "sp-sym: a finished run replaces the output" \
+	    test "$RC" -eq 0 -a "$(head -c 4 "$TMP/keep.spl")" != prec
 else
 	skip "sp-sym, sp-merge: an input read error" "python3 is not installed"
 fi

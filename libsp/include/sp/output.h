@@ -11,17 +11,6 @@
 struct sp_diag;
 
 /*
- * Opens path for writing a binary spool: "-" is standard output (*fd =
- * STDOUT_FILENO, not to be closed), anything else is created or truncated
- * with mode 0644 and opened close-on-exec.  Returns 0; -SP_EUSAGE when
- * path is "-" and standard output is a terminal (binary bytes would land
- * on the screen); -errno when the file can't be opened.  On error,
- * diag->msg says what happened and what to do, ready to print
- * ("output PATH: Is a directory").
- */
-int sp_output_open(const char *path, int *fd, struct sp_diag *diag);
-
-/*
  * A tool's standard output, kept only if the run succeeds.  With a path,
  * standard output becomes a new temporary file next to it (".NAME.PID-N"
  * in the same directory, the mode of the file it replaces, else 0644
@@ -57,30 +46,18 @@ int sp_output_commit(struct sp_output_file *o, struct sp_diag *diag);
 void sp_output_discard(struct sp_output_file *o);
 
 /*
- * After a failure, undoes sp_output_open(path, &fd): closes fd and, when
- * it is a regular file, removes path, so that a half-written spool does
- * not pass for a result.  Standard output (fd STDOUT_FILENO) and devices
- * such as /dev/null are left alone.
- */
-void sp_output_abandon(const char *path, int fd);
-
-/*
- * Closes fd after the spool was written (nothing for standard output).
- * Returns 0, or -errno from close(2), after which a regular file is
- * removed as sp_output_abandon does.
- */
-int sp_output_close(const char *path, int fd);
-
-/*
- * sp-record's spool, which replaces its file once the recording has
- * started rather than at the end, so that a recording killed later still
- * leaves a readable prefix under path.  Opens *fd (close-on-exec) on a
- * temporary next to path as sp_output_redirect does; "-" is standard
- * output (refused on a terminal, as sp_output_open), and a path that is
- * not a regular file or a link to one (a FIFO, /dev/null) is written in
- * place.  Unlike sp_output_redirect, a regular file whose directory takes
- * no new file is an error, not truncated: nothing may touch it before
- * the start.  Returns 0, -SP_EUSAGE, or -errno with diag->msg.
+ * A binary spool written through a file descriptor (sp-record, sp-sym,
+ * sp-merge).  Opens *fd (close-on-exec) on a temporary next to path as
+ * sp_output_redirect does; "-" is standard output (*fd STDOUT_FILENO,
+ * refused with -SP_EUSAGE on a terminal), and a path that is not a
+ * regular file or a link to one (a FIFO, /dev/null) is written in place.
+ * Unlike sp_output_redirect, a regular file whose directory takes no new
+ * file is an error, not truncated: nothing may touch it before the
+ * output is known good.  The temporary replaces path at sp_output_place
+ * (sp-record, once the recording has started, so that a recording killed
+ * later still leaves a readable prefix under path) or sp_output_finish
+ * (a tool whose whole run must succeed).  Returns 0, -SP_EUSAGE, or
+ * -errno with diag->msg ("output PATH: reason").
  */
 int sp_output_spool(struct sp_output_file *o, const char *path, int *fd,
     struct sp_diag *diag);
@@ -92,5 +69,17 @@ int sp_output_spool(struct sp_output_file *o, const char *path, int *fd,
  * Call sp_output_discard at the end to free o.
  */
 int sp_output_place(struct sp_output_file *o, struct sp_diag *diag);
+
+/*
+ * The spool is complete: closes fd (not standard output), renames the
+ * temporary over path and frees o.  Returns 0, or -errno from close(2) or
+ * rename(2) with diag->msg, after removing the temporary: an existing
+ * file at path is then as it was.
+ */
+int sp_output_finish(struct sp_output_file *o, int fd, struct sp_diag *diag);
+
+/* The run failed: closes fd (not standard output), removes the temporary
+ * and frees o.  What was written in place (a FIFO, a device) stays. */
+void sp_output_abandon(struct sp_output_file *o, int fd);
 
 #endif
