@@ -59,6 +59,7 @@ struct sym_ctx {
 	/* Input module id - 1 -> report entry + 1, for modules of no file. */
 	uint32_t *unnamed_of;
 	size_t capunnamed_of;
+	size_t capmissing;          /* slots of rep->missing */
 
 	struct sym_pmap *pmaps;
 	size_t npmaps, cappmaps;

@@ -48,17 +48,18 @@ new_entry(struct sym_ctx *c, const char *path, const char *why,
     size_t *index)
 {
 	struct sp_sym_report *rep = c->rep;
-	struct sp_sym_missing *v, *m;
+	struct sp_sym_missing *m;
+	int err;
 
-	v = realloc(rep->missing, (rep->nmissing + 1) * sizeof(*v));
-	if (v == NULL)
-		return -ENOMEM;
-	rep->missing = v;
-	m = &v[rep->nmissing];
-	memset(m, 0, sizeof(*m));
+	err = sp_grow_zeroed((void **)&rep->missing, &c->capmissing,
+	    rep->nmissing + 1, sizeof(*rep->missing));
+	if (err < 0)
+		return err;
+	m = &rep->missing[rep->nmissing];
 	(void)snprintf(m->path, sizeof(m->path), "%s", path);
 	(void)snprintf(m->why, sizeof(m->why), "%s", why);
-	*index = ++rep->nmissing;
+	*index = rep->nmissing + 1;
+	rep->nmissing++;
 	return 0;
 }
 
