@@ -102,7 +102,7 @@ regress() {	# F TARGET
 	local f=$1 t=$2 dirs=(fuzz/corpus/$2)
 	[[ $bad_readers == *" $t "* ]] && dirs+=(tests/bad)
 	if [ ! -x "build/asan/regress-$t" ]; then
-		echo "no build/asan/regress-$t: fuzz/corpus/$t has no replay target in build.ninja" >"$f.out"
+		echo "no build/asan/regress-$t: fuzz/corpus/$t has no fuzz/fuzz_$t.c, so no replay target" >"$f.out"
 		printf 'counts 0 1 0\nfailed %s\n' "$(cat "$f.out")" >"$f.res"
 	elif "build/asan/regress-$t" "${dirs[@]}" >"$f.out" 2>&1; then
 		printf 'label regress/%s (%s)\ncounts 1 0 0\n' "$t" \
