@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cfi_table_int.h"
-#include "cursor_int.h"
+#include "unwind/cfi_table_int.h"
+#include "common/cursor_int.h"
 #include "sp/unwind.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -16,7 +16,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "cursor_int.h"
+#include "common/cursor_int.h"
 #include "refspool.h"
 
 /* A spool built byte by byte: the reference header, then raw records. */

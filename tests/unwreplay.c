@@ -25,8 +25,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cfi_table_int.h"
-#include "cursor_int.h"
+#include "unwind/cfi_table_int.h"
+#include "common/cursor_int.h"
 #include "sp/elfid.h"
 #include "sp/replay.h"
 #include "sp/unwind.h"

@@ -4,11 +4,11 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "buf_int.h"
-#include "codec_int.h"
-#include "intern_int.h"
+#include "common/buf_int.h"
+#include "spool/codec_int.h"
+#include "common/intern_int.h"
 #include "sp/spool.h"
-#include "varint_int.h"
+#include "common/varint_int.h"
 
 Test(varint, round_trips_edge_values)
 {

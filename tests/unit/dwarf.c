@@ -17,7 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cursor_int.h"
+#include "common/cursor_int.h"
 #include "sp/dwarf.h"
 
 /* An ELF file's DWARF sections, read with libelf (the test's own loader). */

@@ -12,11 +12,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "buf_int.h"
-#include "cfi_table_int.h"
-#include "codec_int.h"
+#include "common/buf_int.h"
+#include "unwind/cfi_table_int.h"
+#include "spool/codec_int.h"
 #include "elftest.h"
-#include "procfs_int.h"
+#include "common/procfs_int.h"
 #include "sp/elffile.h"
 #include "sp/dwarf.h"
 #include "sp/elfsym.h"

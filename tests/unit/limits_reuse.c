@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* PID reuse after a lost exit record: the start time tells two processes
- * of one pid apart (libsp/rec_reuse.c). */
+ * of one pid apart (libsp/record/rec_reuse.c). */
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <signal.h>
@@ -11,7 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "recorder_int.h"
+#include "record/recorder_int.h"
 
 /* Field 22 of /proc/PID/stat, counted from the end by awk (52 fields
  * since Linux 5.x), so a comm with spaces cannot shift it. */

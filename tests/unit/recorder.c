@@ -5,10 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cursor_int.h"
-#include "imap_int.h"
-#include "procfs_int.h"
-#include "recorder_int.h"
+#include "common/cursor_int.h"
+#include "common/imap_int.h"
+#include "common/procfs_int.h"
+#include "record/recorder_int.h"
 
 static void
 add(struct rec_proc *p, uint64_t start, uint64_t end, uint32_t module,

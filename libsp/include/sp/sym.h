@@ -126,7 +126,7 @@ void sp_sym_report_fini(struct sp_sym_report *rep);
  * Whether name, a function in a Python runtime module (python3.N,
  * libpython3.N...), is interpreter machinery that a UI hides by default:
  * the eval loop, the vectorcall and call helpers, the startup chain.
- * 1 or 0.  The list is in libsp/sym_python.c and docs.
+ * 1 or 0.  The list is in libsp/sym/sym_python.c and docs.
  */
 int sp_sym_python_machinery(const char *name);
 

@@ -1,0 +1,380 @@
+/* SPDX-License-Identifier: MIT */
+/* Function symbols of .symtab and .dynsym, one name per address, sorted
+ * for binary search. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/cursor_int.h"
+#include "elffile_int.h"
+#include "sp/elfsym.h"
+
+#define SYM_SIZE 24           /* gABI: sizeof(Elf64_Sym) */
+#define STT_NOTYPE 0
+#define STT_FUNC 2
+#define STT_GNU_IFUNC 10
+#define STB_LOCAL 0
+#define STB_GLOBAL 1
+#define STB_WEAK 2
+#define STB_GNU_UNIQUE 10
+#define SHN_LORESERVE 0xff00  /* SHN_ABS, SHN_COMMON, SHN_XINDEX, ... */
+#define NONE UINT32_MAX
+
+/* A symbol read from a table, before aliases are merged. */
+struct cand {
+	uint64_t value, size;
+	const char *name;
+	uint32_t off;         /* st_name */
+	uint32_t len;         /* strlen(name) */
+	uint16_t shndx;
+	uint8_t rank;         /* binding: 0 global, 1 weak, 2 local, 3 other */
+	uint8_t unders;       /* leading underscores, at most 255 */
+};
+
+/* One address and the name it resolves to. */
+struct ent {
+	uint64_t start, end;
+	const char *name;
+	uint32_t up;          /* the nearest earlier entry still open here */
+};
+
+struct sp_elf_syms {
+	struct ent *e;
+	size_t n;
+};
+
+static int
+cmp_cand(const void *a, const void *b)
+{
+	const struct cand *x = a, *y = b;
+	int r;
+
+	if (x->value != y->value)
+		return x->value < y->value ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	if (x->unders != y->unders)
+		return x->unders < y->unders ? -1 : 1;
+	if (x->len != y->len)
+		return x->len < y->len ? -1 : 1;
+	r = x->name == y->name ? 0 : memcmp(x->name, y->name, x->len);
+	if (r != 0)
+		return r;
+	/* The same name twice (.symtab and .dynsym): any order would do,
+	 * but a total one keeps qsort's result the same everywhere. */
+	if (x->shndx != y->shndx)
+		return x->shndx < y->shndx ? -1 : 1;
+	return x->size < y->size ? -1 : x->size > y->size;
+}
+
+static uint8_t
+bind_rank(unsigned bind)
+{
+	switch (bind) {
+	case STB_GLOBAL:
+	case STB_GNU_UNIQUE:
+		return 0;
+	case STB_WEAK:
+		return 1;
+	case STB_LOCAL:
+		return 2;
+	default:
+		return 3;
+	}
+}
+
+/* A string table and the offset past its last NUL: names that start
+ * before it end inside the table, checked once per table, not per name. */
+struct strtab {
+	const uint8_t *p;
+	size_t end;
+};
+
+static int
+is_function(const struct sp_elf_file *f, unsigned type, uint16_t shndx)
+{
+	if (shndx == 0 || shndx >= SHN_LORESERVE)
+		return 0;
+	if (type == STT_FUNC || type == STT_GNU_IFUNC)
+		return 1;
+	return type == STT_NOTYPE && shndx < f->shnum &&
+	    (f->sh[shndx].flags & SP_SHF_EXECINSTR);
+}
+
+static int
+cmp_off_desc(const void *a, const void *b)
+{
+	const struct cand *x = a, *y = b;
+
+	return x->off > y->off ? -1 : x->off < y->off;
+}
+
+/*
+ * Sets len and unders of c[0..n), whose names lie in st.  Going down the
+ * offsets, each byte of the table is looked at once: a table of many
+ * names inside one long string costs its size, not names times size.
+ */
+static void
+measure(const struct strtab *st, struct cand *c, size_t n)
+{
+	size_t i, scan = st->end, nul = st->end - 1, u;
+
+	qsort(c, n, sizeof(*c), cmp_off_desc);
+	for (i = 0; i < n; i++) {
+		while (scan > c[i].off)
+			if (st->p[--scan] == 0)
+				nul = scan;
+		c[i].len = (uint32_t)(nul - c[i].off);
+		for (u = 0; u < 255 && u < c[i].len && c[i].name[u] == '_'; u++)
+			;
+		c[i].unders = (uint8_t)u;
+	}
+}
+
+/* gABI "Symbol Table": Elf64_Sym is st_name, st_info, st_other,
+ * st_shndx, st_value, st_size. */
+static void
+read_syms(const struct sp_elf_file *f, const uint8_t *p, size_t len,
+    const struct strtab *st, struct cand *out, size_t *n)
+{
+	struct sp_cur c = sp_cur_make(p, len);
+	const uint8_t *b;
+	size_t first = *n;
+
+	while ((b = sp_take(&c, SYM_SIZE)) != NULL) {
+		uint32_t name = sp_le32(b);
+		uint16_t shndx = sp_le16(b + 6);
+		struct cand *x = &out[*n];
+
+		if (!is_function(f, b[4] & 0xf, shndx) || name >= st->end ||
+		    st->p[name] == 0)
+			continue;
+		x->name = (const char *)st->p + name;
+		x->off = name;
+		x->rank = bind_rank(b[4] >> 4);
+		x->shndx = shndx;
+		x->value = sp_le64(b + 8);
+		x->size = sp_le64(b + 16);
+		(*n)++;
+	}
+	if (*n > first)
+		measure(st, out + first, *n - first);
+}
+
+/* The string table section i links to. */
+static int
+load_strtab(struct sp_elf_file *f, uint32_t link, struct strtab *st)
+{
+	const uint8_t *p, *nul;
+	size_t len;
+	int err;
+
+	if (link == 0 || link >= f->shnum)
+		return -SP_EFORMAT;
+	err = sp_elf_file_section_at(f, link, &p, &len);
+	if (err)
+		return err;
+	st->p = p;
+	st->end = 0;
+	for (nul = p + len; nul > p; nul--)
+		if (nul[-1] == 0) {
+			st->end = (size_t)(nul - p);
+			break;
+		}
+	return 0;
+}
+
+/* Appends the function symbols of symbol table section i to *c. */
+static int
+add_table(struct sp_elf_file *f, size_t i, struct cand **c, size_t *n)
+{
+	const struct sp_elf_shdr *h = &f->sh[i];
+	struct strtab st = { NULL, 0 };
+	const uint8_t *p;
+	struct cand *grown;
+	size_t len, cnt;
+	int err;
+
+	if (h->type == SP_SHT_NOBITS)
+		return 0;
+	if (h->size > f->size || h->offset > f->size - h->size)
+		return -SP_EFORMAT;
+	if (h->entsize != SYM_SIZE)
+		return -SP_EFORMAT;
+	if (h->size / SYM_SIZE > SP_ELF_SYMS_MAX - *n)
+		return -SP_ELIMIT;
+	err = load_strtab(f, h->link, &st);
+	if (err == 0)
+		err = sp_elf_file_section_at(f, i, &p, &len);
+	if (err == -SP_ENOTFOUND)
+		return 0;
+	if (err)
+		return err;
+	cnt = len / SYM_SIZE; /* compressed tables inflate: check again */
+	if (cnt > SP_ELF_SYMS_MAX - *n)
+		return -SP_ELIMIT;
+	if (cnt == 0)
+		return 0;
+	grown = realloc(*c, (*n + cnt) * sizeof(**c));
+	if (grown == NULL)
+		return -ENOMEM;
+	*c = grown;
+	read_syms(f, p, len, &st, *c, n);
+	return 0;
+}
+
+/* Where a group of zero-size symbols at start, in section shndx, ends. */
+static uint64_t
+open_end(const struct sp_elf_file *f, uint64_t start, uint16_t shndx,
+    const uint64_t *next)
+{
+	uint64_t end = next != NULL ? *next : UINT64_MAX;
+
+	if (shndx < f->shnum && f->sh[shndx].addr <= start) {
+		const struct sp_elf_shdr *h = &f->sh[shndx];
+		uint64_t sec_end = h->size > UINT64_MAX - h->addr ?
+		    UINT64_MAX : h->addr + h->size;
+
+		if (sec_end < end)
+			end = sec_end;
+	}
+	return end > start ? end : start;
+}
+
+/* Merges each address's aliases (c is sorted, best name first) into
+ * s->e; returns the number of entries. */
+static size_t
+merge(const struct sp_elf_file *f, const struct cand *c, size_t n,
+    struct ent *e)
+{
+	size_t i = 0, j, k = 0;
+
+	while (i < n) {
+		uint64_t size = 0;
+
+		for (j = i; j < n && c[j].value == c[i].value; j++)
+			if (c[j].size > size)
+				size = c[j].size;
+		e[k].start = c[i].value;
+		e[k].name = c[i].name;
+		if (size > 0)
+			e[k].end = size > UINT64_MAX - c[i].value ? UINT64_MAX :
+			    c[i].value + size;
+		else
+			e[k].end = open_end(f, c[i].value, c[i].shndx,
+			    j < n ? &c[j].value : NULL);
+		k++;
+		i = j;
+	}
+	return k;
+}
+
+/*
+ * Links each entry to the nearest earlier one that still covers its
+ * start (a stack of open entries), so a lookup can step outwards when
+ * the entry below an address ends before it.
+ */
+static int
+link_nesting(struct ent *e, size_t n)
+{
+	uint32_t *stack, top = 0;
+	size_t i;
+
+	stack = malloc((n > 0 ? n : 1) * sizeof(*stack));
+	if (stack == NULL)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		while (top > 0 && e[stack[top - 1]].end <= e[i].start)
+			top--;
+		e[i].up = top > 0 ? stack[top - 1] : NONE;
+		stack[top++] = (uint32_t)i;
+	}
+	free(stack);
+	return 0;
+}
+
+static int
+build_index(struct sp_elf_file *f, struct cand *c, size_t n,
+    struct sp_elf_syms *s)
+{
+	if (n == 0)
+		return 0;
+	qsort(c, n, sizeof(*c), cmp_cand);
+	s->e = malloc(n * sizeof(*s->e));
+	if (s->e == NULL)
+		return -ENOMEM;
+	s->n = merge(f, c, n, s->e);
+	return link_nesting(s->e, s->n);
+}
+
+int
+sp_elf_syms_load(struct sp_elf_file *f, struct sp_elf_syms **out)
+{
+	struct sp_elf_syms *s;
+	struct cand *c = NULL;
+	size_t i, n = 0;
+	int err = 0;
+
+	*out = NULL;
+	s = calloc(1, sizeof(*s));
+	if (s == NULL)
+		return -ENOMEM;
+	for (i = 0; i < f->shnum && err == 0; i++)
+		if (f->sh[i].type == SP_SHT_SYMTAB ||
+		    f->sh[i].type == SP_SHT_DYNSYM)
+			err = add_table(f, i, &c, &n);
+	if (err == 0)
+		err = build_index(f, c, n, s);
+	free(c);
+	if (err) {
+		sp_elf_syms_free(s);
+		return err;
+	}
+	*out = s;
+	return 0;
+}
+
+void
+sp_elf_syms_free(struct sp_elf_syms *s)
+{
+	if (s == NULL)
+		return;
+	free(s->e);
+	free(s);
+}
+
+const char *
+sp_elf_syms_find(const struct sp_elf_syms *s, uint64_t vaddr,
+    uint64_t *start)
+{
+	size_t lo = 0, hi = s->n, k;
+	uint32_t i;
+
+	/* The last entry that starts at or below vaddr. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->e[mid].start <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return NULL;
+	i = (uint32_t)(lo - 1);
+	for (k = 0; k < SP_ELF_SYMS_NEST_MAX && i != NONE; k++) {
+		if (vaddr < s->e[i].end) {
+			if (start != NULL)
+				*start = s->e[i].start;
+			return s->e[i].name;
+		}
+		i = s->e[i].up;
+	}
+	return NULL;
+}
+
+size_t
+sp_elf_syms_count(const struct sp_elf_syms *s)
+{
+	return s->n;
+}

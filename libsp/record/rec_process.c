@@ -1,0 +1,643 @@
+/* SPDX-License-Identifier: MIT */
+/* What each perf record means for the spool: samples become stacks of
+ * interned frames, MMAP2 becomes modules, COMM/FORK/EXIT lifecycle. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "unwind/cfi_table_int.h"
+#include "common/cursor_int.h"
+#include "common/procfs_int.h"
+#include "recorder_int.h"
+
+/* perf_event_open(2): the sample_id_all trailer of non-sample records for
+ * our sample_type (TID, TIME, CPU). */
+struct sample_id {
+	uint32_t pid, tid;
+	uint64_t time;
+	uint32_t cpu;
+};
+
+static int
+trailer(const uint8_t *rec, size_t len, struct sample_id *id)
+{
+	if (len < sizeof(struct perf_event_header) + 24)
+		return -SP_EFORMAT;
+	rec += len - 24;
+	id->pid = sp_le32(rec);
+	id->tid = sp_le32(rec + 4);
+	id->time = sp_le64(rec + 8);
+	id->cpu = sp_le32(rec + 16);
+	return 0;
+}
+
+static uid_t
+proc_uid(uint32_t pid)
+{
+	char path[32];
+	struct stat st;
+
+	(void)snprintf(path, sizeof(path), "/proc/%u", pid);
+	return stat(path, &st) == 0 ? st.st_uid : (uid_t)-1;
+}
+
+struct rec_proc *
+rec_proc_get(struct sp_recorder *r, uint32_t pid, int make)
+{
+	struct rec_proc *p = sp_imap_get(&r->procs, pid);
+
+	if (p != NULL || !make)
+		return p;
+	p = calloc(1, sizeof(*p));
+	if (p == NULL)
+		return NULL;
+	p->pid = pid;
+	p->uid = proc_uid(pid);
+	if (rec_start_time(pid, &p->start_time) < 0)
+		p->start_time = 0;
+	if (sp_imap_put(&r->procs, pid, p) < 0) {
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
+
+static int
+put(struct sp_recorder *r, struct sp_record *rec, uint32_t *id)
+{
+	return sp_writer_put(r->w, rec, id);
+}
+
+int
+rec_write_python(struct sp_recorder *r, struct rec_proc *p, int is_py,
+    uint64_t time)
+{
+	struct sp_record rec;
+
+	if (p->python == is_py || !p->tracked)
+		return 0;
+	p->python = is_py;
+	memset(&rec, 0, sizeof(rec));
+	rec.kind = SP_REC_PYTHON;
+	rec.u.python.time = time;
+	rec.u.python.pid = p->pid;
+	rec.u.python.is_python = (uint8_t)is_py;
+	return put(r, &rec, NULL);
+}
+
+/* The THREAD id of (pid, tid), written on first use and after renames. */
+static int
+thread_id(struct sp_recorder *r, uint32_t pid, uint32_t tid, uint32_t *id)
+{
+	struct rec_thread *t = sp_imap_get(&r->threads, tid);
+	struct sp_record rec;
+	int err;
+
+	if (t == NULL || t->pid != pid) {
+		if (t == NULL) {
+			t = calloc(1, sizeof(*t));
+			if (t == NULL || sp_imap_put(&r->threads, tid, t) < 0) {
+				free(t);
+				return -ENOMEM;
+			}
+		}
+		t->tid = tid;
+		t->pid = pid;
+		t->id = 0;
+		(void)sp_proc_comm((pid_t)pid, (pid_t)tid, t->comm,
+		    sizeof(t->comm));
+	}
+	if (t->id == 0) {
+		memset(&rec, 0, sizeof(rec));
+		rec.kind = SP_REC_THREAD;
+		rec.u.thread.pid = pid;
+		rec.u.thread.tid = tid;
+		err = sp_writer_string(r->w, t->comm, strlen(t->comm),
+		    &rec.u.thread.comm);
+		if (err == 0)
+			err = put(r, &rec, &t->id);
+		if (err)
+			return err;
+	}
+	*id = t->id;
+	return 0;
+}
+
+static int
+frame_id(struct sp_recorder *r, uint32_t module, uint32_t mode, uint64_t rel,
+    uint64_t abs, uint32_t *id)
+{
+	struct sp_record rec;
+
+	memset(&rec, 0, sizeof(rec));
+	rec.kind = SP_REC_FRAME;
+	rec.u.frame.module = module;
+	rec.u.frame.mode = mode;
+	rec.u.frame.rel_ip = rel;
+	rec.u.frame.abs_ip = abs;
+	return put(r, &rec, id);
+}
+
+static int
+kernel_frame(struct sp_recorder *r, uint64_t ip, uint32_t *id)
+{
+	struct sp_record rec;
+	int err;
+
+	if (r->kernel_module == 0) {
+		memset(&rec, 0, sizeof(rec));
+		rec.kind = SP_REC_MODULE;
+		rec.u.module.flags = SP_MOD_KERNEL;
+		rec.u.module.start = 0xffff800000000000ull;
+		rec.u.module.size = 0x7fffffffffffull;
+		err = sp_writer_string(r->w, "[kernel.kallsyms]", 17,
+		    &rec.u.module.path);
+		if (err == 0)
+			err = put(r, &rec, &r->kernel_module);
+		if (err)
+			return err;
+	}
+	/* Kernel addresses are symbolized by absolute address (kallsyms). */
+	return frame_id(r, r->kernel_module, SP_FRAME_KERNEL, ip, ip, id);
+}
+
+/* A user frame: module-relative when a mapping covers ip. */
+static int
+user_frame(struct sp_recorder *r, struct rec_proc *p, uint64_t ip,
+    uint32_t *id)
+{
+	const struct rec_range *m = rec_find_range(p, ip);
+
+	/* A mapping we have not seen (missed MMAP, lost events): read
+	 * /proc once per 100 ms at most. */
+	if (m == NULL && r->now - p->last_rescan > 100000000ull) {
+		p->last_rescan = r->now;
+		(void)rec_scan_maps(r, p);
+		m = rec_find_range(p, ip);
+	}
+	if (m == NULL) {
+		r->c[C_UNKNOWN_MODULE]++;
+		return frame_id(r, 0, SP_FRAME_USER, ip, ip, id);
+	}
+	return frame_id(r, m->module, SP_FRAME_USER, ip - m->start + m->offset,
+	    ip, id);
+}
+
+/* Adds the kernel callchain's frames; counts user frames it still has. */
+static int
+kernel_frames(struct sp_recorder *r, struct sp_cur *c, size_t *n)
+{
+	uint64_t nr = sp_rd_u64(c), i;
+	int user = 0, err;
+
+	if (c->err == 0 && nr > sp_cur_left(c) / 8)
+		c->err = -SP_EFORMAT;
+	for (i = 0; c->err == 0 && i < nr; i++) {
+		uint64_t ip = sp_rd_u64(c);
+
+		/* perf_event.h: context markers separate kernel and user. */
+		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
+			user = ip == (uint64_t)PERF_CONTEXT_USER;
+			continue;
+		}
+		if (user) {
+			r->c[C_IGNORED_USER_CALLCHAIN]++;
+			continue;
+		}
+		if (*n >= r->o.max_frames)
+			continue;
+		err = kernel_frame(r, ip, &r->frames[(*n)++]);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static void
+read_regs(struct sp_cur *c, struct sp_uregs *regs, int *has)
+{
+	uint64_t abi = sp_rd_u64(c);
+	size_t i;
+
+	*has = c->err == 0 && abi != PERF_SAMPLE_REGS_ABI_NONE;
+	if (!*has)
+		return;
+	/* In mask order: AX..SS, then R8..R15, as enum sp_reg. */
+	for (i = 0; i < SP_REG_COUNT; i++)
+		regs->r[i] = sp_rd_u64(c);
+}
+
+static void
+read_stack(struct sp_cur *c, struct sp_ustack *stk)
+{
+	uint64_t size = sp_rd_u64(c), dyn;
+
+	stk->data = NULL;
+	stk->len = 0;
+	if (c->err || size == 0)
+		return;
+	if (size > sp_cur_left(c)) {
+		c->err = -SP_EFORMAT;
+		return;
+	}
+	stk->data = sp_take(c, (size_t)size);
+	dyn = sp_rd_u64(c);
+	/* dyn_size: how much of the copy is real stack. */
+	stk->len = (size_t)(dyn < size ? dyn : size);
+}
+
+/* The unwinder's lookup: ctx is the sampled process. */
+static int
+find_cfi(void *ctx, uint64_t pc, const struct sp_cfi_table **t,
+    uint64_t *bias)
+{
+	const struct rec_range *m = rec_find_range(ctx, pc);
+
+	if (m == NULL)
+		return -SP_ENOTFOUND;
+	*t = m->cfi;
+	*bias = m->bias;
+	return 0;
+}
+
+/* Code bytes of the sampled process, for the leaf analysis: up to the
+ * end of addr's page and then the next page, each read on its own so an
+ * unmapped second page still leaves the first.  A sample read from the
+ * ring after its process exited can still be analysed when its code is
+ * file-backed: then the bytes come from the file. */
+static size_t
+read_code(void *ctx, uint64_t addr, uint8_t *buf, size_t len)
+{
+	const struct rec_proc *p = ctx;
+	const struct rec_range *m;
+	uint64_t page_end = (addr | 4095) + 1;
+	size_t first = page_end - addr < len ? (size_t)(page_end - addr) : len;
+	struct iovec local[2], remote[2];
+	ssize_t got;
+	int n = 1;
+
+	local[0].iov_base = buf;
+	local[0].iov_len = first;
+	/* An address in the other process, never dereferenced here. */
+	/* NOLINTNEXTLINE(performance-no-int-to-ptr) */
+	remote[0].iov_base = (void *)(uintptr_t)addr;
+	remote[0].iov_len = first;
+	if (first < len) {
+		local[1].iov_base = buf + first;
+		local[1].iov_len = len - first;
+		/* NOLINTNEXTLINE(performance-no-int-to-ptr) */
+		remote[1].iov_base = (void *)(uintptr_t)page_end;
+		remote[1].iov_len = len - first;
+		n = 2;
+	}
+	got = process_vm_readv((pid_t)p->pid, local, (unsigned long)n, remote,
+	    (unsigned long)n, 0);
+	if (got > 0)
+		return (size_t)got;
+	m = rec_find_range(p, addr);
+	if (m == NULL || m->cfi == NULL || m->cfi->fd < 0)
+		return 0;
+	if (len > m->end - addr)
+		len = (size_t)(m->end - addr);
+	got = pread(m->cfi->fd, buf, len, (off_t)(addr - m->start + m->offset));
+	return got > 0 ? (size_t)got : 0;
+}
+
+/* User frames from the unwinder (return addresses come rewound into
+ * their call instructions). */
+static int
+user_frames(struct sp_recorder *r, struct rec_proc *p,
+    const struct sp_uregs *regs, const struct sp_ustack *stk, size_t *n,
+    int *complete)
+{
+	struct sp_unwind_lookup lk = { find_cfi, p, r->cache, read_code };
+	struct sp_unwind_result res;
+	struct sp_unwind_stats st;
+	size_t i;
+	int err;
+
+	memset(&st, 0, sizeof(st));
+	sp_unwind_dwarf(regs, stk, &lk, r->ips, r->o.max_frames - *n, &res,
+	    &st);
+	r->c[C_CFI_STEPS] += st.cfi_steps;
+	r->c[C_CFI_CACHE_HITS] += st.cache_hits;
+	r->c[C_LEAF_INSN] += st.leaf_insn;
+	r->c[C_LEAF_INSN_UNKNOWN] += st.leaf_insn_unknown;
+	for (i = 0; i < SP_FB_KINDS_; i++)
+		r->c[C_FALLBACK_FIRST_ + i] += st.fallbacks[i];
+	for (i = 0; i < res.n; i++) {
+		err = user_frame(r, p, r->ips[i], &r->frames[(*n)++]);
+		if (err)
+			return err;
+	}
+	*complete = res.complete;
+	if (!res.complete)
+		r->c[C_UNW(res.error)]++;
+	return 0;
+}
+
+static int
+write_sample(struct sp_recorder *r, uint32_t pid, uint32_t tid, uint32_t cpu,
+    size_t n, int complete)
+{
+	struct sp_record rec;
+	int err;
+
+	if (n == 0)
+		r->c[C_EMPTY_STACKS]++;
+	if (!complete) {
+		if (r->truncated_frame == 0 &&
+		    (err = frame_id(r, 0, SP_FRAME_TRUNCATED, 0, 0,
+		    &r->truncated_frame)) != 0)
+			return err;
+		r->frames[n++] = r->truncated_frame;
+		r->c[C_TRUNCATED_STACKS]++;
+	}
+	memset(&rec, 0, sizeof(rec));
+	rec.kind = SP_REC_SAMPLE;
+	rec.u.sample.time = r->now;
+	rec.u.sample.cpu = cpu;
+	err = sp_writer_stack(r->w, r->frames, n, &rec.u.sample.stack);
+	if (err == 0)
+		err = thread_id(r, pid, tid, &rec.u.sample.thread);
+	if (err == 0)
+		err = put(r, &rec, NULL);
+	if (err == 0)
+		r->c[C_SAMPLES]++;
+	return err;
+}
+
+/* perf_event_open(2): PERF_RECORD_SAMPLE with TID, TIME, CPU, CALLCHAIN
+ * (with --kernel), REGS_USER and STACK_USER, in that order. */
+/* What the unwinder saw, after the sample it belongs to. */
+static int
+write_rawstack(struct sp_recorder *r, const struct sp_uregs *regs,
+    const struct sp_ustack *stk)
+{
+	uint8_t raw[SP_REG_COUNT * 8];
+	struct sp_record rec;
+	size_t i;
+
+	for (i = 0; i < SP_REG_COUNT; i++)
+		sp_put_le64(raw + 8 * i, regs->r[i]);
+	memset(&rec, 0, sizeof(rec));
+	rec.kind = SP_REC_RAWSTACK;
+	rec.u.rawstack.nregs = SP_REG_COUNT;
+	rec.u.rawstack.regs = raw;
+	rec.u.rawstack.stack = stk->data;
+	rec.u.rawstack.stack_len = (uint32_t)stk->len;
+	return put(r, &rec, NULL);
+}
+
+static int
+on_sample(struct sp_recorder *r, const uint8_t *rec, size_t len)
+{
+	struct sp_cur c = sp_cur_make(rec + 8, len - 8);
+	struct sp_uregs regs;
+	struct sp_ustack stk;
+	struct rec_proc *p;
+	uint32_t pid, tid, cpu;
+	size_t n = 0;
+	int has_regs, complete = 1, err;
+
+	r->c[C_SAMPLE_EVENTS]++;
+	pid = sp_rd_u32(&c);
+	tid = sp_rd_u32(&c);
+	r->now = sp_rd_u64(&c);
+	cpu = sp_rd_u32(&c);
+	(void)sp_rd_u32(&c);
+	if (c.err) {
+		r->c[C_BAD_RECORDS]++;
+		return 0;
+	}
+	if (tid == 0) {
+		r->c[C_IDLE]++;
+		return 0;
+	}
+	if (pid == 0 || pid == UINT32_MAX || tid == UINT32_MAX) {
+		r->c[C_MISSING_PID]++;
+		return 0;
+	}
+	p = rec_proc_get(r, pid, 0);
+	if (p == NULL || !p->tracked) {
+		r->c[C_UNTRACKED]++;
+		return 0;
+	}
+	if (r->attr.sample_type & PERF_SAMPLE_CALLCHAIN) {
+		err = kernel_frames(r, &c, &n);
+		if (err)
+			return err;
+	}
+	read_regs(&c, &regs, &has_regs);
+	read_stack(&c, &stk);
+	if (c.err) {
+		r->c[C_BAD_RECORDS]++;
+		return 0;
+	}
+	if (has_regs) {
+		err = user_frames(r, p, &regs, &stk, &n, &complete);
+		if (err)
+			return err;
+	} else if (n == 0) {
+		r->c[C_UNW(SP_UNW_NO_REGS)]++;
+	}
+	err = write_sample(r, pid, tid, cpu, n, complete);
+	if (err == 0 && has_regs && r->o.raw_stacks)
+		err = write_rawstack(r, &regs, &stk);
+	return err;
+}
+
+int
+rec_write_proc(struct sp_recorder *r, uint32_t event, uint32_t pid, uint32_t tid,
+    uint32_t opid, uint32_t otid, const char *comm)
+{
+	struct sp_record rec;
+	int err = 0;
+
+	memset(&rec, 0, sizeof(rec));
+	rec.kind = SP_REC_PROC;
+	rec.u.proc.time = r->now;
+	rec.u.proc.event = event;
+	rec.u.proc.pid = pid;
+	rec.u.proc.tid = tid;
+	rec.u.proc.other_pid = opid;
+	rec.u.proc.other_tid = otid;
+	if (comm != NULL)
+		err = sp_writer_string(r->w, comm, strlen(comm),
+		    &rec.u.proc.comm);
+	return err ? err : put(r, &rec, NULL);
+}
+
+/* PERF_RECORD_MMAP2: pid, tid, addr, len, pgoff, maj, min, ino,
+ * ino_generation, prot, flags, filename. */
+static int
+on_mmap2(struct sp_recorder *r, const uint8_t *rec, size_t len)
+{
+	struct rec_proc *p;
+	const char *name;
+	size_t max;
+
+	if (len < 8 + 64 + 24) {
+		r->c[C_BAD_RECORDS]++;
+		return 0;
+	}
+	if (!(sp_le32(rec + 64) & PROT_EXEC))
+		return 0;
+	p = rec_proc_get(r, sp_le32(rec + 8), 0);
+	if (p == NULL || !p->tracked)
+		return 0;
+	name = (const char *)rec + 72;
+	max = len - 72 - 24;
+	return rec_add_mapping(r, p, sp_le64(rec + 16), sp_le64(rec + 24),
+	    sp_le64(rec + 32), sp_le64(rec + 48), sp_le32(rec + 40),
+	    sp_le32(rec + 44), name, strnlen(name, max));
+}
+
+/* PERF_RECORD_COMM: pid, tid, comm; misc says whether it was an exec. */
+static int
+on_comm(struct sp_recorder *r, const uint8_t *rec, size_t len, int exec)
+{
+	uint32_t pid, tid;
+	char comm[16];
+	struct rec_proc *p;
+	struct rec_thread *t;
+	size_t n;
+	int err;
+
+	if (len < 8 + 8 + 24) {
+		r->c[C_BAD_RECORDS]++;
+		return 0;
+	}
+	pid = sp_le32(rec + 8);
+	tid = sp_le32(rec + 12);
+	n = strnlen((const char *)rec + 16, len - 16 - 24);
+	if (n >= sizeof(comm))
+		n = sizeof(comm) - 1;
+	memcpy(comm, rec + 16, n);
+	comm[n] = '\0';
+	t = sp_imap_get(&r->threads, tid);
+	if (t != NULL) {
+		memcpy(t->comm, comm, n + 1);
+		t->id = 0; /* a new THREAD identity at its next sample */
+	}
+	p = rec_proc_get(r, pid, 0);
+	if (p == NULL || !p->tracked)
+		return 0;
+	if (exec) {
+		rec_drop_maps(r, p); /* the old image's mappings are gone */
+		err = rec_write_python(r, p, 0, r->now);
+		if (err)
+			return err;
+	}
+	return rec_write_proc(r, exec ? SP_PROC_EXEC : SP_PROC_COMM, pid, tid, 0, 0,
+	    comm);
+}
+
+/* PERF_RECORD_FORK / EXIT: pid, ppid, tid, ptid, time. */
+static int
+on_task(struct sp_recorder *r, const uint8_t *rec, size_t len, int fork)
+{
+	uint32_t pid, ppid, tid, ptid;
+	struct rec_proc *p, *parent;
+	struct rec_thread *t;
+	int reused, err;
+
+	if (len < 8 + 24 + 24) {
+		r->c[C_BAD_RECORDS]++;
+		return 0;
+	}
+	pid = sp_le32(rec + 8);
+	ppid = sp_le32(rec + 12);
+	tid = sp_le32(rec + 16);
+	ptid = sp_le32(rec + 20);
+	if (fork) {
+		(void)sp_imap_put(&r->covered, tid, &r->covered);
+		parent = rec_proc_get(r, ppid, 0);
+		p = rec_proc_get(r, pid, pid != ppid && parent != NULL &&
+		    parent->tracked && r->o.children);
+		/* A known pid forked anew: its old exit was lost. */
+		reused = 0;
+		if (p != NULL && pid != ppid && p->tracked && parent != NULL &&
+		    (err = rec_check_reuse(r, p, &reused)) != 0)
+			return err;
+		if (reused)
+			p->tracked = 0;
+		if (p != NULL && pid != ppid && parent != NULL &&
+		    p->nmaps == 0 && !p->tracked) {
+			p->tracked = 1;
+			r->c[C_PROCESSES]++;
+			p->last_rescan = r->now;
+			if ((err = rec_clone_maps(r, p, parent)) != 0 ||
+			    (err = rec_write_python(r, p, parent->python,
+			    r->now)) != 0)
+				return err;
+		}
+		if (p == NULL || !p->tracked)
+			return 0;
+		r->c[C_THREADS]++;
+		return rec_write_proc(r, SP_PROC_FORK, pid, tid, ppid, ptid, NULL);
+	}
+	(void)sp_imap_del(&r->covered, tid);
+	t = sp_imap_del(&r->threads, tid);
+	free(t);
+	p = rec_proc_get(r, pid, 0);
+	if (p == NULL || !p->tracked)
+		return 0;
+	err = rec_write_proc(r, SP_PROC_EXIT, pid, tid, ppid, ptid, NULL);
+	if (pid == tid) {
+		if (p->attached)
+			rec_log(r, "pid %u exited; its recording ends there",
+			    pid);
+		/* The runtime's perf map is complete now; PID reuse can't
+		 * mix in another process's map later. */
+		if (r->o.bundle != NULL)
+			(void)sp_bundle_perf_map(r->o.bundle, (pid_t)pid, p->uid);
+		rec_proc_free(r, sp_imap_del(&r->procs, pid));
+	}
+	return err;
+}
+
+int
+rec_process(struct sp_recorder *r, const uint8_t *rec, size_t len)
+{
+	struct perf_event_header h;
+	struct sample_id id;
+
+	memcpy(&h, rec, sizeof(h));
+	if (h.type == PERF_RECORD_SAMPLE)
+		return on_sample(r, rec, len);
+	if (trailer(rec, len, &id) < 0) {
+		r->c[C_BAD_RECORDS]++;
+		return 0;
+	}
+	r->now = id.time;
+	switch (h.type) {
+	case PERF_RECORD_MMAP2:
+		return on_mmap2(r, rec, len);
+	case PERF_RECORD_COMM:
+		return on_comm(r, rec, len,
+		    (h.misc & PERF_RECORD_MISC_COMM_EXEC) != 0);
+	case PERF_RECORD_FORK:
+		return on_task(r, rec, len, 1);
+	case PERF_RECORD_EXIT:
+		return on_task(r, rec, len, 0);
+	case PERF_RECORD_LOST:
+		if (len >= 8 + 16 + 24) {
+			r->c[C_LOST_EVENTS] += sp_le64(rec + 16);
+			r->c[C_LOST_RECORDS]++;
+			r->need_sweep = 1;
+		}
+		return 0;
+	case PERF_RECORD_THROTTLE:
+		r->c[C_THROTTLES]++;
+		return 0;
+	default:
+		return 0;
+	}
+}

@@ -1,0 +1,902 @@
+/* SPDX-License-Identifier: MIT */
+/* The recorder: events, rings, attaching and spawning, draining. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "unwind/cfi_table_int.h"
+#include "common/cursor_int.h"
+#include "common/procfs_int.h"
+#include "recorder_int.h"
+
+/* linux/capability.h */
+#define CAP_SYS_PTRACE_BIT 19
+#define CAP_PERFMON_BIT 38
+
+/* asm/perf_regs.h: every x86-64 user register but DS, ES, FS and GS. */
+#define REGS_MASK (((1ull << 24) - 1) & ~(0xfull << 12))
+
+static const char *const counter_names[C_FALLBACK_FIRST_] = {
+	[C_SAMPLE_EVENTS] = "sample_events",
+	[C_SAMPLES] = "samples",
+	[C_LOST_EVENTS] = "lost_events",
+	[C_LOST_RECORDS] = "lost_records",
+	[C_PROCESSES] = "processes",
+	[C_THREADS] = "threads",
+	[C_LIFECYCLE_GAPS] = "lifecycle_gaps",
+	[C_KERNEL_ENABLED] = "kernel_enabled",
+	[C_RING_BYTES_MIN] = "ring_bytes_min",
+	[C_RING_BYTES_MAX] = "ring_bytes_max",
+	[C_MISSING_PID] = "missing_pid_samples",
+	[C_IDLE] = "idle_samples",
+	[C_MISSING_TIME] = "missing_time_samples",
+	[C_UNTRACKED] = "untracked_samples",
+	[C_EMPTY_STACKS] = "empty_stacks",
+	[C_TRUNCATED_STACKS] = "truncated_stacks",
+	[C_IGNORED_USER_CALLCHAIN] = "ignored_user_callchain_frames",
+	[C_UNKNOWN_MODULE] = "unknown_module_frames",
+	[C_MAPS_RESCANS] = "maps_rescans",
+	[C_PID_REUSES] = "pid_reuses",
+	[C_THROTTLES] = "throttles",
+	[C_BAD_RECORDS] = "bad_perf_records",
+	[C_CFI_STEPS] = "cfi_steps",
+	[C_CFI_FILES] = "cfi_files",
+	[C_CFI_CACHE_HITS] = "cfi_cache_hits",
+	[C_CFI_RELEASED] = "cfi_files_released",
+	[C_LEAF_INSN] = "leaf_insn_analysed",
+	[C_LEAF_INSN_UNKNOWN] = "leaf_insn_unknown",
+};
+
+void
+rec_log(struct sp_recorder *r, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (r->o.log != NULL) {
+		/* ap is started above; clang-tidy 14 misreports it. */
+		/* NOLINTNEXTLINE(clang-analyzer-valist.Uninitialized) */
+		(void)vsnprintf(msg, sizeof(msg), fmt, ap);
+		r->o.log(r->o.log_ctx, msg);
+	}
+	va_end(ap);
+}
+
+static int
+diag_set(struct sp_diag *d, int err, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int
+diag_set(struct sp_diag *d, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (d != NULL) {
+		d->offset = 0;
+		/* NOLINTNEXTLINE(clang-analyzer-valist.Uninitialized) */
+		(void)vsnprintf(d->msg, sizeof(d->msg), fmt, ap);
+	}
+	va_end(ap);
+	return err;
+}
+
+static int
+online_cpus(struct sp_recorder *r)
+{
+	long n = sysconf(_SC_NPROCESSORS_CONF), i, k = 0;
+	char path[64];
+
+	if (n <= 0 || n > 4096)
+		n = 1;
+	r->cpus = calloc((size_t)n, sizeof(*r->cpus));
+	r->rings = calloc((size_t)n, sizeof(*r->rings));
+	if (r->cpus == NULL || r->rings == NULL)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		long on = 1;
+
+		(void)snprintf(path, sizeof(path),
+		    "/sys/devices/system/cpu/cpu%ld/online", i);
+		if (sp_read_long(path, &on) == 0 && on == 0)
+			continue; /* cpu0 has no such file: online */
+		r->rings[k].fd = -1;
+		r->cpus[k++] = (int)i;
+	}
+	r->nr_cpus = (int)k;
+	return 0;
+}
+
+static unsigned
+pow2_at_least(size_t v)
+{
+	unsigned s = 0;
+
+	while (((size_t)1 << s) < v)
+		s++;
+	return s;
+}
+
+static void
+init_attr(struct sp_recorder *r)
+{
+	struct perf_event_attr *a = &r->attr;
+
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->type = PERF_TYPE_HARDWARE;
+	a->config = PERF_COUNT_HW_CPU_CYCLES;
+	a->freq = 1;
+	a->sample_freq = r->o.frequency;
+	a->sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
+	    PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+	if (r->o.kernel)
+		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
+	a->sample_regs_user = REGS_MASK;
+	a->sample_stack_user = r->o.stack_bytes;
+	a->exclude_callchain_user = 1;
+	a->exclude_kernel = !r->o.kernel;
+	a->exclude_hv = 1;
+	/* mmap turns the side-band records on; mmap2 picks their format
+	 * (with inode and device). */
+	a->mmap = 1;
+	a->mmap2 = 1;
+	a->comm = 1;
+	a->comm_exec = 1;
+	a->task = 1;
+	a->sample_id_all = 1;
+	a->use_clockid = 1;
+	a->clockid = CLOCK_MONOTONIC;
+	a->inherit = 1;
+	/* Wake the drain when an eighth of a ring is used: with 64 stacks
+	 * of room that is 8 samples, leaving 56 (56 ms at 1 kHz) of slack
+	 * for a recorder that is not scheduled at once. */
+	a->watermark = 1;
+	a->wakeup_watermark = (uint32_t)(r->ring_size / 8);
+	r->event_name = "cycles";
+}
+
+int
+sp_recorder_new(struct sp_recorder **out, struct sp_writer *w,
+    const struct sp_recorder_opts *o, struct sp_diag *diag)
+{
+	struct sp_recorder *r;
+	long max_rate = 0;
+	size_t i;
+
+	*out = NULL;
+	r = calloc(1, sizeof(*r));
+	if (r == NULL)
+		return -ENOMEM;
+	r->w = w;
+	/* rec_thread keeps each thread's id while the thread lives; threads
+	 * come and go, so the writer need not remember them. */
+	(void)sp_writer_no_intern(w, SP_REC_THREAD);
+	r->o = *o;
+	r->epfd = -1;
+	if (r->o.frequency == 0)
+		r->o.frequency = 1000;
+	if (r->o.stack_bytes == 0)
+		r->o.stack_bytes = SP_STACK_BYTES_DEFAULT;
+	if (r->o.ring_stacks == 0)
+		r->o.ring_stacks = SP_RING_STACKS_DEFAULT;
+	if (r->o.max_frames == 0)
+		r->o.max_frames = SP_FRAMES_MAX_DEFAULT;
+	*out = r;
+	if (sp_read_long("/proc/sys/kernel/perf_event_max_sample_rate",
+	    &max_rate) == 0 && r->o.frequency == SP_FREQ_MAX && max_rate > 0)
+		r->o.frequency = (unsigned)max_rate;
+	if (r->o.frequency == SP_FREQ_MAX)
+		return diag_set(diag, -SP_EUSAGE, "-F max: cannot read "
+		    "/proc/sys/kernel/perf_event_max_sample_rate");
+	if (max_rate > 0 && r->o.frequency > (unsigned long)max_rate)
+		return diag_set(diag, -SP_EUSAGE, "sampling rate %u Hz is above "
+		    "the permitted %ld Hz (/proc/sys/kernel/"
+		    "perf_event_max_sample_rate); use -F %ld or lower, or -F "
+		    "max", r->o.frequency, max_rate, max_rate);
+	if (r->o.stack_bytes > SP_STACK_BYTES_MAX || r->o.stack_bytes % 8)
+		return diag_set(diag, -SP_EUSAGE, "stack size %u is not a "
+		    "multiple of 8 from 8 to %u bytes", r->o.stack_bytes,
+		    SP_STACK_BYTES_MAX);
+	r->ips = calloc(r->o.max_frames, sizeof(*r->ips));
+	r->frames = calloc((size_t)r->o.max_frames + 1, sizeof(*r->frames));
+	r->epfd = epoll_create1(EPOLL_CLOEXEC);
+	r->cache = sp_unwind_cache_new();
+	if (r->ips == NULL || r->frames == NULL || r->epfd < 0 ||
+	    r->cache == NULL ||
+	    online_cpus(r) < 0)
+		return diag_set(diag, -ENOMEM, "out of memory");
+	r->ring_size = (size_t)1 << pow2_at_least((size_t)r->o.ring_stacks *
+	    (r->o.stack_bytes > 4096 ? r->o.stack_bytes : 4096));
+	if (r->ring_size > SP_RING_MAX)
+		r->ring_size = SP_RING_MAX;
+	while ((size_t)r->nr_cpus * r->ring_size > SP_RING_TOTAL_MAX)
+		r->ring_size /= 2;
+	init_attr(r);
+	for (i = 0; i < C_COUNT_; i++)
+		r->counters[i].name.s = i < C_FALLBACK_FIRST_ ? counter_names[i] :
+		    i < C_UNWIND_FIRST_ ? sp_unwind_fallback_name(
+		    (enum sp_unwind_fallback)(i - C_FALLBACK_FIRST_)) :
+		    sp_unwind_error_name((enum sp_unwind_error)(i -
+		    C_UNWIND_FIRST_ + 1));
+	return 0;
+}
+
+/* perf_event_open(2) on (tid, cpu), falling back from cycles to
+ * cpu-clock, and from kernel to user-only sampling when that is denied. */
+static int
+open_event(struct sp_recorder *r, uint32_t tid, int cpu)
+{
+	int fd = sp_perf_open(&r->attr, (pid_t)tid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+
+	if (fd >= 0)
+		return fd;
+	if (r->attr.type == PERF_TYPE_HARDWARE &&
+	    (fd == -ENOENT || fd == -EOPNOTSUPP || fd == -ENODEV ||
+	    fd == -EINVAL)) {
+		r->attr.type = PERF_TYPE_SOFTWARE;
+		r->attr.config = PERF_COUNT_SW_CPU_CLOCK;
+		r->event_name = "cpu-clock";
+		return open_event(r, tid, cpu);
+	}
+	if (!r->attr.exclude_kernel && (fd == -EACCES || fd == -EPERM)) {
+		r->attr.exclude_kernel = 1;
+		r->attr.sample_type &= ~(uint64_t)PERF_SAMPLE_CALLCHAIN;
+		rec_log(r, "kernel sampling is denied (perf_event_paranoid or "
+		    "missing CAP_PERFMON): recording user frames only");
+		return open_event(r, tid, cpu);
+	}
+	return fd;
+}
+
+/* Maps the ring of CPU index i on fd, halving on mlock limits. */
+static int
+map_ring(struct sp_recorder *r, int i, int fd)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), size = r->ring_size;
+	/* A ring must hold at least one sample with its stack copy. */
+	size_t min = (size_t)1 << pow2_at_least(r->o.stack_bytes + 1024);
+	struct epoll_event ev;
+	int err;
+
+	for (;;) {
+		err = sp_ring_map(&r->rings[i], fd, size, page);
+		if (err != -EPERM && err != -ENOMEM)
+			break;
+		if (size / 2 < min || size / 2 < page)
+			break;
+		size /= 2;
+	}
+	if (err)
+		return err;
+	if (size < r->ring_size) {
+		r->ring_size = size;
+		r->attr.wakeup_watermark = (uint32_t)(size / 8);
+	}
+	if (r->c[C_RING_BYTES_MIN] == 0 || size < r->c[C_RING_BYTES_MIN])
+		r->c[C_RING_BYTES_MIN] = size;
+	if (size > r->c[C_RING_BYTES_MAX])
+		r->c[C_RING_BYTES_MAX] = size;
+	memset(&ev, 0, sizeof(ev));
+	ev.events = EPOLLIN;
+	ev.data.u32 = (uint32_t)i;
+	if (epoll_ctl(r->epfd, EPOLL_CTL_ADD, fd, &ev) < 0)
+		return -errno;
+	return 0;
+}
+
+static int
+keep_event(struct sp_recorder *r, int fd, uint32_t tid, int cpu)
+{
+	if (r->nevents == r->capevents) {
+		size_t cap = r->capevents ? r->capevents * 2 : 64;
+		struct rec_event *p = realloc(r->events, cap * sizeof(*p));
+
+		if (p == NULL)
+			return -ENOMEM;
+		r->events = p;
+		r->capevents = cap;
+	}
+	r->events[r->nevents].fd = fd;
+	r->events[r->nevents].tid = tid;
+	r->events[r->nevents++].cpu = cpu;
+	return 0;
+}
+
+/* Opens the events of thread tid on every CPU, each into its CPU's ring. */
+int
+rec_open_thread(struct sp_recorder *r, uint32_t tid)
+{
+	int i, fd, err;
+
+	for (i = 0; i < r->nr_cpus; i++) {
+		fd = open_event(r, tid, r->cpus[i]);
+		if (fd < 0)
+			return fd;
+		if (r->rings[i].base == NULL)
+			err = map_ring(r, i, fd);
+		else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT,
+		    r->rings[i].fd) < 0)
+			err = -errno;
+		else
+			err = 0;
+		if (err == 0)
+			err = keep_event(r, fd, tid, r->cpus[i]);
+		if (err) {
+			(void)close(fd);
+			return err;
+		}
+	}
+	return sp_imap_put(&r->covered, tid, &r->covered);
+}
+
+static int
+write_recording(struct sp_recorder *r)
+{
+	struct sp_record rec;
+	const char *cmd = r->o.command != NULL ? r->o.command : "";
+
+	if (r->wrote_recording)
+		return 0;
+	r->wrote_recording = 1;
+	r->c[C_KERNEL_ENABLED] = !r->attr.exclude_kernel;
+	memset(&rec, 0, sizeof(rec));
+	rec.kind = SP_REC_RECORDING;
+	rec.u.recording.event.s = r->event_name;
+	rec.u.recording.event.len = (uint32_t)strlen(r->event_name);
+	rec.u.recording.frequency = r->o.frequency;
+	rec.u.recording.stack_bytes = r->o.stack_bytes;
+	rec.u.recording.flags = (r->attr.exclude_kernel ? 0 :
+	    SP_RECORDING_KERNEL) | (r->o.children ? SP_RECORDING_CHILDREN : 0);
+	rec.u.recording.command.s = cmd;
+	rec.u.recording.command.len = (uint32_t)strlen(cmd);
+	return sp_writer_put(r->w, &rec, NULL);
+}
+
+static uint64_t
+mono_now(void)
+{
+	struct timespec ts;
+
+	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static int
+add_target(struct sp_recorder *r, uint32_t pid)
+{
+	uint32_t *t = realloc(r->targets, (r->ntargets + 1) * sizeof(*t));
+	struct rec_proc *p;
+
+	if (t == NULL)
+		return -ENOMEM;
+	r->targets = t;
+	r->targets[r->ntargets++] = pid;
+	p = rec_proc_get(r, pid, 1);
+	if (p == NULL)
+		return -ENOMEM;
+	p->tracked = 1;
+	r->c[C_PROCESSES]++;
+	return 0;
+}
+
+static int
+open_error(struct sp_recorder *r, int err, uint32_t pid, struct sp_diag *d)
+{
+	long paranoid = 0;
+
+	if (err == -ESRCH)
+		return diag_set(d, err, "no such process: %u", pid);
+	if (err == -EACCES || err == -EPERM) {
+		struct rec_proc *p = rec_proc_get(r, pid, 0);
+
+		(void)sp_read_long("/proc/sys/kernel/perf_event_paranoid",
+		    &paranoid);
+		if (p != NULL && p->uid != (uid_t)-1 && p->uid != geteuid())
+			return diag_set(d, err, "not permitted to profile pid "
+			    "%u: it belongs to uid %u, and profiling another "
+			    "user's process needs root or CAP_PERFMON "
+			    "(perf_event_paranoid is %ld); run sp-record as "
+			    "root or as that user", pid, (unsigned)p->uid,
+			    paranoid);
+		return diag_set(d, err, "not permitted to profile pid %u: "
+		    "perf_event_paranoid is %ld; run as root or with "
+		    "CAP_PERFMON (or CAP_SYS_ADMIN), or set "
+		    "/proc/sys/kernel/perf_event_paranoid to 1 or lower to "
+		    "profile your own processes", pid, paranoid);
+	}
+	if (err == -EMFILE || err == -ENFILE)
+		return diag_set(d, err, "out of file descriptors opening "
+		    "events for pid %u; raise the limit (ulimit -n)", pid);
+	if (err == -ENOMEM)
+		return diag_set(d, err, "out of locked memory for the ring "
+		    "buffers; raise ulimit -l or "
+		    "/proc/sys/kernel/perf_event_mlock_kb");
+	return diag_set(d, err, "perf_event_open for pid %u: %s", pid,
+	    sp_strerror(err));
+}
+
+/* Is capability cap (linux/capability.h) in this process's effective set? */
+static int
+have_cap(unsigned cap)
+{
+	char *buf, *line;
+	size_t len;
+	int on = 0;
+
+	if (sp_read_file("/proc/self/status", SP_PROC_FILE_MAX, &buf, &len))
+		return 0;
+	line = strstr(buf, "\nCapEff:");
+	if (line != NULL)
+		on = (int)(strtoull(line + 9, NULL, 16) >> cap & 1);
+	free(buf);
+	return on;
+}
+
+/*
+ * The events are open but /proc/PID/maps is refused.  Opening it takes
+ * ptrace read access (proc(5); ptrace(2), "Ptrace access mode
+ * checking"): the process's owner while it is dumpable, or
+ * CAP_SYS_PTRACE, unless a security module refuses; recent kernels also
+ * let CAP_PERFMON read it (kernel/fork.c, may_access_mm).  perf_event_open
+ * skips that check for CAP_PERFMON, so it can succeed where this fails.
+ * Seen as root in a sandbox VM whose pid 1 is the sandbox's supervisor.
+ */
+static int
+maps_error(int err, uint32_t pid, struct sp_diag *d)
+{
+	if (have_cap(CAP_SYS_PTRACE_BIT) && have_cap(CAP_PERFMON_BIT))
+		return diag_set(d, err, "pid %u: open /proc/%u/maps: %s, although "
+		    "sp-record has CAP_SYS_PTRACE and CAP_PERFMON: a security "
+		    "policy protects that process (a security module, or the "
+		    "sandbox or container that runs it); its events could be "
+		    "opened, its mappings cannot be read", pid, pid,
+		    sp_strerror(err));
+	return diag_set(d, err, "pid %u: open /proc/%u/maps: %s: the kernel's "
+	    "ptrace access check refused it (the process runs a set-user-ID "
+	    "program or made itself undumpable, or a security module forbids "
+	    "it); run sp-record as root or with CAP_SYS_PTRACE", pid, pid,
+	    sp_strerror(err));
+}
+
+/* Opens the events of every thread of pid not covered yet. */
+static int
+open_threads(struct sp_recorder *r, uint32_t pid, int *opened)
+{
+	pid_t *tids;
+	size_t n, i;
+	int err = sp_proc_tasks((pid_t)pid, &tids, &n);
+
+	*opened = 0;
+	for (i = 0; err == 0 && i < n; i++) {
+		if (sp_imap_get(&r->covered, (uint32_t)tids[i]) != NULL)
+			continue;
+		err = rec_open_thread(r, (uint32_t)tids[i]);
+		if (err == -ESRCH) /* it exited meanwhile */
+			err = 0;
+		else if (err == 0) {
+			(*opened)++;
+			r->c[C_THREADS]++;
+		}
+	}
+	free(tids);
+	return err;
+}
+
+/* Is pid one of the targets asked for already? */
+static int
+is_target(const struct sp_recorder *r, uint32_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < r->ntargets; i++)
+		if (r->targets[i] == pid)
+			return 1;
+	return 0;
+}
+
+int
+sp_recorder_attach(struct sp_recorder *r, pid_t pid, struct sp_diag *diag)
+{
+	struct rec_proc *p;
+	int stopped = 0, opened = 0, maps_err = 0, err;
+
+	if (is_target(r, (uint32_t)pid))
+		return 0; /* -p 3152,3152: one target */
+	if (kill(pid, 0) < 0 && errno == ESRCH)
+		return open_error(r, -ESRCH, (uint32_t)pid, diag);
+	if (!r->o.no_stop && kill(pid, SIGSTOP) == 0)
+		stopped = 1;
+	err = add_target(r, (uint32_t)pid);
+	if (err == 0)
+		err = open_threads(r, (uint32_t)pid, &opened);
+	if (err == 0 && opened == 0)
+		err = -ESRCH;
+	r->now = mono_now();
+	p = rec_proc_get(r, (uint32_t)pid, 0);
+	if (err == 0 && p != NULL) {
+		p->attached = 1;
+		p->last_rescan = r->now;
+		err = rec_scan_maps(r, p);
+		maps_err = err == -EACCES || err == -EPERM;
+	}
+	if (err == 0)
+		err = write_recording(r);
+	if (stopped)
+		(void)kill(pid, SIGCONT);
+	if (maps_err)
+		return maps_error(err, (uint32_t)pid, diag);
+	/* It was there a moment ago: a zombie, or it exited meanwhile. */
+	if (err == -ESRCH || err == -ENOENT)
+		return diag_set(diag, -ESRCH, "pid %d exited while sp-record "
+		    "was attaching to it (no thread left to sample)", (int)pid);
+	if (err)
+		return open_error(r, err, (uint32_t)pid, diag);
+	return 0;
+}
+
+static void
+child_exec(int go_fd, int err_fd, char *const argv[])
+{
+	char c;
+	int e;
+
+	/* Wait until the parent has opened the events. */
+	while (read(go_fd, &c, 1) < 0 && errno == EINTR)
+		;
+	(void)close(go_fd);
+	execvp(argv[0], argv);
+	e = errno;
+	(void)!write(err_fd, &e, sizeof(e));
+	_exit(127);
+}
+
+int
+sp_recorder_spawn(struct sp_recorder *r, char *const argv[], pid_t *pid,
+    struct sp_diag *diag)
+{
+	int go[2], ex[2], err, e;
+	ssize_t n;
+
+	if (pipe2(go, O_CLOEXEC) < 0)
+		return -errno;
+	if (pipe2(ex, O_CLOEXEC) < 0) {
+		err = -errno;
+		(void)close(go[0]);
+		(void)close(go[1]);
+		return err;
+	}
+	*pid = fork();
+	if (*pid < 0)
+		return diag_set(diag, -errno, "fork: %s", strerror(errno));
+	if (*pid == 0) {
+		(void)close(go[1]);
+		(void)close(ex[0]);
+		child_exec(go[0], ex[1], argv);
+	}
+	(void)close(go[0]);
+	(void)close(ex[1]);
+	r->attr.disabled = 1;
+	r->attr.enable_on_exec = 1;
+	err = add_target(r, (uint32_t)*pid);
+	if (err == 0)
+		err = rec_open_thread(r, (uint32_t)*pid);
+	if (err == 0) {
+		r->c[C_THREADS]++;
+		err = write_recording(r);
+	}
+	r->attr.disabled = 0;
+	r->attr.enable_on_exec = 0;
+	if (err) {
+		(void)kill(*pid, SIGKILL);
+		(void)close(go[1]);
+		(void)close(ex[0]);
+		(void)waitpid(*pid, NULL, 0);
+		return open_error(r, err, (uint32_t)*pid, diag);
+	}
+	(void)close(go[1]); /* lets the child exec */
+	n = read(ex[0], &e, sizeof(e));
+	(void)close(ex[0]);
+	if (n == (ssize_t)sizeof(e)) {
+		(void)waitpid(*pid, NULL, 0);
+		return diag_set(diag, -e, "cannot run %s: %s", argv[0],
+		    strerror(e));
+	}
+	return 0;
+}
+
+/* Recovery after lost events: rescan each target's threads and maps. */
+int
+rec_sweep(struct sp_recorder *r)
+{
+	size_t i;
+	int opened, err;
+
+	r->need_sweep = 0;
+	r->c[C_LIFECYCLE_GAPS]++;
+	err = rec_sweep_reused(r);
+	for (i = 0; i < r->ntargets && err == 0; i++) {
+		struct rec_proc *p = rec_proc_get(r, r->targets[i], 0);
+
+		if (p == NULL)
+			continue;
+		err = open_threads(r, p->pid, &opened);
+		if (err == -ESRCH)
+			err = 0;
+		if (err == 0)
+			err = rec_scan_maps(r, p);
+		if (err == -ENOENT || err == -ESRCH)
+			err = 0;
+	}
+	return err;
+}
+
+static int
+cmp_items(const void *a, const void *b)
+{
+	const struct rec_item *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* The time of a perf record (samples: after pid/tid; others: trailer). */
+static uint64_t
+record_time(const uint8_t *rec, size_t len)
+{
+	struct perf_event_header h;
+
+	memcpy(&h, rec, sizeof(h));
+	if (h.type == PERF_RECORD_SAMPLE)
+		return len >= 24 ? sp_le64(rec + 16) : 0;
+	return len >= 8 + 24 ? sp_le64(rec + len - 16) : 0;
+}
+
+/* Drains all rings, sorts their records by time, processes them. */
+static int
+drain(struct sp_recorder *r)
+{
+	size_t n = 0, off, i;
+	int k, swept = 0, err = 0;
+
+	r->drain.len = 0;
+	for (k = 0; k < r->nr_cpus; k++)
+		if (r->rings[k].base != NULL &&
+		    sp_ring_drain(&r->rings[k], &r->drain) == -ENOMEM)
+			return -ENOMEM;
+	for (off = 0; off < r->drain.len; off += sp_le16(r->drain.p + off + 6))
+		n++;
+	if (n > r->capitems) {
+		struct rec_item *p = realloc(r->items, n * sizeof(*p));
+
+		if (p == NULL)
+			return -ENOMEM;
+		r->items = p;
+		r->capitems = n;
+	}
+	for (off = 0, i = 0; i < n; i++) {
+		size_t len = sp_le16(r->drain.p + off + 6);
+
+		r->items[i].off = off;
+		r->items[i].seq = (uint32_t)i;
+		r->items[i].time = record_time(r->drain.p + off, len);
+		off += len;
+	}
+	if (n > 1) /* items is NULL until a ring had a record */
+		qsort(r->items, n, sizeof(*r->items), cmp_items);
+	/* A loss is swept at once, so that the records after it are read
+	 * with /proc's view; /proc is newer than every record drained, so
+	 * one sweep serves every later loss in this batch. */
+	for (i = 0; i < n && err == 0; i++) {
+		const uint8_t *rec = r->drain.p + r->items[i].off;
+
+		err = rec_process(r, rec, sp_le16(rec + 6));
+		if (err == 0 && r->need_sweep && !swept) {
+			err = rec_sweep(r);
+			swept = 1;
+		}
+		r->need_sweep = 0;
+	}
+	return err;
+}
+
+int
+sp_recorder_enable(struct sp_recorder *r, int on)
+{
+	size_t i;
+
+	for (i = 0; i < r->nevents; i++)
+		if (ioctl(r->events[i].fd, on ? PERF_EVENT_IOC_ENABLE :
+		    PERF_EVENT_IOC_DISABLE, 0) < 0 && errno != ESRCH)
+			return -errno;
+	return 0;
+}
+
+/*
+ * Threads that inheritance cannot cover: those created between listing
+ * /proc/PID/task and opening their events when attaching without
+ * stopping.  Look for them once a second.
+ */
+static int
+rescan_threads(struct sp_recorder *r)
+{
+	uint64_t now = mono_now();
+	size_t i;
+	int opened, err = 0;
+
+	if (now - r->last_thread_scan < 1000000000ull)
+		return 0;
+	r->last_thread_scan = now;
+	for (i = 0; i < r->ntargets && err == 0; i++) {
+		if (rec_proc_get(r, r->targets[i], 0) == NULL)
+			continue; /* exited */
+		err = open_threads(r, r->targets[i], &opened);
+		if (err == -ESRCH || err == -ENOENT)
+			err = 0;
+	}
+	return err;
+}
+
+int
+sp_recorder_poll(struct sp_recorder *r, int timeout_ms)
+{
+	struct epoll_event ev[16];
+	int err;
+
+	if (epoll_wait(r->epfd, ev, 16, timeout_ms) < 0 && errno != EINTR)
+		return -errno;
+	err = drain(r);
+	if (err == 0 && r->o.no_stop)
+		err = rescan_threads(r);
+	return err;
+}
+
+static void
+count_live(void *val, void *ctx)
+{
+	const struct rec_proc *p = val;
+
+	/* Exited processes are already out of the table (rec_process.c). */
+	if (p->tracked)
+		(*(size_t *)ctx)++;
+}
+
+size_t
+sp_recorder_live(const struct sp_recorder *r)
+{
+	size_t n = 0;
+
+	sp_imap_each(&r->procs, count_live, &n);
+	return n;
+}
+
+size_t
+sp_recorder_counters(struct sp_recorder *r, const struct sp_counter **out)
+{
+	size_t i;
+
+	for (i = 0; i < C_COUNT_; i++) {
+		r->counters[i].name.len = (uint32_t)strlen(r->counters[i].name.s);
+		r->counters[i].value = r->c[i];
+	}
+	*out = r->counters;
+	return C_COUNT_;
+}
+
+const char *
+sp_recorder_event(const struct sp_recorder *r)
+{
+	return r->wrote_recording ? r->event_name : NULL;
+}
+
+static void
+close_events(struct sp_recorder *r)
+{
+	size_t i;
+	int k;
+
+	for (k = 0; k < r->nr_cpus; k++)
+		sp_ring_unmap(&r->rings[k]);
+	for (i = 0; i < r->nevents; i++)
+		(void)close(r->events[i].fd);
+	r->nevents = 0;
+}
+
+static void
+bundle_maps(void *val, void *ctx)
+{
+	const struct rec_proc *p = val;
+	struct sp_recorder *r = ctx;
+
+	if (p->tracked && sp_bundle_perf_map(r->o.bundle, (pid_t)p->pid,
+	    p->uid) == -EPERM)
+		rec_log(r, "bundle: /tmp/perf-%u.map is not a regular file of "
+		    "the process's owner; not kept", p->pid);
+}
+
+int
+sp_recorder_finish(struct sp_recorder *r)
+{
+	struct sp_record rec;
+	const struct sp_counter *c;
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < r->nevents; i++)
+		(void)ioctl(r->events[i].fd, PERF_EVENT_IOC_DISABLE, 0);
+	err = drain(r);
+	close_events(r);
+	if (r->o.bundle != NULL) {
+		sp_imap_each(&r->procs, bundle_maps, r);
+		if (sp_bundle_kallsyms(r->o.bundle) < 0)
+			rec_log(r, "bundle: /proc/kallsyms not kept (addresses "
+			    "hidden or unreadable)");
+	}
+	memset(&rec, 0, sizeof(rec));
+	rec.kind = SP_REC_SUMMARY;
+	rec.u.summary.count = (uint32_t)sp_recorder_counters(r, &c);
+	rec.u.summary.counters = c;
+	if (err == 0)
+		err = sp_writer_put(r->w, &rec, NULL);
+	if (err == 0)
+		err = sp_writer_finish(r->w);
+	return err;
+}
+
+static void
+free_val(void *val, void *ctx)
+{
+	(void)ctx;
+	free(val);
+}
+
+static void
+free_proc(void *val, void *ctx)
+{
+	rec_proc_free(ctx, val);
+}
+
+void
+sp_recorder_free(struct sp_recorder *r)
+{
+	if (r == NULL)
+		return;
+	if (r->rings != NULL)
+		close_events(r);
+	if (r->epfd >= 0)
+		(void)close(r->epfd);
+	sp_imap_each(&r->procs, free_proc, r);
+	sp_imap_each(&r->threads, free_val, NULL);
+	sp_imap_fini(&r->procs);
+	sp_imap_fini(&r->threads);
+	sp_imap_fini(&r->covered);
+	sp_buf_fini(&r->drain);
+	free(r->items);
+	free(r->events);
+	free(r->rings);
+	free(r->cpus);
+	free(r->targets);
+	sp_unwind_cache_free(r->cache); /* before the tables it points into */
+	sp_cfi_table_free(r->vdso);
+	while (r->files != NULL) {
+		struct rec_file *f = r->files;
+
+		r->files = f->next;
+		sp_cfi_table_free(f->cfi);
+		free(f);
+	}
+	free(r->ips);
+	free(r->frames);
+	free(r);
+}

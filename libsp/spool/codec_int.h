@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef SP_CODEC_INT_H
+#define SP_CODEC_INT_H
+
+/*
+ * The record codec: framing ({kind, length, payload}) and the payload of
+ * each kind, both directions.  It knows nothing of ids beyond their
+ * encoding; sp/spool.h's defs check references.
+ */
+
+#include "common/buf_int.h"
+#include "sp/spool.h"
+
+struct sp_codec {
+	uint64_t clock;			/* stream clock, ns */
+	struct sp_counter *counters;	/* scratch for SUMMARY */
+	size_t counters_cap;
+	struct sp_symline lines[SP_INLINE_MAX]; /* scratch for SYMBOL */
+};
+
+void sp_codec_init(struct sp_codec *c, uint64_t clock_base);
+void sp_codec_fini(struct sp_codec *c);
+
+/*
+ * Reads the frame of the record at p[0..len): its kind, the bytes of kind
+ * and length (*hdr) and the payload length (*plen).  Returns 0 when the
+ * whole record is in p; -SP_ETRUNC when it runs past len; -SP_EFORMAT with
+ * *why for a length over SP_RECORD_MAX or a bad kind.
+ */
+int sp_record_frame(const uint8_t *p, size_t len, unsigned *kind,
+    size_t *hdr, size_t *plen, const char **why);
+
+/*
+ * Decodes the payload of a record of a known kind into r (kind and the
+ * fields; not id, offset or size), advancing the stream clock.  Strings in
+ * r point into p and are not NUL-terminated; SUMMARY and SYMBOL arrays
+ * point into c's scratch until the next call.  Returns 0, or -SP_EFORMAT
+ * (or -ENOMEM) with *why naming the field.
+ */
+int sp_record_decode(struct sp_codec *c, unsigned kind, const uint8_t *p,
+    size_t len, struct sp_record *r, const char **why);
+
+/*
+ * Encodes the payload of r into payload (replacing its contents),
+ * advancing the stream clock.  Returns 0, -SP_ELIMIT for a payload over
+ * SP_RECORD_MAX, -SP_EUSAGE for an unknown kind or a time delta that does
+ * not fit, or -ENOMEM.
+ */
+int sp_record_payload(struct sp_codec *c, const struct sp_record *r,
+    struct sp_buf *payload);
+
+/* Appends a framed record to out.  Returns 0 or -ENOMEM. */
+int sp_record_put(struct sp_buf *out, unsigned kind, const uint8_t *payload,
+    size_t len);
+
+#endif

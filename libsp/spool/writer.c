@@ -1,0 +1,279 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "defs_int.h"
+#include "common/intern_int.h"
+#include "codec_int.h"
+#include "sp/writer.h"
+
+#define FLUSH_AT ((size_t)64 * 1024)
+
+struct sp_writer {
+	int fd;
+	int failed;
+	int finished;
+	uint32_t crc;          /* over bytes already written */
+	unsigned long long flushed;
+	struct sp_buf out;     /* framed records not yet written */
+	struct sp_buf payload; /* the record being encoded */
+	struct sp_codec codec; /* stream clock of what was put */
+	struct sp_codec check; /* decodes each payload back, as a reader will */
+	struct sp_intern intern;
+	uint32_t n[SP_REC_KINDS_];
+	uint32_t no_intern;    /* bit k: kind k is not interned */
+	uint8_t *has_symbol;   /* per frame id - 1 */
+	size_t has_symbol_cap;
+};
+
+static int
+is_definition(unsigned kind)
+{
+	return kind >= SP_REC_STRING && kind <= SP_REC_THREAD;
+}
+
+int
+sp_writer_new(struct sp_writer **out, int fd, const struct sp_header *h)
+{
+	struct sp_writer *w = calloc(1, sizeof(*w));
+	uint8_t hdr[SP_HEADER_LEN];
+
+	*out = NULL;
+	if (w == NULL)
+		return -ENOMEM;
+	w->fd = fd;
+	w->crc = (uint32_t)crc32(0L, Z_NULL, 0);
+	sp_codec_init(&w->codec, h->start_mono_ns);
+	sp_codec_init(&w->check, h->start_mono_ns);
+	sp_header_encode(h, hdr);
+	sp_buf_put(&w->out, hdr, sizeof(hdr));
+	if (w->out.err) {
+		sp_writer_free(w);
+		return -ENOMEM;
+	}
+	*out = w;
+	return 0;
+}
+
+void
+sp_writer_free(struct sp_writer *w)
+{
+	if (w == NULL)
+		return;
+	sp_buf_fini(&w->out);
+	sp_buf_fini(&w->payload);
+	sp_codec_fini(&w->codec);
+	sp_codec_fini(&w->check);
+	sp_intern_fini(&w->intern);
+	free(w->has_symbol);
+	free(w);
+}
+
+int
+sp_writer_flush(struct sp_writer *w)
+{
+	size_t off = 0;
+
+	if (w->failed)
+		return w->failed;
+	while (off < w->out.len) {
+		ssize_t n = write(w->fd, w->out.p + off, w->out.len - off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			w->failed = n < 0 ? -errno : -EIO;
+			break;
+		}
+		w->crc = (uint32_t)crc32(w->crc, w->out.p + off, (uInt)n);
+		off += (size_t)n;
+	}
+	/* Keep what was not written, so the error can be reported and the
+	 * prefix on disk stays a valid (truncated) spool. */
+	memmove(w->out.p, w->out.p + off, w->out.len - off);
+	w->out.len -= off;
+	w->flushed += off;
+	return w->failed;
+}
+
+/*
+ * Decodes the payload just encoded, exactly as a reader will, so that a
+ * bad field is refused here instead of making an unreadable spool.
+ */
+static int
+check_payload(struct sp_writer *w, const struct sp_record *r, uint64_t clock)
+{
+	struct sp_record back;
+	const char *why = NULL;
+	int err;
+
+	w->check.clock = clock;
+	err = sp_record_decode(&w->check, r->kind, w->payload.p,
+	    w->payload.len, &back, &why);
+	if (err == -ENOMEM)
+		return err;
+	if (err)
+		return -SP_EUSAGE;
+	if (sp_check_refs(w->n, &back) != NULL)
+		return -SP_EREF;
+	return 0;
+}
+
+static int
+mark_symbol(struct sp_writer *w, uint32_t frame)
+{
+	if (frame > w->has_symbol_cap) {
+		size_t cap = w->n[SP_REC_FRAME] + 1024u;
+		uint8_t *p = realloc(w->has_symbol, cap);
+
+		if (p == NULL)
+			return -ENOMEM;
+		memset(p + w->has_symbol_cap, 0, cap - w->has_symbol_cap);
+		w->has_symbol = p;
+		w->has_symbol_cap = cap;
+	}
+	if (w->has_symbol[frame - 1])
+		return -SP_EUSAGE;
+	w->has_symbol[frame - 1] = 1;
+	return 0;
+}
+
+static int
+append(struct sp_writer *w, unsigned kind)
+{
+	if (sp_record_put(&w->out, kind, w->payload.p, w->payload.len) < 0)
+		return w->failed = -ENOMEM;
+	if (w->out.len >= FLUSH_AT)
+		return sp_writer_flush(w);
+	return 0;
+}
+
+int
+sp_writer_put(struct sp_writer *w, const struct sp_record *r, uint32_t *id)
+{
+	uint64_t clock = w->codec.clock, hash = 0;
+	uint32_t found;
+	int err;
+
+	if (w->failed)
+		return w->failed;
+	if (w->finished || r->kind == SP_REC_END || r->kind == 0 ||
+	    r->kind >= SP_REC_KINDS_)
+		return -SP_EUSAGE;
+	err = sp_record_payload(&w->codec, r, &w->payload);
+	if (err == 0)
+		err = check_payload(w, r, clock);
+	if (err == 0 && r->kind == SP_REC_SYMBOL)
+		err = mark_symbol(w, r->u.symbol.frame);
+	if (err) {
+		w->codec.clock = clock; /* the record was not written */
+		if (err == -ENOMEM)
+			w->failed = err;
+		return err;
+	}
+	if (!is_definition(r->kind))
+		return append(w, r->kind);
+	found = 0;
+	if (!(w->no_intern & 1u << r->kind))
+		found = sp_intern_find(&w->intern, r->kind, w->payload.p,
+		    w->payload.len, &hash);
+	if (found == 0) {
+		if (w->n[r->kind] >= UINT32_MAX - 1)
+			return -SP_ELIMIT;
+		found = w->n[r->kind] + 1;
+		if (!(w->no_intern & 1u << r->kind))
+			err = sp_intern_add(&w->intern, r->kind, w->payload.p,
+			    w->payload.len, hash, found);
+		if (err < 0)
+			return w->failed = err;
+		w->n[r->kind] = found;
+		err = append(w, r->kind);
+	}
+	if (id != NULL)
+		*id = found;
+	return err;
+}
+
+int
+sp_writer_no_intern(struct sp_writer *w, unsigned kind)
+{
+	if (!is_definition(kind))
+		return -SP_EUSAGE;
+	w->no_intern |= 1u << kind;
+	return 0;
+}
+
+int
+sp_writer_string(struct sp_writer *w, const char *s, size_t len, uint32_t *id)
+{
+	struct sp_record r;
+
+	if (len > SP_RECORD_MAX)
+		return -SP_ELIMIT;
+	memset(&r, 0, sizeof(r));
+	r.kind = SP_REC_STRING;
+	r.u.string.s = s;
+	r.u.string.len = (uint32_t)len;
+	return sp_writer_put(w, &r, id);
+}
+
+int
+sp_writer_stack(struct sp_writer *w, const uint32_t *frames, size_t n,
+    uint32_t *stack)
+{
+	struct sp_record r;
+	uint32_t parent = 0;
+	int err;
+
+	memset(&r, 0, sizeof(r));
+	r.kind = SP_REC_NODE;
+	while (n-- > 0) {
+		r.u.node.parent = parent;
+		r.u.node.frame = frames[n];
+		err = sp_writer_put(w, &r, &parent);
+		if (err)
+			return err;
+	}
+	*stack = parent;
+	return 0;
+}
+
+int
+sp_writer_finish(struct sp_writer *w)
+{
+	struct sp_record r;
+	int err;
+
+	if (w->failed)
+		return w->failed;
+	if (w->finished)
+		return -SP_EUSAGE;
+	err = sp_writer_flush(w);
+	if (err)
+		return err;
+	memset(&r, 0, sizeof(r));
+	r.kind = SP_REC_END;
+	r.u.crc32 = w->crc;
+	err = sp_record_payload(&w->codec, &r, &w->payload);
+	if (err == 0)
+		err = append(w, SP_REC_END);
+	if (err == 0)
+		err = sp_writer_flush(w);
+	w->finished = 1;
+	return err;
+}
+
+unsigned long long
+sp_writer_bytes(const struct sp_writer *w)
+{
+	return w->flushed + w->out.len;
+}
+
+uint32_t
+sp_writer_count(const struct sp_writer *w, enum sp_kind kind)
+{
+	return (unsigned)kind < SP_REC_KINDS_ ? w->n[kind] : 0;
+}

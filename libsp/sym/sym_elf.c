@@ -1,0 +1,322 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ELF symbols and DWARF for file-backed modules.  Each (path, build-id)
+ * is looked up and indexed once per run; modules of many processes that
+ * map the same file share it.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/buf_int.h"
+#include "sym_int.h"
+
+static void
+file_fini(struct sym_file *f)
+{
+	sp_dwarf_free(f->dwarf);
+	sp_elf_syms_free(f->dsyms);
+	sp_elf_syms_free(f->bsyms);
+	sp_debug_found_fini(&f->found);
+}
+
+void
+sym_files_free(struct sym_ctx *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->nfiles; i++)
+		file_fini(&c->files[i]);
+	free(c->files);
+	free(c->file_of);
+	c->files = NULL;
+	c->file_of = NULL;
+	c->nfiles = c->capfiles = c->capfile_of = 0;
+}
+
+/*
+ * The DWARF sections of f, bytes owned by f.  A section that cannot be
+ * read (malformed, compressed beyond belief, over SP_ELF_SECTION_MAX) is
+ * left out and reported; the index uses what is left.
+ */
+static int
+dwarf_open(struct sym_ctx *c, struct sp_elf_file *f, struct sp_dwarf **out)
+{
+	static const struct {
+		const char *name;
+		size_t off;
+	} secs[] = {
+		{ ".debug_info", offsetof(struct sp_dwarf_sections, info) },
+		{ ".debug_abbrev", offsetof(struct sp_dwarf_sections, abbrev) },
+		{ ".debug_line", offsetof(struct sp_dwarf_sections, line) },
+		{ ".debug_str", offsetof(struct sp_dwarf_sections, str) },
+		{ ".debug_line_str",
+		    offsetof(struct sp_dwarf_sections, line_str) },
+		{ ".debug_str_offsets",
+		    offsetof(struct sp_dwarf_sections, str_offsets) },
+		{ ".debug_addr", offsetof(struct sp_dwarf_sections, addr) },
+		{ ".debug_ranges", offsetof(struct sp_dwarf_sections, ranges) },
+		{ ".debug_rnglists",
+		    offsetof(struct sp_dwarf_sections, rnglists) },
+		{ ".debug_aranges",
+		    offsetof(struct sp_dwarf_sections, aranges) },
+	};
+	struct sp_dwarf_sections s;
+	struct sp_dwarf_bytes *b;
+	size_t i;
+	int err;
+
+	memset(&s, 0, sizeof(s));
+	for (i = 0; i < sizeof(secs) / sizeof(secs[0]); i++) {
+		b = (struct sp_dwarf_bytes *)(void *)((char *)&s + secs[i].off);
+		err = sp_elf_file_section(f, secs[i].name, &b->p, &b->len);
+		if (err == -ENOMEM)
+			return err;
+		if (err < 0 && err != -SP_ENOTFOUND &&
+		    (err = sym_report_damaged(c, sp_elf_file_path(f),
+		    secs[i].name, err)) < 0)
+			return err;
+		if (err < 0 || b->len == 0) {
+			b->p = NULL;
+			b->len = 0;
+		}
+	}
+	err = sp_dwarf_open(&s, out);
+	if (err < 0 && err != -SP_ENOTFOUND && err != -ENOMEM)
+		return sym_report_damaged(c, sp_elf_file_path(f), "DWARF", err);
+	return err;
+}
+
+static int
+syms_of(struct sym_ctx *c, struct sp_elf_file *f, struct sp_elf_syms **out)
+{
+	int err;
+
+	if (f == NULL)
+		return 0;
+	err = sp_elf_syms_load(f, out);
+	if (err == 0 && sp_elf_syms_count(*out) == 0) {
+		sp_elf_syms_free(*out);
+		*out = NULL;
+	}
+	if (err < 0 && err != -ENOMEM)
+		return sym_report_damaged(c, sp_elf_file_path(f),
+		    ".symtab and .dynsym", err);
+	return err == -ENOMEM ? err : 0;
+}
+
+/* Opens and indexes fl's files; marks it usable or not. */
+static int
+file_open(struct sym_ctx *c, struct sym_file *fl)
+{
+	const struct sp_sym_options *o = c->o;
+	struct sp_debug_search s;
+	struct sp_elf_file *dw;
+	int err;
+
+	memset(&s, 0, sizeof(s));
+	s.debug_dirs = o->debug_dirs;
+	s.ndebug_dirs = o->ndebug_dirs;
+	s.sysroot = o->sysroot;
+	s.bundle = o->bundle;
+	err = sp_debug_find(&s, fl->path, fl->build_id, fl->id_len,
+	    &fl->found);
+	if (err == -ENOMEM)
+		return err;
+	c->rep->mismatches += fl->found.mismatches;
+	if ((err = syms_of(c, fl->found.debug, &fl->dsyms)) < 0 ||
+	    (err = syms_of(c, fl->found.binary, &fl->bsyms)) < 0)
+		return err;
+	dw = fl->found.debug;
+	if (dw == NULL || !sp_elf_file_has_section(dw, ".debug_info"))
+		dw = fl->found.binary;
+	if (dw != NULL && sp_elf_file_has_section(dw, ".debug_info")) {
+		err = dwarf_open(c, dw, &fl->dwarf);
+		if (err == -ENOMEM)
+			return err;
+	}
+	fl->state = fl->dsyms != NULL || fl->bsyms != NULL ||
+	    fl->dwarf != NULL ? 1 : -1;
+	return 0;
+}
+
+static int
+file_new(struct sym_ctx *c, const struct sp_module *m, const char *path,
+    size_t *index)
+{
+	struct sym_file *v, *f;
+	size_t i;
+
+	for (i = 0; i < c->nfiles; i++) {
+		f = &c->files[i];
+		if (f->id_len == m->build_id_len &&
+		    memcmp(f->build_id, m->build_id, f->id_len) == 0 &&
+		    strcmp(f->path, path) == 0) {
+			*index = i;
+			return 0;
+		}
+	}
+	if (c->nfiles == c->capfiles) {
+		size_t cap = c->capfiles ? c->capfiles * 2 : 16;
+
+		v = realloc(c->files, cap * sizeof(*v));
+		if (v == NULL)
+			return -ENOMEM;
+		c->files = v;
+		c->capfiles = cap;
+	}
+	f = &c->files[c->nfiles];
+	memset(f, 0, sizeof(*f));
+	f->path = path;
+	memcpy(f->build_id, m->build_id, m->build_id_len);
+	f->id_len = m->build_id_len;
+	*index = c->nfiles++;
+	return 0;
+}
+
+/* The file of input module id, opened on first use. */
+static int
+file_get(struct sym_ctx *c, uint32_t id, const struct sp_module *m,
+    struct sym_file **out)
+{
+	const struct sp_str *path = sp_defs_string(c->defs, m->path);
+	size_t i;
+	int err;
+
+	*out = NULL;
+	if (path == NULL || path->len == 0 || path->s[0] != '/' ||
+	    memchr(path->s, '\0', path->len) != NULL)
+		return 0;
+	if ((err = sp_grow_zeroed((void **)&c->file_of, &c->capfile_of, id,
+	    sizeof(*c->file_of))) < 0)
+		return err;
+	if (c->file_of[id - 1] == 0) {
+		err = file_new(c, m, path->s, &i);
+		if (err < 0)
+			return err;
+		c->file_of[id - 1] = (uint32_t)i + 1;
+	}
+	*out = &c->files[c->file_of[id - 1] - 1];
+	if ((*out)->state == 0 && (err = file_open(c, *out)) < 0)
+		return err;
+	return 0;
+}
+
+/*
+ * The ELF address of file offset off: through the binary's PT_LOAD
+ * headers; a debug file made by objcopy --only-keep-debug keeps them
+ * too, but without file bytes, so it only serves when it answers.
+ */
+static int
+file_vaddr(const struct sym_file *f, uint64_t off, uint64_t *vaddr)
+{
+	if (f->found.binary != NULL)
+		return sp_elf_file_vaddr(f->found.binary, off, vaddr);
+	if (f->found.debug != NULL)
+		return sp_elf_file_vaddr(f->found.debug, off, vaddr);
+	return -SP_ENOTFOUND;
+}
+
+static const char *
+elf_name(const struct sym_file *f, uint64_t vaddr)
+{
+	const char *name = NULL;
+
+	if (f->dsyms != NULL)
+		name = sp_elf_syms_find(f->dsyms, vaddr, NULL);
+	if (name == NULL && f->bsyms != NULL)
+		name = sp_elf_syms_find(f->bsyms, vaddr, NULL);
+	return name;
+}
+
+/*
+ * A .symtab keeps the symbol version in the name of a versioned symbol
+ * ("clock_gettime@@GLIBC_2.17"): linking detail, not part of the name.
+ */
+static int
+add(struct sym_ctx *c, const char *fn, const char *file, uint32_t line)
+{
+	const char *at = fn[0] != '\0' ? strchr(fn + 1, '@') : NULL;
+
+	return sym_add_stable_line(c, fn, at != NULL ? (size_t)(at - fn) :
+	    strlen(fn), file, file != NULL ? strlen(file) : 0, line);
+}
+
+/*
+ * DWARF gives the inline chain, innermost first, and the lines; the
+ * machine frame (the outermost) is named by its ELF symbol when there is
+ * one: the linkage name, as nm shows it and c++filt demangles it (DWARF's
+ * DW_AT_name of a C++ method lacks its class and namespace).
+ */
+static int
+name_frame(struct sym_ctx *c, struct sym_file *f, uint64_t vaddr,
+    const char **outer)
+{
+	struct sp_dwarf_frame df[SP_INLINE_MAX];
+	const char *name = elf_name(f, vaddr), *fn;
+	int n = 0, i, err;
+
+	if (f->dwarf != NULL) {
+		n = sp_dwarf_lookup(f->dwarf, vaddr, df, SP_INLINE_MAX);
+		if (n == -ENOMEM)
+			return n;
+		if (n < 0 && n != -SP_ENOTFOUND)
+			c->rep->dwarf_errors++;
+	}
+	for (i = 0; i < n; i++) {
+		fn = df[i].function;
+		if (i == n - 1 && name != NULL)
+			fn = name;
+		*outer = fn != NULL ? fn : "??";
+		err = add(c, *outer, df[i].file, df[i].line);
+		if (err < 0)
+			return err;
+	}
+	if (n <= 0) {
+		if (name == NULL)
+			return 0;
+		*outer = name;
+		err = add(c, name, NULL, 0);
+		if (err < 0)
+			return err;
+	}
+	c->sym.origin = SP_ORIGIN_ELF;
+	return 1;
+}
+
+int
+sym_elf_frame(struct sym_ctx *c, uint32_t module_id,
+    const struct sp_module *m, uint64_t rel_ip)
+{
+	const char *outer = "";
+	struct sym_file *f;
+	uint64_t vaddr;
+	int r;
+
+	r = file_get(c, module_id, m, &f);
+	if (r < 0 || f == NULL)
+		return r;
+	if (f->state > 0 && file_vaddr(f, rel_ip, &vaddr) == 0)
+		r = name_frame(c, f, vaddr, &outer);
+	else if (f->state > 0 && !f->unmapped) {
+		/* The file's segments do not hold what was mapped. */
+		f->unmapped = 1;
+		r = sym_report_damaged(c, f->path, "program headers",
+		    -SP_ENOTFOUND);
+		if (r < 0)
+			return r;
+	}
+	if (r < 0)
+		return r;
+	if (r == 0) {
+		r = sym_report_file_frame(c, f);
+		return r < 0 ? r : 2;
+	}
+	f->named++;
+	/* file_get took only modules with a path. */
+	if (sp_sym_python_module(f->path, strlen(f->path)) &&
+	    sp_sym_python_machinery(outer))
+		c->sym.flags |= SP_SYM_PYTHON_RUNTIME | SP_SYM_HIDDEN;
+	return 1;
+}

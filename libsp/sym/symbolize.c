@@ -1,0 +1,261 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sp_sym_spool: the copy loop.  Every input record is put to a writer,
+ * its references mapped from input ids to the writer's (the writer
+ * interns definitions, so ids may differ), and each new FRAME is
+ * followed by its SYMBOL.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "spool/remap_int.h"
+#include "sym_int.h"
+
+#define PROGRESS_EVERY 8192u /* records between progress callbacks */
+
+struct sym_run {
+	struct sym_ctx c;
+	struct sp_remap map;
+	uint32_t frames_out;   /* the highest output frame id so far */
+	int pending;           /* a new frame awaits its symbol */
+	uint32_t pending_in, pending_out;
+};
+
+static void
+count_symbol(struct sp_sym_report *rep, const struct sp_symbol *s)
+{
+	if (s->origin < 5)
+		rep->by_origin[s->origin]++;
+	if (s->flags & SP_SYM_PYTHON_FRAME)
+		rep->python_frames++;
+	if (s->flags & SP_SYM_JIT)
+		rep->jit_frames++;
+	if (s->flags & SP_SYM_HIDDEN)
+		rep->hidden++;
+	if (s->flags & SP_SYM_TRUNCATED)
+		rep->truncated++;
+	if (s->count > 1)
+		rep->inline_lines += s->count - 1;
+}
+
+static int
+put_symbol(struct sym_run *s, const struct sp_symbol *sym)
+{
+	struct sp_record rec;
+
+	memset(&rec, 0, sizeof(rec));
+	rec.kind = SP_REC_SYMBOL;
+	rec.u.symbol = *sym;
+	count_symbol(s->c.rep, sym);
+	return sp_writer_put(s->c.w, &rec, NULL);
+}
+
+static int
+resolve_pending(struct sym_run *s)
+{
+	int err;
+
+	s->pending = 0;
+	memset(&s->c.sym, 0, sizeof(s->c.sym));
+	s->c.sym.lines = s->c.lines;
+	err = sym_resolve(&s->c, s->pending_in);
+	if (err < 0)
+		return err;
+	s->c.sym.frame = s->pending_out;
+	return put_symbol(s, &s->c.sym);
+}
+
+/* The input's own SYMBOL for the pending frame, with its strings mapped. */
+static int
+copy_symbol(struct sym_run *s, const struct sp_symbol *in)
+{
+	struct sp_record rec;
+
+	memset(&rec, 0, sizeof(rec));
+	rec.kind = SP_REC_SYMBOL;
+	rec.u.symbol = *in;
+	sp_remap_refs(&s->map, &rec);
+	rec.u.symbol.frame = s->pending_out;
+	s->pending = 0;
+	s->c.rep->copied++;
+	if (in->origin == SP_ORIGIN_ADDRESS && !(in->flags & SP_SYM_TRUNCATED))
+		s->c.rep->copied_address++;
+	return put_symbol(s, &rec.u.symbol);
+}
+
+static int
+copy_record(struct sym_run *s, struct sp_record *rec)
+{
+	uint32_t in_id = rec->id, out_id = 0;
+	int err;
+
+	switch (rec->kind) {
+	case SP_REC_END:
+		return 0;       /* the writer ends the output with its own */
+	case SP_REC_SYMBOL:
+		/* Its frame was resolved when the next record came. */
+		s->c.rep->stale_symbols++;
+		return 0;
+	case SP_REC_PYTHON:
+		err = sym_set_python(&s->c, rec->u.python.host,
+		    rec->u.python.pid, rec->u.python.is_python);
+		if (err < 0)
+			return err;
+		break;
+	default:
+		if (rec->kind == 0 || rec->kind >= SP_REC_KINDS_) {
+			s->c.rep->skipped_records++;
+			return 0;
+		}
+		break;
+	}
+	err = sp_remap_put(&s->map, s->c.w, rec, &out_id);
+	if (err < 0 || !sp_remap_is_definition(rec->kind))
+		return err;
+	if (err == 0 && rec->kind == SP_REC_FRAME) {
+		s->c.rep->frames++;
+		/* An interned frame already has its symbol. */
+		if (out_id > s->frames_out) {
+			s->frames_out = out_id;
+			s->pending = 1;
+			s->pending_in = in_id;
+			s->pending_out = out_id;
+		}
+	}
+	return err;
+}
+
+/*
+ * One input record.  While a frame is pending, STRING records pass (a
+ * symbolized spool puts a SYMBOL's strings between it and its FRAME) and
+ * the frame's own SYMBOL is copied; anything else resolves it first.
+ */
+static int
+step(struct sym_run *s, struct sp_record *rec)
+{
+	int err;
+
+	if (s->pending) {
+		if (rec->kind == SP_REC_STRING)
+			return copy_record(s, rec);
+		if (rec->kind == SP_REC_SYMBOL &&
+		    rec->u.symbol.frame == s->pending_in)
+			return copy_symbol(s, &rec->u.symbol);
+		err = resolve_pending(s);
+		if (err < 0)
+			return err;
+	}
+	return copy_record(s, rec);
+}
+
+static void
+run_fini(struct sym_run *s)
+{
+	sym_ctx_fini(&s->c);
+	sp_writer_free(s->c.w);
+	sp_remap_fini(&s->map);
+}
+
+/* The reader's error: a format error, or -errno from reading (EIO). */
+static int
+input_failed(struct sym_run *s, struct sp_replay *in, int err,
+    struct sp_diag *diag)
+{
+	const struct sp_diag *d = sp_replay_diag(in);
+
+	s->c.rep->input_failed = 1;
+	if (diag == NULL)
+		return err;
+	*diag = *d;
+	if (d->msg[0] == '\0')
+		(void)snprintf(diag->msg, sizeof(diag->msg), "%s",
+		    sp_strerror(err));
+	return err;
+}
+
+/*
+ * A record the writer refused or could not take.  A libsp code (-SP_EREF,
+ * -SP_EUSAGE, -SP_ELIMIT) means the input holds what no spool may: the
+ * input's fault, at the record's offset.  -errno is the output's (a write
+ * failed) or -ENOMEM.
+ */
+static int
+record_failed(struct sym_run *s, const struct sp_record *rec, int err,
+    struct sp_diag *diag)
+{
+	if (err <= -SP_EFORMAT)
+		s->c.rep->input_failed = 1;
+	if (diag != NULL) {
+		diag->offset = rec->offset;
+		(void)snprintf(diag->msg, sizeof(diag->msg), "%s record: %s",
+		    sp_kind_name(rec->kind), sp_strerror(err));
+	}
+	return err;
+}
+
+static int
+run_loop(struct sym_run *s, struct sp_replay *in, struct sp_diag *diag)
+{
+	const struct sp_sym_options *o = s->c.o;
+	struct sp_record rec;
+	uint64_t n = 0;
+	int err;
+
+	while ((err = sp_replay_next(in, &rec)) > 0) {
+		err = step(s, &rec);
+		if (err < 0)
+			return record_failed(s, &rec, err, diag);
+		if (o->progress != NULL && ++n % PROGRESS_EVERY == 0)
+			o->progress(o->progress_arg, rec.offset,
+			    s->c.rep->frames);
+	}
+	if (err < 0)
+		return input_failed(s, in, err, diag);
+	if (s->pending && (err = resolve_pending(s)) < 0)
+		return err;
+	sym_report_finish(&s->c);
+	s->c.rep->input_truncated = sp_replay_status(in)->truncated;
+	return 0;
+}
+
+int
+sp_sym_spool(const struct sp_sym_options *o, struct sp_replay *in,
+    int out_fd, struct sp_sym_report *rep, struct sp_diag *diag)
+{
+	struct sym_run *s;
+	int err;
+
+	memset(rep, 0, sizeof(*rep));
+	if (o == NULL || in == NULL)
+		return -SP_EUSAGE;
+	s = calloc(1, sizeof(*s));
+	if (s == NULL)
+		return -ENOMEM;
+	s->c.o = o;
+	s->c.rep = rep;
+	s->c.defs = sp_replay_defs(in);
+	s->c.hdr = sp_replay_header(in);
+	err = sp_writer_new(&s->c.w, out_fd, s->c.hdr);
+	if (err == 0)
+		err = run_loop(s, in, diag);
+	if (err == 0)
+		err = sp_writer_finish(s->c.w);
+	if (err < 0 && diag != NULL && diag->msg[0] == '\0')
+		(void)snprintf(diag->msg, sizeof(diag->msg), "%s",
+		    sp_strerror(err));
+	run_fini(s);
+	free(s);
+	return err;
+}
+
+void
+sp_sym_report_fini(struct sp_sym_report *rep)
+{
+	if (rep == NULL)
+		return;
+	free(rep->missing);
+	free(rep->damaged);
+	memset(rep, 0, sizeof(*rep));
+}

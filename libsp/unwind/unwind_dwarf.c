@@ -1,0 +1,358 @@
+/* SPDX-License-Identifier: MIT */
+/* The DWARF CFI unwinder: one CFA step per frame (DWARF 5 §6.4.4), the
+ * frame pointer where there is no CFI. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cfi_table_int.h"
+#include "common/cursor_int.h"
+#include "sp/unwind.h"
+#include "unwind_leaf_int.h"
+
+static const char *const fallback_names[SP_FB_KINDS_] = {
+	[SP_FB_NO_MODULE] = "fp_fallback_no_module",
+	[SP_FB_NO_CFI] = "fp_fallback_no_cfi",
+	[SP_FB_NO_FDE] = "fp_fallback_no_fde",
+	[SP_FB_BAD_CFI] = "fp_fallback_bad_cfi",
+};
+
+const char *
+sp_unwind_fallback_name(enum sp_unwind_fallback f)
+{
+	return (unsigned)f < SP_FB_KINDS_ ? fallback_names[f] : "fp_fallback";
+}
+
+struct frame {
+	uint64_t r[SP_DW_NREGS];
+	uint32_t valid;
+};
+
+struct walk {
+	const struct sp_ustack *stk;
+	uint64_t sp0; /* address of the copy's first byte */
+};
+
+static int
+load(void *ctx, uint64_t addr, uint64_t *v)
+{
+	const struct walk *w = ctx;
+	uint64_t off;
+
+	if (addr < w->sp0)
+		return -SP_ENOTFOUND;
+	off = addr - w->sp0;
+	if (off > w->stk->len || w->stk->len - off < 8)
+		return -SP_ENOTFOUND;
+	*v = sp_le64(w->stk->data + off);
+	return 0;
+}
+
+/* perf's register order to DWARF numbering (System V ABI fig. 3.36). */
+static void
+from_perf(const struct sp_uregs *in, struct frame *f)
+{
+	static const uint8_t map[SP_DW_NREGS] = {
+		[SP_DW_RAX] = SP_REG_AX, [SP_DW_RDX] = SP_REG_DX,
+		[SP_DW_RCX] = SP_REG_CX, [SP_DW_RBX] = SP_REG_BX,
+		[SP_DW_RSI] = SP_REG_SI, [SP_DW_RDI] = SP_REG_DI,
+		[SP_DW_RBP] = SP_REG_BP, [SP_DW_RSP] = SP_REG_SP,
+		[SP_DW_R8] = SP_REG_R8, [SP_DW_R9] = SP_REG_R9,
+		[SP_DW_R10] = SP_REG_R10, [SP_DW_R11] = SP_REG_R11,
+		[SP_DW_R12] = SP_REG_R12, [SP_DW_R13] = SP_REG_R13,
+		[SP_DW_R14] = SP_REG_R14, [SP_DW_R15] = SP_REG_R15,
+		[SP_DW_RA] = SP_REG_IP,
+	};
+	int i;
+
+	for (i = 0; i < SP_DW_NREGS; i++)
+		f->r[i] = in->r[map[i]];
+	f->valid = (1u << SP_DW_NREGS) - 1;
+}
+
+/* One register of the caller from its rule. */
+static int
+restore(struct walk *w, const struct frame *cur, const struct sp_cfi_rule *ru,
+    uint64_t cfa, int i, struct frame *next)
+{
+	uint64_t v;
+	int err = 0;
+
+	switch (ru->kind) {
+	case SP_RULE_SAME:
+		if (!(cur->valid & (1u << i)))
+			return 0;
+		v = cur->r[i];
+		break;
+	case SP_RULE_UNDEF:
+		return 0;
+	case SP_RULE_OFFSET:
+		err = load(w, cfa + (uint64_t)ru->off, &v);
+		/* In an epilogue the rows keep the save slots of registers
+		 * already popped: below the stack pointer, where the kernel
+		 * copied nothing.  The register holds that value again.
+		 * (Saving into the red zone instead, System V ABI §3.2.2,
+		 * would break this; gcc and clang save with push.) */
+		if (err && cfa + (uint64_t)ru->off < w->sp0 && i != SP_DW_RA &&
+		    (cur->valid & (1u << i))) {
+			v = cur->r[i];
+			err = 0;
+		}
+		break;
+	case SP_RULE_VAL_OFFSET:
+		v = cfa + (uint64_t)ru->off;
+		break;
+	case SP_RULE_REG:
+		if (!(cur->valid & (1u << ru->reg)))
+			return 0;
+		v = cur->r[ru->reg];
+		break;
+	case SP_RULE_EXPR:
+	case SP_RULE_VAL_EXPR:
+		err = sp_dwarf_expr(ru->expr, ru->expr_len, cur->r, cur->valid,
+		    cfa, 1, load, w, &v);
+		if (err == 0 && ru->kind == SP_RULE_EXPR)
+			err = load(w, v, &v);
+		break;
+	default:
+		return -SP_EFORMAT;
+	}
+	if (err)
+		return err;
+	next->r[i] = v;
+	next->valid |= 1u << i;
+	return 0;
+}
+
+/* DWARF 5 §6.4.4: the caller's registers from a row. */
+static int
+cfi_step(struct walk *w, const struct frame *cur, const struct sp_cfi_row *row,
+    struct frame *next)
+{
+	uint64_t cfa;
+	int i, err;
+
+	if (row->cfa_expr != NULL) {
+		err = sp_dwarf_expr(row->cfa_expr, row->cfa_expr_len, cur->r,
+		    cur->valid, 0, 0, load, w, &cfa);
+		if (err)
+			return err;
+	} else {
+		if (!(cur->valid & (1u << row->cfa_reg)))
+			return -SP_EFORMAT;
+		cfa = cur->r[row->cfa_reg] + (uint64_t)row->cfa_off;
+	}
+	memset(next, 0, sizeof(*next));
+	for (i = 0; i < SP_DW_NREGS; i++)
+		if ((err = restore(w, cur, &row->regs[i], cfa, i, next)) != 0)
+			return err;
+	/* The CFA is the caller's stack pointer unless a rule says else. */
+	if (row->regs[SP_DW_RSP].kind == SP_RULE_SAME) {
+		next->r[SP_DW_RSP] = cfa;
+		next->valid |= 1u << SP_DW_RSP;
+	}
+	return 0;
+}
+
+/* The System V frame-pointer convention: [rbp] is the caller's rbp,
+ * [rbp + 8] the return address. */
+static int
+fp_step(struct walk *w, const struct frame *cur, struct frame *next)
+{
+	uint64_t fp = cur->r[SP_DW_RBP], nfp, ra;
+
+	if (!(cur->valid & (1u << SP_DW_RBP)) || (fp & 7))
+		return -SP_EFORMAT;
+	if (load(w, fp, &nfp) < 0 || load(w, fp + 8, &ra) < 0)
+		return -SP_ENOTFOUND;
+	memset(next, 0, sizeof(*next));
+	next->r[SP_DW_RBP] = nfp;
+	next->r[SP_DW_RSP] = fp + 16;
+	next->r[SP_DW_RA] = ra;
+	next->valid = 1u << SP_DW_RBP | 1u << SP_DW_RSP | 1u << SP_DW_RA;
+	return 0;
+}
+
+/*
+ * A leaf frame without CFI: where instruction analysis finds the return
+ * address, the caller's rsp is just above it and rbp is either untouched
+ * or saved below it.  Returns 0 with next filled, or -SP_ENOTFOUND to walk
+ * the frame pointer instead.
+ */
+static int
+leaf_step(struct walk *w, const struct frame *cur,
+    const struct sp_unwind_lookup *lk, uint64_t pc, struct frame *next,
+    struct sp_unwind_stats *stats)
+{
+	uint64_t sp = cur->r[SP_DW_RSP], bp = cur->r[SP_DW_RBP], ra;
+	struct sp_leaf lf;
+
+	if (sp_unwind_leaf(pc, lk->read_code, lk->ctx, &lf) != 0 ||
+	    lf.kind == SP_LEAF_UNKNOWN) {
+		stats->leaf_insn_unknown++;
+		return -SP_ENOTFOUND;
+	}
+	stats->leaf_insn++;
+	if (lf.kind == SP_LEAF_FRAME)
+		return -SP_ENOTFOUND;
+	if (load(w, sp + (uint64_t)lf.ra_off, &ra) < 0 ||
+	    (lf.bp_saved && load(w, sp + (uint64_t)lf.bp_off, &bp) < 0))
+		return -SP_ENOTFOUND;
+	memset(next, 0, sizeof(*next));
+	next->r[SP_DW_RA] = ra;
+	next->r[SP_DW_RSP] = sp + (uint64_t)lf.ra_off + 8;
+	next->r[SP_DW_RBP] = bp;
+	next->valid = 1u << SP_DW_RA | 1u << SP_DW_RSP |
+	    (cur->valid & 1u << SP_DW_RBP) | (uint32_t)lf.bp_saved << SP_DW_RBP;
+	return 0;
+}
+
+#define CACHE_SLOTS 2048u /* power of two */
+
+struct cache_slot {
+	const struct sp_cfi_table *table; /* NULL: empty */
+	uint64_t pc;                      /* ELF address */
+	struct sp_cfi_row row;
+};
+
+struct sp_unwind_cache {
+	struct cache_slot slot[CACHE_SLOTS];
+};
+
+struct sp_unwind_cache *
+sp_unwind_cache_new(void)
+{
+	return calloc(1, sizeof(struct sp_unwind_cache));
+}
+
+void
+sp_unwind_cache_free(struct sp_unwind_cache *c)
+{
+	free(c);
+}
+
+void
+sp_unwind_cache_forget(struct sp_unwind_cache *c,
+    const struct sp_cfi_table *t)
+{
+	size_t i;
+
+	if (c == NULL)
+		return;
+	for (i = 0; i < CACHE_SLOTS; i++)
+		if (c->slot[i].table == t)
+			c->slot[i].table = NULL;
+}
+
+static struct cache_slot *
+cache_slot(struct sp_unwind_cache *c, const struct sp_cfi_table *t,
+    uint64_t pc)
+{
+	uint64_t h = (pc ^ (uint64_t)(uintptr_t)t) * 0x9e3779b97f4a7c15ull;
+
+	return &c->slot[(h >> 40) & (CACHE_SLOTS - 1)];
+}
+
+/* Finds the row for pc; on failure says which fallback it is. */
+static int
+row_for(const struct sp_unwind_lookup *lk, uint64_t pc,
+    struct sp_cfi_row *row, enum sp_unwind_fallback *why,
+    struct sp_unwind_stats *stats)
+{
+	const struct sp_cfi_table *t = NULL;
+	struct cache_slot *cs = NULL;
+	uint64_t bias = 0;
+	int err = lk->find(lk->ctx, pc, &t, &bias);
+
+	if (err) {
+		*why = SP_FB_NO_MODULE;
+		return err;
+	}
+	if (t == NULL || sp_cfi_table_empty(t)) {
+		*why = SP_FB_NO_CFI;
+		return -SP_ENOTFOUND;
+	}
+	if (lk->cache != NULL) {
+		cs = cache_slot(lk->cache, t, pc - bias);
+		if (cs->table == t && cs->pc == pc - bias) {
+			*row = cs->row;
+			stats->cache_hits++;
+			return 0;
+		}
+	}
+	err = sp_cfi_table_row(t, pc - bias, row);
+	*why = err == -SP_ENOTFOUND ? SP_FB_NO_FDE : SP_FB_BAD_CFI;
+	if (err == 0 && cs != NULL) {
+		cs->table = t;
+		cs->pc = pc - bias;
+		cs->row = *row;
+	}
+	return err;
+}
+
+void
+sp_unwind_dwarf(const struct sp_uregs *regs, const struct sp_ustack *stk,
+    const struct sp_unwind_lookup *lookup, uint64_t *ips, size_t max,
+    struct sp_unwind_result *res, struct sp_unwind_stats *stats)
+{
+	struct walk w = { stk, regs->r[SP_REG_SP] };
+	struct frame cur, next;
+	struct sp_cfi_row row;
+	int exact = 1;
+
+	memset(res, 0, sizeof(*res));
+	from_perf(regs, &cur);
+	for (;;) {
+		uint64_t pc = cur.r[SP_DW_RA] - (exact ? 0 : 1);
+		enum sp_unwind_fallback why = SP_FB_BAD_CFI;
+		int own_regs = exact, err;
+
+		if (res->n == max) {
+			res->error = SP_UNW_DEPTH;
+			return;
+		}
+		ips[res->n++] = pc;
+		err = row_for(lookup, pc, &row, &why, stats);
+		if (err == 0) {
+			err = cfi_step(&w, &cur, &row, &next);
+			stats->cfi_steps++;
+			exact = row.signal_frame;
+			if (err == 0 && !(next.valid & (1u << SP_DW_RA))) {
+				res->complete = 1; /* RA undefined: outermost */
+				return;
+			}
+		}
+		if (err) {
+			stats->fallbacks[why]++;
+			/* Instruction analysis only where the registers are
+			 * the frame's own: never at a rewound return address. */
+			if (own_regs && lookup->read_code != NULL)
+				err = leaf_step(&w, &cur, lookup, pc, &next,
+				    stats);
+			exact = 0;
+		}
+		if (err) {
+			/* _start clears rbp: a zero frame pointer is the end. */
+			if ((cur.valid & (1u << SP_DW_RBP)) &&
+			    cur.r[SP_DW_RBP] == 0) {
+				res->complete = 1;
+				return;
+			}
+			err = fp_step(&w, &cur, &next);
+			if (err) {
+				res->error = err == -SP_EFORMAT ? SP_UNW_BAD_FP :
+				    SP_UNW_STACK_BOUNDS;
+				return;
+			}
+		}
+		if (next.r[SP_DW_RA] == 0) {
+			res->complete = 1;
+			return;
+		}
+		if (!(next.valid & (1u << SP_DW_RSP)) ||
+		    next.r[SP_DW_RSP] <= cur.r[SP_DW_RSP]) {
+			res->error = SP_UNW_NO_PROGRESS;
+			return;
+		}
+		cur = next;
+	}
+}
