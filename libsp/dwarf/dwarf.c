@@ -27,7 +27,7 @@ sp_dwarf_open(const struct sp_dwarf_sections *s, struct sp_dwarf **out)
 	d->work_max = SP_DWARF_WORK_MAX((uint64_t)s->info.len + s->abbrev.len +
 	    s->line.len + s->str.len + s->line_str.len + s->str_offsets.len +
 	    s->addr.len + s->ranges.len + s->rnglists.len + s->aranges.len);
-	err = dw_units_scan(d);
+	err = spi_dw_units_scan(d);
 	if (err) {
 		sp_dwarf_free(d);
 		return err;
@@ -43,9 +43,9 @@ sp_dwarf_free(struct sp_dwarf *d)
 		return;
 	free(d->units);
 	free(d->abbr);
-	dw_spans_fini(&d->ix);
-	dw_arena_free(&d->arena);
-	dw_scratch_free(&d->scr);
+	spi_dw_spans_fini(&d->ix);
+	spi_dw_arena_free(&d->arena);
+	spi_dw_scratch_free(&d->scr);
 	free(d);
 }
 
@@ -80,7 +80,7 @@ add_arange(void *ctx, uint64_t info_off, uint64_t lo, uint64_t hi)
 		u->has_aranges = 1;
 		return 0;
 	}
-	return dw_spans_add(&d->ix, lo, hi, (uint32_t)(u - d->units));
+	return spi_dw_spans_add(&d->ix, lo, hi, (uint32_t)(u - d->units));
 }
 
 struct unit_ranges {
@@ -93,7 +93,7 @@ add_unit_range(void *ctx, uint64_t lo, uint64_t hi)
 {
 	struct unit_ranges *r = ctx;
 
-	return dw_spans_add(&r->d->ix, lo, hi, r->idx);
+	return spi_dw_spans_add(&r->d->ix, lo, hi, r->idx);
 }
 
 /*
@@ -110,18 +110,18 @@ index_build(struct sp_dwarf *d)
 
 	d->ix.limit = SP_DWARF_RANGES_MAX(s->info.len + s->aranges.len +
 	    s->ranges.len + s->rnglists.len);
-	err = dw_aranges(&s->aranges, add_arange, d);
+	err = spi_dw_aranges(&s->aranges, add_arange, d);
 	for (i = 0; err != -ENOMEM && i < d->nunits; i++) {
 		struct unit_ranges r = { d, (uint32_t)i };
 
 		if (!d->units[i].has_aranges)
-			err = dw_unit_ranges(d, &d->units[i], add_unit_range,
+			err = spi_dw_unit_ranges(d, &d->units[i], add_unit_range,
 			    &r);
 	}
 	if (err != -ENOMEM)
-		err = dw_spans_sort(&d->ix);
+		err = spi_dw_spans_sort(&d->ix);
 	if (err == -ENOMEM) {
-		dw_spans_fini(&d->ix);
+		spi_dw_spans_fini(&d->ix);
 		for (i = 0; i < d->nunits; i++)
 			d->units[i].has_aranges = 0;
 		return err;
@@ -136,7 +136,7 @@ static struct dw_node *
 innermost(struct dw_cu *cu, uint64_t addr)
 {
 	const struct dw_spans *s = &cu->spans;
-	size_t i = dw_spans_upper(s, addr);
+	size_t i = spi_dw_spans_upper(s, addr);
 	const struct dw_span *best = NULL;
 
 	while (i-- > 0 && s->maxhi[i] > addr) {
@@ -162,23 +162,23 @@ unit_frames(struct sp_dwarf *d, struct dw_unit *u, uint64_t addr,
 	const struct dw_row *row;
 	struct dw_node *n;
 	size_t k = 1;
-	int err = dw_unit_load(d, u);
+	int err = spi_dw_unit_load(d, u);
 
 	*exact = 0;
 	if (err)
 		return err;
 	cu = u->cu;
-	row = dw_lines_find(&cu->lines, addr);
+	row = spi_dw_lines_find(&cu->lines, addr);
 	n = innermost(cu, addr);
 	*exact = row != NULL || n != NULL;
 	out[0].function = NULL;
 	out[0].file = NULL;
 	out[0].line = row != NULL ? row->line : 0;
 	if (row != NULL)
-		err = dw_lines_path(&d->arena, &cu->lines,
+		err = spi_dw_lines_path(&d->arena, &cu->lines,
 		    row->file & ~DW_ROW_END, &out[0].file);
 	if (err == 0 && n != NULL)
-		err = dw_node_name(d, n);
+		err = spi_dw_node_name(d, n);
 	if (err || n == NULL)
 		return err ? err : 1;
 	out[0].function = n->name;
@@ -186,9 +186,9 @@ unit_frames(struct sp_dwarf *d, struct dw_unit *u, uint64_t addr,
 	for (; n->inlined && n->parent >= 0 && k < max; k++) {
 		struct dw_node *caller = &cu->nodes[n->parent];
 
-		err = dw_node_name(d, caller);
+		err = spi_dw_node_name(d, caller);
 		if (err == 0)
-			err = dw_lines_path(&d->arena, &cu->lines,
+			err = spi_dw_lines_path(&d->arena, &cu->lines,
 			    n->call_file, &out[k].file);
 		if (err)
 			return err;
@@ -212,7 +212,7 @@ sp_dwarf_lookup(struct sp_dwarf *d, uint64_t addr,
 		return err;
 	/* Units may overlap (code discarded by the linker sits at 0): take
 	 * the first whose function or line table covers addr. */
-	i = dw_spans_upper(&d->ix, addr);
+	i = spi_dw_spans_upper(&d->ix, addr);
 	while (i-- > 0 && d->ix.maxhi[i] > addr) {
 		if (d->ix.v[i].hi <= addr)
 			continue;

@@ -26,13 +26,13 @@ rd_n(struct sp_cur *c, unsigned n)
 }
 
 uint64_t
-dw_rd_off(struct sp_cur *c, unsigned offsz)
+spi_dw_rd_off(struct sp_cur *c, unsigned offsz)
 {
 	return rd_n(c, offsz == 8 ? 8 : 4);
 }
 
 uint64_t
-dw_rd_addr(struct sp_cur *c, unsigned size)
+spi_dw_rd_addr(struct sp_cur *c, unsigned size)
 {
 	if (size == 0 || size > 8) {
 		if (c->err == 0)
@@ -155,7 +155,7 @@ rd_variable(struct sp_cur *c, uint32_t form, int64_t implicit,
 }
 
 int
-dw_read_form(struct sp_cur *c, const struct dw_unit *u, uint32_t form,
+spi_dw_read_form(struct sp_cur *c, const struct dw_unit *u, uint32_t form,
     int64_t implicit, struct dw_val *v)
 {
 	unsigned hops, n;
@@ -181,7 +181,7 @@ dw_read_form(struct sp_cur *c, const struct dw_unit *u, uint32_t form,
 }
 
 const char *
-dw_cstr(const struct sp_dwarf_bytes *b, uint64_t off)
+spi_dw_cstr(const struct sp_dwarf_bytes *b, uint64_t off)
 {
 	if (b->p == NULL || off >= b->len)
 		return NULL;
@@ -192,7 +192,7 @@ dw_cstr(const struct sp_dwarf_bytes *b, uint64_t off)
 
 /* Entry idx of a table of size-byte entries at base in section b. */
 int
-dw_table_entry(const struct sp_dwarf_bytes *b, uint64_t base,
+spi_dw_table_entry(const struct sp_dwarf_bytes *b, uint64_t base,
     uint64_t idx, unsigned size, uint64_t *out)
 {
 	struct sp_cur c = sp_cur_make(b->p, b->len);
@@ -205,7 +205,7 @@ dw_table_entry(const struct sp_dwarf_bytes *b, uint64_t base,
 }
 
 const char *
-dw_val_str(const struct sp_dwarf_sections *s, const struct dw_unit *u,
+spi_dw_val_str(const struct sp_dwarf_sections *s, const struct dw_unit *u,
     const struct dw_val *v)
 {
 	uint64_t off;
@@ -214,31 +214,31 @@ dw_val_str(const struct sp_dwarf_sections *s, const struct dw_unit *u,
 	case DW_FORM_STRING:
 		return (const char *)v->blk;
 	case DW_FORM_STRP:
-		return dw_cstr(&s->str, v->u);
+		return spi_dw_cstr(&s->str, v->u);
 	case DW_FORM_LINE_STRP:
-		return dw_cstr(&s->line_str, v->u);
+		return spi_dw_cstr(&s->line_str, v->u);
 	case DW_FORM_STRX: case DW_FORM_STRX1: case DW_FORM_STRX2:
 	case DW_FORM_STRX3: case DW_FORM_STRX4: case DW_FORM_GNU_STR_INDEX:
 		/* DWARF 5 §7.26: .debug_str offsets from the unit's base. */
-		if (dw_table_entry(&s->str_offsets, u->str_offsets_base, v->u,
+		if (spi_dw_table_entry(&s->str_offsets, u->str_offsets_base, v->u,
 		    u->offsz, &off) < 0)
 			return NULL;
-		return dw_cstr(&s->str, off);
+		return spi_dw_cstr(&s->str, off);
 	default:
 		return NULL;	/* not a string, or in a supplementary file */
 	}
 }
 
 int
-dw_addrx(const struct sp_dwarf_sections *s, const struct dw_unit *u,
+spi_dw_addrx(const struct sp_dwarf_sections *s, const struct dw_unit *u,
     uint64_t idx, uint64_t *out)
 {
 	/* DWARF 5 §7.27: addresses in .debug_addr from the unit's base. */
-	return dw_table_entry(&s->addr, u->addr_base, idx, u->addr_size, out);
+	return spi_dw_table_entry(&s->addr, u->addr_base, idx, u->addr_size, out);
 }
 
 int
-dw_val_addr(const struct sp_dwarf_sections *s, const struct dw_unit *u,
+spi_dw_val_addr(const struct sp_dwarf_sections *s, const struct dw_unit *u,
     const struct dw_val *v, uint64_t *out)
 {
 	switch (v->form) {
@@ -247,14 +247,14 @@ dw_val_addr(const struct sp_dwarf_sections *s, const struct dw_unit *u,
 		return 0;
 	case DW_FORM_ADDRX: case DW_FORM_ADDRX1: case DW_FORM_ADDRX2:
 	case DW_FORM_ADDRX3: case DW_FORM_ADDRX4: case DW_FORM_GNU_ADDR_INDEX:
-		return dw_addrx(s, u, v->u, out);
+		return spi_dw_addrx(s, u, v->u, out);
 	default:
 		return -SP_EFORMAT;
 	}
 }
 
 int
-dw_val_const(const struct dw_val *v, uint64_t *out)
+spi_dw_val_const(const struct dw_val *v, uint64_t *out)
 {
 	switch (v->form) {
 	case DW_FORM_DATA1: case DW_FORM_DATA2: case DW_FORM_DATA4:
@@ -268,7 +268,7 @@ dw_val_const(const struct dw_val *v, uint64_t *out)
 }
 
 int
-dw_val_ref(const struct dw_unit *u, const struct dw_val *v, uint64_t *out)
+spi_dw_val_ref(const struct dw_unit *u, const struct dw_val *v, uint64_t *out)
 {
 	switch (v->form) {
 	case DW_FORM_REF1: case DW_FORM_REF2: case DW_FORM_REF4:
@@ -295,7 +295,7 @@ cmp_abbrev(const void *a, const void *b)
 }
 
 void *
-dw_grow(void *v, size_t n, size_t *cap, size_t sz)
+spi_dw_grow(void *v, size_t n, size_t *cap, size_t sz)
 {
 	size_t ncap;
 	void *p;
@@ -322,7 +322,7 @@ struct dw_chunk {
 #define ARENA_MAX ((size_t)4 << 20)	/* blocks stop doubling here */
 
 void *
-dw_arena_alloc(struct dw_arena *a, size_t n)
+spi_dw_arena_alloc(struct dw_arena *a, size_t n)
 {
 	const size_t al = sizeof(max_align_t);
 	struct dw_chunk *c = a->head;
@@ -350,19 +350,19 @@ dw_arena_alloc(struct dw_arena *a, size_t n)
 }
 
 void *
-dw_arena_copy(struct dw_arena *a, const void *v, size_t n, size_t sz)
+spi_dw_arena_copy(struct dw_arena *a, const void *v, size_t n, size_t sz)
 {
 	void *p;
 
 	if (n == 0)
 		return NULL;
-	if (n > SIZE_MAX / sz || (p = dw_arena_alloc(a, n * sz)) == NULL)
+	if (n > SIZE_MAX / sz || (p = spi_dw_arena_alloc(a, n * sz)) == NULL)
 		return NULL;
 	return memcpy(p, v, n * sz);
 }
 
 void
-dw_arena_free(struct dw_arena *a)
+spi_dw_arena_free(struct dw_arena *a)
 {
 	struct dw_chunk *c, *next;
 
@@ -375,14 +375,14 @@ dw_arena_free(struct dw_arena *a)
 }
 
 void
-dw_scratch_free(struct dw_scratch *s)
+spi_dw_scratch_free(struct dw_scratch *s)
 {
 	free(s->rows);
 	free(s->tmp);
 	free(s->files);
 	free(s->dirs);
 	free(s->nodes);
-	dw_spans_fini(&s->spans);
+	spi_dw_spans_fini(&s->spans);
 	free(s->ab);
 	free(s->specs);
 	memset(s, 0, sizeof(*s));
@@ -403,7 +403,7 @@ parse_specs(struct sp_cur *c, struct dw_abbrevs *t, struct dw_scratch *scr)
 			return -SP_EFORMAT;
 		if (name == 0 && form == 0)
 			return 0;
-		p = dw_grow(scr->specs, t->nspecs, &scr->scap, sizeof(*p));
+		p = spi_dw_grow(scr->specs, t->nspecs, &scr->scap, sizeof(*p));
 		if (p == NULL)
 			return -ENOMEM;
 		t->specs = scr->specs = p;
@@ -430,7 +430,7 @@ parse_abbrevs(struct sp_cur *c, struct dw_abbrevs *t, struct dw_scratch *scr)
 		tag = sp_rd_varint(c);
 		if (c->err || tag > UINT32_MAX)
 			return -SP_EFORMAT;
-		a = dw_grow(scr->ab, t->n, &scr->acap, sizeof(*a));
+		a = spi_dw_grow(scr->ab, t->n, &scr->acap, sizeof(*a));
 		if (a == NULL)
 			return -ENOMEM;
 		t->a = scr->ab = a;
@@ -458,7 +458,7 @@ parse_abbrevs(struct sp_cur *c, struct dw_abbrevs *t, struct dw_scratch *scr)
 }
 
 int
-dw_abbrevs_parse(struct sp_dwarf *d, uint64_t off, struct dw_abbrevs **out)
+spi_dw_abbrevs_parse(struct sp_dwarf *d, uint64_t off, struct dw_abbrevs **out)
 {
 	struct sp_cur c = sp_cur_make(d->s.abbrev.p, d->s.abbrev.len);
 	struct dw_abbrevs t, *p;
@@ -476,16 +476,16 @@ dw_abbrevs_parse(struct sp_dwarf *d, uint64_t off, struct dw_abbrevs **out)
 	t.bytes = c.pos - (size_t)off;
 	/* Charged before it is kept, so a table refused for the work limit
 	 * costs no memory however many units name it. */
-	err = dw_charge(d, t.bytes + t.n * sizeof(*t.a) +
+	err = spi_dw_charge(d, t.bytes + t.n * sizeof(*t.a) +
 	    t.nspecs * sizeof(*t.specs));
 	if (err)
 		return err;
-	p = dw_arena_alloc(&d->arena, sizeof(*p));
+	p = spi_dw_arena_alloc(&d->arena, sizeof(*p));
 	if (p == NULL)
 		return -ENOMEM;
 	*p = t;
-	p->a = dw_arena_copy(&d->arena, t.a, t.n, sizeof(*t.a));
-	p->specs = dw_arena_copy(&d->arena, t.specs, t.nspecs,
+	p->a = spi_dw_arena_copy(&d->arena, t.a, t.n, sizeof(*t.a));
+	p->specs = spi_dw_arena_copy(&d->arena, t.specs, t.nspecs,
 	    sizeof(*t.specs));
 	if ((p->a == NULL && t.n > 0) || (p->specs == NULL && t.nspecs > 0))
 		return -ENOMEM;
@@ -555,7 +555,7 @@ slot(uint32_t name)
 }
 
 int
-dw_die_read(struct sp_cur *c, const struct dw_unit *u, struct dw_die *die)
+spi_dw_die_read(struct sp_cur *c, const struct dw_unit *u, struct dw_die *die)
 {
 	const struct dw_abbrev *ab;
 	uint64_t code;
@@ -578,7 +578,7 @@ dw_die_read(struct sp_cur *c, const struct dw_unit *u, struct dw_die *die)
 		struct dw_val v;
 		int k;
 
-		if (dw_read_form(c, u, sp->form, sp->implicit, &v) < 0)
+		if (spi_dw_read_form(c, u, sp->form, sp->implicit, &v) < 0)
 			return -SP_EFORMAT;
 		k = slot(sp->name);
 		if (k >= 0)

@@ -43,16 +43,16 @@ unit_header(const struct sp_dwarf_bytes *b, uint64_t off, struct dw_unit *u,
 	if (u->version >= 5) {
 		u->type = sp_rd_u8(&c);
 		u->addr_size = sp_rd_u8(&c);
-		u->abbrev_off = dw_rd_off(&c, u->offsz);
+		u->abbrev_off = spi_dw_rd_off(&c, u->offsz);
 		if (u->type == DW_UT_SKELETON || u->type == DW_UT_SPLIT_COMPILE)
 			(void)sp_rd_u64(&c);	/* dwo_id */
 		if (u->type == DW_UT_TYPE || u->type == DW_UT_SPLIT_TYPE) {
 			(void)sp_rd_u64(&c);	/* type signature */
-			(void)dw_rd_off(&c, u->offsz);
+			(void)spi_dw_rd_off(&c, u->offsz);
 		}
 	} else {
 		u->type = DW_UT_COMPILE;
-		u->abbrev_off = dw_rd_off(&c, u->offsz);
+		u->abbrev_off = spi_dw_rd_off(&c, u->offsz);
 		u->addr_size = sp_rd_u8(&c);
 	}
 	if (c.err || (u->addr_size != 4 && u->addr_size != 8))
@@ -61,7 +61,7 @@ unit_header(const struct sp_dwarf_bytes *b, uint64_t off, struct dw_unit *u,
 }
 
 int
-dw_units_scan(struct sp_dwarf *d)
+spi_dw_units_scan(struct sp_dwarf *d)
 {
 	uint64_t off = 0, next;
 	size_t cap = 0;
@@ -78,7 +78,7 @@ dw_units_scan(struct sp_dwarf *d)
 			off = next;
 			continue;
 		}
-		p = dw_grow(d->units, d->nunits, &cap, sizeof(*p));
+		p = spi_dw_grow(d->units, d->nunits, &cap, sizeof(*p));
 		if (p == NULL)
 			return -ENOMEM;
 		d->units = p;
@@ -109,11 +109,11 @@ abbrevs_at(struct sp_dwarf *d, uint64_t off, struct dw_abbrevs **out)
 		else
 			hi = mid;
 	}
-	p = dw_grow(d->abbr, d->nabbr, &d->abbrcap, sizeof(*p));
+	p = spi_dw_grow(d->abbr, d->nabbr, &d->abbrcap, sizeof(*p));
 	if (p == NULL)
 		return -ENOMEM;
 	d->abbr = p;
-	err = dw_abbrevs_parse(d, off, &t);
+	err = spi_dw_abbrevs_parse(d, off, &t);
 	if (err)
 		return err;
 	memmove(p + lo + 1, p + lo, (d->nabbr - lo) * sizeof(*p));
@@ -129,7 +129,7 @@ static int
 base_of(const struct dw_val *v, uint64_t dflt, uint64_t *out)
 {
 	*out = dflt;
-	return v->form != 0 ? dw_val_const(v, out) : 0;
+	return v->form != 0 ? spi_dw_val_const(v, out) : 0;
 }
 
 /* The unit DIE's bases (DWARF 5 §3.1.1); absent ones default to just
@@ -144,13 +144,13 @@ unit_bases(struct sp_dwarf *d, struct dw_unit *u, const struct dw_die *die)
 	    base_of(&die->at[DA_RNGL_BASE], hdr + 4, &u->rnglists_base) < 0)
 		return -SP_EFORMAT;
 	if (die->at[DA_LOW].form != 0 &&
-	    dw_val_addr(&d->s, u, &die->at[DA_LOW], &u->base_addr) < 0)
+	    spi_dw_val_addr(&d->s, u, &die->at[DA_LOW], &u->base_addr) < 0)
 		return -SP_EFORMAT;
 	u->has_stmt_list = die->at[DA_STMT_LIST].form != 0;
 	if (u->has_stmt_list &&
-	    dw_val_const(&die->at[DA_STMT_LIST], &u->stmt_list) < 0)
+	    spi_dw_val_const(&die->at[DA_STMT_LIST], &u->stmt_list) < 0)
 		return -SP_EFORMAT;
-	u->comp_dir = dw_val_str(&d->s, u, &die->at[DA_COMP_DIR]);
+	u->comp_dir = spi_dw_val_str(&d->s, u, &die->at[DA_COMP_DIR]);
 	return 0;
 }
 
@@ -161,13 +161,13 @@ unit_die(struct sp_dwarf *d, const struct dw_unit *u, struct sp_cur *c,
 {
 	*c = sp_cur_make(d->s.info.p, (size_t)u->end);
 	c->pos = (size_t)u->die_off;
-	if (dw_die_read(c, u, die) < 0 || die->ab == NULL)
+	if (spi_dw_die_read(c, u, die) < 0 || die->ab == NULL)
 		return -SP_EFORMAT;
 	return 0;
 }
 
 int
-dw_unit_prepare(struct sp_dwarf *d, struct dw_unit *u)
+spi_dw_unit_prepare(struct sp_dwarf *d, struct dw_unit *u)
 {
 	struct dw_die die;
 	struct sp_cur c;
@@ -198,7 +198,7 @@ code_unit(const struct dw_unit *u)
 }
 
 int
-dw_unit_ranges(struct sp_dwarf *d, struct dw_unit *u,
+spi_dw_unit_ranges(struct sp_dwarf *d, struct dw_unit *u,
     int (*fn)(void *, uint64_t, uint64_t), void *ctx)
 {
 	struct dw_die die;
@@ -207,11 +207,11 @@ dw_unit_ranges(struct sp_dwarf *d, struct dw_unit *u,
 
 	if (!code_unit(u))
 		return 0;
-	err = dw_unit_prepare(d, u);
+	err = spi_dw_unit_prepare(d, u);
 	if (err == 0)
 		err = unit_die(d, u, &c, &die);
 	if (err == 0)
-		err = dw_die_ranges(&d->s, u, &die, fn, ctx);
+		err = spi_dw_die_ranges(&d->s, u, &die, fn, ctx);
 	return err;
 }
 
@@ -227,7 +227,7 @@ add_node_range(void *ctx, uint64_t lo, uint64_t hi)
 	struct node_ranges *r = ctx;
 
 	r->n += hi > lo;
-	return dw_spans_add(r->spans, lo, hi, r->idx);
+	return spi_dw_spans_add(r->spans, lo, hi, r->idx);
 }
 
 static uint32_t
@@ -235,7 +235,7 @@ const32(const struct dw_val *v)
 {
 	uint64_t x = 0;
 
-	if (v->form == 0 || dw_val_const(v, &x) < 0 || x > UINT32_MAX)
+	if (v->form == 0 || spi_dw_val_const(v, &x) < 0 || x > UINT32_MAX)
 		return 0;
 	return (uint32_t)x;
 }
@@ -253,10 +253,10 @@ add_node(struct sp_dwarf *d, struct dw_unit *u, const struct dw_die *die,
 
 	if (cu->nnodes >= INT32_MAX)
 		return -SP_ELIMIT;
-	err = dw_die_ranges(&d->s, u, die, add_node_range, &r);
+	err = spi_dw_die_ranges(&d->s, u, die, add_node_range, &r);
 	if (err || r.n == 0)
 		return err;
-	n = dw_grow(d->scr.nodes, cu->nnodes, &d->scr.ncap, sizeof(*n));
+	n = spi_dw_grow(d->scr.nodes, cu->nnodes, &d->scr.ncap, sizeof(*n));
 	if (n == NULL)
 		return -ENOMEM;
 	cu->nodes = d->scr.nodes = n;
@@ -266,11 +266,11 @@ add_node(struct sp_dwarf *d, struct dw_unit *u, const struct dw_die *die,
 	n->inlined = die->ab->tag == DW_TAG_INLINED_SUBROUTINE;
 	n->call_file = const32(&die->at[DA_CALL_FILE]);
 	n->call_line = const32(&die->at[DA_CALL_LINE]);
-	n->name = dw_val_str(&d->s, u, &die->at[DA_NAME]);
-	n->linkage = dw_val_str(&d->s, u, &die->at[DA_LINKAGE]);
+	n->name = spi_dw_val_str(&d->s, u, &die->at[DA_NAME]);
+	n->linkage = spi_dw_val_str(&d->s, u, &die->at[DA_LINKAGE]);
 	n->origin = 0;
-	if (dw_val_ref(u, &die->at[DA_ORIGIN], &n->origin) < 0)
-		(void)dw_val_ref(u, &die->at[DA_SPEC], &n->origin);
+	if (spi_dw_val_ref(u, &die->at[DA_ORIGIN], &n->origin) < 0)
+		(void)spi_dw_val_ref(u, &die->at[DA_SPEC], &n->origin);
 	n->resolved = n->name != NULL || n->origin == 0;
 	*node = (int32_t)cu->nnodes++;
 	return 0;
@@ -309,7 +309,7 @@ walk(struct sp_dwarf *d, struct dw_unit *u)
 		int32_t node = parent[depth];
 		uint32_t tag;
 
-		if (dw_die_read(&c, u, &die) < 0)
+		if (spi_dw_die_read(&c, u, &die) < 0)
 			return -SP_EFORMAT;
 		if (die.ab == NULL) {
 			depth--;
@@ -324,7 +324,7 @@ walk(struct sp_dwarf *d, struct dw_unit *u)
 		if (!die.ab->children)
 			continue;
 		/* Only forward: a sibling pointing back could loop. */
-		if (skippable(tag) && dw_val_ref(u, &die.at[DA_SIBLING],
+		if (skippable(tag) && spi_dw_val_ref(u, &die.at[DA_SIBLING],
 		    &sib) == 0 && sib >= c.pos && sib <= u->end) {
 			c.pos = (size_t)sib;
 			continue;
@@ -337,7 +337,7 @@ walk(struct sp_dwarf *d, struct dw_unit *u)
 }
 
 int
-dw_charge(struct sp_dwarf *d, uint64_t bytes)
+spi_dw_charge(struct sp_dwarf *d, uint64_t bytes)
 {
 	if (bytes > d->work_max - d->work)
 		return -SP_ELIMIT;
@@ -362,17 +362,17 @@ cu_cost(const struct dw_unit *u)
 static int
 cu_keep(struct sp_dwarf *d, struct dw_cu *cu)
 {
-	cu->nodes = dw_arena_copy(&d->arena, cu->nodes, cu->nnodes,
+	cu->nodes = spi_dw_arena_copy(&d->arena, cu->nodes, cu->nnodes,
 	    sizeof(*cu->nodes));
 	if (cu->nodes == NULL && cu->nnodes > 0)
 		return -ENOMEM;
-	if (dw_lines_keep(&d->arena, &cu->lines) < 0)
+	if (spi_dw_lines_keep(&d->arena, &cu->lines) < 0)
 		return -ENOMEM;
-	return dw_spans_pack(&d->scr.spans, &d->arena, &cu->spans);
+	return spi_dw_spans_pack(&d->scr.spans, &d->arena, &cu->spans);
 }
 
 int
-dw_unit_load(struct sp_dwarf *d, struct dw_unit *u)
+spi_dw_unit_load(struct sp_dwarf *d, struct dw_unit *u)
 {
 	struct dw_cu cu;
 	int err;
@@ -381,7 +381,7 @@ dw_unit_load(struct sp_dwarf *d, struct dw_unit *u)
 		return u->cu_err;
 	if (!code_unit(u))
 		return -SP_ENOTFOUND;
-	err = dw_unit_prepare(d, u);
+	err = spi_dw_unit_prepare(d, u);
 	if (err)
 		return err;
 	memset(&cu, 0, sizeof(cu));
@@ -389,18 +389,18 @@ dw_unit_load(struct sp_dwarf *d, struct dw_unit *u)
 	d->scr.spans.limit = SP_DWARF_RANGES_MAX(u->end - u->off);
 	u->cu = &cu;	/* walk builds in it */
 	if (u->has_stmt_list)
-		err = dw_lines_parse(d, u, &cu.lines);
+		err = spi_dw_lines_parse(d, u, &cu.lines);
 	if (err == 0)
 		err = walk(d, u);
 	cu.spans.n = d->scr.spans.n;
 	/* Charged before it is kept: a unit refused for the work limit
 	 * costs no memory. */
 	if (err == 0)
-		err = dw_charge(d, cu_cost(u));
+		err = spi_dw_charge(d, cu_cost(u));
 	if (err == 0)
 		err = cu_keep(d, &cu);
 	if (err == 0)
-		u->cu = dw_arena_copy(&d->arena, &cu, 1, sizeof(cu));
+		u->cu = spi_dw_arena_copy(&d->arena, &cu, 1, sizeof(cu));
 	else
 		u->cu = NULL;
 	if (err == 0 && u->cu == NULL)
@@ -430,7 +430,7 @@ unit_of(struct sp_dwarf *d, uint64_t off)
 }
 
 int
-dw_node_name(struct sp_dwarf *d, struct dw_node *n)
+spi_dw_node_name(struct sp_dwarf *d, struct dw_node *n)
 {
 	const char *linkage = n->linkage;
 	uint64_t off = n->origin;
@@ -443,7 +443,7 @@ dw_node_name(struct sp_dwarf *d, struct dw_node *n)
 		struct dw_unit *u = unit_of(d, off);
 		struct dw_die die;
 		struct sp_cur c;
-		int err = u != NULL ? dw_unit_prepare(d, u) : -SP_EFORMAT;
+		int err = u != NULL ? spi_dw_unit_prepare(d, u) : -SP_EFORMAT;
 
 		if (err == -ENOMEM)
 			return err;
@@ -451,15 +451,15 @@ dw_node_name(struct sp_dwarf *d, struct dw_node *n)
 			break;
 		c = sp_cur_make(d->s.info.p, (size_t)u->end);
 		c.pos = (size_t)off;
-		if (dw_die_read(&c, u, &die) < 0 || die.ab == NULL)
+		if (spi_dw_die_read(&c, u, &die) < 0 || die.ab == NULL)
 			break;
-		n->name = dw_val_str(&d->s, u, &die.at[DA_NAME]);
+		n->name = spi_dw_val_str(&d->s, u, &die.at[DA_NAME]);
 		if (linkage == NULL)
-			linkage = dw_val_str(&d->s, u, &die.at[DA_LINKAGE]);
+			linkage = spi_dw_val_str(&d->s, u, &die.at[DA_LINKAGE]);
 		off = 0;
 		if (n->name == NULL &&
-		    dw_val_ref(u, &die.at[DA_ORIGIN], &off) < 0 &&
-		    dw_val_ref(u, &die.at[DA_SPEC], &off) < 0)
+		    spi_dw_val_ref(u, &die.at[DA_ORIGIN], &off) < 0 &&
+		    spi_dw_val_ref(u, &die.at[DA_SPEC], &off) < 0)
 			off = 0;
 	}
 	if (n->name == NULL)

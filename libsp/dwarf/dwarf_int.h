@@ -66,7 +66,7 @@ enum {
 };
 
 /* One unit header of .debug_info (DWARF 5 §7.5.1), and what its unit
- * DIE says (filled by dw_unit_prepare). */
+ * DIE says (filled by spi_dw_unit_prepare). */
 struct dw_unit {
 	uint64_t off;            /* of the header */
 	uint64_t end;            /* one past the unit */
@@ -78,7 +78,7 @@ struct dw_unit {
 	uint8_t offsz;           /* 4 (32-bit DWARF) or 8 (64-bit) */
 	uint8_t has_aranges;     /* .debug_aranges covers it */
 	uint8_t prepared;
-	int prep_err;            /* of dw_unit_prepare, cached */
+	int prep_err;            /* of spi_dw_unit_prepare, cached */
 	uint64_t str_offsets_base, addr_base, rnglists_base;
 	uint64_t base_addr;      /* DW_AT_low_pc of the unit DIE, or 0 */
 	uint64_t stmt_list;
@@ -182,7 +182,7 @@ struct dw_spans {
 	struct dw_span *v;
 	uint64_t *maxhi;
 	size_t n, cap;
-	uint64_t limit, offered; /* ranges offered to dw_spans_add, at most */
+	uint64_t limit, offered; /* ranges offered to spi_dw_spans_add, at most */
 };
 
 struct dw_cu {
@@ -239,68 +239,68 @@ struct sp_dwarf {
 /* dwarf_die.c: forms, strings, abbreviations, DIEs. */
 /* Makes room for element n of array v (*cap elements of sz bytes
  * allocated, doubling): returns the array, or NULL (v still valid). */
-void *dw_grow(void *v, size_t n, size_t *cap, size_t sz);
-int dw_read_form(struct sp_cur *c, const struct dw_unit *u, uint32_t form,
+void *spi_dw_grow(void *v, size_t n, size_t *cap, size_t sz);
+int spi_dw_read_form(struct sp_cur *c, const struct dw_unit *u, uint32_t form,
     int64_t implicit, struct dw_val *v);
-const char *dw_cstr(const struct sp_dwarf_bytes *b, uint64_t off);
-const char *dw_val_str(const struct sp_dwarf_sections *s,
+const char *spi_dw_cstr(const struct sp_dwarf_bytes *b, uint64_t off);
+const char *spi_dw_val_str(const struct sp_dwarf_sections *s,
     const struct dw_unit *u, const struct dw_val *v);
-int dw_val_addr(const struct sp_dwarf_sections *s, const struct dw_unit *u,
+int spi_dw_val_addr(const struct sp_dwarf_sections *s, const struct dw_unit *u,
     const struct dw_val *v, uint64_t *out);
-int dw_val_const(const struct dw_val *v, uint64_t *out);
-int dw_val_ref(const struct dw_unit *u, const struct dw_val *v,
+int spi_dw_val_const(const struct dw_val *v, uint64_t *out);
+int spi_dw_val_ref(const struct dw_unit *u, const struct dw_val *v,
     uint64_t *out);
-int dw_table_entry(const struct sp_dwarf_bytes *b, uint64_t base,
+int spi_dw_table_entry(const struct sp_dwarf_bytes *b, uint64_t base,
     uint64_t idx, unsigned size, uint64_t *out);
-int dw_addrx(const struct sp_dwarf_sections *s, const struct dw_unit *u,
+int spi_dw_addrx(const struct sp_dwarf_sections *s, const struct dw_unit *u,
     uint64_t idx, uint64_t *out);
-uint64_t dw_rd_off(struct sp_cur *c, unsigned offsz);
-uint64_t dw_rd_addr(struct sp_cur *c, unsigned size);
+uint64_t spi_dw_rd_off(struct sp_cur *c, unsigned offsz);
+uint64_t spi_dw_rd_addr(struct sp_cur *c, unsigned size);
 /* The table at off, in d's arena (NULL: -SP_EFORMAT, -ENOMEM). */
-int dw_abbrevs_parse(struct sp_dwarf *d, uint64_t off,
+int spi_dw_abbrevs_parse(struct sp_dwarf *d, uint64_t off,
     struct dw_abbrevs **out);
-/* n bytes (aligned for any type) from a, valid until dw_arena_free; NULL
+/* n bytes (aligned for any type) from a, valid until spi_dw_arena_free; NULL
  * when out of memory. */
-void *dw_arena_alloc(struct dw_arena *a, size_t n);
+void *spi_dw_arena_alloc(struct dw_arena *a, size_t n);
 /* A copy of n elements of sz bytes in a; NULL when out of memory. */
-void *dw_arena_copy(struct dw_arena *a, const void *v, size_t n, size_t sz);
-void dw_arena_free(struct dw_arena *a);
-void dw_scratch_free(struct dw_scratch *s);
-int dw_die_read(struct sp_cur *c, const struct dw_unit *u,
+void *spi_dw_arena_copy(struct dw_arena *a, const void *v, size_t n, size_t sz);
+void spi_dw_arena_free(struct dw_arena *a);
+void spi_dw_scratch_free(struct dw_scratch *s);
+int spi_dw_die_read(struct sp_cur *c, const struct dw_unit *u,
     struct dw_die *die);
 
 /* dwarf_ranges.c: address ranges of DIEs and units, span indexes. */
-int dw_die_ranges(const struct sp_dwarf_sections *s, const struct dw_unit *u,
+int spi_dw_die_ranges(const struct sp_dwarf_sections *s, const struct dw_unit *u,
     const struct dw_die *die,
     int (*fn)(void *ctx, uint64_t lo, uint64_t hi), void *ctx);
-int dw_aranges(const struct sp_dwarf_bytes *b,
+int spi_dw_aranges(const struct sp_dwarf_bytes *b,
     int (*fn)(void *ctx, uint64_t info_off, uint64_t lo, uint64_t hi),
     void *ctx);
-int dw_spans_add(struct dw_spans *s, uint64_t lo, uint64_t hi, uint32_t idx);
-int dw_spans_sort(struct dw_spans *s);
+int spi_dw_spans_add(struct dw_spans *s, uint64_t lo, uint64_t hi, uint32_t idx);
+int spi_dw_spans_sort(struct dw_spans *s);
 /* Sorts s's spans and copies them, with their maxhi, to *out in a. */
-int dw_spans_pack(struct dw_spans *s, struct dw_arena *a,
+int spi_dw_spans_pack(struct dw_spans *s, struct dw_arena *a,
     struct dw_spans *out);
-size_t dw_spans_upper(const struct dw_spans *s, uint64_t addr);
-void dw_spans_fini(struct dw_spans *s);
+size_t spi_dw_spans_upper(const struct dw_spans *s, uint64_t addr);
+void spi_dw_spans_fini(struct dw_spans *s);
 
 /* dwarf_line.c: the line number program. */
 /* u's line table into *l, its arrays in d's scratch (valid until the
- * next parse); dw_lines_keep copies them to the arena a. */
-int dw_lines_parse(struct sp_dwarf *d, const struct dw_unit *u,
+ * next parse); spi_dw_lines_keep copies them to the arena a. */
+int spi_dw_lines_parse(struct sp_dwarf *d, const struct dw_unit *u,
     struct dw_lines *l);
-int dw_lines_keep(struct dw_arena *a, struct dw_lines *l);
-const struct dw_row *dw_lines_find(const struct dw_lines *l, uint64_t addr);
-int dw_lines_path(struct dw_arena *a, struct dw_lines *l, uint64_t file,
+int spi_dw_lines_keep(struct dw_arena *a, struct dw_lines *l);
+const struct dw_row *spi_dw_lines_find(const struct dw_lines *l, uint64_t addr);
+int spi_dw_lines_path(struct dw_arena *a, struct dw_lines *l, uint64_t file,
     const char **out);
 
 /* dwarf_info.c: units and their function trees. */
-int dw_charge(struct sp_dwarf *d, uint64_t bytes);
-int dw_units_scan(struct sp_dwarf *d);
-int dw_unit_prepare(struct sp_dwarf *d, struct dw_unit *u);
-int dw_unit_ranges(struct sp_dwarf *d, struct dw_unit *u,
+int spi_dw_charge(struct sp_dwarf *d, uint64_t bytes);
+int spi_dw_units_scan(struct sp_dwarf *d);
+int spi_dw_unit_prepare(struct sp_dwarf *d, struct dw_unit *u);
+int spi_dw_unit_ranges(struct sp_dwarf *d, struct dw_unit *u,
     int (*fn)(void *ctx, uint64_t lo, uint64_t hi), void *ctx);
-int dw_unit_load(struct sp_dwarf *d, struct dw_unit *u);
-int dw_node_name(struct sp_dwarf *d, struct dw_node *n);
+int spi_dw_unit_load(struct sp_dwarf *d, struct dw_unit *u);
+int spi_dw_node_name(struct sp_dwarf *d, struct dw_node *n);
 
 #endif

@@ -37,7 +37,7 @@ struct lstate {
 static int
 add_dir(struct dw_lines *l, struct lhdr *h, const char *dir)
 {
-	const char **p = dw_grow(h->scr->dirs, l->ndirs, &h->scr->dcap,
+	const char **p = spi_dw_grow(h->scr->dirs, l->ndirs, &h->scr->dcap,
 	    sizeof(*p));
 
 	if (p == NULL)
@@ -50,7 +50,7 @@ add_dir(struct dw_lines *l, struct lhdr *h, const char *dir)
 static int
 add_file(struct dw_lines *l, struct lhdr *h, const char *name, uint64_t dir)
 {
-	struct dw_file *p = dw_grow(h->scr->files, l->nfiles, &h->scr->fcap,
+	struct dw_file *p = spi_dw_grow(h->scr->files, l->nfiles, &h->scr->fcap,
 	    sizeof(*p));
 
 	if (p == NULL)
@@ -90,7 +90,7 @@ tables_v4(struct sp_cur *c, struct dw_lines *l, struct lhdr *h)
 	if (err == 0)
 		err = add_file(l, h, NULL, 0);
 	while (err == 0) {
-		if (dw_read_form(c, &h->lu, DW_FORM_STRING, 0, &v) < 0)
+		if (spi_dw_read_form(c, &h->lu, DW_FORM_STRING, 0, &v) < 0)
 			return -SP_EFORMAT;
 		if (v.blen == 0 && files++)
 			break;
@@ -127,12 +127,12 @@ entries_v5(struct sp_cur *c, struct dw_lines *l, struct lhdr *h,
 		struct dw_val v;
 
 		for (i = 0; i < nfmt; i++) {
-			if (dw_read_form(c, &h->lu, fmt[i][1], 0, &v) < 0)
+			if (spi_dw_read_form(c, &h->lu, fmt[i][1], 0, &v) < 0)
 				return -SP_EFORMAT;
 			if (fmt[i][0] == DW_LNCT_PATH)
-				name = dw_val_str(s, &h->lu, &v);
+				name = spi_dw_val_str(s, &h->lu, &v);
 			else if (fmt[i][0] == DW_LNCT_DIRECTORY_INDEX &&
-			    dw_val_const(&v, &dir) < 0)
+			    spi_dw_val_const(&v, &dir) < 0)
 				return -SP_EFORMAT;
 		}
 		err = files ? add_file(l, h, name, dir) : add_dir(l, h, name);
@@ -171,7 +171,7 @@ header(const struct sp_dwarf_bytes *b, uint64_t off, struct lhdr *h,
 		h->lu.addr_size = sp_rd_u8(c);
 		(void)sp_rd_u8(c);	/* segment selector size */
 	}
-	hlen = dw_rd_off(c, h->lu.offsz);
+	hlen = spi_dw_rd_off(c, h->lu.offsz);
 	if (c->err || hlen > sp_cur_left(c))
 		return -SP_EFORMAT;
 	h->prog = c->pos + (size_t)hlen;
@@ -195,7 +195,7 @@ static int
 add_row(struct dw_lines *l, struct lhdr *h, const struct lstate *st,
     int end)
 {
-	struct dw_row *r = dw_grow(h->scr->rows, l->nrows, &h->scr->rcap,
+	struct dw_row *r = spi_dw_grow(h->scr->rows, l->nrows, &h->scr->rcap,
 	    sizeof(*r));
 
 	if (r == NULL)
@@ -258,11 +258,11 @@ extended(struct sp_cur *c, struct dw_lines *l, struct lhdr *h,
 	case DW_LNE_SET_ADDRESS:
 		if (len - 1 != 4 && len - 1 != 8)
 			return -SP_EFORMAT;
-		st->addr = dw_rd_addr(&e, (unsigned)(len - 1));
+		st->addr = spi_dw_rd_addr(&e, (unsigned)(len - 1));
 		st->op_index = 0;
 		break;
 	case DW_LNE_DEFINE_FILE:
-		if (dw_read_form(&e, &h->lu, DW_FORM_STRING, 0, &v) < 0)
+		if (spi_dw_read_form(&e, &h->lu, DW_FORM_STRING, 0, &v) < 0)
 			return -SP_EFORMAT;
 		err = file_v4(&e, l, h, (const char *)v.blk);
 		break;
@@ -414,7 +414,7 @@ dedup_rows(struct dw_lines *l)
 }
 
 int
-dw_lines_parse(struct sp_dwarf *d, const struct dw_unit *u,
+spi_dw_lines_parse(struct sp_dwarf *d, const struct dw_unit *u,
     struct dw_lines *l)
 {
 	const struct sp_dwarf_sections *s = &d->s;
@@ -449,11 +449,11 @@ dw_lines_parse(struct sp_dwarf *d, const struct dw_unit *u,
 }
 
 int
-dw_lines_keep(struct dw_arena *a, struct dw_lines *l)
+spi_dw_lines_keep(struct dw_arena *a, struct dw_lines *l)
 {
-	l->rows = dw_arena_copy(a, l->rows, l->nrows, sizeof(*l->rows));
-	l->files = dw_arena_copy(a, l->files, l->nfiles, sizeof(*l->files));
-	l->dirs = dw_arena_copy(a, l->dirs, l->ndirs, sizeof(*l->dirs));
+	l->rows = spi_dw_arena_copy(a, l->rows, l->nrows, sizeof(*l->rows));
+	l->files = spi_dw_arena_copy(a, l->files, l->nfiles, sizeof(*l->files));
+	l->dirs = spi_dw_arena_copy(a, l->dirs, l->ndirs, sizeof(*l->dirs));
 	if ((l->rows == NULL && l->nrows > 0) ||
 	    (l->files == NULL && l->nfiles > 0) ||
 	    (l->dirs == NULL && l->ndirs > 0))
@@ -462,7 +462,7 @@ dw_lines_keep(struct dw_arena *a, struct dw_lines *l)
 }
 
 const struct dw_row *
-dw_lines_find(const struct dw_lines *l, uint64_t addr)
+spi_dw_lines_find(const struct dw_lines *l, uint64_t addr)
 {
 	size_t lo = 0, hi = l->nrows;
 
@@ -494,7 +494,7 @@ join(struct dw_arena *a, const char *x, const char *y, const char *z,
 		len += part[i] != NULL ? strlen(part[i]) + 1 : 0;
 	if (len > SP_DWARF_PATH_MAX)
 		return 0;
-	*out = p = dw_arena_alloc(a, len + 1);
+	*out = p = spi_dw_arena_alloc(a, len + 1);
 	if (p == NULL)
 		return -ENOMEM;
 	for (i = 0; i < 3; i++) {
@@ -511,7 +511,7 @@ join(struct dw_arena *a, const char *x, const char *y, const char *z,
 }
 
 int
-dw_lines_path(struct dw_arena *a, struct dw_lines *l, uint64_t file,
+spi_dw_lines_path(struct dw_arena *a, struct dw_lines *l, uint64_t file,
     const char **out)
 {
 	struct dw_file *f;

@@ -36,8 +36,8 @@ ranges_v4(const struct sp_dwarf_sections *s, const struct dw_unit *u,
 		return -SP_EFORMAT;
 	c.pos = (size_t)off;
 	for (;;) {
-		uint64_t b = dw_rd_addr(&c, u->addr_size);
-		uint64_t e = dw_rd_addr(&c, u->addr_size);
+		uint64_t b = spi_dw_rd_addr(&c, u->addr_size);
+		uint64_t e = spi_dw_rd_addr(&c, u->addr_size);
 
 		if (c.err)
 			return -SP_EFORMAT;
@@ -65,19 +65,19 @@ rle_entry(const struct sp_dwarf_sections *s, const struct dw_unit *u,
 	switch (kind) {
 	case DW_RLE_BASE_ADDRESSX:
 		a = sp_rd_varint(c);
-		return c->err || dw_addrx(s, u, a, base) < 0 ? -SP_EFORMAT : 1;
+		return c->err || spi_dw_addrx(s, u, a, base) < 0 ? -SP_EFORMAT : 1;
 	case DW_RLE_BASE_ADDRESS:
-		*base = dw_rd_addr(c, u->addr_size);
+		*base = spi_dw_rd_addr(c, u->addr_size);
 		return c->err ? -SP_EFORMAT : 1;
 	case DW_RLE_STARTX_ENDX:
 	case DW_RLE_STARTX_LENGTH:
 		a = sp_rd_varint(c);
 		b = sp_rd_varint(c);
-		if (c->err || dw_addrx(s, u, a, lo) < 0)
+		if (c->err || spi_dw_addrx(s, u, a, lo) < 0)
 			return -SP_EFORMAT;
 		if (kind == DW_RLE_STARTX_LENGTH)
 			*hi = *lo + b;
-		else if (dw_addrx(s, u, b, hi) < 0)
+		else if (spi_dw_addrx(s, u, b, hi) < 0)
 			return -SP_EFORMAT;
 		return 0;
 	case DW_RLE_OFFSET_PAIR:
@@ -87,11 +87,11 @@ rle_entry(const struct sp_dwarf_sections *s, const struct dw_unit *u,
 		*hi = *base + b;
 		break;
 	case DW_RLE_START_END:
-		*lo = dw_rd_addr(c, u->addr_size);
-		*hi = dw_rd_addr(c, u->addr_size);
+		*lo = spi_dw_rd_addr(c, u->addr_size);
+		*hi = spi_dw_rd_addr(c, u->addr_size);
 		break;
 	case DW_RLE_START_LENGTH:
-		*lo = dw_rd_addr(c, u->addr_size);
+		*lo = spi_dw_rd_addr(c, u->addr_size);
 		*hi = *lo + sp_rd_varint(c);
 		break;
 	default:
@@ -128,7 +128,7 @@ rnglist(const struct sp_dwarf_sections *s, const struct dw_unit *u,
 }
 
 int
-dw_die_ranges(const struct sp_dwarf_sections *s, const struct dw_unit *u,
+spi_dw_die_ranges(const struct sp_dwarf_sections *s, const struct dw_unit *u,
     const struct dw_die *die, int (*fn)(void *, uint64_t, uint64_t),
     void *ctx)
 {
@@ -138,13 +138,13 @@ dw_die_ranges(const struct sp_dwarf_sections *s, const struct dw_unit *u,
 	if (r->form == DW_FORM_RNGLISTX) {
 		/* DWARF 5 §7.28: an offset table after the list header, its
 		 * entries relative to the base. */
-		if (dw_table_entry(&s->rnglists, u->rnglists_base, r->u,
+		if (spi_dw_table_entry(&s->rnglists, u->rnglists_base, r->u,
 		    u->offsz, &off) < 0)
 			return -SP_EFORMAT;
 		return rnglist(s, u, u->rnglists_base + off, fn, ctx);
 	}
 	if (r->form != 0) {
-		if (dw_val_const(r, &off) < 0)
+		if (spi_dw_val_const(r, &off) < 0)
 			return -SP_EFORMAT;
 		if (u->version >= 5)
 			return rnglist(s, u, off, fn, ctx);
@@ -152,11 +152,11 @@ dw_die_ranges(const struct sp_dwarf_sections *s, const struct dw_unit *u,
 	}
 	if (die->at[DA_LOW].form == 0 || die->at[DA_HIGH].form == 0)
 		return 0;
-	if (dw_val_addr(s, u, &die->at[DA_LOW], &lo) < 0)
+	if (spi_dw_val_addr(s, u, &die->at[DA_LOW], &lo) < 0)
 		return -SP_EFORMAT;
 	/* DWARF 5 §2.17.2: a constant high_pc is an offset from low_pc. */
-	if (dw_val_addr(s, u, &die->at[DA_HIGH], &hi) < 0) {
-		if (dw_val_const(&die->at[DA_HIGH], &hi) < 0)
+	if (spi_dw_val_addr(s, u, &die->at[DA_HIGH], &hi) < 0) {
+		if (spi_dw_val_const(&die->at[DA_HIGH], &hi) < 0)
 			return -SP_EFORMAT;
 		hi += lo;
 	}
@@ -169,7 +169,7 @@ arange_tuples(struct sp_cur *c, uint8_t asz, uint64_t info_off,
     int (*fn)(void *, uint64_t, uint64_t, uint64_t), void *ctx)
 {
 	for (;;) {
-		uint64_t a = dw_rd_addr(c, asz), n = dw_rd_addr(c, asz);
+		uint64_t a = spi_dw_rd_addr(c, asz), n = spi_dw_rd_addr(c, asz);
 		int err;
 
 		if (c->err)
@@ -195,7 +195,7 @@ arange_set(struct sp_cur c, size_t start, unsigned offsz,
 	int err;
 
 	version = b != NULL ? sp_le16(b) : 0;
-	info_off = dw_rd_off(&c, offsz);
+	info_off = spi_dw_rd_off(&c, offsz);
 	asz = sp_rd_u8(&c);
 	segsz = sp_rd_u8(&c);
 	if (c.err || version != 2 || (asz != 4 && asz != 8) || segsz != 0)
@@ -216,7 +216,7 @@ arange_set(struct sp_cur c, size_t start, unsigned offsz,
 }
 
 int
-dw_aranges(const struct sp_dwarf_bytes *b,
+spi_dw_aranges(const struct sp_dwarf_bytes *b,
     int (*fn)(void *, uint64_t, uint64_t, uint64_t), void *ctx)
 {
 	struct sp_cur c = sp_cur_make(b->p, b->len);
@@ -246,7 +246,7 @@ dw_aranges(const struct sp_dwarf_bytes *b,
 }
 
 int
-dw_spans_add(struct dw_spans *s, uint64_t lo, uint64_t hi, uint32_t idx)
+spi_dw_spans_add(struct dw_spans *s, uint64_t lo, uint64_t hi, uint32_t idx)
 {
 	/* Every range offered counts toward the limit, kept or not. */
 	if (s->limit != 0 && ++s->offered > s->limit)
@@ -282,7 +282,7 @@ cmp_span(const void *a, const void *b)
 }
 
 int
-dw_spans_sort(struct dw_spans *s)
+spi_dw_spans_sort(struct dw_spans *s)
 {
 	size_t i;
 
@@ -302,7 +302,7 @@ dw_spans_sort(struct dw_spans *s)
 }
 
 int
-dw_spans_pack(struct dw_spans *s, struct dw_arena *a, struct dw_spans *out)
+spi_dw_spans_pack(struct dw_spans *s, struct dw_arena *a, struct dw_spans *out)
 {
 	size_t i;
 
@@ -310,8 +310,8 @@ dw_spans_pack(struct dw_spans *s, struct dw_arena *a, struct dw_spans *out)
 	if (s->n == 0)
 		return 0;
 	qsort(s->v, s->n, sizeof(*s->v), cmp_span);
-	out->v = dw_arena_copy(a, s->v, s->n, sizeof(*s->v));
-	out->maxhi = dw_arena_alloc(a, s->n * sizeof(*out->maxhi));
+	out->v = spi_dw_arena_copy(a, s->v, s->n, sizeof(*s->v));
+	out->maxhi = spi_dw_arena_alloc(a, s->n * sizeof(*out->maxhi));
 	if (out->v == NULL || out->maxhi == NULL)
 		return -ENOMEM;
 	out->n = s->n;
@@ -323,7 +323,7 @@ dw_spans_pack(struct dw_spans *s, struct dw_arena *a, struct dw_spans *out)
 }
 
 size_t
-dw_spans_upper(const struct dw_spans *s, uint64_t addr)
+spi_dw_spans_upper(const struct dw_spans *s, uint64_t addr)
 {
 	size_t lo = 0, hi = s->maxhi != NULL ? s->n : 0;
 
@@ -339,7 +339,7 @@ dw_spans_upper(const struct dw_spans *s, uint64_t addr)
 }
 
 void
-dw_spans_fini(struct dw_spans *s)
+spi_dw_spans_fini(struct dw_spans *s)
 {
 	free(s->v);
 	free(s->maxhi);

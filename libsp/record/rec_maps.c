@@ -9,7 +9,7 @@
 
 /* The mapping containing ip, or NULL (binary search). */
 const struct rec_range *
-rec_find_range(const struct rec_proc *p, uint64_t ip)
+spi_rec_find_range(const struct rec_proc *p, uint64_t ip)
 {
 	size_t lo = 0, hi = p->nmaps;
 
@@ -33,7 +33,7 @@ rec_find_range(const struct rec_proc *p, uint64_t ip)
  * one more, a range cut away entirely loses its.
  */
 int
-rec_insert_range(struct sp_recorder *r, struct rec_proc *p,
+spi_rec_insert_range(struct sp_recorder *r, struct rec_proc *p,
     const struct rec_range *nr)
 {
 	struct rec_range *v = malloc((p->nmaps + 2) * sizeof(*v));
@@ -75,7 +75,7 @@ rec_insert_range(struct sp_recorder *r, struct rec_proc *p,
 		if (o.file != NULL && kept == 2)
 			o.file->refs++;
 		else if (kept == 0)
-			rec_file_unref(r, o.file);
+			spi_rec_file_unref(r, o.file);
 	}
 	if (!placed)
 		v[j++] = *nr;
@@ -87,17 +87,17 @@ rec_insert_range(struct sp_recorder *r, struct rec_proc *p,
 }
 
 void
-rec_drop_maps(struct sp_recorder *r, struct rec_proc *p)
+spi_rec_drop_maps(struct sp_recorder *r, struct rec_proc *p)
 {
 	size_t i;
 
 	for (i = 0; i < p->nmaps; i++)
-		rec_file_unref(r, p->maps[i].file);
+		spi_rec_file_unref(r, p->maps[i].file);
 	p->nmaps = 0;
 }
 
 int
-rec_clone_maps(struct sp_recorder *r, struct rec_proc *child,
+spi_rec_clone_maps(struct sp_recorder *r, struct rec_proc *child,
     const struct rec_proc *parent)
 {
 	struct rec_range *v;
@@ -112,7 +112,7 @@ rec_clone_maps(struct sp_recorder *r, struct rec_proc *child,
 	for (i = 0; i < parent->nmaps; i++)
 		if (v[i].file != NULL)
 			v[i].file->refs++;
-	rec_drop_maps(r, child);
+	spi_rec_drop_maps(r, child);
 	free(child->maps);
 	child->maps = v;
 	child->nmaps = child->capmaps = parent->nmaps;
@@ -120,17 +120,17 @@ rec_clone_maps(struct sp_recorder *r, struct rec_proc *child,
 }
 
 void
-rec_proc_free(struct sp_recorder *r, struct rec_proc *p)
+spi_rec_proc_free(struct sp_recorder *r, struct rec_proc *p)
 {
 	if (p != NULL) {
-		rec_drop_maps(r, p);
+		spi_rec_drop_maps(r, p);
 		free(p->maps);
 	}
 	free(p);
 }
 
 void
-rec_file_unref(struct sp_recorder *r, struct rec_file *f)
+spi_rec_file_unref(struct sp_recorder *r, struct rec_file *f)
 {
 	struct rec_file **pp;
 

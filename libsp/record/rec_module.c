@@ -118,7 +118,7 @@ read_build_id(struct sp_recorder *r, uint32_t pid, uint64_t start,
 				err = sp_bundle_binary(r->o.bundle, fd,
 				    m->build_id, n, path);
 			if (err < 0)
-				rec_log(r, "bundle: could not keep %s: %s", path,
+				spi_rec_log(r, "bundle: could not keep %s: %s", path,
 				    sp_strerror(err));
 		}
 	}
@@ -182,7 +182,7 @@ vdso_cfi(struct sp_recorder *r, uint32_t pid, struct rec_range *range)
 }
 
 int
-rec_add_mapping(struct sp_recorder *r, struct rec_proc *p, uint64_t start,
+spi_rec_add_mapping(struct sp_recorder *r, struct rec_proc *p, uint64_t start,
     uint64_t len, uint64_t pgoff, uint64_t inode, uint32_t maj, uint32_t min,
     const char *path, size_t path_len)
 {
@@ -233,21 +233,21 @@ rec_add_mapping(struct sp_recorder *r, struct rec_proc *p, uint64_t start,
 	err = sp_writer_put(r->w, &rec, &nr.module);
 	if (err)
 		return err;
-	err = rec_insert_range(r, p, &nr);
+	err = spi_rec_insert_range(r, p, &nr);
 	if (err == 0 && is_python_path(cpath, path_len))
-		err = rec_write_python(r, p, 1, r->now);
+		err = spi_rec_write_python(r, p, 1, r->now);
 	return err;
 }
 
 int
-rec_scan_maps(struct sp_recorder *r, struct rec_proc *p)
+spi_rec_scan_maps(struct sp_recorder *r, struct rec_proc *p)
 {
 	char path[64], *buf, *line, *nl;
 	size_t len;
 	struct sp_map m;
 	int reused, err;
 
-	err = rec_check_reuse(r, p, &reused);
+	err = spi_rec_check_reuse(r, p, &reused);
 	if (err)
 		return err;
 	(void)snprintf(path, sizeof(path), "/proc/%u/maps", p->pid);
@@ -265,7 +265,7 @@ rec_scan_maps(struct sp_recorder *r, struct rec_proc *p)
 		/* m.path points into buf, which is ours to change. */
 		m.path_len = sp_maps_path_unescape(buf + (m.path - buf),
 		    m.path_len);
-		err = rec_add_mapping(r, p, m.start, m.end - m.start, m.offset,
+		err = spi_rec_add_mapping(r, p, m.start, m.end - m.start, m.offset,
 		    m.inode, m.dev_major, m.dev_minor, m.path, m.path_len);
 		if (err)
 			break;

@@ -47,7 +47,7 @@ proc_uid(uint32_t pid)
 }
 
 struct rec_proc *
-rec_proc_get(struct sp_recorder *r, uint32_t pid, int make)
+spi_rec_proc_get(struct sp_recorder *r, uint32_t pid, int make)
 {
 	struct rec_proc *p = sp_imap_get(&r->procs, pid);
 
@@ -58,7 +58,7 @@ rec_proc_get(struct sp_recorder *r, uint32_t pid, int make)
 		return NULL;
 	p->pid = pid;
 	p->uid = proc_uid(pid);
-	if (rec_start_time(pid, &p->start_time) < 0)
+	if (spi_rec_start_time(pid, &p->start_time) < 0)
 		p->start_time = 0;
 	if (sp_imap_put(&r->procs, pid, p) < 0) {
 		free(p);
@@ -75,7 +75,7 @@ put(struct sp_recorder *r, struct sp_record *rec, uint32_t *id)
 }
 
 int
-rec_write_python(struct sp_recorder *r, struct rec_proc *p, int is_py,
+spi_rec_write_python(struct sp_recorder *r, struct rec_proc *p, int is_py,
     uint64_t time)
 {
 	struct sp_record rec;
@@ -172,14 +172,14 @@ static int
 user_frame(struct sp_recorder *r, struct rec_proc *p, uint64_t ip,
     uint32_t *id)
 {
-	const struct rec_range *m = rec_find_range(p, ip);
+	const struct rec_range *m = spi_rec_find_range(p, ip);
 
 	/* A mapping we have not seen (missed MMAP, lost events): read
 	 * /proc once per 100 ms at most. */
 	if (m == NULL && r->now - p->last_rescan > 100000000ull) {
 		p->last_rescan = r->now;
-		(void)rec_scan_maps(r, p);
-		m = rec_find_range(p, ip);
+		(void)spi_rec_scan_maps(r, p);
+		m = spi_rec_find_range(p, ip);
 	}
 	if (m == NULL) {
 		r->c[C_UNKNOWN_MODULE]++;
@@ -257,7 +257,7 @@ static int
 find_cfi(void *ctx, uint64_t pc, const struct sp_cfi_table **t,
     uint64_t *bias)
 {
-	const struct rec_range *m = rec_find_range(ctx, pc);
+	const struct rec_range *m = spi_rec_find_range(ctx, pc);
 
 	if (m == NULL)
 		return -SP_ENOTFOUND;
@@ -300,7 +300,7 @@ read_code(void *ctx, uint64_t addr, uint8_t *buf, size_t len)
 	    (unsigned long)n, 0);
 	if (got > 0)
 		return (size_t)got;
-	m = rec_find_range(p, addr);
+	m = spi_rec_find_range(p, addr);
 	if (m == NULL || m->cfi == NULL || m->cfi->fd < 0)
 		return 0;
 	if (len > m->end - addr)
@@ -424,7 +424,7 @@ on_sample(struct sp_recorder *r, const uint8_t *rec, size_t len)
 		r->c[C_MISSING_PID]++;
 		return 0;
 	}
-	p = rec_proc_get(r, pid, 0);
+	p = spi_rec_proc_get(r, pid, 0);
 	if (p == NULL || !p->tracked) {
 		r->c[C_UNTRACKED]++;
 		return 0;
@@ -454,7 +454,7 @@ on_sample(struct sp_recorder *r, const uint8_t *rec, size_t len)
 }
 
 int
-rec_write_proc(struct sp_recorder *r, uint32_t event, uint32_t pid, uint32_t tid,
+spi_rec_write_proc(struct sp_recorder *r, uint32_t event, uint32_t pid, uint32_t tid,
     uint32_t opid, uint32_t otid, const char *comm)
 {
 	struct sp_record rec;
@@ -489,12 +489,12 @@ on_mmap2(struct sp_recorder *r, const uint8_t *rec, size_t len)
 	}
 	if (!(sp_le32(rec + 64) & PROT_EXEC))
 		return 0;
-	p = rec_proc_get(r, sp_le32(rec + 8), 0);
+	p = spi_rec_proc_get(r, sp_le32(rec + 8), 0);
 	if (p == NULL || !p->tracked)
 		return 0;
 	name = (const char *)rec + 72;
 	max = len - 72 - 24;
-	return rec_add_mapping(r, p, sp_le64(rec + 16), sp_le64(rec + 24),
+	return spi_rec_add_mapping(r, p, sp_le64(rec + 16), sp_le64(rec + 24),
 	    sp_le64(rec + 32), sp_le64(rec + 48), sp_le32(rec + 40),
 	    sp_le32(rec + 44), name, strnlen(name, max));
 }
@@ -526,16 +526,16 @@ on_comm(struct sp_recorder *r, const uint8_t *rec, size_t len, int exec)
 		memcpy(t->comm, comm, n + 1);
 		t->id = 0; /* a new THREAD identity at its next sample */
 	}
-	p = rec_proc_get(r, pid, 0);
+	p = spi_rec_proc_get(r, pid, 0);
 	if (p == NULL || !p->tracked)
 		return 0;
 	if (exec) {
-		rec_drop_maps(r, p); /* the old image's mappings are gone */
-		err = rec_write_python(r, p, 0, r->now);
+		spi_rec_drop_maps(r, p); /* the old image's mappings are gone */
+		err = spi_rec_write_python(r, p, 0, r->now);
 		if (err)
 			return err;
 	}
-	return rec_write_proc(r, exec ? SP_PROC_EXEC : SP_PROC_COMM, pid, tid, 0, 0,
+	return spi_rec_write_proc(r, exec ? SP_PROC_EXEC : SP_PROC_COMM, pid, tid, 0, 0,
 	    comm);
 }
 
@@ -558,13 +558,13 @@ on_task(struct sp_recorder *r, const uint8_t *rec, size_t len, int fork)
 	ptid = sp_le32(rec + 20);
 	if (fork) {
 		(void)sp_imap_put(&r->covered, tid, &r->covered);
-		parent = rec_proc_get(r, ppid, 0);
-		p = rec_proc_get(r, pid, pid != ppid && parent != NULL &&
+		parent = spi_rec_proc_get(r, ppid, 0);
+		p = spi_rec_proc_get(r, pid, pid != ppid && parent != NULL &&
 		    parent->tracked && r->o.children);
 		/* A known pid forked anew: its old exit was lost. */
 		reused = 0;
 		if (p != NULL && pid != ppid && p->tracked && parent != NULL &&
-		    (err = rec_check_reuse(r, p, &reused)) != 0)
+		    (err = spi_rec_check_reuse(r, p, &reused)) != 0)
 			return err;
 		if (reused)
 			p->tracked = 0;
@@ -573,38 +573,38 @@ on_task(struct sp_recorder *r, const uint8_t *rec, size_t len, int fork)
 			p->tracked = 1;
 			r->c[C_PROCESSES]++;
 			p->last_rescan = r->now;
-			if ((err = rec_clone_maps(r, p, parent)) != 0 ||
-			    (err = rec_write_python(r, p, parent->python,
+			if ((err = spi_rec_clone_maps(r, p, parent)) != 0 ||
+			    (err = spi_rec_write_python(r, p, parent->python,
 			    r->now)) != 0)
 				return err;
 		}
 		if (p == NULL || !p->tracked)
 			return 0;
 		r->c[C_THREADS]++;
-		return rec_write_proc(r, SP_PROC_FORK, pid, tid, ppid, ptid, NULL);
+		return spi_rec_write_proc(r, SP_PROC_FORK, pid, tid, ppid, ptid, NULL);
 	}
 	(void)sp_imap_del(&r->covered, tid);
 	t = sp_imap_del(&r->threads, tid);
 	free(t);
-	p = rec_proc_get(r, pid, 0);
+	p = spi_rec_proc_get(r, pid, 0);
 	if (p == NULL || !p->tracked)
 		return 0;
-	err = rec_write_proc(r, SP_PROC_EXIT, pid, tid, ppid, ptid, NULL);
+	err = spi_rec_write_proc(r, SP_PROC_EXIT, pid, tid, ppid, ptid, NULL);
 	if (pid == tid) {
 		if (p->attached)
-			rec_log(r, "pid %u exited; its recording ends there",
+			spi_rec_log(r, "pid %u exited; its recording ends there",
 			    pid);
 		/* The runtime's perf map is complete now; PID reuse can't
 		 * mix in another process's map later. */
 		if (r->o.bundle != NULL)
 			(void)sp_bundle_perf_map(r->o.bundle, (pid_t)pid, p->uid);
-		rec_proc_free(r, sp_imap_del(&r->procs, pid));
+		spi_rec_proc_free(r, sp_imap_del(&r->procs, pid));
 	}
 	return err;
 }
 
 int
-rec_process(struct sp_recorder *r, const uint8_t *rec, size_t len)
+spi_rec_process(struct sp_recorder *r, const uint8_t *rec, size_t len)
 {
 	struct perf_event_header h;
 	struct sample_id id;

@@ -15,7 +15,7 @@
 #include "sp/spool.h"
 
 int
-rec_start_time(uint32_t pid, uint64_t *t)
+spi_rec_start_time(uint32_t pid, uint64_t *t)
 {
 	char path[32], *buf, *p, *end;
 	size_t len;
@@ -46,14 +46,14 @@ rec_start_time(uint32_t pid, uint64_t *t)
 }
 
 int
-rec_check_reuse(struct sp_recorder *r, struct rec_proc *p, int *reused)
+spi_rec_check_reuse(struct sp_recorder *r, struct rec_proc *p, int *reused)
 {
 	char comm[16];
 	uint64_t t = 0;
 	int err;
 
 	*reused = 0;
-	if (rec_start_time(p->pid, &t) != 0)
+	if (spi_rec_start_time(p->pid, &t) != 0)
 		return 0; /* gone, or unreadable: nothing to compare */
 	if (p->start_time == 0 || t == p->start_time) {
 		p->start_time = t;
@@ -65,14 +65,14 @@ rec_check_reuse(struct sp_recorder *r, struct rec_proc *p, int *reused)
 	*reused = 1;
 	p->start_time = t;
 	r->c[C_PID_REUSES]++;
-	rec_drop_maps(r, p);
-	rec_log(r, "pid %u is another process now (its exit was lost); "
+	spi_rec_drop_maps(r, p);
+	spi_rec_log(r, "pid %u is another process now (its exit was lost); "
 	    "its old mappings are dropped", p->pid);
 	if (sp_proc_comm((pid_t)p->pid, (pid_t)p->pid, comm, sizeof(comm)) < 0)
 		comm[0] = '\0';
-	err = rec_write_python(r, p, 0, r->now);
+	err = spi_rec_write_python(r, p, 0, r->now);
 	if (err == 0 && p->tracked)
-		err = rec_write_proc(r, SP_PROC_EXEC, p->pid, p->pid, 0, 0, comm);
+		err = spi_rec_write_proc(r, SP_PROC_EXEC, p->pid, p->pid, 0, 0, comm);
 	return err;
 }
 
@@ -96,7 +96,7 @@ collect_tracked(void *val, void *ctx)
  * and the new one's fork were among the lost records) starts anew.
  */
 int
-rec_sweep_reused(struct sp_recorder *r)
+spi_rec_sweep_reused(struct sp_recorder *r)
 {
 	struct pid_list l;
 	size_t i;
@@ -109,10 +109,10 @@ rec_sweep_reused(struct sp_recorder *r)
 		return -ENOMEM;
 	sp_imap_each(&r->procs, collect_tracked, &l);
 	for (i = 0; i < l.n && err == 0; i++) {
-		struct rec_proc *p = rec_proc_get(r, l.v[i], 0);
+		struct rec_proc *p = spi_rec_proc_get(r, l.v[i], 0);
 
 		if (p != NULL)
-			err = rec_check_reuse(r, p, &reused);
+			err = spi_rec_check_reuse(r, p, &reused);
 	}
 	free(l.v);
 	return err;

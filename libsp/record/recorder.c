@@ -57,7 +57,7 @@ static const char *const counter_names[C_FALLBACK_FIRST_] = {
 };
 
 void
-rec_log(struct sp_recorder *r, const char *fmt, ...)
+spi_rec_log(struct sp_recorder *r, const char *fmt, ...)
 {
 	char msg[512];
 	va_list ap;
@@ -252,7 +252,7 @@ open_event(struct sp_recorder *r, uint32_t tid, int cpu)
 	if (!r->attr.exclude_kernel && (fd == -EACCES || fd == -EPERM)) {
 		r->attr.exclude_kernel = 1;
 		r->attr.sample_type &= ~(uint64_t)PERF_SAMPLE_CALLCHAIN;
-		rec_log(r, "kernel sampling is denied (perf_event_paranoid or "
+		spi_rec_log(r, "kernel sampling is denied (perf_event_paranoid or "
 		    "missing CAP_PERFMON): recording user frames only");
 		return open_event(r, tid, cpu);
 	}
@@ -315,7 +315,7 @@ keep_event(struct sp_recorder *r, int fd, uint32_t tid, int cpu)
 
 /* Opens the events of thread tid on every CPU, each into its CPU's ring. */
 int
-rec_open_thread(struct sp_recorder *r, uint32_t tid)
+spi_rec_open_thread(struct sp_recorder *r, uint32_t tid)
 {
 	int i, fd, err;
 
@@ -382,7 +382,7 @@ add_target(struct sp_recorder *r, uint32_t pid)
 		return -ENOMEM;
 	r->targets = t;
 	r->targets[r->ntargets++] = pid;
-	p = rec_proc_get(r, pid, 1);
+	p = spi_rec_proc_get(r, pid, 1);
 	if (p == NULL)
 		return -ENOMEM;
 	p->tracked = 1;
@@ -398,7 +398,7 @@ open_error(struct sp_recorder *r, int err, uint32_t pid, struct sp_diag *d)
 	if (err == -ESRCH)
 		return diag_set(d, err, "no such process: %u", pid);
 	if (err == -EACCES || err == -EPERM) {
-		struct rec_proc *p = rec_proc_get(r, pid, 0);
+		struct rec_proc *p = spi_rec_proc_get(r, pid, 0);
 
 		(void)sp_read_long("/proc/sys/kernel/perf_event_paranoid",
 		    &paranoid);
@@ -481,7 +481,7 @@ open_threads(struct sp_recorder *r, uint32_t pid, int *opened)
 	for (i = 0; err == 0 && i < n; i++) {
 		if (sp_imap_get(&r->covered, (uint32_t)tids[i]) != NULL)
 			continue;
-		err = rec_open_thread(r, (uint32_t)tids[i]);
+		err = spi_rec_open_thread(r, (uint32_t)tids[i]);
 		if (err == -ESRCH) /* it exited meanwhile */
 			err = 0;
 		else if (err == 0) {
@@ -523,11 +523,11 @@ sp_recorder_attach(struct sp_recorder *r, pid_t pid, struct sp_diag *diag)
 	if (err == 0 && opened == 0)
 		err = -ESRCH;
 	r->now = mono_now();
-	p = rec_proc_get(r, (uint32_t)pid, 0);
+	p = spi_rec_proc_get(r, (uint32_t)pid, 0);
 	if (err == 0 && p != NULL) {
 		p->attached = 1;
 		p->last_rescan = r->now;
-		err = rec_scan_maps(r, p);
+		err = spi_rec_scan_maps(r, p);
 		maps_err = err == -EACCES || err == -EPERM;
 	}
 	if (err == 0)
@@ -590,7 +590,7 @@ sp_recorder_spawn(struct sp_recorder *r, char *const argv[], pid_t *pid,
 	r->attr.enable_on_exec = 1;
 	err = add_target(r, (uint32_t)*pid);
 	if (err == 0)
-		err = rec_open_thread(r, (uint32_t)*pid);
+		err = spi_rec_open_thread(r, (uint32_t)*pid);
 	if (err == 0) {
 		r->c[C_THREADS]++;
 		err = write_recording(r);
@@ -617,16 +617,16 @@ sp_recorder_spawn(struct sp_recorder *r, char *const argv[], pid_t *pid,
 
 /* Recovery after lost events: rescan each target's threads and maps. */
 int
-rec_sweep(struct sp_recorder *r)
+spi_rec_sweep(struct sp_recorder *r)
 {
 	size_t i;
 	int opened, err;
 
 	r->need_sweep = 0;
 	r->c[C_LIFECYCLE_GAPS]++;
-	err = rec_sweep_reused(r);
+	err = spi_rec_sweep_reused(r);
 	for (i = 0; i < r->ntargets && err == 0; i++) {
-		struct rec_proc *p = rec_proc_get(r, r->targets[i], 0);
+		struct rec_proc *p = spi_rec_proc_get(r, r->targets[i], 0);
 
 		if (p == NULL)
 			continue;
@@ -634,7 +634,7 @@ rec_sweep(struct sp_recorder *r)
 		if (err == -ESRCH)
 			err = 0;
 		if (err == 0)
-			err = rec_scan_maps(r, p);
+			err = spi_rec_scan_maps(r, p);
 		if (err == -ENOENT || err == -ESRCH)
 			err = 0;
 	}
@@ -701,9 +701,9 @@ drain(struct sp_recorder *r)
 	for (i = 0; i < n && err == 0; i++) {
 		const uint8_t *rec = r->drain.p + r->items[i].off;
 
-		err = rec_process(r, rec, sp_le16(rec + 6));
+		err = spi_rec_process(r, rec, sp_le16(rec + 6));
 		if (err == 0 && r->need_sweep && !swept) {
-			err = rec_sweep(r);
+			err = spi_rec_sweep(r);
 			swept = 1;
 		}
 		r->need_sweep = 0;
@@ -739,7 +739,7 @@ rescan_threads(struct sp_recorder *r)
 		return 0;
 	r->last_thread_scan = now;
 	for (i = 0; i < r->ntargets && err == 0; i++) {
-		if (rec_proc_get(r, r->targets[i], 0) == NULL)
+		if (spi_rec_proc_get(r, r->targets[i], 0) == NULL)
 			continue; /* exited */
 		err = open_threads(r, r->targets[i], &opened);
 		if (err == -ESRCH || err == -ENOENT)
@@ -821,7 +821,7 @@ bundle_maps(void *val, void *ctx)
 
 	if (p->tracked && sp_bundle_perf_map(r->o.bundle, (pid_t)p->pid,
 	    p->uid) == -EPERM)
-		rec_log(r, "bundle: /tmp/perf-%u.map is not a regular file of "
+		spi_rec_log(r, "bundle: /tmp/perf-%u.map is not a regular file of "
 		    "the process's owner; not kept", p->pid);
 }
 
@@ -840,7 +840,7 @@ sp_recorder_finish(struct sp_recorder *r)
 	if (r->o.bundle != NULL) {
 		sp_imap_each(&r->procs, bundle_maps, r);
 		if (sp_bundle_kallsyms(r->o.bundle) < 0)
-			rec_log(r, "bundle: /proc/kallsyms not kept (addresses "
+			spi_rec_log(r, "bundle: /proc/kallsyms not kept (addresses "
 			    "hidden or unreadable)");
 	}
 	memset(&rec, 0, sizeof(rec));
@@ -864,7 +864,7 @@ free_val(void *val, void *ctx)
 static void
 free_proc(void *val, void *ctx)
 {
-	rec_proc_free(ctx, val);
+	spi_rec_proc_free(ctx, val);
 }
 
 void

@@ -139,49 +139,49 @@ struct sp_recorder {
 
 /* rec_maps.c: the mapping containing ip, or NULL; inserting a mapping
  * (cutting away what it overlaps); copying a parent's table at fork. */
-const struct rec_range *rec_find_range(const struct rec_proc *p, uint64_t ip);
-int rec_insert_range(struct sp_recorder *r, struct rec_proc *p,
+const struct rec_range *spi_rec_find_range(const struct rec_proc *p, uint64_t ip);
+int spi_rec_insert_range(struct sp_recorder *r, struct rec_proc *p,
     const struct rec_range *nr);
-int rec_clone_maps(struct sp_recorder *r, struct rec_proc *child,
+int spi_rec_clone_maps(struct sp_recorder *r, struct rec_proc *child,
     const struct rec_proc *parent);
 
 /* rec_process.c */
-int rec_process(struct sp_recorder *r, const uint8_t *rec, size_t len);
-struct rec_proc *rec_proc_get(struct sp_recorder *r, uint32_t pid, int make);
-void rec_proc_free(struct sp_recorder *r, struct rec_proc *p);
+int spi_rec_process(struct sp_recorder *r, const uint8_t *rec, size_t len);
+struct rec_proc *spi_rec_proc_get(struct sp_recorder *r, uint32_t pid, int make);
+void spi_rec_proc_free(struct sp_recorder *r, struct rec_proc *p);
 /* Forgets every mapping of p (exec), releasing their files. */
-void rec_drop_maps(struct sp_recorder *r, struct rec_proc *p);
+void spi_rec_drop_maps(struct sp_recorder *r, struct rec_proc *p);
 /* Drops a mapping's reference; the last one frees the file's CFI. */
-void rec_file_unref(struct sp_recorder *r, struct rec_file *f);
+void spi_rec_file_unref(struct sp_recorder *r, struct rec_file *f);
 /* rec_module.c: a mapping becomes a MODULE and a range; a /proc/PID/maps
  * rescan adds each executable mapping. */
-int rec_add_mapping(struct sp_recorder *r, struct rec_proc *p,
+int spi_rec_add_mapping(struct sp_recorder *r, struct rec_proc *p,
     uint64_t start, uint64_t len, uint64_t pgoff, uint64_t inode,
     uint32_t maj, uint32_t min, const char *path, size_t path_len);
-int rec_scan_maps(struct sp_recorder *r, struct rec_proc *p);
+int spi_rec_scan_maps(struct sp_recorder *r, struct rec_proc *p);
 
 /* rec_process.c */
-int rec_write_python(struct sp_recorder *r, struct rec_proc *p, int is_py,
+int spi_rec_write_python(struct sp_recorder *r, struct rec_proc *p, int is_py,
     uint64_t time);
 /* A PROC record (SP_PROC_*) at the current time; comm may be NULL. */
-int rec_write_proc(struct sp_recorder *r, uint32_t event, uint32_t pid,
+int spi_rec_write_proc(struct sp_recorder *r, uint32_t event, uint32_t pid,
     uint32_t tid, uint32_t opid, uint32_t otid, const char *comm);
 
 /* rec_reuse.c: the start time of pid (proc(5): /proc/PID/stat field
  * 22, clock ticks since boot) in *t; -errno (-ENOENT: gone) or
  * -SP_EFORMAT. */
-int rec_start_time(uint32_t pid, uint64_t *t);
+int spi_rec_start_time(uint32_t pid, uint64_t *t);
 /* Compares p's start time with /proc's: a different one is a new process
  * that took a pid whose exit was lost.  Its old mappings are dropped and
  * an EXEC record written.  Sets *reused; 0 or a negative error. */
-int rec_check_reuse(struct sp_recorder *r, struct rec_proc *p, int *reused);
-/* rec_check_reuse for every followed process (after a loss). */
-int rec_sweep_reused(struct sp_recorder *r);
+int spi_rec_check_reuse(struct sp_recorder *r, struct rec_proc *p, int *reused);
+/* spi_rec_check_reuse for every followed process (after a loss). */
+int spi_rec_sweep_reused(struct sp_recorder *r);
 
 /* recorder.c */
-void rec_log(struct sp_recorder *r, const char *fmt, ...)
+void spi_rec_log(struct sp_recorder *r, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
-int rec_open_thread(struct sp_recorder *r, uint32_t tid);
-int rec_sweep(struct sp_recorder *r);
+int spi_rec_open_thread(struct sp_recorder *r, uint32_t tid);
+int spi_rec_sweep(struct sp_recorder *r);
 
 #endif

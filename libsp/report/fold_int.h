@@ -41,6 +41,6 @@ struct sp_fold {
 };
 
 /* Fills f->entries from the counts.  Returns 0 or -ENOMEM. */
-int fold_collect(struct sp_fold *f);
+int spi_fold_collect(struct sp_fold *f);
 
 #endif

@@ -22,7 +22,7 @@ file_fini(struct sym_file *f)
 }
 
 void
-sym_files_free(struct sym_ctx *c)
+spi_sym_files_free(struct sym_ctx *c)
 {
 	size_t i;
 
@@ -74,7 +74,7 @@ dwarf_open(struct sym_ctx *c, struct sp_elf_file *f, struct sp_dwarf **out)
 		if (err == -ENOMEM)
 			return err;
 		if (err < 0 && err != -SP_ENOTFOUND &&
-		    (err = sym_report_damaged(c, sp_elf_file_path(f),
+		    (err = spi_sym_report_damaged(c, sp_elf_file_path(f),
 		    secs[i].name, err)) < 0)
 			return err;
 		if (err < 0 || b->len == 0) {
@@ -84,7 +84,7 @@ dwarf_open(struct sym_ctx *c, struct sp_elf_file *f, struct sp_dwarf **out)
 	}
 	err = sp_dwarf_open(&s, out);
 	if (err < 0 && err != -SP_ENOTFOUND && err != -ENOMEM)
-		return sym_report_damaged(c, sp_elf_file_path(f), "DWARF", err);
+		return spi_sym_report_damaged(c, sp_elf_file_path(f), "DWARF", err);
 	return err;
 }
 
@@ -101,7 +101,7 @@ syms_of(struct sym_ctx *c, struct sp_elf_file *f, struct sp_elf_syms **out)
 		*out = NULL;
 	}
 	if (err < 0 && err != -ENOMEM)
-		return sym_report_damaged(c, sp_elf_file_path(f),
+		return spi_sym_report_damaged(c, sp_elf_file_path(f),
 		    ".symtab and .dynsym", err);
 	return err == -ENOMEM ? err : 0;
 }
@@ -239,7 +239,7 @@ add(struct sym_ctx *c, const char *fn, const char *file, uint32_t line)
 {
 	const char *at = fn[0] != '\0' ? strchr(fn + 1, '@') : NULL;
 
-	return sym_add_stable_line(c, fn, at != NULL ? (size_t)(at - fn) :
+	return spi_sym_add_stable_line(c, fn, at != NULL ? (size_t)(at - fn) :
 	    strlen(fn), file, file != NULL ? strlen(file) : 0, line);
 }
 
@@ -286,7 +286,7 @@ name_frame(struct sym_ctx *c, struct sym_file *f, uint64_t vaddr,
 }
 
 int
-sym_elf_frame(struct sym_ctx *c, uint32_t module_id,
+spi_sym_elf_frame(struct sym_ctx *c, uint32_t module_id,
     const struct sp_module *m, uint64_t rel_ip)
 {
 	const char *outer = "";
@@ -302,7 +302,7 @@ sym_elf_frame(struct sym_ctx *c, uint32_t module_id,
 	else if (f->state > 0 && !f->unmapped) {
 		/* The file's segments do not hold what was mapped. */
 		f->unmapped = 1;
-		r = sym_report_damaged(c, f->path, "program headers",
+		r = spi_sym_report_damaged(c, f->path, "program headers",
 		    -SP_ENOTFOUND);
 		if (r < 0)
 			return r;
@@ -310,7 +310,7 @@ sym_elf_frame(struct sym_ctx *c, uint32_t module_id,
 	if (r < 0)
 		return r;
 	if (r == 0) {
-		r = sym_report_file_frame(c, f);
+		r = spi_sym_report_file_frame(c, f);
 		return r < 0 ? r : 2;
 	}
 	f->named++;

@@ -82,54 +82,54 @@ struct sym_ctx {
 };
 
 /* 1 when input host id is the header's host (0, or a HOST equal to it). */
-int sym_header_host(const struct sym_ctx *c, uint32_t host);
+int spi_sym_header_host(const struct sym_ctx *c, uint32_t host);
 
 /* Resolves input frame id into c->sym (its frame field not set). */
-int sym_resolve(struct sym_ctx *c, uint32_t frame);
+int spi_sym_resolve(struct sym_ctx *c, uint32_t frame);
 
 /*
  * ELF + DWARF for a file-backed user frame: 1 named; 2 not named, counted
  * in the report under its file; 0 no file to look at (a path that is not
  * absolute); or -errno.
  */
-int sym_elf_frame(struct sym_ctx *c, uint32_t module_id,
+int spi_sym_elf_frame(struct sym_ctx *c, uint32_t module_id,
     const struct sp_module *m, uint64_t rel_ip);
 
 /* Frees the file cache. */
-void sym_files_free(struct sym_ctx *c);
+void spi_sym_files_free(struct sym_ctx *c);
 
 /* Frees everything c holds but the writer. */
-void sym_ctx_fini(struct sym_ctx *c);
+void spi_sym_ctx_fini(struct sym_ctx *c);
 
 /* A PYTHON record: (host, pid) is a Python runtime from now on, or not. */
-int sym_set_python(struct sym_ctx *c, uint32_t host, uint32_t pid,
+int spi_sym_set_python(struct sym_ctx *c, uint32_t host, uint32_t pid,
     int is_python);
 
 /* Appends a line to c->sym with function and file (file may be NULL). */
-int sym_add_line(struct sym_ctx *c, const char *function, size_t flen,
+int spi_sym_add_line(struct sym_ctx *c, const char *function, size_t flen,
     const char *file, size_t filelen, uint32_t line);
 
-/* As sym_add_line, for strings that stay in place and unchanged until
- * sym_ctx_fini (ELF and DWARF bytes of the file cache). */
-int sym_add_stable_line(struct sym_ctx *c, const char *function, size_t flen,
+/* As spi_sym_add_line, for strings that stay in place and unchanged until
+ * spi_sym_ctx_fini (ELF and DWARF bytes of the file cache). */
+int spi_sym_add_stable_line(struct sym_ctx *c, const char *function, size_t flen,
     const char *file, size_t filelen, uint32_t line);
 
 /* Records a table of path skipped because of err (not -ENOMEM). */
-int sym_report_damaged(struct sym_ctx *c, const char *path, const char *what,
+int spi_sym_report_damaged(struct sym_ctx *c, const char *path, const char *what,
     int err);
 
 /* A frame of f left address-only: counted under f's report entry. */
-int sym_report_file_frame(struct sym_ctx *c, struct sym_file *f);
+int spi_sym_report_file_frame(struct sym_ctx *c, struct sym_file *f);
 
 /*
  * A frame of input module id (0 none; m its definition or NULL) that no
  * file was read for, left address-only for the reason why: counted under
  * the entry of its module's name and that reason.
  */
-int sym_report_frame(struct sym_ctx *c, uint32_t id,
+int spi_sym_report_frame(struct sym_ctx *c, uint32_t id,
     const struct sp_module *m, const char *why);
 
 /* Ends the report: named counts of the files, entries sorted. */
-void sym_report_finish(struct sym_ctx *c);
+void spi_sym_report_finish(struct sym_ctx *c);
 
 #endif

@@ -23,7 +23,7 @@ hex_id(char *out, const uint8_t *id, size_t len)
 }
 
 int
-sym_report_damaged(struct sym_ctx *c, const char *path, const char *what,
+spi_sym_report_damaged(struct sym_ctx *c, const char *path, const char *what,
     int err)
 {
 	struct sp_sym_report *rep = c->rep;
@@ -101,7 +101,7 @@ file_why(const struct sym_file *f, int *want_debug)
 }
 
 int
-sym_report_file_frame(struct sym_ctx *c, struct sym_file *f)
+spi_sym_report_file_frame(struct sym_ctx *c, struct sym_file *f)
 {
 	struct sp_sym_missing *m;
 	const char *why;
@@ -143,7 +143,7 @@ find_entry(struct sym_ctx *c, const char *name, const char *why,
 }
 
 int
-sym_report_frame(struct sym_ctx *c, uint32_t id, const struct sp_module *m,
+spi_sym_report_frame(struct sym_ctx *c, uint32_t id, const struct sp_module *m,
     const char *why)
 {
 	const struct sp_str *path = m != NULL ?
@@ -187,7 +187,7 @@ by_frames(const void *a, const void *b)
 }
 
 void
-sym_report_finish(struct sym_ctx *c)
+spi_sym_report_finish(struct sym_ctx *c)
 {
 	struct sp_sym_report *rep = c->rep;
 	size_t i;

@@ -65,21 +65,21 @@ add_line(struct sym_ctx *c, const char *function, size_t flen,
 }
 
 int
-sym_add_line(struct sym_ctx *c, const char *function, size_t flen,
+spi_sym_add_line(struct sym_ctx *c, const char *function, size_t flen,
     const char *file, size_t filelen, uint32_t line)
 {
 	return add_line(c, function, flen, file, filelen, line, 0);
 }
 
 int
-sym_add_stable_line(struct sym_ctx *c, const char *function, size_t flen,
+spi_sym_add_stable_line(struct sym_ctx *c, const char *function, size_t flen,
     const char *file, size_t filelen, uint32_t line)
 {
 	return add_line(c, function, flen, file, filelen, line, 1);
 }
 
 int
-sym_set_python(struct sym_ctx *c, uint32_t host, uint32_t pid,
+spi_sym_set_python(struct sym_ctx *c, uint32_t host, uint32_t pid,
     int is_python)
 {
 	struct sym_pid *v;
@@ -121,7 +121,7 @@ str_is(const struct sp_str *s, const char *z)
  * perf maps are still the header host's, named by its kallsyms.
  */
 int
-sym_header_host(const struct sym_ctx *c, uint32_t host)
+spi_sym_header_host(const struct sym_ctx *c, uint32_t host)
 {
 	static const uint8_t zero[16];
 	const struct sp_header *hd = c->hdr;
@@ -147,7 +147,7 @@ perf_map_allowed(const struct sym_ctx *c, uint32_t host, uint32_t pid)
 	if (c->o->perf_maps_all)
 		return 1;
 	for (i = 0; i < c->o->nperf_map_pids; i++)
-		if (c->o->perf_map_pids[i] == pid && sym_header_host(c, host))
+		if (c->o->perf_map_pids[i] == pid && spi_sym_header_host(c, host))
 			return 1;
 	for (i = 0; i < c->npids; i++)
 		if (c->pids[i].host == host && c->pids[i].pid == pid)
@@ -214,7 +214,7 @@ pmap_get(struct sym_ctx *c, const struct sp_module *m,
 	v->host = host;
 	v->pid = pid;
 	/* Other hosts' maps are not on this machine. */
-	v->map = sym_header_host(c, host) ? pmap_read(c, pid, m->uid_plus1) :
+	v->map = spi_sym_header_host(c, host) ? pmap_read(c, pid, m->uid_plus1) :
 	    NULL;
 	*out = v->map;
 	return 0;
@@ -237,10 +237,10 @@ pmap_frame(struct sym_ctx *c, const struct sp_module *m, uint64_t ip)
 	if (sp_perf_map_python(e->name, e->name_len, &fn, &fnlen, &file,
 	    &filelen) && fnlen > 0) {
 		c->sym.flags |= SP_SYM_PYTHON_FRAME;
-		err = sym_add_line(c, fn, fnlen, file, filelen, 0);
+		err = spi_sym_add_line(c, fn, fnlen, file, filelen, 0);
 	} else {
 		c->sym.flags |= SP_SYM_JIT;
-		err = sym_add_line(c, e->name, e->name_len, NULL, 0, 0);
+		err = spi_sym_add_line(c, e->name, e->name_len, NULL, 0, 0);
 	}
 	return err < 0 ? err : 1;
 }
@@ -314,7 +314,7 @@ kernel_frame(struct sym_ctx *c, const struct sp_module *m, uint64_t ip)
 
 	/* kallsyms (this boot's, --kallsyms, the bundle's) is the
 	 * header host's kernel. */
-	if (m != NULL && !sym_header_host(c, m->host))
+	if (m != NULL && !spi_sym_header_host(c, m->host))
 		return 0;
 	if (!c->ktried)
 		kallsyms_load(c);
@@ -330,7 +330,7 @@ kernel_frame(struct sym_ctx *c, const struct sp_module *m, uint64_t ip)
 		if (err < 0)
 			return err;
 	}
-	err = sym_add_line(c, name, strlen(name), NULL, 0, 0);
+	err = spi_sym_add_line(c, name, strlen(name), NULL, 0, 0);
 	return err < 0 ? err : 1;
 }
 
@@ -345,7 +345,7 @@ address_only(struct sym_ctx *c, uint32_t frame)
 	n = sp_format_frame(c->defs, frame, buf, sizeof(buf));
 	if (n >= sizeof(buf))
 		n = sizeof(buf) - 1;
-	return sym_add_line(c, buf, n, NULL, 0, 0);
+	return spi_sym_add_line(c, buf, n, NULL, 0, 0);
 }
 
 static int
@@ -368,7 +368,7 @@ static void
 kernel_why(const struct sym_ctx *c, const struct sp_module *m, char *why,
     size_t cap)
 {
-	if (m != NULL && !sym_header_host(c, m->host))
+	if (m != NULL && !spi_sym_header_host(c, m->host))
 		(void)snprintf(why, cap, "kernel of another host than the "
 		    "spool header's, whose kallsyms are the only ones read");
 	else if (c->ksyms == NULL || sp_kallsyms_count(c->ksyms) == 0)
@@ -414,7 +414,7 @@ unnamed_why(struct sym_ctx *c, const struct sp_frame *f,
 }
 
 int
-sym_resolve(struct sym_ctx *c, uint32_t frame)
+spi_sym_resolve(struct sym_ctx *c, uint32_t frame)
 {
 	const struct sp_frame *f = sp_defs_frame(c->defs, frame);
 	const struct sp_module *m;
@@ -437,24 +437,24 @@ sym_resolve(struct sym_ctx *c, uint32_t frame)
 		r = pmap_frame(c, m, f->abs_ip);
 	if (r == 0 && m != NULL && f->mode == SP_FRAME_USER && !(m->flags &
 	    (SP_MOD_KERNEL | SP_MOD_ANON | SP_MOD_VDSO)))
-		r = sym_elf_frame(c, f->module, m, f->rel_ip);
+		r = spi_sym_elf_frame(c, f->module, m, f->rel_ip);
 	if (r < 0)
 		return r;
 	if (r == 1)
 		return 0;
-	/* 2: sym_elf_frame counted it under its file. */
+	/* 2: spi_sym_elf_frame counted it under its file. */
 	if (r == 0 && ((r = unnamed_why(c, f, m, why, sizeof(why))) < 0 ||
-	    (r = sym_report_frame(c, f->module, m, why)) < 0))
+	    (r = spi_sym_report_frame(c, f->module, m, why)) < 0))
 		return r;
 	return address_only(c, frame);
 }
 
 void
-sym_ctx_fini(struct sym_ctx *c)
+spi_sym_ctx_fini(struct sym_ctx *c)
 {
 	size_t i;
 
-	sym_files_free(c);
+	spi_sym_files_free(c);
 	free(c->unnamed_of);
 	for (i = 0; i < c->npmaps; i++)
 		sp_perf_map_free(c->pmaps[i].map);

@@ -60,7 +60,7 @@ resolve_pending(struct sym_run *s)
 	s->pending = 0;
 	memset(&s->c.sym, 0, sizeof(s->c.sym));
 	s->c.sym.lines = s->c.lines;
-	err = sym_resolve(&s->c, s->pending_in);
+	err = spi_sym_resolve(&s->c, s->pending_in);
 	if (err < 0)
 		return err;
 	s->c.sym.frame = s->pending_out;
@@ -99,7 +99,7 @@ copy_record(struct sym_run *s, struct sp_record *rec)
 		s->c.rep->stale_symbols++;
 		return 0;
 	case SP_REC_PYTHON:
-		err = sym_set_python(&s->c, rec->u.python.host,
+		err = spi_sym_set_python(&s->c, rec->u.python.host,
 		    rec->u.python.pid, rec->u.python.is_python);
 		if (err < 0)
 			return err;
@@ -153,7 +153,7 @@ step(struct sym_run *s, struct sp_record *rec)
 static void
 run_fini(struct sym_run *s)
 {
-	sym_ctx_fini(&s->c);
+	spi_sym_ctx_fini(&s->c);
 	sp_writer_free(s->c.w);
 	sp_remap_fini(&s->map);
 }
@@ -215,7 +215,7 @@ run_loop(struct sym_run *s, struct sp_replay *in, struct sp_diag *diag)
 		return input_failed(s, in, err, diag);
 	if (s->pending && (err = resolve_pending(s)) < 0)
 		return err;
-	sym_report_finish(&s->c);
+	spi_sym_report_finish(&s->c);
 	s->c.rep->input_truncated = sp_replay_status(in)->truncated;
 	return 0;
 }

@@ -38,7 +38,7 @@ Test(reuse, start_time_is_field_22_even_after_an_odd_comm)
 	pid_t child;
 	uint64_t t;
 
-	cr_assert_eq(rec_start_time((uint32_t)getpid(), &t), 0);
+	cr_assert_eq(spi_rec_start_time((uint32_t)getpid(), &t), 0);
 	cr_assert_eq(t, awk_start_time(getpid()));
 	cr_assert_eq(pipe(fds), 0);
 	child = fork();
@@ -52,11 +52,11 @@ Test(reuse, start_time_is_field_22_even_after_an_odd_comm)
 		_exit(0);
 	}
 	cr_assert_eq(read(fds[0], &c, 1), 1);
-	cr_assert_eq(rec_start_time((uint32_t)child, &t), 0);
+	cr_assert_eq(spi_rec_start_time((uint32_t)child, &t), 0);
 	cr_assert_eq(t, awk_start_time(child));
 	kill(child, SIGKILL);
 	waitpid(child, NULL, 0);
-	cr_assert_eq(rec_start_time((uint32_t)child, &t), -ENOENT,
+	cr_assert_eq(spi_rec_start_time((uint32_t)child, &t), -ENOENT,
 	    "a reaped process has no stat");
 }
 
@@ -71,30 +71,30 @@ Test(reuse, a_new_start_time_drops_the_old_mappings)
 	cr_assert_not_null(r);
 	memset(&p, 0, sizeof(p));
 	p.pid = (uint32_t)getpid();
-	cr_assert_eq(rec_start_time(p.pid, &now), 0);
+	cr_assert_eq(spi_rec_start_time(p.pid, &now), 0);
 	memset(&nr, 0, sizeof(nr));
 	nr.start = 0x1000;
 	nr.end = 0x2000;
 	nr.module = 7;
-	cr_assert_eq(rec_insert_range(r, &p, &nr), 0);
+	cr_assert_eq(spi_rec_insert_range(r, &p, &nr), 0);
 	/* Unknown so far: learnt, nothing dropped. */
-	cr_assert_eq(rec_check_reuse(r, &p, &reused), 0);
+	cr_assert_eq(spi_rec_check_reuse(r, &p, &reused), 0);
 	cr_assert_eq(reused, 0);
 	cr_assert_eq(p.start_time, now);
 	cr_assert_eq(p.nmaps, 1);
 	/* The same process: kept. */
-	cr_assert_eq(rec_check_reuse(r, &p, &reused), 0);
+	cr_assert_eq(spi_rec_check_reuse(r, &p, &reused), 0);
 	cr_assert_eq(reused, 0);
 	cr_assert_eq(p.nmaps, 1);
 	/* Known under another start time: the pid's exit was lost and
 	 * this is another process. */
 	p.start_time = now + 1;
-	cr_assert_eq(rec_check_reuse(r, &p, &reused), 0);
+	cr_assert_eq(spi_rec_check_reuse(r, &p, &reused), 0);
 	cr_assert_eq(reused, 1);
 	cr_assert_eq(p.nmaps, 0, "the old image's mappings are gone");
 	cr_assert_eq(p.start_time, now);
 	cr_assert_eq(r->c[C_PID_REUSES], 1);
-	cr_assert_null(rec_find_range(&p, 0x1800));
+	cr_assert_null(spi_rec_find_range(&p, 0x1800));
 	free(p.maps);
 	free(r);
 }

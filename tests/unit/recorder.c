@@ -22,7 +22,7 @@ add(struct rec_proc *p, uint64_t start, uint64_t end, uint32_t module,
 	r.module = module;
 	r.offset = off;
 
-	cr_assert_eq(rec_insert_range(NULL, p, &r), 0);
+	cr_assert_eq(spi_rec_insert_range(NULL, p, &r), 0);
 }
 
 /* Mappings hold references on their file; the last one frees it. */
@@ -39,14 +39,14 @@ Test(maps, file_references_follow_the_mappings)
 	nr.start = 0x1000;
 	nr.end = 0x3000;
 	nr.file = f;
-	cr_assert_eq(rec_insert_range(r, &p, &nr), 0);
+	cr_assert_eq(spi_rec_insert_range(r, &p, &nr), 0);
 	cr_assert_eq(f->refs, 1);
 	add(&p, 0x1800, 0x2000, 2, 0);     /* splits it: two pieces */
 	cr_assert_eq(p.nmaps, 3);
 	cr_assert_eq(f->refs, 2);
-	cr_assert_eq(rec_clone_maps(r, &child, &p), 0); /* fork */
+	cr_assert_eq(spi_rec_clone_maps(r, &child, &p), 0); /* fork */
 	cr_assert_eq(f->refs, 4);
-	rec_drop_maps(r, &child);          /* the child execs */
+	spi_rec_drop_maps(r, &child);          /* the child execs */
 	cr_assert_eq(f->refs, 2);
 	add(&p, 0x1000, 0x1800, 3, 0);     /* covers one piece */
 	cr_assert_eq(f->refs, 1);
@@ -56,16 +56,16 @@ Test(maps, file_references_follow_the_mappings)
 	nr.start = 0x2000;
 	nr.end = 0x3000;
 	nr.file = f;
-	cr_assert_eq(rec_insert_range(r, &p, &nr), 0);
+	cr_assert_eq(spi_rec_insert_range(r, &p, &nr), 0);
 	cr_assert_eq(f->refs, 1);
 	cr_assert_eq(r->files, f);
 	memset(&nr, 0, sizeof(nr));
 	nr.start = 0;
 	nr.end = 0x4000;
-	cr_assert_eq(rec_insert_range(r, &p, &nr), 0); /* covers all */
+	cr_assert_eq(spi_rec_insert_range(r, &p, &nr), 0); /* covers all */
 	cr_assert_eq(p.nmaps, 1);
 	cr_assert_null(r->files, "the last reference freed the file");
-	rec_proc_free(r, NULL);
+	spi_rec_proc_free(r, NULL);
 	free(p.maps);
 	free(child.maps);
 	free(r);
@@ -74,7 +74,7 @@ Test(maps, file_references_follow_the_mappings)
 static uint32_t
 mod_at(const struct rec_proc *p, uint64_t ip)
 {
-	const struct rec_range *r = rec_find_range(p, ip);
+	const struct rec_range *r = spi_rec_find_range(p, ip);
 
 	return r ? r->module : 0;
 }
@@ -107,7 +107,7 @@ Test(maps, a_new_mapping_replaces_what_it_overlaps)
 	cr_assert_eq(mod_at(&p, 0x2fff), 1);
 	cr_assert_eq(mod_at(&p, 0x3000), 2);
 	cr_assert_eq(mod_at(&p, 0x5000), 1);
-	r = rec_find_range(&p, 0x6000);
+	r = spi_rec_find_range(&p, 0x6000);
 	cr_assert_eq(r->start, 0x5000);
 	cr_assert_eq(r->offset, 0x100 + 0x4000, "the tail keeps its file offset");
 	add(&p, 0x0, 0x10000, 7, 0);       /* covers everything */
