@@ -20,6 +20,9 @@
  *   zlib-bomb        .debug_info and .debug_line: SHF_COMPRESSED, each a
  *                    real zlib stream of ARG MiB (default 256) of zeros,
  *                    appended to the file
+ *   frame-bomb       .debug_frame: SHF_COMPRESSED, a real zlib stream of
+ *                    ARG MiB (default 2048) of zeros, deflated a chunk at
+ *                    a time: a file of a few MiB that inflates to GiBs
  *   zlib-short       .debug_info: a real zlib stream of its own bytes,
  *                    its header claiming twice their size
  *   garbage-debug    every .debug_* section's bytes pseudo-random
@@ -152,6 +155,43 @@ zlib_bomb(struct img *m, size_t mib)
 	free(zeros);
 }
 
+/* .debug_frame as mib MiB of zeros, deflated without holding them. */
+static void
+frame_bomb(struct img *m, size_t mib)
+{
+	static unsigned char zeros[1 << 20], out[1 << 16];
+	Elf64_Shdr *s = find(m, ".debug_frame");
+	Elf64_Chdr ch = { ELFCOMPRESS_ZLIB, 0, (uint64_t)mib << 20, 1 };
+	z_stream z;
+	size_t i;
+	int flush, rc;
+
+	memset(&z, 0, sizeof(z));
+	if (deflateInit(&z, Z_BEST_SPEED) != Z_OK)
+		errx(1, "deflateInit");
+	s->sh_offset = m->len;
+	s->sh_flags |= SHF_COMPRESSED;
+	s->sh_addralign = 1;
+	append(m, &ch, sizeof(ch));
+	for (i = 0; i <= mib; i++) {
+		flush = i == mib ? Z_FINISH : Z_NO_FLUSH;
+		z.next_in = zeros;
+		z.avail_in = i == mib ? 0 : sizeof(zeros);
+		do {
+			z.next_out = out;
+			z.avail_out = sizeof(out);
+			rc = deflate(&z, flush);
+			if (rc == Z_STREAM_ERROR)
+				errx(1, "deflate");
+			append(m, out, sizeof(out) - z.avail_out);
+		} while (z.avail_out == 0 || (flush == Z_FINISH && rc != Z_STREAM_END));
+	}
+	/* append() may have moved the image: find the header again. */
+	s = find(m, ".debug_frame");
+	s->sh_size = m->len - s->sh_offset;
+	(void)deflateEnd(&z);
+}
+
 static void
 zlib_claim(struct img *m, Elf64_Shdr *s)
 {
@@ -249,6 +289,8 @@ mutate(struct img *m, const char *what, const char *arg)
 		zlib_claim(m, find(m, ".debug_line"));
 	} else if (strcmp(what, "zlib-bomb") == 0)
 		zlib_bomb(m, arg ? (size_t)atoi(arg) : 256);
+	else if (strcmp(what, "frame-bomb") == 0)
+		frame_bomb(m, arg ? (size_t)atoi(arg) : 2048);
 	else if (strcmp(what, "zlib-short") == 0) {
 		Elf64_Shdr *s = find(m, ".debug_info");
 		unsigned char *raw = malloc(s->sh_size);

@@ -48,8 +48,10 @@ file_cfi(struct sp_recorder *r, int fd, const struct stat *st)
 	f->ino = (uint64_t)st->st_ino;
 	dfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 	/* A file without usable CFI is remembered too, as a NULL table. */
-	if (dfd >= 0 && sp_cfi_table_open(dfd, &f->cfi) == 0)
+	if (dfd >= 0 && sp_cfi_table_open(dfd, &f->cfi) == 0) {
 		r->c[C_CFI_FILES]++;
+		r->c[C_CFI_REFUSED] += f->cfi->refused;
+	}
 	f->next = r->files;
 	r->files = f;
 	return f;
@@ -167,8 +169,10 @@ vdso_cfi(struct sp_recorder *r, uint32_t pid, struct rec_range *range)
 		image = malloc(len);
 		if (fd >= 0 && image != NULL &&
 		    pread(fd, image, len, (off_t)range->start) == (ssize_t)len) {
-			if (sp_cfi_table_open_mem(image, len, &r->vdso) == 0)
+			if (sp_cfi_table_open_mem(image, len, &r->vdso) == 0) {
 				r->c[C_CFI_FILES]++;
+				r->c[C_CFI_REFUSED] += r->vdso->refused;
+			}
 		} else {
 			free(image);
 		}

@@ -52,6 +52,7 @@ static const char *const counter_names[C_FALLBACK_FIRST_] = {
 	[C_CFI_FILES] = "cfi_files",
 	[C_CFI_CACHE_HITS] = "cfi_cache_hits",
 	[C_CFI_RELEASED] = "cfi_files_released",
+	[C_CFI_REFUSED] = "cfi_sections_refused",
 	[C_LEAF_INSN] = "leaf_insn_analysed",
 	[C_LEAF_INSN_UNKNOWN] = "leaf_insn_unknown",
 };

@@ -43,6 +43,7 @@ enum rec_counter {
 	C_CFI_FILES,          /* ELF files whose CFI was loaded */
 	C_CFI_CACHE_HITS,     /* CFI steps served from the row cache */
 	C_CFI_RELEASED,       /* files whose CFI was freed: no longer mapped */
+	C_CFI_REFUSED,        /* CFI sections refused by a bound (sizes, zlib) */
 	C_LEAF_INSN,          /* leaves without CFI unwound by analysis */
 	C_LEAF_INSN_UNKNOWN,  /* leaves the analysis could not tell */
 	C_FALLBACK_FIRST_,    /* then one counter per fallback reason */

@@ -6,10 +6,12 @@
 #include <libelf.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cfi_table_int.h"
 #include "common/cursor_int.h"
+#include "sp/elffile.h"
 
 #define FDES_MAX 4000000u /* more FDEs than any real binary has */
 
@@ -65,8 +67,32 @@ index_section(struct sp_cfi_table *t, const struct sp_cfi_section *s, int dbg)
 	return 0;
 }
 
+/*
+ * Whether libelf may read (and inflate) the section of sh: its bytes lie
+ * inside the file, and a compressed one claims no more than
+ * SP_ELF_SECTION_MAX nor more than deflate can give from its bytes
+ * (RFC 1951: at most 1032 bytes from each), as sp/elffile.h allows.
+ * Checked before elf_getdata and elf_compress, which allocate what the
+ * headers say.
+ */
+static int
+section_ok(Elf_Scn *scn, const GElf_Shdr *sh, uint64_t fsize)
+{
+	GElf_Chdr ch;
+
+	if (sh->sh_offset > fsize || sh->sh_size > fsize - sh->sh_offset ||
+	    sh->sh_size > SP_ELF_SECTION_MAX)
+		return 0;
+	if (!(sh->sh_flags & SHF_COMPRESSED))
+		return 1;
+	if (gelf_getchdr(scn, &ch) == NULL)
+		return 0;
+	return ch.ch_size <= SP_ELF_SECTION_MAX &&
+	    ch.ch_size / 1032 <= sh->sh_size;
+}
+
 static void
-section(Elf *e, size_t shstrndx, struct sp_cfi_table *t)
+section(Elf *e, size_t shstrndx, uint64_t fsize, struct sp_cfi_table *t)
 {
 	Elf_Scn *scn = NULL;
 
@@ -92,6 +118,10 @@ section(Elf *e, size_t shstrndx, struct sp_cfi_table *t)
 			continue;
 		} else
 			continue;
+		if (!section_ok(scn, &sh, fsize)) {
+			t->refused++;
+			continue;
+		}
 		/* Compressed sections (SHF_COMPRESSED) are inflated by libelf. */
 		if ((sh.sh_flags & SHF_COMPRESSED) && elf_compress(scn, 0, 0) < 0)
 			continue;
@@ -158,7 +188,7 @@ table_init(struct sp_cfi_table *t, struct sp_cfi_table **out)
 	    elf_getshdrstrndx(t->elf, &shstrndx) != 0)
 		err = -SP_EFORMAT;
 	if (err == 0) {
-		section(t->elf, shstrndx, t);
+		section(t->elf, shstrndx, t->fsize, t);
 		loads(t->elf, t);
 		t->eh.datarel_base = t->got;
 		t->dbg.datarel_base = t->got;
@@ -182,6 +212,7 @@ int
 sp_cfi_table_open(int fd, struct sp_cfi_table **out)
 {
 	struct sp_cfi_table *t;
+	struct stat st;
 
 	*out = NULL;
 	t = calloc(1, sizeof(*t));
@@ -190,8 +221,12 @@ sp_cfi_table_open(int fd, struct sp_cfi_table **out)
 		return -ENOMEM;
 	}
 	t->fd = fd;
+	if (fstat(fd, &st) == 0)
+		t->fsize = (uint64_t)st.st_size;
 	(void)elf_version(EV_CURRENT);
-	t->elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	/* Read, not mapped: a file cut short under us is then an error of
+	 * one read, not SIGBUS in the recorder. */
+	t->elf = elf_begin(fd, ELF_C_READ, NULL);
 	return table_init(t, out);
 }
 
@@ -208,6 +243,7 @@ sp_cfi_table_open_mem(void *image, size_t len, struct sp_cfi_table **out)
 	}
 	t->fd = -1;
 	t->image = image;
+	t->fsize = len;
 	(void)elf_version(EV_CURRENT);
 	t->elf = elf_memory(image, len);
 	return table_init(t, out);

@@ -24,6 +24,8 @@ struct sp_cfi_table {
 	struct fde_ix *ix;       /* sorted by begin: FDEs the table lacks */
 	size_t n, cap;
 	size_t bad_entries;      /* malformed entries skipped */
+	size_t refused;          /* CFI sections past a bound, not read */
+	uint64_t fsize;          /* the file's (or image's) size */
 	struct {
 		uint64_t offset, vaddr, filesz;
 	} loads[SP_CFI_LOADS_MAX];
