@@ -63,6 +63,18 @@ skip() { echo "SKIP $1: $2"; }
 
 has() { grep -qF -- "$1" <<<"$2"; }
 
+# split_ok A B: A of A+B samples is 60 % (the tree workload's 3:2 split)
+# within 5 points or 4 standard deviations, whichever is wider.  A share of
+# n samples is binomial, sd sqrt(0.6 * 0.4 / n): with a fixed 5 points, a
+# run of 466 samples failed one time in 30 by chance alone (seen under
+# load); 4 sd fails one time in 15,000, and a real skew (50 %, 70 %) over
+# the usual thousand samples still fails.
+split_ok() {
+	awk -v a="$1" -v b="$2" 'BEGIN { n = a + b; if (n == 0) exit 1
+		d = 4 * sqrt(0.24 / n); if (d < 0.05) d = 0.05
+		exit !(a / n >= 0.6 - d && a / n <= 0.6 + d) }'
+}
+
 # rect_hues SVG: one line "NAME<TAB>HUE<TAB>CHROMA" per frame of an
 # sp-flame SVG: its name, the hue of its rect's fill in degrees (HSL, one
 # decimal) and the largest less the smallest of r, g, b (0: grey).

@@ -55,8 +55,8 @@ in_fn() {	# samples of $JSON with a $BINARY+0xOFF frame inside function $1
 }
 na=$(in_fn work_a) nb=$(in_fn work_b)
 share=$(( (na * 1000) / (na + nb + (na + nb == 0)) ))
-check "work_a takes 60% +-5 of work_a+work_b ($na vs $nb: ${share}/1000)" \
-    test "$share" -ge 550 -a "$share" -le 650
+check "work_a takes 60% (5 points or 4 sd) of work_a+work_b ($na vs $nb: ${share}/1000)" \
+    split_ok "$na" "$nb"
 check "most samples reach main" \
     test "$(in_fn main)" -ge $((total * 9 / 10))
 
@@ -122,8 +122,8 @@ check "tree-O2's text segment has offset == vaddr" \
 BINARY=tree-O2 JSON=$TMP/tree-O2.json
 na=$(in_fn work_a) nb=$(in_fn work_b)
 share=$(( (na * 1000) / (na + nb + (na + nb == 0)) ))
-check "-O2 -fomit-frame-pointer: work_a takes 60% +-5 ($na vs $nb: ${share}/1000)" \
-    test "$share" -ge 550 -a "$share" -le 650
+check "-O2 -fomit-frame-pointer: work_a takes 60% (5 points or 4 sd) ($na vs $nb: ${share}/1000)" \
+    split_ok "$na" "$nb"
 # Of the samples in the program's own functions (startup in ld.so and exit
 # are not; page faults under load lengthen them), 99% reach main.
 { in_fn work_a print; in_fn work_b print; in_fn main print; } |
