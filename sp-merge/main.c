@@ -164,13 +164,12 @@ report(const struct opts *o, const char *path, struct sp_merge_input *in,
 
 /* The merger or the output failed: nothing of the output is kept. */
 static void
-output_failed(const struct opts *o, struct sp_output_file *out, int fd, int rc)
+output_failed(struct sp_output_file *out, int fd, int rc)
 {
 	sp_output_abandon(out, fd);
 	if (rc == -ENOMEM)
 		errx(1, "out of memory");
-	errx(1, "output %s: %s", strcmp(o->out, "-") ? o->out : "stdout",
-	    sp_strerror(rc));
+	errx(1, "output %s: %s", out->name, sp_strerror(rc));
 }
 
 int
@@ -208,7 +207,7 @@ main(int argc, char **argv)
 		sp_merge_free(m);
 	if (rc < 0) {
 		free_inputs(in, n);
-		output_failed(&o, &out, fd, rc);
+		output_failed(&out, fd, rc);
 	}
 	for (i = 0; i < n; i++)
 		failed |= report(&o, argv[optind + i], &in[i], &samples);
@@ -223,7 +222,7 @@ main(int argc, char **argv)
 	rc = sp_merge_finish(m);
 	sp_merge_free(m);
 	if (rc < 0)
-		output_failed(&o, &out, fd, rc);
+		output_failed(&out, fd, rc);
 	if (sp_output_finish(&out, fd, &diag) < 0)
 		errx(1, "%s", diag.msg);
 	if (!o.quiet)

@@ -371,6 +371,12 @@ print_verdicts(struct sp_recorder *r, const struct opts *o)
 		    "or leave sp-record a CPU of its own", percent(lost, s + lost));
 }
 
+static const char *
+out_name(const struct opts *o)
+{
+	return strcmp(o->out, "-") == 0 ? "standard output" : o->out;
+}
+
 /* What a person asks first; every counter is in sp-dump --stats. */
 static void
 print_summary(struct sp_recorder *r, struct sp_writer *w, const struct opts *o,
@@ -384,8 +390,7 @@ print_summary(struct sp_recorder *r, struct sp_writer *w, const struct opts *o,
 	char size[32];
 
 	(void)fprintf(stderr, "sp-record: wrote %s (event %s): %.1f s, %llu "
-	    "process%s, %llu thread%s\n", strcmp(o->out, "-") == 0 ?
-	    "standard output" : o->out, sp_recorder_event(r) ?
+	    "process%s, %llu thread%s\n", out_name(o), sp_recorder_event(r) ?
 	    sp_recorder_event(r) : "none", secs, procs, procs == 1 ? "" : "es",
 	    threads, threads == 1 ? "" : "s");
 	(void)fprintf(stderr, "  %llu sample%s (%.0f/s), %llu lost (%.1f %%)",
@@ -453,12 +458,6 @@ record(struct sp_recorder *r, struct sp_writer *w, const struct opts *o,
 	if (tty)
 		(void)fputc('\n', stderr);
 	return err;
-}
-
-static const char *
-out_name(const struct opts *o)
-{
-	return strcmp(o->out, "-") == 0 ? "standard output" : o->out;
 }
 
 /* atexit: a run that ends before its spool is in place leaves no file. */

@@ -274,8 +274,7 @@ sym_failed(const struct opts *o, struct sp_output_file *out, int fd, int rc,
 	if (rep->input_failed)
 		errx(1, "%s: offset 0x%llx: %s", o->in, diag->offset,
 		    diag->msg);
-	errx(1, "output %s: %s", strcmp(o->out, "-") ? o->out : "stdout",
-	    sp_strerror(rc));
+	errx(1, "output %s: %s", out->name, sp_strerror(rc));
 }
 
 /*

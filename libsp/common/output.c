@@ -98,23 +98,38 @@ output_free(struct sp_output_file *o)
 	o->tmp = o->target = NULL;
 }
 
+/*
+ * The file behind o for path: a new temporary next to what it replaces,
+ * or, where nothing is to be replaced (a FIFO, a device), path itself
+ * opened with O_WRONLY | O_CREAT | flags.  -1 with errno.
+ */
+static int
+open_target(struct sp_output_file *o, const char *path, int flags)
+{
+	mode_t mode = 0644;
+	int exists;
+
+	o->name = o->path = path;
+	o->target = replaced(path, &mode, &exists);
+	if (o->target != NULL)
+		return create_tmp(o, mode, exists);
+	return open(path, O_WRONLY | O_CREAT | O_CLOEXEC | flags, 0644);
+}
+
 int
 sp_output_redirect(struct sp_output_file *o, const char *path,
     struct sp_diag *diag)
 {
-	mode_t mode = 0644;
-	int fd = -1, exists, err;
+	int fd, err;
 
 	memset(o, 0, sizeof(*o));
 	o->name = "stdout";
 	diag->offset = 0;
 	if (path == NULL || strcmp(path, "-") == 0)
 		return 0;
-	o->name = o->path = path;
-	if ((o->target = replaced(path, &mode, &exists)) != NULL)
-		fd = create_tmp(o, mode, exists);
-	/* No temporary (a device, a FIFO, a directory that takes no new
-	 * file): write in place. */
+	fd = open_target(o, path, O_TRUNC);
+	/* No temporary (a directory that takes no new file): write in
+	 * place. */
 	if (fd < 0)
 		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	(void)fflush(stdout);
@@ -169,21 +184,16 @@ int
 sp_output_spool(struct sp_output_file *o, const char *path, int *fd,
     struct sp_diag *diag)
 {
-	mode_t mode = 0644;
-	int exists, err;
+	int err;
 
 	memset(o, 0, sizeof(*o));
 	o->name = "stdout";
 	*fd = -1;
 	if (strcmp(path, "-") == 0)
 		return open_stdout(fd, diag);
-	o->name = o->path = path;
 	diag->offset = 0;
-	o->target = replaced(path, &mode, &exists);
-	if (o->target != NULL)
-		*fd = create_tmp(o, mode, exists);
-	else /* a FIFO or a device: written, never replaced */
-		*fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	/* A FIFO or a device is written, never replaced or truncated. */
+	*fd = open_target(o, path, 0);
 	if (*fd >= 0)
 		return 0;
 	err = -errno;
