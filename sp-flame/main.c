@@ -45,20 +45,6 @@ usage(int status)
 	exit(status);
 }
 
-static double
-parse_number(const char *opt, const char *s, double lo, double hi)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || *end != '\0' || !(v >= lo && v <= hi))
-		errx(2, "%s takes a number from %g to %g, not '%s'", opt, lo,
-		    hi, s);
-	return v;
-}
-
 static void
 parse_args(int argc, char **argv, struct opts *o)
 {
@@ -103,7 +89,7 @@ parse_args(int argc, char **argv, struct opts *o)
 			o->svg.icicle = 1;
 			break;
 		case 'm':
-			o->svg.minwidth = parse_number("--minwidth", optarg, 0,
+			o->svg.minwidth = sp_tool_real("--minwidth", optarg, 0, 0,
 			    1000);
 			break;
 		case 'o':
@@ -116,7 +102,7 @@ parse_args(int argc, char **argv, struct opts *o)
 			o->svg.title = optarg;
 			break;
 		case 'w':
-			o->svg.width = (unsigned)parse_number("--width", optarg,
+			o->svg.width = (unsigned)sp_tool_int("--width", optarg,
 			    100, 100000);
 			break;
 		case 1000 + 'V':

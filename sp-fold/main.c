@@ -64,35 +64,14 @@ usage(int status)
 static uint32_t
 parse_u32(const char *what, const char *s)
 {
-	char *end;
-	unsigned long long v;
-
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno != 0 || end == s || *end != '\0' || *s == '-' ||
-	    v > UINT32_MAX) {
-		warnx("%s: not a number from 0 to %" PRIu32 ": %s", what,
-		    UINT32_MAX, s);
-		usage(2);
-	}
-	return (uint32_t)v;
+	return (uint32_t)sp_tool_int(what, s, 0, UINT32_MAX);
 }
 
 /* Seconds (a decimal fraction allowed) to nanoseconds. */
 static uint64_t
 parse_seconds(const char *what, const char *s)
 {
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno != 0 || end == s || *end != '\0' || !isfinite(v) ||
-	    v < 0 || v > 1e9) {
-		warnx("%s: not a number of seconds from 0 to 1e9: %s", what, s);
-		usage(2);
-	}
-	return (uint64_t)(v * 1e9 + 0.5);
+	return (uint64_t)(sp_tool_real(what, s, 0, 0, 1e9) * 1e9 + 0.5);
 }
 
 static void

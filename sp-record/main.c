@@ -77,55 +77,6 @@ on_signal(int sig)
 	}
 }
 
-static long
-parse_num(const char *s, long lo, long hi, const char *what)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end != '\0' || v < lo || v > hi)
-		errx(2, "%s must be a number from %ld to %ld, not '%s'", what,
-		    lo, hi, s);
-	return v;
-}
-
-static size_t
-parse_pids(char *list, pid_t *pids, size_t n)
-{
-	char *tok, *save = NULL;
-
-	for (tok = strtok_r(list, ",", &save); tok != NULL;
-	    tok = strtok_r(NULL, ",", &save)) {
-		pid_t pid = (pid_t)parse_num(tok, 1, 0x7fffffff, "a pid");
-		size_t i;
-
-		for (i = 0; i < n && pids[i] != pid; i++)
-			;
-		if (i < n)
-			continue; /* -p 3152,3152 is one target */
-		if (n == MAX_PIDS)
-			errx(2, "at most %d processes", MAX_PIDS);
-		pids[n++] = pid;
-	}
-	return n;
-}
-
-static double
-parse_seconds(const char *s)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || *end != '\0' || !(v > 0 && v <= MAX_SECONDS))
-		errx(2, "-d seconds must be a number above 0 and at most %ld "
-		    "(fractions too: 0.5), not '%s'", MAX_SECONDS, s);
-	return v;
-}
-
 static void
 log_warning(void *ctx, const char *msg)
 {
@@ -167,7 +118,7 @@ status_line(struct sp_recorder *r, double elapsed)
 struct opts {
 	struct sp_recorder_opts ro;
 	const char *out;
-	pid_t pids[MAX_PIDS];
+	uint32_t pids[MAX_PIDS];
 	size_t npids;
 	double duration;
 	const char *bundle;
@@ -244,14 +195,15 @@ parse_args(int argc, char **argv, struct opts *o)
 			o->ro.children = 1;
 			break;
 		case 'd':
-			o->duration = parse_seconds(optarg);
+			o->duration = sp_tool_real("-d seconds", optarg, 0, 1,
+			    MAX_SECONDS);
 			break;
 		case 'F':
 			if (strcmp(optarg, "max") == 0) {
 				o->ro.frequency = SP_FREQ_MAX;
 			} else {
-				o->ro.frequency = (unsigned)parse_num(optarg, 1,
-				    10000000, "-F");
+				o->ro.frequency = (unsigned)sp_tool_int("-F",
+				    optarg, 1, 10000000);
 			}
 			break;
 		case 'h':
@@ -261,8 +213,8 @@ parse_args(int argc, char **argv, struct opts *o)
 			o->ro.kernel = 1;
 			break;
 		case 'm':
-			o->ro.max_frames = (unsigned)parse_num(optarg, 1, 65536,
-			    "--max-frames");
+			o->ro.max_frames = (unsigned)sp_tool_int("--max-frames",
+			    optarg, 1, 65536);
 			break;
 		case 'N':
 			o->ro.no_stop = 1;
@@ -274,14 +226,14 @@ parse_args(int argc, char **argv, struct opts *o)
 			o->out = optarg;
 			break;
 		case 'p':
-			o->npids = parse_pids(optarg, o->pids, o->npids);
+			sp_tool_pids("-p", optarg, o->pids, &o->npids, MAX_PIDS);
 			break;
 		case 'q':
 			o->quiet = 1;
 			break;
 		case 's':
-			o->ro.stack_bytes = (unsigned)parse_num(optarg, 8,
-			    SP_STACK_BYTES_MAX, "-s stack bytes");
+			o->ro.stack_bytes = (unsigned)sp_tool_int(
+			    "-s stack bytes", optarg, 8, SP_STACK_BYTES_MAX);
 			if (o->ro.stack_bytes % 8)
 				errx(2, "-s stack bytes must be a multiple of 8");
 			break;
@@ -538,7 +490,7 @@ start_recording(struct opts *o, struct sp_recorder **r, struct sp_writer **w,
 	if (rc)
 		errx(rc == -SP_EUSAGE ? 2 : 1, "%s", diag.msg);
 	for (i = 0; i < o->npids; i++)
-		if (sp_recorder_attach(*r, o->pids[i], &diag) != 0)
+		if (sp_recorder_attach(*r, (pid_t)o->pids[i], &diag) != 0)
 			errx(1, "%s", diag.msg);
 	if (o->cmd != NULL && sp_recorder_spawn(*r, o->cmd, child, &diag) != 0)
 		errx(1, "%s", diag.msg);

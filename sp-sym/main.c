@@ -56,26 +56,6 @@ usage(int status)
 }
 
 static void
-parse_pids(struct opts *o, char *list)
-{
-	char *tok, *save = NULL, *end;
-	unsigned long v;
-
-	for (tok = strtok_r(list, ",", &save); tok != NULL;
-	    tok = strtok_r(NULL, ",", &save)) {
-		if (o->so.nperf_map_pids == MAX_PIDS)
-			errx(2, "at most %d processes", MAX_PIDS);
-		errno = 0;
-		v = strtoul(tok, &end, 10);
-		if (errno || end == tok || *end != '\0' || v < 1 ||
-		    v > 0x7fffffff)
-			errx(2, "--perf-maps-for takes pids from 1 to %d, "
-			    "not '%s'", 0x7fffffff, tok);
-		o->pids[o->so.nperf_map_pids++] = (uint32_t)v;
-	}
-}
-
-static void
 parse_args(int argc, char **argv, struct opts *o)
 {
 	static const struct option longopts[] = {
@@ -128,7 +108,8 @@ parse_args(int argc, char **argv, struct opts *o)
 			o->so.perf_maps_all = 1;
 			break;
 		case 'p':
-			parse_pids(o, optarg);
+			sp_tool_pids("--perf-maps-for", optarg, o->pids,
+			    &o->so.nperf_map_pids, MAX_PIDS);
 			break;
 		case 'q':
 			o->quiet = 1;

@@ -1,6 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* The tools' shared --version and refused-option messages. */
+/* What the tools share: --version, the refused-option message, numbers
+ * and pid lists from the command line. */
+#include <err.h>
+#include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,4 +43,63 @@ sp_tool_bad_option(const char *tool, int ch, char **argv)
 		(void)fprintf(stderr, "%s: bad option (see %s --help)\n", tool,
 		    tool);
 	exit(2);
+}
+
+long long
+sp_tool_int(const char *what, const char *s, long long lo, long long hi)
+{
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno != 0 || end == s || *end != '\0' || v < lo || v > hi)
+		errx(2, "%s must be a number from %lld to %lld, not '%s'", what,
+		    lo, hi, s);
+	return v;
+}
+
+double
+sp_tool_real(const char *what, const char *s, double lo, int lo_open,
+    double hi)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno != 0 || end == s || *end != '\0' || !isfinite(v) ||
+	    (lo_open ? !(v > lo) : !(v >= lo)) || !(v <= hi))
+		errx(2, "%s must be a number %s %.15g %s %.15g (fractions too: "
+		    "0.5), not '%s'", what, lo_open ? "above" : "from", lo,
+		    lo_open ? "and at most" : "to", hi, s);
+	return v;
+}
+
+void
+sp_tool_pids(const char *what, const char *list, uint32_t *pids, size_t *n,
+    size_t max)
+{
+	const char *p = list;
+	char tok[32];
+
+	while (*p != '\0') {
+		size_t len = strcspn(p, ","), i;
+		uint32_t pid;
+
+		if (len > 0) {
+			/* A longer token is no pid: cut, it is refused whole. */
+			(void)snprintf(tok, sizeof(tok), "%.*s", (int)len, p);
+			pid = (uint32_t)sp_tool_int(what, len < sizeof(tok) ?
+			    tok : p, 1, 0x7fffffff);
+			for (i = 0; i < *n && pids[i] != pid; i++)
+				;
+			if (i == *n) {	/* -p 3152,3152 is one target */
+				if (*n == max)
+					errx(2, "at most %zu processes", max);
+				pids[(*n)++] = pid;
+			}
+		}
+		p += len + (p[len] == ',');
+	}
 }

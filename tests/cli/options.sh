@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Every tool answers --version, and refuses an option it does not know (or
-# one missing its value) in one line that names it and points to --help.
+# one missing its value) in one line that names it and points to --help;
+# a number or pid out of range is refused in one line of the same form
+# (sp/tool.h), naming the option, the range and the value.
 . "$(dirname "$0")/lib.bash"
 for t in sp-dump sp-flame sp-fold sp-merge sp-record sp-sym; do
 	bin=$BIN/$t
@@ -27,4 +29,24 @@ check "a missing value is named" \
 run $BIN/sp-sym --output
 check "a missing value of a long option is named" \
     test "$RC" -eq 2 -a "$ERR" = "sp-sym: option '--output' needs a value (see sp-sym --help)"
+# bad VALUE TOOL ARGS...: exit 2 and the one line "TOOL: VALUE".
+bad() {
+	local want=$1 t=$2
+	shift 2
+	run $BIN/$t "$@"
+	check "$t $*: exit 2, '$want'" test "$RC" -eq 2 -a "$ERR" = "$t: $want"
+}
+bad "-F must be a number from 1 to 10000000, not 'abc'" sp-record -F abc -- true
+bad "--max-frames must be a number from 1 to 65536, not '0'" sp-record -m 0 -- true
+bad "-p must be a number from 1 to 2147483647, not '12x'" sp-record -p 1,12x
+bad "-d seconds must be a number above 0 and at most 31536000 (fractions too: 0.5), not '0'" \
+    sp-record -d 0 -- true
+bad "--perf-maps-for must be a number from 1 to 2147483647, not '0'" \
+    sp-sym --perf-maps-for 5,0 /dev/null
+bad "--max-depth must be a number from 0 to 4294967295, not '-1'" sp-fold --max-depth -1
+bad "--from must be a number from 0 to 1000000000 (fractions too: 0.5), not '1e10'" \
+    sp-fold --from 1e10
+bad "--width must be a number from 100 to 100000, not '99'" sp-flame --width 99
+bad "--minwidth must be a number from 0 to 1000 (fractions too: 0.5), not 'nan'" \
+    sp-flame --minwidth nan
 done_testing

@@ -2,6 +2,9 @@
 #ifndef SP_TOOL_H
 #define SP_TOOL_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 /*
  * Helpers for the tools' main() alone.  Unlike the rest of libsp these
  * print and exit, as a command-line tool does; nothing else in the
@@ -21,5 +24,33 @@ void sp_tool_version(const char *tool);
  *   sp-dump: option '-o' needs a value (see sp-dump --help)
  */
 void sp_tool_bad_option(const char *tool, int ch, char **argv);
+
+/*
+ * The value s of an option that takes a whole number from lo to hi.
+ * what names the option and what it counts ("-s stack bytes"); anything
+ * else (no digits, trailing text, out of range) prints one line
+ *   sp-record: -s stack bytes must be a number from 8 to 65528, not 'x'
+ * and exits 2 (OpenBSD's strtonum(3), with the flag named).
+ */
+long long sp_tool_int(const char *what, const char *s, long long lo,
+    long long hi);
+
+/*
+ * As sp_tool_int for a decimal number (fractions too) from lo (above lo
+ * when lo_open) to hi:
+ *   sp-record: -d seconds must be a number above 0 and at most 31536000
+ *   (fractions too: 0.5), not 'x'
+ */
+double sp_tool_real(const char *what, const char *s, double lo, int lo_open,
+    double hi);
+
+/*
+ * Adds the comma-separated pids of list (what names the option, "-p")
+ * to pids[*n], at most max in all; a pid given twice is one.  A bad pid
+ * is refused as by sp_tool_int; more than max prints "at most MAX
+ * processes" and exits 2.
+ */
+void sp_tool_pids(const char *what, const char *list, uint32_t *pids,
+    size_t *n, size_t max);
 
 #endif
