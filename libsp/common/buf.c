@@ -7,10 +7,10 @@
 #include "varint_int.h"
 
 int
-sp_grow_zeroed(void **v, size_t *cap, size_t need, size_t size)
+sp_grow_zeroed(void *arrp, size_t *cap, size_t need, size_t size)
 {
 	size_t n = *cap ? *cap : 64;
-	uint8_t *p;
+	uint8_t *p, *old;
 
 	if (need <= *cap)
 		return 0;
@@ -21,11 +21,13 @@ sp_grow_zeroed(void **v, size_t *cap, size_t need, size_t size)
 	}
 	if (n > SIZE_MAX / size)
 		return -ENOMEM;
-	p = realloc(*v, n * size);
+	/* The pointer is read and written as bytes: arrp is a T **. */
+	memcpy(&old, arrp, sizeof(old));
+	p = realloc(old, n * size);
 	if (p == NULL)
 		return -ENOMEM;
 	memset(p + *cap * size, 0, (n - *cap) * size);
-	*v = p;
+	memcpy(arrp, &p, sizeof(p));
 	*cap = n;
 	return 0;
 }

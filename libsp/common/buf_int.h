@@ -28,10 +28,11 @@ void sp_buf_str(struct sp_buf *b, const void *p, size_t n);
 void sp_buf_fini(struct sp_buf *b);
 
 /*
- * Grows the array *v of *cap elements of size bytes to hold at least need
- * (doubling, from 64), the new elements zeroed: for tables indexed by id.
- * Returns 0 or -ENOMEM (then *v and *cap are unchanged).
+ * The one growth helper of libsp (libbpf's libbpf_ensure_mem): grows the
+ * array at *arrp (arrp is the address of a T *) of *cap elements of size
+ * bytes to hold at least need (doubling, from 64), the new elements
+ * zeroed.  Returns 0 or -ENOMEM (then the array and *cap are unchanged).
  */
-int sp_grow_zeroed(void **v, size_t *cap, size_t need, size_t size);
+int sp_grow_zeroed(void *arrp, size_t *cap, size_t need, size_t size);
 
 #endif

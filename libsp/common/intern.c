@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf_int.h"
 #include "intern_int.h"
 #include "sp/error.h"
 
@@ -119,17 +120,8 @@ rehash(struct sp_intern *t)
 static int
 grow_entries(struct sp_intern *t)
 {
-	size_t cap = t->capentries ? t->capentries * 2 : 1024;
-	struct sp_intern_entry *e;
-
-	if (cap > SIZE_MAX / sizeof(*e))
-		return -ENOMEM;
-	e = realloc(t->entries, cap * sizeof(*e));
-	if (e == NULL)
-		return -ENOMEM;
-	t->entries = e;
-	t->capentries = cap;
-	return 0;
+	return sp_grow_zeroed(&t->entries, &t->capentries, t->capentries + 1,
+	    sizeof(*t->entries));
 }
 
 int

@@ -294,23 +294,6 @@ cmp_abbrev(const void *a, const void *b)
 	return x->code < y->code ? -1 : x->code > y->code;
 }
 
-void *
-spi_dw_grow(void *v, size_t n, size_t *cap, size_t sz)
-{
-	size_t ncap;
-	void *p;
-
-	if (n < *cap)
-		return v;
-	ncap = *cap ? *cap * 2 : 16;
-	if (ncap > SIZE_MAX / sz)
-		return NULL;
-	p = realloc(v, ncap * sz);
-	if (p != NULL)
-		*cap = ncap;
-	return p;
-}
-
 /* A block of the arena; data follows, aligned as max_align_t. */
 struct dw_chunk {
 	struct dw_chunk *next;
@@ -395,7 +378,6 @@ parse_specs(struct sp_cur *c, struct dw_abbrevs *t, struct dw_scratch *scr)
 	for (;;) {
 		uint64_t name = sp_rd_varint(c), form = sp_rd_varint(c);
 		int64_t implicit = 0;
-		struct dw_spec *p;
 
 		if (form == DW_FORM_IMPLICIT_CONST)
 			implicit = sp_rd_sleb(c);
@@ -403,10 +385,10 @@ parse_specs(struct sp_cur *c, struct dw_abbrevs *t, struct dw_scratch *scr)
 			return -SP_EFORMAT;
 		if (name == 0 && form == 0)
 			return 0;
-		p = spi_dw_grow(scr->specs, t->nspecs, &scr->scap, sizeof(*p));
-		if (p == NULL)
+		if (sp_grow_zeroed(&scr->specs, &scr->scap, t->nspecs + 1,
+		    sizeof(*scr->specs)) != 0)
 			return -ENOMEM;
-		t->specs = scr->specs = p;
+		t->specs = scr->specs;
 		t->specs[t->nspecs].name = (uint32_t)name;
 		t->specs[t->nspecs].form = (uint32_t)form;
 		t->specs[t->nspecs++].implicit = implicit;
@@ -430,10 +412,10 @@ parse_abbrevs(struct sp_cur *c, struct dw_abbrevs *t, struct dw_scratch *scr)
 		tag = sp_rd_varint(c);
 		if (c->err || tag > UINT32_MAX)
 			return -SP_EFORMAT;
-		a = spi_dw_grow(scr->ab, t->n, &scr->acap, sizeof(*a));
-		if (a == NULL)
+		if (sp_grow_zeroed(&scr->ab, &scr->acap, t->n + 1,
+		    sizeof(*scr->ab)) != 0)
 			return -ENOMEM;
-		t->a = scr->ab = a;
+		t->a = scr->ab;
 		a = &t->a[t->n++];
 		a->code = code;
 		a->tag = (uint32_t)tag;

@@ -67,7 +67,7 @@ spi_dw_units_scan(struct sp_dwarf *d)
 	size_t cap = 0;
 
 	while (off < d->s.info.len) {
-		struct dw_unit u, *p;
+		struct dw_unit u;
 
 		unit_header(&d->s.info, off, &u, &next);
 		if (next == 0)
@@ -78,10 +78,9 @@ spi_dw_units_scan(struct sp_dwarf *d)
 			off = next;
 			continue;
 		}
-		p = spi_dw_grow(d->units, d->nunits, &cap, sizeof(*p));
-		if (p == NULL)
+		if (sp_grow_zeroed(&d->units, &cap, d->nunits + 1,
+		    sizeof(*d->units)) != 0)
 			return -ENOMEM;
-		d->units = p;
 		d->units[d->nunits++] = u;
 		off = next;
 	}
@@ -109,10 +108,10 @@ abbrevs_at(struct sp_dwarf *d, uint64_t off, struct dw_abbrevs **out)
 		else
 			hi = mid;
 	}
-	p = spi_dw_grow(d->abbr, d->nabbr, &d->abbrcap, sizeof(*p));
-	if (p == NULL)
+	if (sp_grow_zeroed(&d->abbr, &d->abbrcap, d->nabbr + 1,
+	    sizeof(*d->abbr)) != 0)
 		return -ENOMEM;
-	d->abbr = p;
+	p = d->abbr;
 	err = spi_dw_abbrevs_parse(d, off, &t);
 	if (err)
 		return err;
@@ -256,10 +255,10 @@ add_node(struct sp_dwarf *d, struct dw_unit *u, const struct dw_die *die,
 	err = spi_dw_die_ranges(&d->s, u, die, add_node_range, &r);
 	if (err || r.n == 0)
 		return err;
-	n = spi_dw_grow(d->scr.nodes, cu->nnodes, &d->scr.ncap, sizeof(*n));
-	if (n == NULL)
+	if (sp_grow_zeroed(&d->scr.nodes, &d->scr.ncap, cu->nnodes + 1,
+	    sizeof(*d->scr.nodes)) != 0)
 		return -ENOMEM;
-	cu->nodes = d->scr.nodes = n;
+	cu->nodes = n = d->scr.nodes;
 	n += cu->nnodes;
 	n->die_off = die->off;
 	n->parent = parent;

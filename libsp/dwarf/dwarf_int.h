@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/buf_int.h"
 #include "common/cursor_int.h"
 #include "sp/dwarf.h"
 
@@ -239,7 +240,6 @@ struct sp_dwarf {
 /* dwarf_die.c: forms, strings, abbreviations, DIEs. */
 /* Makes room for element n of array v (*cap elements of sz bytes
  * allocated, doubling): returns the array, or NULL (v still valid). */
-void *spi_dw_grow(void *v, size_t n, size_t *cap, size_t sz);
 int spi_dw_read_form(struct sp_cur *c, const struct dw_unit *u, uint32_t form,
     int64_t implicit, struct dw_val *v);
 const char *spi_dw_cstr(const struct sp_dwarf_bytes *b, uint64_t off);

@@ -37,12 +37,10 @@ struct lstate {
 static int
 add_dir(struct dw_lines *l, struct lhdr *h, const char *dir)
 {
-	const char **p = spi_dw_grow(h->scr->dirs, l->ndirs, &h->scr->dcap,
-	    sizeof(*p));
-
-	if (p == NULL)
+	if (sp_grow_zeroed(&h->scr->dirs, &h->scr->dcap, l->ndirs + 1,
+	    sizeof(*h->scr->dirs)) != 0)
 		return -ENOMEM;
-	l->dirs = h->scr->dirs = p;
+	l->dirs = h->scr->dirs;
 	l->dirs[l->ndirs++] = dir;
 	return 0;
 }
@@ -50,12 +48,12 @@ add_dir(struct dw_lines *l, struct lhdr *h, const char *dir)
 static int
 add_file(struct dw_lines *l, struct lhdr *h, const char *name, uint64_t dir)
 {
-	struct dw_file *p = spi_dw_grow(h->scr->files, l->nfiles, &h->scr->fcap,
-	    sizeof(*p));
+	struct dw_file *p;
 
-	if (p == NULL)
+	if (sp_grow_zeroed(&h->scr->files, &h->scr->fcap, l->nfiles + 1,
+	    sizeof(*h->scr->files)) != 0)
 		return -ENOMEM;
-	l->files = h->scr->files = p;
+	l->files = p = h->scr->files;
 	p += l->nfiles++;
 	p->name = name;
 	p->dir = dir;
@@ -195,12 +193,12 @@ static int
 add_row(struct dw_lines *l, struct lhdr *h, const struct lstate *st,
     int end)
 {
-	struct dw_row *r = spi_dw_grow(h->scr->rows, l->nrows, &h->scr->rcap,
-	    sizeof(*r));
+	struct dw_row *r;
 
-	if (r == NULL)
+	if (sp_grow_zeroed(&h->scr->rows, &h->scr->rcap, l->nrows + 1,
+	    sizeof(*h->scr->rows)) != 0)
 		return -ENOMEM;
-	l->rows = h->scr->rows = r;
+	l->rows = r = h->scr->rows;
 	r += l->nrows++;
 	r->addr = st->addr;
 	r->line = st->line <= UINT32_MAX ? (uint32_t)st->line : 0;
@@ -370,13 +368,8 @@ sort_rows(struct dw_lines *l, struct dw_scratch *scr)
 		i++;
 	if (i >= n)
 		return 0;
-	if (n > scr->tcap) {
-		tmp = realloc(scr->tmp, n * sizeof(*tmp));
-		if (tmp == NULL)
-			return -ENOMEM;
-		scr->tmp = tmp;
-		scr->tcap = n;
-	}
+	if (sp_grow_zeroed(&scr->tmp, &scr->tcap, n, sizeof(*scr->tmp)) != 0)
+		return -ENOMEM;
 	tmp = scr->tmp;
 	dst = tmp;
 	for (w = 1; w < n; w *= 2) {

@@ -253,18 +253,8 @@ spi_dw_spans_add(struct dw_spans *s, uint64_t lo, uint64_t hi, uint32_t idx)
 		return -SP_ELIMIT;
 	if (hi <= lo)
 		return 0;	/* empty or wrapped: nothing to find */
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 64;
-		struct dw_span *p;
-
-		if (cap > SIZE_MAX / sizeof(*p))
-			return -ENOMEM;
-		p = realloc(s->v, cap * sizeof(*p));
-		if (p == NULL)
-			return -ENOMEM;
-		s->v = p;
-		s->cap = cap;
-	}
+	if (sp_grow_zeroed(&s->v, &s->cap, s->n + 1, sizeof(*s->v)) != 0)
+		return -ENOMEM;
 	s->v[s->n].lo = lo;
 	s->v[s->n].hi = hi;
 	s->v[s->n++].idx = idx;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/buf_int.h"
 #include "common/cursor_int.h"
 #include "flame_int.h"
 #include "sp/spool.h"
@@ -89,13 +90,8 @@ add_node(struct sp_flame *f, uint32_t parent, const char *name, size_t len,
 		return -SP_ELIMIT;
 	if (2 * (f->n + 1) > f->tabcap && (err = grow_table(f)) != 0)
 		return err;
-	if (f->n == f->cap) {
-		n = realloc(f->node, 2 * f->cap * sizeof(*n));
-		if (n == NULL)
-			return -ENOMEM;
-		f->node = n;
-		f->cap *= 2;
-	}
+	if (sp_grow_zeroed(&f->node, &f->cap, f->n + 1, sizeof(*f->node)) != 0)
+		return -ENOMEM;
 	n = &f->node[f->n];
 	n->total = 0;
 	n->name = f->names.len;

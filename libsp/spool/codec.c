@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/buf_int.h"
 #include "common/cursor_int.h"
 #include "codec_int.h"
 
@@ -221,15 +222,10 @@ dec_summary(struct sp_codec *k, struct sp_cur *c, struct sp_summary *s)
 		return NULL;
 	if (n > sp_cur_left(c) / 3)
 		return "summary counter count exceeds the record";
-	if (n > k->counters_cap) {
-		struct sp_counter *p = realloc(k->counters, n * sizeof(*p));
-
-		if (p == NULL) {
-			c->err = -ENOMEM;
-			return "out of memory";
-		}
-		k->counters = p;
-		k->counters_cap = n;
+	if (sp_grow_zeroed(&k->counters, &k->counters_cap, (size_t)n,
+	    sizeof(*k->counters)) != 0) {
+		c->err = -ENOMEM;
+		return "out of memory";
 	}
 	for (i = 0; i < n; i++) {
 		struct sp_counter *ctr = &k->counters[i];

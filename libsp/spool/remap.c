@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/buf_int.h"
 #include "sp/error.h"
 #include "remap_int.h"
 
@@ -15,8 +16,6 @@ int
 sp_remap_add(struct sp_remap *m, uint32_t kind, uint32_t in, uint32_t out)
 {
 	struct sp_idmap *im;
-	uint32_t *v;
-	size_t cap;
 
 	if (kind == 0 || kind >= SP_REC_KINDS_)
 		return -SP_EUSAGE;
@@ -24,14 +23,8 @@ sp_remap_add(struct sp_remap *m, uint32_t kind, uint32_t in, uint32_t out)
 	/* The reader checked the ordinals: in is the next one. */
 	if (in != im->n + 1)
 		return -SP_EFORMAT;
-	if (im->n == im->cap) {
-		cap = im->cap ? im->cap * 2 : 1024;
-		v = realloc(im->v, cap * sizeof(*v));
-		if (v == NULL)
-			return -ENOMEM;
-		im->v = v;
-		im->cap = cap;
-	}
+	if (sp_grow_zeroed(&im->v, &im->cap, im->n + 1, sizeof(*im->v)) != 0)
+		return -ENOMEM;
 	im->v[im->n++] = out;
 	return 0;
 }

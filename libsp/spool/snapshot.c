@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/buf_int.h"
 #include "sp/snapshot.h"
 #include "stream_int.h"
 
@@ -19,18 +20,9 @@ struct sp_snapshot {
 static int
 push_sample(struct sp_snapshot *snap, const struct sp_sample *smp)
 {
-	if (snap->nsamples == snap->cap) {
-		size_t cap = snap->cap ? snap->cap * 2 : 1024;
-		struct sp_sample *p;
-
-		if (cap > SIZE_MAX / sizeof(*p))
-			return -ENOMEM;
-		p = realloc(snap->samples, cap * sizeof(*p));
-		if (p == NULL)
-			return -ENOMEM;
-		snap->samples = p;
-		snap->cap = cap;
-	}
+	if (sp_grow_zeroed(&snap->samples, &snap->cap, snap->nsamples + 1,
+	    sizeof(*snap->samples)) != 0)
+		return -ENOMEM;
 	snap->samples[snap->nsamples++] = *smp;
 	return 0;
 }

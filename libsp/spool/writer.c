@@ -125,16 +125,8 @@ check_payload(struct sp_writer *w, const struct sp_record *r, uint64_t clock)
 static int
 mark_symbol(struct sp_writer *w, uint32_t frame)
 {
-	if (frame > w->has_symbol_cap) {
-		size_t cap = w->n[SP_REC_FRAME] + 1024u;
-		uint8_t *p = realloc(w->has_symbol, cap);
-
-		if (p == NULL)
-			return -ENOMEM;
-		memset(p + w->has_symbol_cap, 0, cap - w->has_symbol_cap);
-		w->has_symbol = p;
-		w->has_symbol_cap = cap;
-	}
+	if (sp_grow_zeroed(&w->has_symbol, &w->has_symbol_cap, frame, 1) != 0)
+		return -ENOMEM;
 	if (w->has_symbol[frame - 1])
 		return -SP_EUSAGE;
 	w->has_symbol[frame - 1] = 1;

@@ -92,17 +92,12 @@ struct build {
 static int
 add(struct build *b, const struct kline *l)
 {
-	struct ksym *p, *e;
+	struct ksym *e;
 
 	if (b->n == SP_KALLSYMS_ENTRIES_MAX)
 		return -SP_ELIMIT;
-	if (b->n == b->cap) {
-		b->cap = b->cap ? b->cap * 2 : 256;
-		p = realloc(b->v, b->cap * sizeof(*p));
-		if (p == NULL)
-			return -ENOMEM;
-		b->v = p;
-	}
+	if (sp_grow_zeroed(&b->v, &b->cap, b->n + 1, sizeof(*b->v)) != 0)
+		return -ENOMEM;
 	e = &b->v[b->n];
 	e->start = l->addr;
 	e->end = 0;

@@ -80,7 +80,7 @@ read_lines(const char *text, size_t len, struct raw **out, size_t *nout,
     struct sp_buf *names, size_t *bad)
 {
 	struct sp_cur c = sp_cur_make(text, len);
-	struct raw *v = NULL, *p, r;
+	struct raw *v = NULL, r;
 	size_t n = 0, cap = 0, linelen, at;
 	const char *line;
 	int rc;
@@ -97,14 +97,9 @@ read_lines(const char *text, size_t len, struct raw **out, size_t *nout,
 			free(v);
 			return -SP_ELIMIT;
 		}
-		if (n == cap) {
-			cap = cap ? cap * 2 : 256;
-			p = realloc(v, cap * sizeof(*v));
-			if (p == NULL) {
-				free(v);
-				return -ENOMEM;
-			}
-			v = p;
+		if (sp_grow_zeroed(&v, &cap, n + 1, sizeof(*v)) != 0) {
+			free(v);
+			return -ENOMEM;
 		}
 		r.seq = (uint32_t)n;
 		r.name = names->len;
@@ -178,20 +173,15 @@ static int
 emit(struct sp_perf_map *m, const struct raw *r, uint64_t from, uint64_t to,
     uint32_t *last_seq)
 {
-	struct sp_perf_map_entry *e, *p;
+	struct sp_perf_map_entry *e;
 
 	if (m->n > 0 && *last_seq == r->seq &&
 	    m->v[m->n - 1].start + m->v[m->n - 1].size == from) {
 		m->v[m->n - 1].size += to - from;
 		return 0;
 	}
-	if (m->n == m->cap) {
-		m->cap = m->cap ? m->cap * 2 : 256;
-		p = realloc(m->v, m->cap * sizeof(*p));
-		if (p == NULL)
-			return -ENOMEM;
-		m->v = p;
-	}
+	if (sp_grow_zeroed(&m->v, &m->cap, m->n + 1, sizeof(*m->v)) != 0)
+		return -ENOMEM;
 	e = &m->v[m->n++];
 	e->start = from;
 	e->size = to - from;

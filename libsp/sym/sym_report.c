@@ -29,11 +29,10 @@ spi_sym_report_damaged(struct sym_ctx *c, const char *path, const char *what,
 	struct sp_sym_report *rep = c->rep;
 	struct sp_sym_damaged *v;
 
-	v = realloc(rep->damaged, (rep->ndamaged + 1) * sizeof(*v));
-	if (v == NULL)
+	if (sp_grow_zeroed(&rep->damaged, &rep->capdamaged, rep->ndamaged + 1,
+	    sizeof(*v)) != 0)
 		return -ENOMEM;
-	rep->damaged = v;
-	v += rep->ndamaged++;
+	v = &rep->damaged[rep->ndamaged++];
 	(void)snprintf(v->path, sizeof(v->path), "%s", path != NULL ? path :
 	    "(in memory)");
 	(void)snprintf(v->what, sizeof(v->what), "%s: %s", what,

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/buf_int.h"
 #include "sp/bundle.h"
 #include "sp/format.h"
 #include "sym_int.h"
@@ -82,7 +83,6 @@ int
 spi_sym_set_python(struct sym_ctx *c, uint32_t host, uint32_t pid,
     int is_python)
 {
-	struct sym_pid *v;
 	size_t i;
 
 	for (i = 0; i < c->npids; i++)
@@ -90,15 +90,9 @@ spi_sym_set_python(struct sym_ctx *c, uint32_t host, uint32_t pid,
 			c->pids[i].python = is_python;
 			return 0;
 		}
-	if (c->npids == c->cappids) {
-		size_t cap = c->cappids ? c->cappids * 2 : 16;
-
-		v = realloc(c->pids, cap * sizeof(*v));
-		if (v == NULL)
-			return -ENOMEM;
-		c->pids = v;
-		c->cappids = cap;
-	}
+	if (sp_grow_zeroed(&c->pids, &c->cappids, c->npids + 1,
+	    sizeof(*c->pids)) != 0)
+		return -ENOMEM;
 	c->pids[c->npids].host = host;
 	c->pids[c->npids].pid = pid;
 	c->pids[c->npids++].python = is_python;
@@ -201,15 +195,9 @@ pmap_get(struct sym_ctx *c, const struct sp_module *m,
 			*out = c->pmaps[i].map;
 			return 0;
 		}
-	if (c->npmaps == c->cappmaps) {
-		size_t cap = c->cappmaps ? c->cappmaps * 2 : 16;
-
-		v = realloc(c->pmaps, cap * sizeof(*v));
-		if (v == NULL)
-			return -ENOMEM;
-		c->pmaps = v;
-		c->cappmaps = cap;
-	}
+	if (sp_grow_zeroed(&c->pmaps, &c->cappmaps, c->npmaps + 1,
+	    sizeof(*c->pmaps)) != 0)
+		return -ENOMEM;
 	v = &c->pmaps[c->npmaps++];
 	v->host = host;
 	v->pid = pid;
