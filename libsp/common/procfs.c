@@ -7,62 +7,24 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "buf_int.h"
+#include "lines_int.h"
 #include "procfs_int.h"
 #include "sp/error.h"
 
 int
 sp_read_file(const char *path, size_t max, char **out, size_t *len)
 {
-	size_t cap = 4096, n = 0;
-	char *buf = NULL, *p;
-	ssize_t r;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
 
 	*out = NULL;
 	*len = 0;
 	if (fd < 0)
 		return -errno;
-	/* Room for max bytes, one more to see that there are more, and
-	 * the NUL: a file of exactly max bytes is read. */
-	for (;;) {
-		if (cap - n < 2) {
-			if (cap >= max + 2) {
-				free(buf);
-				(void)close(fd);
-				return -SP_ELIMIT;
-			}
-			cap = cap > (max + 2) / 2 ? max + 2 : cap * 2;
-		}
-		p = realloc(buf, cap);
-		if (p == NULL) {
-			free(buf);
-			(void)close(fd);
-			return -ENOMEM;
-		}
-		buf = p;
-		r = read(fd, buf + n, cap - n - 1);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		n += (size_t)r;
-	}
-	if (r < 0) {
-		int err = -errno;
-
-		free(buf);
-		(void)close(fd);
-		return err;
-	}
+	/* /proc files say no size: no hint. */
+	err = sp_read_fd(fd, max, 0, out, len);
 	(void)close(fd);
-	if (n > max) { /* max below the first buffer's size */
-		free(buf);
-		return -SP_ELIMIT;
-	}
-	buf[n] = '\0';
-	*out = buf;
-	*len = n;
-	return 0;
+	return err;
 }
 
 /* Parses a hex number; returns the text after it or NULL. */
@@ -166,7 +128,7 @@ sp_proc_tasks(pid_t pid, pid_t **tids, size_t *n)
 	DIR *d;
 	struct dirent *e;
 	size_t cap = 0;
-	pid_t *v = NULL, *p;
+	pid_t *v = NULL;
 
 	*tids = NULL;
 	*n = 0;
@@ -179,15 +141,10 @@ sp_proc_tasks(pid_t pid, pid_t **tids, size_t *n)
 
 		if (t <= 0)
 			continue;
-		if (*n == cap) {
-			cap = cap ? cap * 2 : 64;
-			p = realloc(v, cap * sizeof(*v));
-			if (p == NULL) {
-				free(v);
-				(void)closedir(d);
-				return -ENOMEM;
-			}
-			v = p;
+		if (sp_grow_zeroed(&v, &cap, *n + 1, sizeof(*v)) != 0) {
+			free(v);
+			(void)closedir(d);
+			return -ENOMEM;
 		}
 		v[(*n)++] = (pid_t)t;
 	}
