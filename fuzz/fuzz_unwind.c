@@ -6,8 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "unwind/cfi_table_int.h"
 #include "common/cursor_int.h"
+#include "sp/cfi.h"
+#include "sp/elffile.h"
 #include "sp/unwind.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -55,14 +56,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct sp_uregs regs;
 	struct sp_ustack stk;
 	uint64_t ips[256];
-	void *img;
+	struct sp_elf_file *ef;
 	int i;
 
 	c.img = sp_take(&cur, c.len);
-	if (cur.err || c.img == NULL || (img = malloc(c.len + 1)) == NULL)
-		return 0;
-	memcpy(img, c.img, c.len);
-	if (sp_cfi_table_open_mem(img, c.len, &t) != 0)
+	if (cur.err || c.img == NULL ||
+	    sp_elf_file_open_mem(c.img, c.len, &ef, NULL) != 0 ||
+	    sp_cfi_table_open(ef, &t) != 0)
 		return 0;
 	c.t = t;
 	for (i = 0; i < SP_REG_COUNT; i++)

@@ -25,9 +25,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "unwind/cfi_table_int.h"
 #include "common/cursor_int.h"
-#include "sp/elfid.h"
+#include "sp/cfi.h"
+#include "sp/elffile.h"
 #include "sp/replay.h"
 #include "sp/unwind.h"
 
@@ -38,7 +38,6 @@ struct map {
 	uint64_t start, end, offset, bias;
 	struct sp_cfi_table *cfi;    /* NULL: no file here */
 	const char *path;            /* for seeds */
-	size_t img_len;              /* [vdso]: bytes of the stand-in image */
 };
 
 struct file {
@@ -55,7 +54,6 @@ struct replay {
 	int sorted;
 	struct file *files;
 	struct sp_cfi_table *vdso;
-	size_t vdso_len;
 	int vdso_tried;
 	struct sp_unwind_cache *cache;
 	uint32_t pid;                /* of the sample being replayed */
@@ -84,8 +82,10 @@ cmp_map(const void *a, const void *b)
 static struct sp_cfi_table *
 file_cfi(struct replay *r, const char *path, const struct sp_module *m)
 {
+	struct sp_elf_file *ef;
+	const uint8_t *id;
 	struct file *f;
-	int fd;
+	size_t n;
 
 	for (f = r->files; f != NULL; f = f->next)
 		if (strcmp(f->path, path) == 0 && f->idlen == m->build_id_len &&
@@ -100,18 +100,13 @@ file_cfi(struct replay *r, const char *path, const struct sp_module *m)
 	memcpy(f->id, m->build_id, f->idlen);
 	f->next = r->files;
 	r->files = f;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		uint8_t id[SP_BUILD_ID_MAX];
-		size_t n = 0;
-
+	if (sp_elf_file_open(path, &ef, NULL) == 0) {
 		/* A rebuilt file would unwind the wrong code: same id only. */
-		if (sp_elf_build_id(fd, id, sizeof(id), &n) != 0 ||
-		    n != f->idlen || memcmp(id, f->id, n) != 0 ||
-		    sp_cfi_table_open(fd, &f->cfi) != 0) {
-			(void)close(fd);
+		if (sp_elf_file_build_id(ef, &id, &n) != 0 ||
+		    n != f->idlen || memcmp(id, f->id, n) != 0)
+			sp_elf_file_free(ef);
+		else if (sp_cfi_table_open(ef, &f->cfi) != 0)
 			f->cfi = NULL;
-		}
 	}
 	return f->cfi;
 }
@@ -125,8 +120,8 @@ vdso_cfi(struct replay *r)
 {
 	unsigned long a, b;
 	char line[512];
+	struct sp_elf_file *ef;
 	FILE *maps;
-	void *img;
 
 	if (r->vdso_tried)
 		return r->vdso;
@@ -137,12 +132,10 @@ vdso_cfi(struct replay *r)
 		if (strstr(line, "[vdso]") == NULL ||
 		    sscanf(line, "%lx-%lx", &a, &b) != 2 || b <= a)
 			continue;
-		if ((img = malloc(b - a)) != NULL) {
-			memcpy(img, (const void *)a, b - a);
-			if (sp_cfi_table_open_mem(img, b - a, &r->vdso) != 0)
-				r->vdso = NULL;
-			r->vdso_len = b - a;
-		}
+		/* NOLINTNEXTLINE(performance-no-int-to-ptr) */
+		if (sp_elf_file_open_mem((const void *)a, b - a, &ef, NULL) != 0 ||
+		    sp_cfi_table_open(ef, &r->vdso) != 0)
+			r->vdso = NULL;
 		break;
 	}
 	(void)fclose(maps);
@@ -187,7 +180,6 @@ add_module(struct replay *r, const struct sp_defs *defs,
 		mp->path = path->s;
 	} else if (m->flags & SP_MOD_VDSO) {
 		mp->cfi = vdso_cfi(r);
-		mp->img_len = r->vdso_len;
 	}
 	if (mp->cfi != NULL &&
 	    sp_cfi_table_vaddr(mp->cfi, mp->offset, &vaddr) == 0)
@@ -241,23 +233,14 @@ static size_t
 read_code(void *ctx, uint64_t addr, uint8_t *buf, size_t len)
 {
 	const struct map *m = find_map(ctx, addr);
-	ssize_t got;
 
 	if (m == NULL || m->cfi == NULL)
 		return 0;
 	if (len > m->end - addr)
 		len = (size_t)(m->end - addr);
-	if (m->cfi->fd < 0) {	/* the [vdso] image */
-		if (addr - m->start >= m->img_len)
-			return 0;
-		if (len > m->img_len - (addr - m->start))
-			len = m->img_len - (size_t)(addr - m->start);
-		memcpy(buf, (const uint8_t *)m->cfi->image + (addr - m->start),
-		    len);
-		return len;
-	}
-	got = pread(m->cfi->fd, buf, len, (off_t)(addr - m->start + m->offset));
-	return got > 0 ? (size_t)got : 0;
+	/* The [vdso]'s image is an ELF file of its own, from offset 0. */
+	return sp_elf_file_read(sp_cfi_table_file(m->cfi), addr - m->start +
+	    m->offset, buf, len);
 }
 
 static uint64_t

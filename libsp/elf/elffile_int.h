@@ -4,69 +4,70 @@
 
 /* The inside of an opened ELF file, for the modules that index it. */
 
+#include <errno.h>
+#include <gelf.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
 #include "sp/elffile.h"
 
-/* gABI values this library uses (elf.h spells them the same way). */
-#define SP_SHT_SYMTAB 2
-#define SP_SHT_NOTE 7
-#define SP_SHT_NOBITS 8
-#define SP_SHT_DYNSYM 11
-#define SP_SHF_EXECINSTR 0x4
-#define SP_SHF_COMPRESSED 0x800
-#define SP_PT_LOAD 1
-#define SP_PT_NOTE 4
-
-/* A section header (gABI Elf64_Shdr), decoded. */
-struct sp_elf_shdr {
-	uint32_t name, type, link, info;
-	uint64_t flags, addr, offset, size, addralign, entsize;
-};
-
-/* A program header (gABI Elf64_Phdr), decoded. */
-struct sp_elf_phdr {
-	uint32_t type, flags;
-	uint64_t offset, vaddr, filesz, memsz, align;
-};
-
-/* A section's bytes once read: in the image, or owned. */
+/* A section's bytes once read (libelf owns them until elf_end). */
 struct sp_elf_sec {
 	const uint8_t *data;
 	size_t len;
-	uint8_t *owned;     /* what to free: read from the fd or inflated */
 	int err;            /* 0 not read yet, 1 read, else the error */
 };
 
 struct sp_elf_file {
 	int fd;                     /* -1 for an image in memory */
-	const uint8_t *mem;         /* that image */
+	uint8_t *mem;               /* our copy of that image */
 	uint64_t size;
+	uint64_t section_max;       /* SP_ELF_SECTION_MAX, or lowered */
 	char *path;
 	dev_t dev;
 	ino_t ino;
-	struct sp_elf_shdr *sh;
+	Elf *elf;
+	GElf_Shdr *sh;              /* the section headers, as libelf read them */
 	struct sp_elf_sec *sec;     /* one per section, read on demand */
 	size_t shnum;
 	size_t shstrndx;            /* 0: no section names */
-	struct sp_elf_phdr *ph;
+	GElf_Phdr *ph;
 	size_t phnum;
 	uint8_t build_id[SP_ELF_BUILD_ID_MAX];
 	size_t build_id_len;        /* 0: none */
 };
 
 /*
+ * libelf's error for a failed allocation: ELF_E_NOMEM of elfutils'
+ * private libelfP.h, whose elf_errmsg is "out of memory" (checked by
+ * tests/unit/elfsym.c against the libelf we build).
+ */
+#define SPI_ELF_E_NOMEM 8
+
+/*
+ * The error of libelf's last failure, for our callers: -ENOMEM when it
+ * ran out of memory (so a tool says so instead of skipping the file as
+ * malformed), else -SP_EFORMAT.
+ */
+static inline int
+spi_elf_error(void)
+{
+	return elf_errno() == SPI_ELF_E_NOMEM ? -ENOMEM : -SP_EFORMAT;
+}
+
+/*
  * The bytes of section i (inflated when compressed), as
  * sp_elf_file_section.  i must be below f->shnum.
  */
-int sp_elf_file_section_at(struct sp_elf_file *f, size_t i,
+int spi_elf_section_at(struct sp_elf_file *f, size_t i,
     const uint8_t **data, size_t *len);
 
-/* Reads len bytes at off of the file into buf: 0, -SP_EFORMAT (outside
- * the file), -errno. */
-int sp_elf_file_read(const struct sp_elf_file *f, uint64_t off, void *buf,
-    size_t len);
+/* Whether [off, off + len) lies inside the file. */
+static inline int
+spi_elf_in_file(const struct sp_elf_file *f, uint64_t off, uint64_t len)
+{
+	return len <= f->size && off <= f->size - len;
+}
 
 #endif

@@ -5,19 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/buf_int.h"
 #include "common/cursor_int.h"
 #include "elffile_int.h"
 #include "sp/elfsym.h"
 
-#define SYM_SIZE 24           /* gABI: sizeof(Elf64_Sym) */
-#define STT_NOTYPE 0
-#define STT_FUNC 2
-#define STT_GNU_IFUNC 10
-#define STB_LOCAL 0
-#define STB_GLOBAL 1
-#define STB_WEAK 2
-#define STB_GNU_UNIQUE 10
-#define SHN_LORESERVE 0xff00  /* SHN_ABS, SHN_COMMON, SHN_XINDEX, ... */
+#define SYM_SIZE sizeof(Elf64_Sym)
 #define NONE UINT32_MAX
 
 /* A symbol read from a table, before aliases are merged. */
@@ -98,7 +91,7 @@ is_function(const struct sp_elf_file *f, unsigned type, uint16_t shndx)
 	if (type == STT_FUNC || type == STT_GNU_IFUNC)
 		return 1;
 	return type == STT_NOTYPE && shndx < f->shnum &&
-	    (f->sh[shndx].flags & SP_SHF_EXECINSTR);
+	    (f->sh[shndx].sh_flags & SHF_EXECINSTR);
 }
 
 static int
@@ -171,7 +164,7 @@ load_strtab(struct sp_elf_file *f, uint32_t link, struct strtab *st)
 
 	if (link == 0 || link >= f->shnum)
 		return -SP_EFORMAT;
-	err = sp_elf_file_section_at(f, link, &p, &len);
+	err = spi_elf_section_at(f, link, &p, &len);
 	if (err)
 		return err;
 	st->p = p;
@@ -186,26 +179,26 @@ load_strtab(struct sp_elf_file *f, uint32_t link, struct strtab *st)
 
 /* Appends the function symbols of symbol table section i to *c. */
 static int
-add_table(struct sp_elf_file *f, size_t i, struct cand **c, size_t *n)
+add_table(struct sp_elf_file *f, size_t i, struct cand **c, size_t *n,
+    size_t *capc)
 {
-	const struct sp_elf_shdr *h = &f->sh[i];
+	const GElf_Shdr *h = &f->sh[i];
 	struct strtab st = { NULL, 0 };
 	const uint8_t *p;
-	struct cand *grown;
 	size_t len, cnt;
 	int err;
 
-	if (h->type == SP_SHT_NOBITS)
+	if (h->sh_type == SHT_NOBITS)
 		return 0;
-	if (h->size > f->size || h->offset > f->size - h->size)
+	if (!spi_elf_in_file(f, h->sh_offset, h->sh_size))
 		return -SP_EFORMAT;
-	if (h->entsize != SYM_SIZE)
+	if (h->sh_entsize != SYM_SIZE)
 		return -SP_EFORMAT;
-	if (h->size / SYM_SIZE > SP_ELF_SYMS_MAX - *n)
+	if (h->sh_size / SYM_SIZE > SP_ELF_SYMS_MAX - *n)
 		return -SP_ELIMIT;
-	err = load_strtab(f, h->link, &st);
+	err = load_strtab(f, h->sh_link, &st);
 	if (err == 0)
-		err = sp_elf_file_section_at(f, i, &p, &len);
+		err = spi_elf_section_at(f, i, &p, &len);
 	if (err == -SP_ENOTFOUND)
 		return 0;
 	if (err)
@@ -215,10 +208,8 @@ add_table(struct sp_elf_file *f, size_t i, struct cand **c, size_t *n)
 		return -SP_ELIMIT;
 	if (cnt == 0)
 		return 0;
-	grown = realloc(*c, (*n + cnt) * sizeof(**c));
-	if (grown == NULL)
+	if (sp_grow_zeroed(c, capc, *n + cnt, sizeof(**c)) != 0)
 		return -ENOMEM;
-	*c = grown;
 	read_syms(f, p, len, &st, *c, n);
 	return 0;
 }
@@ -230,10 +221,10 @@ open_end(const struct sp_elf_file *f, uint64_t start, uint16_t shndx,
 {
 	uint64_t end = next != NULL ? *next : UINT64_MAX;
 
-	if (shndx < f->shnum && f->sh[shndx].addr <= start) {
-		const struct sp_elf_shdr *h = &f->sh[shndx];
-		uint64_t sec_end = h->size > UINT64_MAX - h->addr ?
-		    UINT64_MAX : h->addr + h->size;
+	if (shndx < f->shnum && f->sh[shndx].sh_addr <= start) {
+		const GElf_Shdr *h = &f->sh[shndx];
+		uint64_t sec_end = h->sh_size > UINT64_MAX - h->sh_addr ?
+		    UINT64_MAX : h->sh_addr + h->sh_size;
 
 		if (sec_end < end)
 			end = sec_end;
@@ -312,7 +303,7 @@ sp_elf_syms_load(struct sp_elf_file *f, struct sp_elf_syms **out)
 {
 	struct sp_elf_syms *s;
 	struct cand *c = NULL;
-	size_t i, n = 0;
+	size_t i, n = 0, capc = 0;
 	int err = 0;
 
 	*out = NULL;
@@ -320,9 +311,9 @@ sp_elf_syms_load(struct sp_elf_file *f, struct sp_elf_syms **out)
 	if (s == NULL)
 		return -ENOMEM;
 	for (i = 0; i < f->shnum && err == 0; i++)
-		if (f->sh[i].type == SP_SHT_SYMTAB ||
-		    f->sh[i].type == SP_SHT_DYNSYM)
-			err = add_table(f, i, &c, &n);
+		if (f->sh[i].sh_type == SHT_SYMTAB ||
+		    f->sh[i].sh_type == SHT_DYNSYM)
+			err = add_table(f, i, &c, &n, &capc);
 	if (err == 0)
 		err = build_index(f, c, n, s);
 	free(c);

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "unwind/cfi_table_int.h"
+#include "sp/cfi.h"
 #include "recorder_int.h"
 
 /* The mapping containing ip, or NULL (binary search). */

@@ -11,31 +11,32 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "unwind/cfi_table_int.h"
 #include "common/procfs_int.h"
 #include "recorder_int.h"
-#include "sp/elfid.h"
+#include "sp/cfi.h"
+#include "sp/elffile.h"
+#include "sp/format.h"
 
-/* Is this the path of a CPython runtime (python3.N, libpython3.N...)? */
-static int
-is_python_path(const char *path, size_t len)
+/* A CFI table read: counted, with the sections it refused. */
+static void
+count_cfi(struct sp_recorder *r, const struct sp_cfi_table *t)
 {
-	const char *base = path, *p;
+	struct sp_cfi_table_stats st;
 
-	for (p = path; p < path + len; p++)
-		if (*p == '/')
-			base = p + 1;
-	len -= (size_t)(base - path);
-	return (len >= 8 && memcmp(base, "python3.", 8) == 0) ||
-	    (len >= 11 && memcmp(base, "libpython3.", 11) == 0);
+	sp_cfi_table_stats(t, &st);
+	r->c[C_CFI_FILES]++;
+	r->c[C_CFI_REFUSED] += st.refused;
 }
 
-/* The CFI of the file open on fd, read once per file (dev, inode) while
- * some mapping uses it. */
+/* The file open on fd (st its stat), read once per file (dev, inode)
+ * while some mapping uses it: its build-id and CFI.  fd stays ours. */
 static struct rec_file *
-file_cfi(struct sp_recorder *r, int fd, const struct stat *st)
+file_of(struct sp_recorder *r, int fd, const struct stat *st)
 {
+	struct sp_elf_file *ef;
 	struct rec_file *f;
+	const uint8_t *id;
+	size_t n;
 	int dfd;
 
 	for (f = r->files; f != NULL; f = f->next)
@@ -47,48 +48,51 @@ file_cfi(struct sp_recorder *r, int fd, const struct stat *st)
 	f->dev = (uint64_t)st->st_dev;
 	f->ino = (uint64_t)st->st_ino;
 	dfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-	/* A file without usable CFI is remembered too, as a NULL table. */
-	if (dfd >= 0 && sp_cfi_table_open(dfd, &f->cfi) == 0) {
-		r->c[C_CFI_FILES]++;
-		r->c[C_CFI_REFUSED] += f->cfi->refused;
+	/* A file that is not ELF, or has no usable CFI, is remembered too,
+	 * with a NULL table. */
+	if (dfd >= 0 && sp_elf_file_open_fd(dfd, &ef, NULL) == 0) {
+		if (sp_elf_file_build_id(ef, &id, &n) == 0) {
+			memcpy(f->build_id, id, n);
+			f->build_id_len = (uint8_t)n;
+		}
+		if (sp_cfi_table_open(ef, &f->cfi) == 0)
+			count_cfi(r, f->cfi);
 	}
 	f->next = r->files;
 	r->files = f;
 	return f;
 }
 
-/* Is fd the file (inode, maj:min) that a mapping named?  Fills st. */
+/* Is fd the file (inode, maj:min) that mapping m named?  Fills st. */
 static int
-same_file(int fd, struct stat *st, uint64_t inode, uint32_t maj,
-    uint32_t min)
+same_file(int fd, struct stat *st, const struct sp_map *m)
 {
-	return fstat(fd, st) == 0 && (uint64_t)st->st_ino == inode &&
-	    major(st->st_dev) == maj && minor(st->st_dev) == min;
+	return fstat(fd, st) == 0 && (uint64_t)st->st_ino == m->inode &&
+	    major(st->st_dev) == m->dev_major &&
+	    minor(st->st_dev) == m->dev_minor;
 }
 
 /*
- * Reads the build-id of the file mapped at [start, start+len) in pid,
- * opened through /proc so that containers and deleted files resolve to
- * the image the process mapped; checks it is that inode.
+ * The file of mapping map in pid (path: its name, unescaped): its
+ * build-id into m and its CFI into range, opened through /proc so that
+ * containers and deleted files resolve to the image the process mapped;
+ * checks it is that inode.
  */
 static void
-read_build_id(struct sp_recorder *r, uint32_t pid, uint64_t start,
-    uint64_t len, uint64_t inode, uint32_t maj, uint32_t min,
+map_file(struct sp_recorder *r, uint32_t pid, const struct sp_map *map,
     const char *path, struct sp_module *m, struct rec_range *range)
 {
 	char proc[4200];
 	struct stat st;
-	size_t n = 0;
 	int fd;
-	uint64_t end = start + len;
 
 	(void)snprintf(proc, sizeof(proc), "/proc/%u/map_files/%" PRIx64 "-%"
-	    PRIx64, pid, start, end);
+	    PRIx64, pid, map->start, map->end);
 	fd = open(proc, O_RDONLY | O_CLOEXEC);
 	/* By the time the MMAP2 record is read the mapping may be gone, or
 	 * (dlclose, then dlopen of another library in the hole) be another
 	 * file's: then the file is taken by its path, if it is the same. */
-	if (fd >= 0 && !same_file(fd, &st, inode, maj, min)) {
+	if (fd >= 0 && !same_file(fd, &st, map)) {
 		(void)close(fd);
 		fd = -1;
 	}
@@ -102,23 +106,24 @@ read_build_id(struct sp_recorder *r, uint32_t pid, uint64_t start,
 	}
 	if (fd < 0)
 		return;
-	if (same_file(fd, &st, inode, maj, min)) {
+	if (same_file(fd, &st, map) &&
+	    (range->file = file_of(r, fd, &st)) != NULL) {
+		const struct rec_file *f = range->file;
 		uint64_t vaddr;
 
-		range->file = file_cfi(r, fd, &st);
-		range->cfi = range->file != NULL ? range->file->cfi : NULL;
-		if (range->cfi != NULL &&
-		    sp_cfi_table_vaddr(range->cfi, range->offset, &vaddr) == 0)
+		if (f->cfi != NULL &&
+		    sp_cfi_table_vaddr(f->cfi, range->offset, &vaddr) == 0) {
+			range->cfi = f->cfi;
 			range->bias = range->start - vaddr;
-		else
-			range->cfi = NULL;
-		if (sp_elf_build_id(fd, m->build_id, SP_BUILD_ID_MAX, &n) == 0) {
+		}
+		if (f->build_id_len > 0) {
 			int err = 0;
 
-			m->build_id_len = (uint8_t)n;
+			memcpy(m->build_id, f->build_id, f->build_id_len);
+			m->build_id_len = f->build_id_len;
 			if (r->o.bundle != NULL)
 				err = sp_bundle_binary(r->o.bundle, fd,
-				    m->build_id, n, path);
+				    m->build_id, f->build_id_len, path);
 			if (err < 0)
 				spi_rec_log(r, "bundle: could not keep %s: %s", path,
 				    sp_strerror(err));
@@ -157,6 +162,7 @@ static void
 vdso_cfi(struct sp_recorder *r, uint32_t pid, struct rec_range *range)
 {
 	char path[64];
+	struct sp_elf_file *ef;
 	uint8_t *image;
 	size_t len = (size_t)(range->end - range->start);
 	uint64_t vaddr;
@@ -168,14 +174,11 @@ vdso_cfi(struct sp_recorder *r, uint32_t pid, struct rec_range *range)
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 		image = malloc(len);
 		if (fd >= 0 && image != NULL &&
-		    pread(fd, image, len, (off_t)range->start) == (ssize_t)len) {
-			if (sp_cfi_table_open_mem(image, len, &r->vdso) == 0) {
-				r->c[C_CFI_FILES]++;
-				r->c[C_CFI_REFUSED] += r->vdso->refused;
-			}
-		} else {
-			free(image);
-		}
+		    pread(fd, image, len, (off_t)range->start) == (ssize_t)len &&
+		    sp_elf_file_open_mem(image, len, &ef, NULL) == 0 &&
+		    sp_cfi_table_open(ef, &r->vdso) == 0)
+			count_cfi(r, r->vdso);
+		free(image);
 		if (fd >= 0)
 			(void)close(fd);
 	}
@@ -186,30 +189,35 @@ vdso_cfi(struct sp_recorder *r, uint32_t pid, struct rec_range *range)
 }
 
 int
-spi_rec_add_mapping(struct sp_recorder *r, struct rec_proc *p, uint64_t start,
-    uint64_t len, uint64_t pgoff, uint64_t inode, uint32_t maj, uint32_t min,
-    const char *path, size_t path_len)
+spi_rec_add_mapping(struct sp_recorder *r, struct rec_proc *p,
+    const struct sp_map *m)
 {
 	struct sp_record rec;
 	struct rec_range nr;
+	size_t path_len = m->path_len;
 	char cpath[4097];
 	int err;
 
-	if (len == 0 || start + len < start)
+	if (m->end <= m->start)
 		return 0;
 	memset(&rec, 0, sizeof(rec));
+	memset(&nr, 0, sizeof(nr));
+	nr.start = m->start;
+	nr.end = m->end;
+	nr.offset = m->offset;
 	rec.kind = SP_REC_MODULE;
-	rec.u.module.flags = module_flags(path, &path_len);
+	rec.u.module.flags = module_flags(m->path, &path_len);
 	/* Anonymous memory (JIT code): no file, so no path and no file
 	 * offset, whether it came from MMAP2 ("//anon", pgoff = address) or
 	 * /proc/PID/maps (no name).  Frames are offsets from its start. */
-	if ((rec.u.module.flags & SP_MOD_ANON) && inode == 0 && path[0] != '[') {
+	if ((rec.u.module.flags & SP_MOD_ANON) && m->inode == 0 &&
+	    m->path[0] != '[') {
 		path_len = 0;
-		pgoff = 0;
+		nr.offset = 0;
 	}
 	if (path_len >= sizeof(cpath))
 		path_len = sizeof(cpath) - 1;
-	memcpy(cpath, path, path_len);
+	memcpy(cpath, m->path, path_len);
 	cpath[path_len] = '\0';
 	if (path_len > 0) {
 		err = sp_writer_string(r->w, cpath, path_len, &rec.u.module.path);
@@ -220,25 +228,20 @@ spi_rec_add_mapping(struct sp_recorder *r, struct rec_proc *p, uint64_t start,
 	/* sp-sym reads the process's perf map only if this uid owns it. */
 	if (p->uid != (uid_t)-1)
 		rec.u.module.uid_plus1 = (uint32_t)p->uid + 1;
-	rec.u.module.start = start;
-	rec.u.module.size = len;
-	rec.u.module.file_offset = pgoff;
-	rec.u.module.inode = inode;
-	rec.u.module.dev = (uint64_t)maj << 32 | min;
-	memset(&nr, 0, sizeof(nr));
-	nr.start = start;
-	nr.end = start + len;
-	nr.offset = pgoff;
-	if (inode != 0 && !(rec.u.module.flags & SP_MOD_ANON))
-		read_build_id(r, p->pid, start, len, inode, maj, min, cpath,
-		    &rec.u.module, &nr);
+	rec.u.module.start = m->start;
+	rec.u.module.size = m->end - m->start;
+	rec.u.module.file_offset = nr.offset;
+	rec.u.module.inode = m->inode;
+	rec.u.module.dev = (uint64_t)m->dev_major << 32 | m->dev_minor;
+	if (m->inode != 0 && !(rec.u.module.flags & SP_MOD_ANON))
+		map_file(r, p->pid, m, cpath, &rec.u.module, &nr);
 	if (rec.u.module.flags & SP_MOD_VDSO)
 		vdso_cfi(r, p->pid, &nr);
 	err = sp_writer_put(r->w, &rec, &nr.module);
 	if (err)
 		return err;
 	err = spi_rec_insert_range(r, p, &nr);
-	if (err == 0 && is_python_path(cpath, path_len))
+	if (err == 0 && sp_python_runtime_path(cpath, path_len))
 		err = spi_rec_write_python(r, p, 1, r->now);
 	return err;
 }
@@ -269,8 +272,7 @@ spi_rec_scan_maps(struct sp_recorder *r, struct rec_proc *p)
 		/* m.path points into buf, which is ours to change. */
 		m.path_len = sp_maps_path_unescape(buf + (m.path - buf),
 		    m.path_len);
-		err = spi_rec_add_mapping(r, p, m.start, m.end - m.start, m.offset,
-		    m.inode, m.dev_major, m.dev_minor, m.path, m.path_len);
+		err = spi_rec_add_mapping(r, p, &m);
 		if (err)
 			break;
 	}

@@ -10,7 +10,8 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "unwind/cfi_table_int.h"
+#include "sp/cfi.h"
+#include "sp/elffile.h"
 #include "common/cursor_int.h"
 #include "common/procfs_int.h"
 #include "recorder_int.h"
@@ -23,12 +24,14 @@ struct sample_id {
 	uint32_t cpu;
 };
 
+#define SAMPLE_ID_LEN 24
+
 static int
 trailer(const uint8_t *rec, size_t len, struct sample_id *id)
 {
-	if (len < sizeof(struct perf_event_header) + 24)
+	if (len < sizeof(struct perf_event_header) + SAMPLE_ID_LEN)
 		return -SP_EFORMAT;
-	rec += len - 24;
+	rec += len - SAMPLE_ID_LEN;
 	id->pid = sp_le32(rec);
 	id->tid = sp_le32(rec + 4);
 	id->time = sp_le64(rec + 8);
@@ -301,12 +304,12 @@ read_code(void *ctx, uint64_t addr, uint8_t *buf, size_t len)
 	if (got > 0)
 		return (size_t)got;
 	m = spi_rec_find_range(p, addr);
-	if (m == NULL || m->cfi == NULL || m->cfi->fd < 0)
+	if (m == NULL || m->cfi == NULL)
 		return 0;
 	if (len > m->end - addr)
 		len = (size_t)(m->end - addr);
-	got = pread(m->cfi->fd, buf, len, (off_t)(addr - m->start + m->offset));
-	return got > 0 ? (size_t)got : 0;
+	return sp_elf_file_read(sp_cfi_table_file(m->cfi), addr - m->start +
+	    m->offset, buf, len);
 }
 
 /* User frames from the unwinder (return addresses come rewound into
@@ -474,34 +477,52 @@ spi_rec_write_proc(struct sp_recorder *r, uint32_t event, uint32_t pid, uint32_t
 	return err ? err : put(r, &rec, NULL);
 }
 
+/*
+ * perf_event_open(2): the bodies below are read through c, the record
+ * between its header and its sample_id trailer (TID, TIME, CPU).  A body
+ * too short for its fields is counted as a bad record and skipped.
+ */
+
 /* PERF_RECORD_MMAP2: pid, tid, addr, len, pgoff, maj, min, ino,
  * ino_generation, prot, flags, filename. */
 static int
-on_mmap2(struct sp_recorder *r, const uint8_t *rec, size_t len)
+on_mmap2(struct sp_recorder *r, struct sp_cur *c)
 {
 	struct rec_proc *p;
-	const char *name;
-	size_t max;
+	struct sp_map m;
+	uint32_t pid, prot;
+	uint64_t len;
 
-	if (len < 8 + 64 + 24) {
+	memset(&m, 0, sizeof(m));
+	pid = sp_rd_u32(c);
+	(void)sp_rd_u32(c);                /* tid */
+	m.start = sp_rd_u64(c);
+	len = sp_rd_u64(c);
+	m.offset = sp_rd_u64(c);
+	m.dev_major = sp_rd_u32(c);
+	m.dev_minor = sp_rd_u32(c);
+	m.inode = sp_rd_u64(c);
+	(void)sp_rd_u64(c);                /* ino_generation */
+	prot = sp_rd_u32(c);
+	(void)sp_rd_u32(c);                /* flags */
+	if (c->err) {
 		r->c[C_BAD_RECORDS]++;
 		return 0;
 	}
-	if (!(sp_le32(rec + 64) & PROT_EXEC))
+	m.end = m.start + len;
+	if (!(prot & PROT_EXEC) || len == 0 || m.end < m.start)
 		return 0;
-	p = spi_rec_proc_get(r, sp_le32(rec + 8), 0);
+	p = spi_rec_proc_get(r, pid, 0);
 	if (p == NULL || !p->tracked)
 		return 0;
-	name = (const char *)rec + 72;
-	max = len - 72 - 24;
-	return spi_rec_add_mapping(r, p, sp_le64(rec + 16), sp_le64(rec + 24),
-	    sp_le64(rec + 32), sp_le64(rec + 48), sp_le32(rec + 40),
-	    sp_le32(rec + 44), name, strnlen(name, max));
+	m.path = (const char *)c->p + c->pos;
+	m.path_len = strnlen(m.path, sp_cur_left(c));
+	return spi_rec_add_mapping(r, p, &m);
 }
 
 /* PERF_RECORD_COMM: pid, tid, comm; misc says whether it was an exec. */
 static int
-on_comm(struct sp_recorder *r, const uint8_t *rec, size_t len, int exec)
+on_comm(struct sp_recorder *r, struct sp_cur *c, int exec)
 {
 	uint32_t pid, tid;
 	char comm[16];
@@ -510,16 +531,16 @@ on_comm(struct sp_recorder *r, const uint8_t *rec, size_t len, int exec)
 	size_t n;
 	int err;
 
-	if (len < 8 + 8 + 24) {
+	pid = sp_rd_u32(c);
+	tid = sp_rd_u32(c);
+	if (c->err) {
 		r->c[C_BAD_RECORDS]++;
 		return 0;
 	}
-	pid = sp_le32(rec + 8);
-	tid = sp_le32(rec + 12);
-	n = strnlen((const char *)rec + 16, len - 16 - 24);
+	n = strnlen((const char *)c->p + c->pos, sp_cur_left(c));
 	if (n >= sizeof(comm))
 		n = sizeof(comm) - 1;
-	memcpy(comm, rec + 16, n);
+	memcpy(comm, c->p + c->pos, n);
 	comm[n] = '\0';
 	t = sp_imap_get(&r->threads, tid);
 	if (t != NULL) {
@@ -541,21 +562,22 @@ on_comm(struct sp_recorder *r, const uint8_t *rec, size_t len, int exec)
 
 /* PERF_RECORD_FORK / EXIT: pid, ppid, tid, ptid, time. */
 static int
-on_task(struct sp_recorder *r, const uint8_t *rec, size_t len, int fork)
+on_task(struct sp_recorder *r, struct sp_cur *c, int fork)
 {
 	uint32_t pid, ppid, tid, ptid;
 	struct rec_proc *p, *parent;
 	struct rec_thread *t;
 	int reused, err;
 
-	if (len < 8 + 24 + 24) {
+	pid = sp_rd_u32(c);
+	ppid = sp_rd_u32(c);
+	tid = sp_rd_u32(c);
+	ptid = sp_rd_u32(c);
+	(void)sp_rd_u64(c);                /* time */
+	if (c->err) {
 		r->c[C_BAD_RECORDS]++;
 		return 0;
 	}
-	pid = sp_le32(rec + 8);
-	ppid = sp_le32(rec + 12);
-	tid = sp_le32(rec + 16);
-	ptid = sp_le32(rec + 20);
 	if (fork) {
 		(void)sp_imap_put(&r->covered, tid, &r->covered);
 		parent = spi_rec_proc_get(r, ppid, 0);
@@ -608,6 +630,8 @@ spi_rec_process(struct sp_recorder *r, const uint8_t *rec, size_t len)
 {
 	struct perf_event_header h;
 	struct sample_id id;
+	struct sp_cur c;
+	uint64_t lost;
 
 	memcpy(&h, rec, sizeof(h));
 	if (h.type == PERF_RECORD_SAMPLE)
@@ -617,22 +641,27 @@ spi_rec_process(struct sp_recorder *r, const uint8_t *rec, size_t len)
 		return 0;
 	}
 	r->now = id.time;
+	c = sp_cur_make(rec + sizeof(h), len - sizeof(h) - SAMPLE_ID_LEN);
 	switch (h.type) {
 	case PERF_RECORD_MMAP2:
-		return on_mmap2(r, rec, len);
+		return on_mmap2(r, &c);
 	case PERF_RECORD_COMM:
-		return on_comm(r, rec, len,
+		return on_comm(r, &c,
 		    (h.misc & PERF_RECORD_MISC_COMM_EXEC) != 0);
 	case PERF_RECORD_FORK:
-		return on_task(r, rec, len, 1);
+		return on_task(r, &c, 1);
 	case PERF_RECORD_EXIT:
-		return on_task(r, rec, len, 0);
+		return on_task(r, &c, 0);
 	case PERF_RECORD_LOST:
-		if (len >= 8 + 16 + 24) {
-			r->c[C_LOST_EVENTS] += sp_le64(rec + 16);
-			r->c[C_LOST_RECORDS]++;
-			r->need_sweep = 1;
+		(void)sp_rd_u64(&c);       /* id */
+		lost = sp_rd_u64(&c);
+		if (c.err) {
+			r->c[C_BAD_RECORDS]++;
+			return 0;
 		}
+		r->c[C_LOST_EVENTS] += lost;
+		r->c[C_LOST_RECORDS]++;
+		r->need_sweep = 1;
 		return 0;
 	case PERF_RECORD_THROTTLE:
 		r->c[C_THROTTLES]++;

@@ -13,7 +13,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "unwind/cfi_table_int.h"
+#include "common/buf_int.h"
+#include "sp/cfi.h"
 #include "common/cursor_int.h"
 #include "common/procfs_int.h"
 #include "recorder_int.h"
@@ -299,15 +300,9 @@ map_ring(struct sp_recorder *r, int i, int fd)
 static int
 keep_event(struct sp_recorder *r, int fd, uint32_t tid, int cpu)
 {
-	if (r->nevents == r->capevents) {
-		size_t cap = r->capevents ? r->capevents * 2 : 64;
-		struct rec_event *p = realloc(r->events, cap * sizeof(*p));
-
-		if (p == NULL)
-			return -ENOMEM;
-		r->events = p;
-		r->capevents = cap;
-	}
+	if (sp_grow_zeroed(&r->events, &r->capevents, r->nevents + 1,
+	    sizeof(*r->events)) != 0)
+		return -ENOMEM;
 	r->events[r->nevents].fd = fd;
 	r->events[r->nevents].tid = tid;
 	r->events[r->nevents++].cpu = cpu;
@@ -376,12 +371,11 @@ mono_now(void)
 static int
 add_target(struct sp_recorder *r, uint32_t pid)
 {
-	uint32_t *t = realloc(r->targets, (r->ntargets + 1) * sizeof(*t));
 	struct rec_proc *p;
 
-	if (t == NULL)
+	if (sp_grow_zeroed(&r->targets, &r->captargets, r->ntargets + 1,
+	    sizeof(*r->targets)) != 0)
 		return -ENOMEM;
-	r->targets = t;
 	r->targets[r->ntargets++] = pid;
 	p = spi_rec_proc_get(r, pid, 1);
 	if (p == NULL)
@@ -678,14 +672,8 @@ drain(struct sp_recorder *r)
 			return -ENOMEM;
 	for (off = 0; off < r->drain.len; off += sp_le16(r->drain.p + off + 6))
 		n++;
-	if (n > r->capitems) {
-		struct rec_item *p = realloc(r->items, n * sizeof(*p));
-
-		if (p == NULL)
-			return -ENOMEM;
-		r->items = p;
-		r->capitems = n;
-	}
+	if (sp_grow_zeroed(&r->items, &r->capitems, n, sizeof(*r->items)) != 0)
+		return -ENOMEM;
 	for (off = 0, i = 0; i < n; i++) {
 		size_t len = sp_le16(r->drain.p + off + 6);
 

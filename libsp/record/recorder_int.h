@@ -2,8 +2,11 @@
 #ifndef SP_RECORDER_INT_H
 #define SP_RECORDER_INT_H
 
-/* The recorder's state, shared by recorder.c (events, rings, attach) and
- * rec_process.c (what each perf record means for the spool). */
+/* The recorder's state, shared by recorder.c (events, rings, attach,
+ * the /proc sweep), rec_process.c (what each perf record means for the
+ * spool), rec_module.c (mappings become modules, with their file's
+ * build-id and CFI), rec_maps.c (each process's address ranges and the
+ * files they hold) and rec_reuse.c (PID reuse by start time). */
 
 #include <linux/perf_event.h>
 #include <stdint.h>
@@ -66,7 +69,9 @@ struct rec_range {
 /* An ELF file whose CFI was read, shared by every mapping of it. */
 struct rec_file {
 	uint64_t dev, ino;
-	struct sp_cfi_table *cfi;
+	struct sp_cfi_table *cfi;   /* NULL: not ELF, or no usable CFI */
+	uint8_t build_id[SP_BUILD_ID_MAX];
+	uint8_t build_id_len;       /* 0: none */
 	size_t refs;          /* mappings that use it; freed at 0 */
 	struct rec_file *next;
 };
@@ -122,7 +127,7 @@ struct sp_recorder {
 	struct sp_unwind_cache *cache;
 	int vdso_tried;
 	uint32_t *targets;        /* pids asked for */
-	size_t ntargets;
+	size_t ntargets, captargets;
 	int wrote_recording;
 	int need_sweep;
 	uint64_t now;             /* time of the record being processed */
@@ -139,16 +144,14 @@ struct sp_recorder {
 };
 
 /* rec_maps.c: the mapping containing ip, or NULL; inserting a mapping
- * (cutting away what it overlaps); copying a parent's table at fork. */
+ * (cutting away what it overlaps); copying a parent's table at fork;
+ * freeing a process, forgetting its mappings, releasing a file. */
 const struct rec_range *spi_rec_find_range(const struct rec_proc *p, uint64_t ip);
 int spi_rec_insert_range(struct sp_recorder *r, struct rec_proc *p,
     const struct rec_range *nr);
 int spi_rec_clone_maps(struct sp_recorder *r, struct rec_proc *child,
     const struct rec_proc *parent);
 
-/* rec_process.c */
-int spi_rec_process(struct sp_recorder *r, const uint8_t *rec, size_t len);
-struct rec_proc *spi_rec_proc_get(struct sp_recorder *r, uint32_t pid, int make);
 void spi_rec_proc_free(struct sp_recorder *r, struct rec_proc *p);
 /* Forgets every mapping of p (exec), releasing their files. */
 void spi_rec_drop_maps(struct sp_recorder *r, struct rec_proc *p);
@@ -156,12 +159,15 @@ void spi_rec_drop_maps(struct sp_recorder *r, struct rec_proc *p);
 void spi_rec_file_unref(struct sp_recorder *r, struct rec_file *f);
 /* rec_module.c: a mapping becomes a MODULE and a range; a /proc/PID/maps
  * rescan adds each executable mapping. */
+struct sp_map;
 int spi_rec_add_mapping(struct sp_recorder *r, struct rec_proc *p,
-    uint64_t start, uint64_t len, uint64_t pgoff, uint64_t inode,
-    uint32_t maj, uint32_t min, const char *path, size_t path_len);
+    const struct sp_map *m);
 int spi_rec_scan_maps(struct sp_recorder *r, struct rec_proc *p);
 
-/* rec_process.c */
+/* rec_process.c: one perf record into the spool; a followed process by
+ * pid (made when make); PYTHON and PROC records. */
+int spi_rec_process(struct sp_recorder *r, const uint8_t *rec, size_t len);
+struct rec_proc *spi_rec_proc_get(struct sp_recorder *r, uint32_t pid, int make);
 int spi_rec_write_python(struct sp_recorder *r, struct rec_proc *p, int is_py,
     uint64_t time);
 /* A PROC record (SP_PROC_*) at the current time; comm may be NULL. */

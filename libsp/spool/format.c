@@ -52,3 +52,17 @@ sp_format_frame(const struct sp_defs *d, uint32_t frame, char *buf,
 	return result(snprintf(buf, cap, "%s+0x%" PRIx64,
 	    sp_module_basename(d, f->module), f->rel_ip));
 }
+
+int
+sp_python_runtime_path(const char *path, size_t len)
+{
+	const char *base = path;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (path[i] == '/')
+			base = path + i + 1;
+	len -= (size_t)(base - path);
+	return (len > 8 && memcmp(base, "python3.", 8) == 0) ||
+	    (len > 11 && memcmp(base, "libpython3.", 11) == 0);
+}

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "common/buf_int.h"
+#include "sp/format.h"
 #include "sym_int.h"
 
 static void
@@ -145,7 +146,7 @@ static int
 file_new(struct sym_ctx *c, const struct sp_module *m, const char *path,
     size_t *index)
 {
-	struct sym_file *v, *f;
+	struct sym_file *f;
 	size_t i;
 
 	for (i = 0; i < c->nfiles; i++) {
@@ -157,15 +158,9 @@ file_new(struct sym_ctx *c, const struct sp_module *m, const char *path,
 			return 0;
 		}
 	}
-	if (c->nfiles == c->capfiles) {
-		size_t cap = c->capfiles ? c->capfiles * 2 : 16;
-
-		v = realloc(c->files, cap * sizeof(*v));
-		if (v == NULL)
-			return -ENOMEM;
-		c->files = v;
-		c->capfiles = cap;
-	}
+	if (sp_grow_zeroed(&c->files, &c->capfiles, c->nfiles + 1,
+	    sizeof(*c->files)) != 0)
+		return -ENOMEM;
 	f = &c->files[c->nfiles];
 	memset(f, 0, sizeof(*f));
 	f->path = path;
@@ -315,7 +310,7 @@ spi_sym_elf_frame(struct sym_ctx *c, uint32_t module_id,
 	}
 	f->named++;
 	/* file_get took only modules with a path. */
-	if (sp_sym_python_module(f->path, strlen(f->path)) &&
+	if (sp_python_runtime_path(f->path, strlen(f->path)) &&
 	    sp_sym_python_machinery(outer))
 		c->sym.flags |= SP_SYM_PYTHON_RUNTIME | SP_SYM_HIDDEN;
 	return 1;

@@ -50,17 +50,3 @@ sp_sym_python_machinery(const char *name)
 	/* The vectorcall protocol's trampolines: *_vectorcall* (PEP 590). */
 	return memmem(name, len, "_vectorcall", 11) != NULL;
 }
-
-int
-sp_sym_python_module(const char *path, size_t len)
-{
-	const char *base = path;
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		if (path[i] == '/')
-			base = path + i + 1;
-	len -= (size_t)(base - path);
-	return (len > 8 && memcmp(base, "python3.", 8) == 0) ||
-	    (len > 11 && memcmp(base, "libpython3.", 11) == 0);
-}

@@ -1,16 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* An ELF file's CFI: its .eh_frame and .debug_frame, indexed by address,
- * and its PT_LOAD segments, to map file offsets to ELF addresses. */
+/* An ELF file's CFI: its .eh_frame and .debug_frame, indexed by address.
+ * The file is read through sp/elffile.h, with its bounds. */
 #include <errno.h>
-#include <gelf.h>
-#include <libelf.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#include "cfi_table_int.h"
+#include "common/buf_int.h"
 #include "common/cursor_int.h"
+#include "sp/cfi.h"
 #include "sp/elffile.h"
 
 #define FDES_MAX 4000000u /* more FDEs than any real binary has */
@@ -19,6 +16,18 @@ struct fde_ix {
 	uint64_t begin, end;
 	size_t off;
 	int dbg;
+};
+
+struct sp_cfi_table {
+	struct sp_elf_file *file;  /* owned; holds the sections' bytes */
+	struct sp_cfi_section eh, dbg, hdr_sec;
+	const uint8_t *hdr;      /* .eh_frame_hdr's search table, or NULL */
+	size_t hdr_count;
+	uint64_t hdr_vaddr;
+	struct fde_ix *ix;       /* sorted by begin: FDEs the table lacks */
+	size_t n, cap;
+	size_t bad_entries;      /* malformed entries skipped */
+	size_t refused;          /* CFI sections past a bound, not read */
 };
 
 static int
@@ -41,18 +50,11 @@ index_section(struct sp_cfi_table *t, const struct sp_cfi_section *s, int dbg)
 		next = 0;
 		err = sp_cfi_fde_range(s, off, &b, &e, &next);
 		if (err == 0 && e > b) {
-			if (t->n == t->cap) {
-				size_t cap = t->cap ? t->cap * 2 : 256;
-				struct fde_ix *p;
-
-				if (cap > FDES_MAX)
-					return -SP_ELIMIT;
-				p = realloc(t->ix, cap * sizeof(*p));
-				if (p == NULL)
-					return -ENOMEM;
-				t->ix = p;
-				t->cap = cap;
-			}
+			if (t->n == FDES_MAX)
+				return -SP_ELIMIT;
+			if (sp_grow_zeroed(&t->ix, &t->cap, t->n + 1,
+			    sizeof(*t->ix)) != 0)
+				return -ENOMEM;
 			t->ix[t->n].begin = b;
 			t->ix[t->n].end = e;
 			t->ix[t->n].off = off;
@@ -68,89 +70,24 @@ index_section(struct sp_cfi_table *t, const struct sp_cfi_section *s, int dbg)
 }
 
 /*
- * Whether libelf may read (and inflate) the section of sh: its bytes lie
- * inside the file, and a compressed one claims no more than
- * SP_ELF_SECTION_MAX nor more than deflate can give from its bytes
- * (RFC 1951: at most 1032 bytes from each), as sp/elffile.h allows.
- * Checked before elf_getdata and elf_compress, which allocate what the
- * headers say.
+ * Section name of f into *s, with its address.  A section past a bound
+ * of sp/elffile.h (outside the file, larger than SP_ELF_SECTION_MAX, a
+ * compressed one claiming more) is counted as refused; a malformed
+ * compressed one too.
  */
-static int
-section_ok(Elf_Scn *scn, const GElf_Shdr *sh, uint64_t fsize)
-{
-	GElf_Chdr ch;
-
-	if (sh->sh_offset > fsize || sh->sh_size > fsize - sh->sh_offset ||
-	    sh->sh_size > SP_ELF_SECTION_MAX)
-		return 0;
-	if (!(sh->sh_flags & SHF_COMPRESSED))
-		return 1;
-	if (gelf_getchdr(scn, &ch) == NULL)
-		return 0;
-	return ch.ch_size <= SP_ELF_SECTION_MAX &&
-	    ch.ch_size / 1032 <= sh->sh_size;
-}
-
 static void
-section(Elf *e, size_t shstrndx, uint64_t fsize, struct sp_cfi_table *t)
+load(struct sp_cfi_table *t, const char *name, struct sp_cfi_section *s)
 {
-	Elf_Scn *scn = NULL;
+	int err = sp_elf_file_section(t->file, name, &s->data, &s->len);
 
-	while ((scn = elf_nextscn(e, scn)) != NULL) {
-		GElf_Shdr sh;
-		const char *name;
-		struct sp_cfi_section *s;
-		Elf_Data *d;
-
-		if (gelf_getshdr(scn, &sh) == NULL || sh.sh_type == SHT_NOBITS)
-			continue;
-		name = elf_strptr(e, shstrndx, sh.sh_name);
-		if (name == NULL)
-			continue;
-		if (strcmp(name, ".eh_frame_hdr") == 0)
-			s = &t->hdr_sec;
-		else if (strcmp(name, ".eh_frame") == 0)
-			s = &t->eh;
-		else if (strcmp(name, ".debug_frame") == 0)
-			s = &t->dbg;
-		else if (strcmp(name, ".got") == 0) {
-			t->got = sh.sh_addr;
-			continue;
-		} else
-			continue;
-		if (!section_ok(scn, &sh, fsize)) {
-			t->refused++;
-			continue;
-		}
-		/* Compressed sections (SHF_COMPRESSED) are inflated by libelf. */
-		if ((sh.sh_flags & SHF_COMPRESSED) && elf_compress(scn, 0, 0) < 0)
-			continue;
-		d = elf_getdata(scn, NULL);
-		if (d == NULL || d->d_buf == NULL)
-			continue;
-		s->data = d->d_buf;
-		s->len = d->d_size;
-		s->vaddr = sh.sh_addr;
-		s->debug_frame = s == &t->dbg;
+	if (err == 0)
+		err = sp_elf_file_section_addr(t->file, name, &s->vaddr);
+	if (err) {
+		s->data = NULL;
+		s->len = 0;
 	}
-}
-
-static void
-loads(Elf *e, struct sp_cfi_table *t)
-{
-	size_t n, i;
-
-	if (elf_getphdrnum(e, &n) != 0)
-		return;
-	for (i = 0; i < n && t->nloads < SP_CFI_LOADS_MAX; i++) {
-		GElf_Phdr ph;
-
-		if (gelf_getphdr(e, (int)i, &ph) == NULL || ph.p_type != PT_LOAD)
-			continue;
-		t->loads[t->nloads].offset = ph.p_offset;
-		t->loads[t->nloads].vaddr = ph.p_vaddr;
-		t->loads[t->nloads++].filesz = ph.p_filesz;
-	}
+	if (err == -SP_ELIMIT || err == -SP_EFORMAT)
+		t->refused++;
 }
 
 /*
@@ -178,24 +115,31 @@ use_hdr(struct sp_cfi_table *t)
 	t->hdr_vaddr = h->vaddr;
 }
 
-static int
-table_init(struct sp_cfi_table *t, struct sp_cfi_table **out)
+int
+sp_cfi_table_open(struct sp_elf_file *f, struct sp_cfi_table **out)
 {
-	size_t shstrndx;
-	int err = 0;
+	struct sp_cfi_table *t;
+	uint64_t got = 0;
+	int err;
 
-	if (t->elf == NULL || elf_kind(t->elf) != ELF_K_ELF ||
-	    elf_getshdrstrndx(t->elf, &shstrndx) != 0)
-		err = -SP_EFORMAT;
-	if (err == 0) {
-		section(t->elf, shstrndx, t->fsize, t);
-		loads(t->elf, t);
-		t->eh.datarel_base = t->got;
-		t->dbg.datarel_base = t->got;
-		use_hdr(t);
-		if (t->hdr == NULL)
-			err = index_section(t, &t->eh, 0);
+	*out = NULL;
+	t = calloc(1, sizeof(*t));
+	if (t == NULL) {
+		sp_elf_file_free(f);
+		return -ENOMEM;
 	}
+	t->file = f;
+	sp_elf_file_limit_sections(f, SP_CFI_SECTION_MAX);
+	load(t, ".eh_frame_hdr", &t->hdr_sec);
+	load(t, ".eh_frame", &t->eh);
+	load(t, ".debug_frame", &t->dbg);
+	t->dbg.debug_frame = 1;
+	/* DW_EH_PE_datarel in .eh_frame is relative to the GOT (x86-64). */
+	(void)sp_elf_file_section_addr(f, ".got", &got);
+	t->eh.datarel_base = got;
+	t->dbg.datarel_base = got;
+	use_hdr(t);
+	err = t->hdr == NULL ? index_section(t, &t->eh, 0) : 0;
 	if (err == 0)
 		err = index_section(t, &t->dbg, 1);
 	if (err) {
@@ -208,73 +152,38 @@ table_init(struct sp_cfi_table *t, struct sp_cfi_table **out)
 	return 0;
 }
 
-int
-sp_cfi_table_open(int fd, struct sp_cfi_table **out)
-{
-	struct sp_cfi_table *t;
-	struct stat st;
-
-	*out = NULL;
-	t = calloc(1, sizeof(*t));
-	if (t == NULL) {
-		(void)close(fd);
-		return -ENOMEM;
-	}
-	t->fd = fd;
-	if (fstat(fd, &st) == 0)
-		t->fsize = (uint64_t)st.st_size;
-	(void)elf_version(EV_CURRENT);
-	/* Read, not mapped: a file cut short under us is then an error of
-	 * one read, not SIGBUS in the recorder. */
-	t->elf = elf_begin(fd, ELF_C_READ, NULL);
-	return table_init(t, out);
-}
-
-int
-sp_cfi_table_open_mem(void *image, size_t len, struct sp_cfi_table **out)
-{
-	struct sp_cfi_table *t;
-
-	*out = NULL;
-	t = calloc(1, sizeof(*t));
-	if (t == NULL) {
-		free(image);
-		return -ENOMEM;
-	}
-	t->fd = -1;
-	t->image = image;
-	t->fsize = len;
-	(void)elf_version(EV_CURRENT);
-	t->elf = elf_memory(image, len);
-	return table_init(t, out);
-}
-
 void
 sp_cfi_table_free(struct sp_cfi_table *t)
 {
 	if (t == NULL)
 		return;
-	if (t->elf != NULL)
-		(void)elf_end(t->elf);
-	if (t->fd >= 0)
-		(void)close(t->fd);
-	free(t->image);
+	sp_elf_file_free(t->file);
 	free(t->ix);
 	free(t);
+}
+
+const struct sp_elf_file *
+sp_cfi_table_file(const struct sp_cfi_table *t)
+{
+	return t->file;
+}
+
+void
+sp_cfi_table_stats(const struct sp_cfi_table *t,
+    struct sp_cfi_table_stats *out)
+{
+	out->hdr_entries = t->hdr != NULL ? t->hdr_count : 0;
+	out->indexed = t->n;
+	out->eh_frame_bytes = t->eh.len;
+	out->debug_frame_bytes = t->dbg.len;
+	out->bad_entries = t->bad_entries;
+	out->refused = t->refused;
 }
 
 int
 sp_cfi_table_vaddr(const struct sp_cfi_table *t, uint64_t off, uint64_t *va)
 {
-	size_t i;
-
-	for (i = 0; i < t->nloads; i++)
-		if (off >= t->loads[i].offset &&
-		    off - t->loads[i].offset < t->loads[i].filesz) {
-			*va = t->loads[i].vaddr + (off - t->loads[i].offset);
-			return 0;
-		}
-	return -SP_ENOTFOUND;
+	return sp_elf_file_vaddr(t->file, off, va);
 }
 
 int

@@ -4,10 +4,25 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cfi_table_int.h"
+#include "sp/cfi.h"
 #include "common/cursor_int.h"
 #include "sp/unwind.h"
 #include "unwind_leaf_int.h"
+
+static const char *const error_names[SP_UNW_ERRORS_] = {
+	[SP_UNW_OK] = "unwind_ok",
+	[SP_UNW_STACK_BOUNDS] = "unwind_stack_bounds",
+	[SP_UNW_NO_PROGRESS] = "unwind_no_progress",
+	[SP_UNW_BAD_FP] = "unwind_bad_fp",
+	[SP_UNW_DEPTH] = "unwind_depth",
+	[SP_UNW_NO_REGS] = "unwind_no_regs",
+};
+
+const char *
+sp_unwind_error_name(enum sp_unwind_error e)
+{
+	return (unsigned)e < SP_UNW_ERRORS_ ? error_names[e] : "unwind_unknown";
+}
 
 static const char *const fallback_names[SP_FB_KINDS_] = {
 	[SP_FB_NO_MODULE] = "fp_fallback_no_module",

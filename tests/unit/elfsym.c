@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "elftest.h"
+#include "elf/elffile_int.h"
 #include "sp/elffile.h"
 #include "sp/elfsym.h"
 
@@ -622,3 +623,9 @@ Test(hostile, debuglink_names_a_path)
 	free(img);
 }
 
+
+/* libelf's "out of memory" is told from a malformed file by its code. */
+Test(elffile, libelf_out_of_memory_code)
+{
+	cr_assert_str_eq(elf_errmsg(SPI_ELF_E_NOMEM), "out of memory");
+}

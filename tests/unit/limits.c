@@ -13,10 +13,10 @@
 #include <unistd.h>
 
 #include "common/buf_int.h"
-#include "unwind/cfi_table_int.h"
 #include "spool/codec_int.h"
 #include "elftest.h"
 #include "common/procfs_int.h"
+#include "sp/cfi.h"
 #include "sp/elffile.h"
 #include "sp/dwarf.h"
 #include "sp/elfsym.h"
@@ -363,31 +363,35 @@ Test(limits, elf_symbols_nested_16_deep_are_found_17_are_not)
 
 /* --- CFI ------------------------------------------------------------------------ */
 
-Test(limits, cfi_load_segments_up_to_16)
+Test(limits, cfi_load_segments_all_4096)
 {
-	size_t len, k;
-	uint8_t *img = elf_with_phdrs(SP_CFI_LOADS_MAX + 1, &len);
+	/* The CFI table maps offsets through the ELF layer's program
+	 * headers: every PT_LOAD up to SP_ELF_SEGMENTS_MAX (it kept 16). */
+	size_t len, k, n = SP_ELF_SEGMENTS_MAX;
+	uint8_t *img = elf_with_phdrs(n, &len);
 	Elf64_Phdr *ph = (Elf64_Phdr *)(img + sizeof(Elf64_Ehdr));
+	struct sp_elf_file *f;
 	struct sp_cfi_table *t;
 	uint64_t vaddr;
 
-	for (k = 0; k <= SP_CFI_LOADS_MAX; k++) {
+	for (k = 0; k < n; k++) {
 		ph[k].p_type = PT_LOAD;
 		ph[k].p_flags = PF_R | PF_X;
-		ph[k].p_offset = 0x1000 * k;
+		ph[k].p_offset = 0x10 * k;
 		ph[k].p_vaddr = 0x400000 + 0x1000 * k;
-		ph[k].p_filesz = ph[k].p_memsz = 0x1000;
+		ph[k].p_filesz = ph[k].p_memsz = 0x10;
 		ph[k].p_align = 0x1000;
 	}
-	/* The table owns the image. */
-	cr_assert_eq(sp_cfi_table_open_mem(img, len, &t), 0);
-	for (k = 0; k < SP_CFI_LOADS_MAX; k++) {
-		cr_assert_eq(sp_cfi_table_vaddr(t, 0x1000 * k + 0x10, &vaddr),
+	cr_assert_eq(sp_elf_file_open_mem(img, len, &f, NULL), 0);
+	free(img);
+	cr_assert_eq(sp_cfi_table_open(f, &t), 0);
+	for (k = 0; k < n; k++) {
+		cr_assert_eq(sp_cfi_table_vaddr(t, 0x10 * k + 4, &vaddr),
 		    0, "segment %zu", k);
-		cr_assert_eq(vaddr, 0x400000 + 0x1000 * k + 0x10);
+		cr_assert_eq(vaddr, 0x400000 + 0x1000 * k + 4);
 	}
-	cr_assert_neq(sp_cfi_table_vaddr(t, 0x1000 * k + 0x10, &vaddr), 0,
-	    "the 17th segment is not kept");
+	cr_assert_neq(sp_cfi_table_vaddr(t, 0x10 * n + 4, &vaddr), 0,
+	    "no segment holds that offset");
 	sp_cfi_table_free(t);
 }
 

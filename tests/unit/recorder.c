@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The recorder's building blocks: mapping tables, the int map, /proc
- * parsing, the frame-pointer walk on hand-made stacks. */
+ * parsing, the unwinder's frame-pointer walk on hand-made stacks. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
@@ -182,6 +182,30 @@ Test(procfs, parses_maps_lines_with_odd_paths)
 	    -SP_EFORMAT, "no inode");
 }
 
+/* The frame-pointer walk of sp_unwind_dwarf, where no module has CFI. */
+static int
+no_module(void *ctx, uint64_t pc, const struct sp_cfi_table **t,
+    uint64_t *bias)
+{
+	(void)ctx;
+	(void)pc;
+	(void)t;
+	(void)bias;
+	return -SP_ENOTFOUND;
+}
+
+static void
+unwind_fp(const struct sp_uregs *regs, const struct sp_ustack *stk,
+    uint64_t *ips, size_t max, struct sp_unwind_result *res)
+{
+	const struct sp_unwind_lookup lk = { no_module, NULL, NULL, NULL };
+	struct sp_unwind_stats st;
+
+	memset(&st, 0, sizeof(st));
+	sp_unwind_dwarf(regs, stk, &lk, ips, max, res, &st);
+	cr_assert_eq(st.cfi_steps, 0);
+}
+
 /* A stack at 0x1000 with frames chained through fp slots. */
 Test(unwind_fp, walks_a_chain_to_the_zero_frame_pointer)
 {
@@ -198,11 +222,13 @@ Test(unwind_fp, walks_a_chain_to_the_zero_frame_pointer)
 	sp_put_le64(stack + 0x18, 0x402000); /* return address */
 	sp_put_le64(stack + 0x40, 0);        /* outermost: fp 0 */
 	sp_put_le64(stack + 0x48, 0x403000);
-	sp_unwind_fp(&regs, &stk, ips, 8, &res);
+	unwind_fp(&regs, &stk, ips, 8, &res);
 	cr_assert(res.complete);
 	cr_assert_eq(res.n, 3);
-	cr_assert_eq(ips[1], 0x402000);
-	cr_assert_eq(ips[2], 0x403000);
+	cr_assert_eq(ips[0], 0x401000);
+	/* Return addresses come rewound into their call instructions. */
+	cr_assert_eq(ips[1], 0x402000 - 1);
+	cr_assert_eq(ips[2], 0x403000 - 1);
 }
 
 Test(unwind_fp, stops_at_the_copy_a_loop_and_the_depth_limit)
@@ -215,21 +241,24 @@ Test(unwind_fp, stops_at_the_copy_a_loop_and_the_depth_limit)
 
 	regs.r[SP_REG_SP] = 0x1000;
 	regs.r[SP_REG_BP] = 0x1038; /* fp+8 is past the 64-byte copy */
-	sp_unwind_fp(&regs, &stk, ips, 8, &res);
+	unwind_fp(&regs, &stk, ips, 8, &res);
 	cr_assert_not(res.complete);
 	cr_assert_eq(res.error, SP_UNW_STACK_BOUNDS);
 	regs.r[SP_REG_BP] = 0x1010;
 	sp_put_le64(stack + 0x10, 0x1010); /* points at itself */
-	sp_unwind_fp(&regs, &stk, ips, 8, &res);
+	sp_put_le64(stack + 0x18, 0x402000); /* (a zero one ends the walk) */
+	unwind_fp(&regs, &stk, ips, 8, &res);
 	cr_assert_eq(res.error, SP_UNW_NO_PROGRESS);
 	regs.r[SP_REG_BP] = 0x1011;
-	sp_unwind_fp(&regs, &stk, ips, 8, &res);
+	unwind_fp(&regs, &stk, ips, 8, &res);
 	cr_assert_eq(res.error, SP_UNW_BAD_FP);
 	regs.r[SP_REG_BP] = 0x1000;
 	sp_put_le64(stack, 0x1010);
+	sp_put_le64(stack + 0x08, 0x401000);
 	sp_put_le64(stack + 0x10, 0x1020);
 	sp_put_le64(stack + 0x20, 0x1030);
-	sp_unwind_fp(&regs, &stk, ips, 2, &res);
+	sp_put_le64(stack + 0x28, 0x403000);
+	unwind_fp(&regs, &stk, ips, 2, &res);
 	cr_assert_eq(res.error, SP_UNW_DEPTH);
 	cr_assert_eq(res.n, 2);
 }

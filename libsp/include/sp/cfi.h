@@ -112,4 +112,65 @@ int sp_dwarf_expr(const uint8_t *expr, size_t len, const uint64_t *regs,
     int (*read)(void *ctx, uint64_t addr, uint64_t *v), void *ctx,
     uint64_t *out);
 
+/*
+ * One ELF file's call frame information, indexed for lookups by PC: its
+ * .eh_frame (through .eh_frame_hdr's table when it has the usual
+ * encoding) and its .debug_frame.  Sections past the bounds of
+ * sp/elffile.h are not read, and counted (sp_cfi_table_refused).
+ */
+struct sp_cfi_table;
+struct sp_elf_file;
+
+/*
+ * Largest CFI section a table reads, before and after inflating: the
+ * recorder holds a file's CFI while it is mapped, so a hostile file must
+ * not make it hold more.  Real ones are far smaller (libLLVM-14's
+ * .eh_frame is 4.8 MiB, Chromium's 0.4 MiB).
+ */
+#define SP_CFI_SECTION_MAX ((uint64_t)32 << 20)
+
+/*
+ * Reads the CFI of f, which the table owns from then on (freed on failure
+ * too); its sections are read up to SP_CFI_SECTION_MAX.  Returns 0 with *out, -SP_ELIMIT (more FDEs than any real binary
+ * has), -ENOMEM.  A file without CFI gives an empty table.
+ */
+int sp_cfi_table_open(struct sp_elf_file *f, struct sp_cfi_table **out);
+
+/* Frees t and its file.  NULL ok. */
+void sp_cfi_table_free(struct sp_cfi_table *t);
+
+/* The file t was read from, owned by t. */
+const struct sp_elf_file *sp_cfi_table_file(const struct sp_cfi_table *t);
+
+/*
+ * The ELF address of file offset off, through the file's PT_LOAD
+ * segments (sp_elf_file_vaddr): what a mapping at offset off adds to its
+ * start to give the load bias.  Returns 0 with *vaddr, or -SP_ENOTFOUND.
+ */
+int sp_cfi_table_vaddr(const struct sp_cfi_table *t, uint64_t off,
+    uint64_t *vaddr);
+
+/* Whether the table has no FDE at all: 1 or 0. */
+int sp_cfi_table_empty(const struct sp_cfi_table *t);
+
+/* What a table holds, for counters and tests. */
+struct sp_cfi_table_stats {
+	size_t hdr_entries;       /* .eh_frame_hdr's table, when used */
+	size_t indexed;           /* FDEs in the table's own index */
+	size_t eh_frame_bytes;
+	size_t debug_frame_bytes;
+	size_t bad_entries;       /* malformed entries skipped */
+	size_t refused;           /* CFI sections past a bound, not read */
+};
+
+void sp_cfi_table_stats(const struct sp_cfi_table *t,
+    struct sp_cfi_table_stats *out);
+
+/*
+ * The row for ELF address pc.  Returns 0, -SP_ENOTFOUND (no FDE covers
+ * pc), or an error of sp_cfi_row_at.
+ */
+int sp_cfi_table_row(const struct sp_cfi_table *t, uint64_t pc,
+    struct sp_cfi_row *row);
+
 #endif

@@ -3,14 +3,20 @@
 #define SP_ELFFILE_H
 
 /*
- * One ELF file opened for symbolization: its headers, its build-id, the
- * bytes of its sections (inflated when compressed) and its debuglink.
+ * One ELF file, opened for the recorder (build-id, CFI, load bias) and for
+ * symbolization (symbols, DWARF, debuglink) alike: the only code in libsp
+ * that opens ELF files.  It is built on libelf, opened with ELF_C_READ:
+ * the file is read with pread(2) on demand, never mapped, so a file
+ * truncated while open gives errors, not SIGBUS.
  *
  * Only ELFCLASS64 little-endian files are accepted (what x86-64 runs);
- * any e_machine and e_type are.  The file is read with pread(2), never
- * mapped, so a file truncated while open gives errors, not SIGBUS.  All
- * offsets and sizes the file states are checked against its size; the
- * section and program header tables must lie inside the file.
+ * any e_machine and e_type are.  Before libelf is asked for anything it
+ * allocates, the sizes the file states are bounded: the section and
+ * program header tables must lie inside the file and hold at most
+ * SP_ELF_SECTIONS_MAX and SP_ELF_SEGMENTS_MAX entries; a section must lie
+ * inside the file and be at most SP_ELF_SECTION_MAX bytes, before and
+ * after inflating (and claim no more than deflate can give).  libelf's
+ * own bookkeeping at open is proportional to the file's size.
  */
 
 #include <stddef.h>
@@ -42,10 +48,16 @@ int sp_elf_file_open(const char *path, struct sp_elf_file **out,
     struct sp_diag *diag);
 
 /*
- * As sp_elf_file_open, on an image of len bytes in memory, which the
- * caller keeps alive and unchanged until sp_elf_file_free.  Uncompressed
- * sections are returned as pointers into it.  Used by fuzzing and for
- * images that are already in memory.
+ * As sp_elf_file_open, on the regular file open on fd, which f owns from
+ * then on (it is closed on failure too).  sp_elf_file_path gives NULL.
+ * The recorder opens a mapped file through /proc/PID/map_files this way.
+ */
+int sp_elf_file_open_fd(int fd, struct sp_elf_file **out,
+    struct sp_diag *diag);
+
+/*
+ * As sp_elf_file_open, on a copy of the len bytes at p (a [vdso] read out
+ * of a process, a fuzzer's input): the caller's bytes are not kept.
  */
 int sp_elf_file_open_mem(const void *p, size_t len, struct sp_elf_file **out,
     struct sp_diag *diag);
@@ -53,11 +65,15 @@ int sp_elf_file_open_mem(const void *p, size_t len, struct sp_elf_file **out,
 /* Frees f and everything it returned (section bytes, names).  NULL ok. */
 void sp_elf_file_free(struct sp_elf_file *f);
 
+/*
+ * Lowers the largest section f returns from then on, before and after
+ * inflating, to max (SP_ELF_SECTION_MAX stays the most): a larger one is
+ * -SP_ELIMIT.  The recorder's CFI tables keep to SP_CFI_SECTION_MAX.
+ */
+void sp_elf_file_limit_sections(struct sp_elf_file *f, uint64_t max);
+
 /* The path f was opened from, or NULL for an image in memory. */
 const char *sp_elf_file_path(const struct sp_elf_file *f);
-
-/* The file's size in bytes. */
-uint64_t sp_elf_file_size(const struct sp_elf_file *f);
 
 /*
  * The GNU build-id (NT_GNU_BUILD_ID note, from a PT_NOTE segment or else
@@ -80,6 +96,13 @@ int sp_elf_file_build_id(const struct sp_elf_file *f, const uint8_t **id,
  */
 int sp_elf_file_section(struct sp_elf_file *f, const char *name,
     const uint8_t **data, size_t *len);
+
+/*
+ * The address (sh_addr) of the first section named name.  Returns 0
+ * with *addr, or -SP_ENOTFOUND.  Reads no section data.
+ */
+int sp_elf_file_section_addr(const struct sp_elf_file *f, const char *name,
+    uint64_t *addr);
 
 /*
  * Whether f has a section named name with bytes in the file (not
@@ -105,6 +128,14 @@ int sp_elf_file_debuglink(struct sp_elf_file *f, const char **name,
     uint32_t *crc);
 
 /*
+ * Reads up to len bytes at file offset off into buf, fewer where the file
+ * ends (as it was when opened).  Returns how many were read: 0 past the
+ * end, or when a read fails (the file shrank since).
+ */
+size_t sp_elf_file_read(const struct sp_elf_file *f, uint64_t off, void *buf,
+    size_t len);
+
+/*
  * The CRC-32 (ISO-HDLC, as zlib's crc32 and .gnu_debuglink use) of the
  * whole file, read in chunks.  Returns 0 with *crc, or -errno.
  */
@@ -122,7 +153,7 @@ int sp_elf_file_vaddr(const struct sp_elf_file *f, uint64_t off,
 
 /*
  * Whether f is the same file as the one open on g (same device and
- * inode; for images in memory, the same image).  1 or 0.
+ * inode; for images in memory, the same object).  1 or 0.
  */
 int sp_elf_file_same(const struct sp_elf_file *f, const struct sp_elf_file *g);
 

@@ -24,4 +24,12 @@ size_t sp_format_frame(const struct sp_defs *d, uint32_t frame, char *buf,
 /* The base name of a module's path ("?" when it has none). */
 const char *sp_module_basename(const struct sp_defs *d, uint32_t module);
 
+/*
+ * Whether path (len bytes) names a CPython runtime by its base name:
+ * python3.N[...] or libpython3.N[...], with something after the dot.
+ * The recorder writes PYTHON records for processes that map one; sp-sym
+ * marks its interpreter frames.  1 or 0.
+ */
+int sp_python_runtime_path(const char *path, size_t len);
+
 #endif

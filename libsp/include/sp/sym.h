@@ -131,10 +131,4 @@ void sp_sym_report_fini(struct sp_sym_report *rep);
  */
 int sp_sym_python_machinery(const char *name);
 
-/*
- * Whether path's base name is a Python runtime: python3.N[...] or
- * libpython3.N[...].  1 or 0.
- */
-int sp_sym_python_module(const char *path, size_t len);
-
 #endif

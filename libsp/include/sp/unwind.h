@@ -4,8 +4,8 @@
 
 /*
  * User-stack unwinding at record time, from the registers and the stack
- * bytes the kernel copied with a sample.  The walk here follows frame
- * pointers; the DWARF CFI unwinder replaces it behind the same calls.
+ * bytes the kernel copied with a sample: DWARF CFI frame by frame, the
+ * frame pointer where a PC has none, instruction analysis of a leaf.
  */
 
 #include <stddef.h>
@@ -51,16 +51,6 @@ struct sp_unwind_result {
 	enum sp_unwind_error error;
 };
 
-/*
- * Walks the frame-pointer chain.  ips[0] is the sampled IP; the others are
- * return addresses as read from the stack (not rewound).  Stores at most
- * max addresses.  Every stack read is checked against the copy; the walk
- * ends cleanly at a zero frame pointer (the outermost frame), and with an
- * error kind otherwise.  Never fails: res says how far it got.
- */
-void sp_unwind_fp(const struct sp_uregs *regs, const struct sp_ustack *stk,
-    uint64_t *ips, size_t max, struct sp_unwind_result *res);
-
 /* Why a frame was unwound by its frame pointer instead of its CFI. */
 enum sp_unwind_fallback {
 	SP_FB_NO_MODULE,  /* no known mapping covers the PC (JIT, stale) */
@@ -73,7 +63,9 @@ enum sp_unwind_fallback {
 /* Returns the counter name of a fallback reason, e.g. "fp_fallback_no_fde". */
 const char *sp_unwind_fallback_name(enum sp_unwind_fallback f);
 
+/* A file's CFI, made and freed through sp/cfi.h (sp_cfi_table_open). */
 struct sp_cfi_table;
+struct sp_unwind_cache;
 
 /*
  * How the DWARF unwinder finds the CFI for a PC: find returns 0 with the
@@ -81,8 +73,6 @@ struct sp_cfi_table;
  * bias (runtime address - ELF address), or -SP_ENOTFOUND when no module
  * covers pc.
  */
-struct sp_unwind_cache;
-
 struct sp_unwind_lookup {
 	int (*find)(void *ctx, uint64_t pc, const struct sp_cfi_table **table,
 	    uint64_t *bias);
@@ -121,6 +111,10 @@ struct sp_unwind_stats {
 /*
  * Unwinds with DWARF CFI (DWARF 5 §6.4), falling back to the frame
  * pointer frame by frame, counting each fallback by reason in *stats.
+ * Every stack read is checked against the copy; a frame-pointer step ends
+ * cleanly at a zero frame pointer (the outermost frame), and with an
+ * error kind otherwise (misaligned, outside the copy, no progress).
+ * Stores at most max addresses.  Never fails: res says how far it got.
  * A leaf (or interrupted) frame without CFI is first analysed by decoding
  * its instructions (lookup->read_code) to find its return address even in
  * a prologue, an epilogue or a function without a frame pointer.
