@@ -19,10 +19,9 @@
  *                    header claiming 496 MiB from the bytes there
  *   zlib-bomb        .debug_info and .debug_line: SHF_COMPRESSED, each a
  *                    real zlib stream of ARG MiB (default 256) of zeros,
- *                    appended to the file
- *   frame-bomb       .debug_frame: SHF_COMPRESSED, a real zlib stream of
- *                    ARG MiB (default 2048) of zeros, deflated a chunk at
- *                    a time: a file of a few MiB that inflates to GiBs
+ *                    deflated a chunk at a time and appended to the file
+ *   frame-bomb       the same in .debug_frame, ARG MiB (default 2048): a
+ *                    file of a few MiB that inflates to GiBs
  *   zlib-short       .debug_info: a real zlib stream of its own bytes,
  *                    its header claiming twice their size
  *   garbage-debug    every .debug_* section's bytes pseudo-random
@@ -143,24 +142,12 @@ put_compressed(struct img *m, Elf64_Shdr *s, const void *raw, size_t rawlen,
 	free(z);
 }
 
+/* Section name as mib MiB of zeros, deflated without holding them. */
 static void
-zlib_bomb(struct img *m, size_t mib)
-{
-	unsigned char *zeros = calloc(mib, (size_t)1 << 20);
-
-	if (zeros == NULL)
-		err(1, "calloc");
-	put_compressed(m, find(m, ".debug_info"), zeros, mib << 20, mib << 20);
-	put_compressed(m, find(m, ".debug_line"), zeros, mib << 20, mib << 20);
-	free(zeros);
-}
-
-/* .debug_frame as mib MiB of zeros, deflated without holding them. */
-static void
-frame_bomb(struct img *m, size_t mib)
+zlib_bomb(struct img *m, const char *name, size_t mib)
 {
 	static unsigned char zeros[1 << 20], out[1 << 16];
-	Elf64_Shdr *s = find(m, ".debug_frame");
+	Elf64_Shdr *s = find(m, name);
 	Elf64_Chdr ch = { ELFCOMPRESS_ZLIB, 0, (uint64_t)mib << 20, 1 };
 	z_stream z;
 	size_t i;
@@ -187,7 +174,7 @@ frame_bomb(struct img *m, size_t mib)
 		} while (z.avail_out == 0 || (flush == Z_FINISH && rc != Z_STREAM_END));
 	}
 	/* append() may have moved the image: find the header again. */
-	s = find(m, ".debug_frame");
+	s = find(m, name);
 	s->sh_size = m->len - s->sh_offset;
 	(void)deflateEnd(&z);
 }
@@ -287,10 +274,11 @@ mutate(struct img *m, const char *what, const char *arg)
 	else if (strcmp(what, "zlib-claim") == 0) {
 		zlib_claim(m, find(m, ".debug_info"));
 		zlib_claim(m, find(m, ".debug_line"));
-	} else if (strcmp(what, "zlib-bomb") == 0)
-		zlib_bomb(m, arg ? (size_t)atoi(arg) : 256);
-	else if (strcmp(what, "frame-bomb") == 0)
-		frame_bomb(m, arg ? (size_t)atoi(arg) : 2048);
+	} else if (strcmp(what, "zlib-bomb") == 0) {
+		zlib_bomb(m, ".debug_info", arg ? (size_t)atoi(arg) : 256);
+		zlib_bomb(m, ".debug_line", arg ? (size_t)atoi(arg) : 256);
+	} else if (strcmp(what, "frame-bomb") == 0)
+		zlib_bomb(m, ".debug_frame", arg ? (size_t)atoi(arg) : 2048);
 	else if (strcmp(what, "zlib-short") == 0) {
 		Elf64_Shdr *s = find(m, ".debug_info");
 		unsigned char *raw = malloc(s->sh_size);
