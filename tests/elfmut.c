@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * elfmut: writes a damaged copy of a real ELF64 file, for the hostile
- * input tests of sp-sym (tests/cli/hostile.sh).  The build-id note is
- * left alone, so the copy still passes for the recorded file.
+ * input tests of sp-sym (tests/cli/hostile.sh) and of the recorder
+ * (tests/cli/hostile-record.sh).  The build-id note is left alone, so
+ * the copy still passes for the recorded file.  A numeric ARG may be
+ * decimal or 0x hexadecimal.
  *
  *   elfmut MUTATION IN OUT [ARG]
  *
- *   cut-headers      the file ends where its section header table began
+ *   cut-headers      the file ends where its section header table began,
+ *                    or after its first ARG bytes
  *   cut-sections     the file keeps its first ARG percent (default 50)
  *                    and then its section header table, moved there:
  *                    the sections past the cut lie outside the file
@@ -19,10 +22,22 @@
  *                    header claiming 496 MiB from the bytes there
  *   zlib-bomb        .debug_info and .debug_line: SHF_COMPRESSED, each a
  *                    real zlib stream of ARG MiB (default 256) of zeros,
- *                    appended to the file
- *   frame-bomb       .debug_frame: SHF_COMPRESSED, a real zlib stream of
- *                    ARG MiB (default 2048) of zeros, deflated a chunk at
- *                    a time: a file of a few MiB that inflates to GiBs
+ *                    deflated a chunk at a time and appended to the file
+ *   frame-bomb       the same in .debug_frame, ARG MiB (default 2048): a
+ *                    file of a few MiB that inflates to GiBs
+ *   eh-bomb          the same in .eh_frame, which stays SHF_ALLOC: a
+ *                    section the gABI says cannot be compressed
+ *   cfi-size         the CFI sections (.eh_frame_hdr, .eh_frame and
+ *                    .debug_frame, those the file has) run ARG bytes
+ *                    (default 4096) past the end of the file
+ *   cfi-hole         the CFI sections run to the end of the file, which
+ *                    grows by a hole of ARG bytes (default 400 MiB): a
+ *                    sparse file of a few KiB on disk, its sections inside
+ *                    it, each below the readers' 512 MiB section limit
+ *   cfi-offset       the CFI sections start ARG bytes (default 4096) past
+ *                    the end of the file
+ *   cfi-claim        the CFI sections SHF_COMPRESSED, with a header
+ *                    claiming ARG bytes (default 2^40) from the bytes there
  *   zlib-short       .debug_info: a real zlib stream of its own bytes,
  *                    its header claiming twice their size
  *   garbage-debug    every .debug_* section's bytes pseudo-random
@@ -36,11 +51,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <zlib.h>
 
 struct img {
 	unsigned char *b;
 	size_t len, cap;
+	uint64_t hole;	/* bytes of a hole written after b: a sparse file */
 };
 
 static Elf64_Ehdr *
@@ -63,15 +80,26 @@ secname(struct img *m, size_t i)
 	    shdr(m, i)->sh_name;
 }
 
+/* The section named name, or NULL. */
 static Elf64_Shdr *
-find(struct img *m, const char *name)
+lookup(struct img *m, const char *name)
 {
 	size_t i;
 
 	for (i = 1; i < ehdr(m)->e_shnum; i++)
 		if (strcmp(secname(m, i), name) == 0)
 			return shdr(m, i);
-	errx(1, "no section %s", name);
+	return NULL;
+}
+
+static Elf64_Shdr *
+find(struct img *m, const char *name)
+{
+	Elf64_Shdr *s = lookup(m, name);
+
+	if (s == NULL)
+		errx(1, "no section %s", name);
+	return s;
 }
 
 static void
@@ -84,6 +112,7 @@ load(struct img *m, const char *path)
 	    fseek(f, 0, SEEK_SET) != 0)
 		err(1, "%s", path);
 	m->len = m->cap = (size_t)n;
+	m->hole = 0;
 	m->b = malloc(m->cap);
 	if (m->b == NULL || fread(m->b, 1, m->len, f) != m->len)
 		err(1, "%s", path);
@@ -143,24 +172,12 @@ put_compressed(struct img *m, Elf64_Shdr *s, const void *raw, size_t rawlen,
 	free(z);
 }
 
+/* Section name as mib MiB of zeros, deflated without holding them. */
 static void
-zlib_bomb(struct img *m, size_t mib)
-{
-	unsigned char *zeros = calloc(mib, (size_t)1 << 20);
-
-	if (zeros == NULL)
-		err(1, "calloc");
-	put_compressed(m, find(m, ".debug_info"), zeros, mib << 20, mib << 20);
-	put_compressed(m, find(m, ".debug_line"), zeros, mib << 20, mib << 20);
-	free(zeros);
-}
-
-/* .debug_frame as mib MiB of zeros, deflated without holding them. */
-static void
-frame_bomb(struct img *m, size_t mib)
+zlib_bomb(struct img *m, const char *name, size_t mib)
 {
 	static unsigned char zeros[1 << 20], out[1 << 16];
-	Elf64_Shdr *s = find(m, ".debug_frame");
+	Elf64_Shdr *s = find(m, name);
 	Elf64_Chdr ch = { ELFCOMPRESS_ZLIB, 0, (uint64_t)mib << 20, 1 };
 	z_stream z;
 	size_t i;
@@ -187,15 +204,15 @@ frame_bomb(struct img *m, size_t mib)
 		} while (z.avail_out == 0 || (flush == Z_FINISH && rc != Z_STREAM_END));
 	}
 	/* append() may have moved the image: find the header again. */
-	s = find(m, ".debug_frame");
+	s = find(m, name);
 	s->sh_size = m->len - s->sh_offset;
 	(void)deflateEnd(&z);
 }
 
 static void
-zlib_claim(struct img *m, Elf64_Shdr *s)
+zlib_claim(struct img *m, Elf64_Shdr *s, uint64_t claim)
 {
-	Elf64_Chdr ch = { ELFCOMPRESS_ZLIB, 0, (uint64_t)496 << 20, 1 };
+	Elf64_Chdr ch = { ELFCOMPRESS_ZLIB, 0, claim, 1 };
 
 	if (s->sh_size < sizeof(ch))
 		errx(1, "section too small");
@@ -267,13 +284,51 @@ phdr_absurd(struct img *m)
 		}
 }
 
+/* The sections the recorder reads besides the build-id: its unwinder's
+ * CFI (libsp/unwind/cfi_table.c). */
+enum cfi_mut { CFI_SIZE, CFI_OFFSET, CFI_CLAIM };
+
+static void
+cfi_sections(struct img *m, enum cfi_mut what, uint64_t arg)
+{
+	static const char *const names[] = { ".eh_frame_hdr", ".eh_frame",
+	    ".debug_frame" };
+	Elf64_Shdr *s;
+	size_t i, n = 0;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if ((s = lookup(m, names[i])) == NULL)
+			continue;
+		n++;
+		if (what == CFI_SIZE)
+			s->sh_size = m->len - s->sh_offset + arg;
+		else if (what == CFI_OFFSET)
+			s->sh_offset = m->len + arg;
+		else
+			zlib_claim(m, s, arg);
+	}
+	if (n == 0)
+		errx(1, "no CFI section");
+}
+
+/* ARG as a number, or dflt without one. */
+static uint64_t
+num(const char *arg, uint64_t dflt)
+{
+	return arg ? strtoull(arg, NULL, 0) : dflt;
+}
+
 static void
 mutate(struct img *m, const char *what, const char *arg)
 {
-	if (strcmp(what, "cut-headers") == 0)
-		m->len = ehdr(m)->e_shoff;
-	else if (strcmp(what, "cut-sections") == 0)
-		cut_sections(m, arg ? (unsigned)atoi(arg) : 50);
+	if (strcmp(what, "cut-headers") == 0) {
+		uint64_t at = num(arg, ehdr(m)->e_shoff);
+
+		if (at > m->len)
+			errx(1, "the file has fewer than %s bytes", arg);
+		m->len = (size_t)at;
+	} else if (strcmp(what, "cut-sections") == 0)
+		cut_sections(m, (unsigned)num(arg, 50));
 	else if (strcmp(what, "symtab-billions") == 0)
 		find(m, ".symtab")->sh_size = (uint64_t)24 << 31;
 	else if (strcmp(what, "symtab-entsize") == 0)
@@ -285,12 +340,24 @@ mutate(struct img *m, const char *what, const char *arg)
 	else if (strcmp(what, "absurd") == 0)
 		each_section(m, ~(uint64_t)4095, 8192);
 	else if (strcmp(what, "zlib-claim") == 0) {
-		zlib_claim(m, find(m, ".debug_info"));
-		zlib_claim(m, find(m, ".debug_line"));
-	} else if (strcmp(what, "zlib-bomb") == 0)
-		zlib_bomb(m, arg ? (size_t)atoi(arg) : 256);
-	else if (strcmp(what, "frame-bomb") == 0)
-		frame_bomb(m, arg ? (size_t)atoi(arg) : 2048);
+		zlib_claim(m, find(m, ".debug_info"), (uint64_t)496 << 20);
+		zlib_claim(m, find(m, ".debug_line"), (uint64_t)496 << 20);
+	} else if (strcmp(what, "zlib-bomb") == 0) {
+		zlib_bomb(m, ".debug_info", (size_t)num(arg, 256));
+		zlib_bomb(m, ".debug_line", (size_t)num(arg, 256));
+	} else if (strcmp(what, "frame-bomb") == 0)
+		zlib_bomb(m, ".debug_frame", (size_t)num(arg, 2048));
+	else if (strcmp(what, "eh-bomb") == 0)
+		zlib_bomb(m, ".eh_frame", (size_t)num(arg, 2048));
+	else if (strcmp(what, "cfi-size") == 0)
+		cfi_sections(m, CFI_SIZE, num(arg, 4096));
+	else if (strcmp(what, "cfi-hole") == 0) {
+		m->hole = num(arg, (uint64_t)400 << 20);
+		cfi_sections(m, CFI_SIZE, m->hole);
+	} else if (strcmp(what, "cfi-offset") == 0)
+		cfi_sections(m, CFI_OFFSET, num(arg, 4096));
+	else if (strcmp(what, "cfi-claim") == 0)
+		cfi_sections(m, CFI_CLAIM, num(arg, (uint64_t)1 << 40));
 	else if (strcmp(what, "zlib-short") == 0) {
 		Elf64_Shdr *s = find(m, ".debug_info");
 		unsigned char *raw = malloc(s->sh_size);
@@ -323,7 +390,8 @@ main(int argc, char **argv)
 	load(&m, argv[2]);
 	mutate(&m, argv[1], argc == 5 ? argv[4] : NULL);
 	f = fopen(argv[3], "wb");
-	if (f == NULL || fwrite(m.b, 1, m.len, f) != m.len || fclose(f) != 0)
+	if (f == NULL || fwrite(m.b, 1, m.len, f) != m.len || fflush(f) != 0 ||
+	    ftruncate(fileno(f), (off_t)(m.len + m.hole)) != 0 || fclose(f) != 0)
 		err(1, "%s", argv[3]);
 	free(m.b);
 	return 0;
