@@ -335,15 +335,6 @@ walk(struct sp_dwarf *d, struct dw_unit *u)
 	return 0;
 }
 
-int
-spi_dw_charge(struct sp_dwarf *d, uint64_t bytes)
-{
-	if (bytes > d->work_max - d->work)
-		return -SP_ELIMIT;
-	d->work += bytes;
-	return 0;
-}
-
 /* What loading u read and what it keeps. */
 static uint64_t
 cu_cost(const struct dw_unit *u)

@@ -237,9 +237,26 @@ struct sp_dwarf {
 	struct dw_scratch scr;
 };
 
+/* dwarf_mem.c, the leaf under the others: the arena, the scratch
+ * arrays, the work charged, span indexes. */
+/* n bytes (aligned for any type) from a, valid until spi_dw_arena_free; NULL
+ * when out of memory. */
+void *spi_dw_arena_alloc(struct dw_arena *a, size_t n);
+/* A copy of n elements of sz bytes in a; NULL when out of memory. */
+void *spi_dw_arena_copy(struct dw_arena *a, const void *v, size_t n, size_t sz);
+void spi_dw_arena_free(struct dw_arena *a);
+void spi_dw_scratch_free(struct dw_scratch *s);
+/* Charges d with bytes of work: 0, or -SP_ELIMIT past its budget. */
+int spi_dw_charge(struct sp_dwarf *d, uint64_t bytes);
+int spi_dw_spans_add(struct dw_spans *s, uint64_t lo, uint64_t hi, uint32_t idx);
+int spi_dw_spans_sort(struct dw_spans *s);
+/* Sorts s's spans and copies them, with their maxhi, to *out in a. */
+int spi_dw_spans_pack(struct dw_spans *s, struct dw_arena *a,
+    struct dw_spans *out);
+size_t spi_dw_spans_upper(const struct dw_spans *s, uint64_t addr);
+void spi_dw_spans_fini(struct dw_spans *s);
+
 /* dwarf_die.c: forms, strings, abbreviations, DIEs. */
-/* Makes room for element n of array v (*cap elements of sz bytes
- * allocated, doubling): returns the array, or NULL (v still valid). */
 int spi_dw_read_form(struct sp_cur *c, const struct dw_unit *u, uint32_t form,
     int64_t implicit, struct dw_val *v);
 const char *spi_dw_cstr(const struct sp_dwarf_bytes *b, uint64_t off);
@@ -259,30 +276,16 @@ uint64_t spi_dw_rd_addr(struct sp_cur *c, unsigned size);
 /* The table at off, in d's arena (NULL: -SP_EFORMAT, -ENOMEM). */
 int spi_dw_abbrevs_parse(struct sp_dwarf *d, uint64_t off,
     struct dw_abbrevs **out);
-/* n bytes (aligned for any type) from a, valid until spi_dw_arena_free; NULL
- * when out of memory. */
-void *spi_dw_arena_alloc(struct dw_arena *a, size_t n);
-/* A copy of n elements of sz bytes in a; NULL when out of memory. */
-void *spi_dw_arena_copy(struct dw_arena *a, const void *v, size_t n, size_t sz);
-void spi_dw_arena_free(struct dw_arena *a);
-void spi_dw_scratch_free(struct dw_scratch *s);
 int spi_dw_die_read(struct sp_cur *c, const struct dw_unit *u,
     struct dw_die *die);
 
-/* dwarf_ranges.c: address ranges of DIEs and units, span indexes. */
+/* dwarf_ranges.c: address ranges of DIEs and units, .debug_aranges. */
 int spi_dw_die_ranges(const struct sp_dwarf_sections *s, const struct dw_unit *u,
     const struct dw_die *die,
     int (*fn)(void *ctx, uint64_t lo, uint64_t hi), void *ctx);
 int spi_dw_aranges(const struct sp_dwarf_bytes *b,
     int (*fn)(void *ctx, uint64_t info_off, uint64_t lo, uint64_t hi),
     void *ctx);
-int spi_dw_spans_add(struct dw_spans *s, uint64_t lo, uint64_t hi, uint32_t idx);
-int spi_dw_spans_sort(struct dw_spans *s);
-/* Sorts s's spans and copies them, with their maxhi, to *out in a. */
-int spi_dw_spans_pack(struct dw_spans *s, struct dw_arena *a,
-    struct dw_spans *out);
-size_t spi_dw_spans_upper(const struct dw_spans *s, uint64_t addr);
-void spi_dw_spans_fini(struct dw_spans *s);
 
 /* dwarf_line.c: the line number program. */
 /* u's line table into *l, its arrays in d's scratch (valid until the
@@ -295,7 +298,6 @@ int spi_dw_lines_path(struct dw_arena *a, struct dw_lines *l, uint64_t file,
     const char **out);
 
 /* dwarf_info.c: units and their function trees. */
-int spi_dw_charge(struct sp_dwarf *d, uint64_t bytes);
 int spi_dw_units_scan(struct sp_dwarf *d);
 int spi_dw_unit_prepare(struct sp_dwarf *d, struct dw_unit *u);
 int spi_dw_unit_ranges(struct sp_dwarf *d, struct dw_unit *u,

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Address ranges: DW_AT_low_pc/high_pc, DW_AT_ranges in .debug_ranges
  * (DWARF 4 §2.17.3) and .debug_rnglists (DWARF 5 §2.17.3, §7.25),
- * .debug_aranges (DWARF 5 §6.1.2), and sorted span indexes over them. */
+ * .debug_aranges (DWARF 5 §6.1.2). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -243,97 +243,4 @@ spi_dw_aranges(const struct sp_dwarf_bytes *b,
 		c.pos += (size_t)len;
 	}
 	return 0;
-}
-
-int
-spi_dw_spans_add(struct dw_spans *s, uint64_t lo, uint64_t hi, uint32_t idx)
-{
-	/* Every range offered counts toward the limit, kept or not. */
-	if (s->limit != 0 && ++s->offered > s->limit)
-		return -SP_ELIMIT;
-	if (hi <= lo)
-		return 0;	/* empty or wrapped: nothing to find */
-	if (sp_grow_zeroed(&s->v, &s->cap, s->n + 1, sizeof(*s->v)) != 0)
-		return -ENOMEM;
-	s->v[s->n].lo = lo;
-	s->v[s->n].hi = hi;
-	s->v[s->n++].idx = idx;
-	return 0;
-}
-
-static int
-cmp_span(const void *a, const void *b)
-{
-	const struct dw_span *x = a, *y = b;
-
-	if (x->lo != y->lo)
-		return x->lo < y->lo ? -1 : 1;
-	return x->idx < y->idx ? -1 : x->idx > y->idx;
-}
-
-int
-spi_dw_spans_sort(struct dw_spans *s)
-{
-	size_t i;
-
-	free(s->maxhi);
-	s->maxhi = NULL;
-	if (s->n == 0)
-		return 0;
-	qsort(s->v, s->n, sizeof(*s->v), cmp_span);
-	s->maxhi = malloc(s->n * sizeof(*s->maxhi));
-	if (s->maxhi == NULL)
-		return -ENOMEM;
-	s->maxhi[0] = s->v[0].hi;
-	for (i = 1; i < s->n; i++)
-		s->maxhi[i] = s->v[i].hi > s->maxhi[i - 1] ? s->v[i].hi :
-		    s->maxhi[i - 1];
-	return 0;
-}
-
-int
-spi_dw_spans_pack(struct dw_spans *s, struct dw_arena *a, struct dw_spans *out)
-{
-	size_t i;
-
-	memset(out, 0, sizeof(*out));
-	if (s->n == 0)
-		return 0;
-	qsort(s->v, s->n, sizeof(*s->v), cmp_span);
-	out->v = spi_dw_arena_copy(a, s->v, s->n, sizeof(*s->v));
-	out->maxhi = spi_dw_arena_alloc(a, s->n * sizeof(*out->maxhi));
-	if (out->v == NULL || out->maxhi == NULL)
-		return -ENOMEM;
-	out->n = s->n;
-	out->maxhi[0] = s->v[0].hi;
-	for (i = 1; i < s->n; i++)
-		out->maxhi[i] = s->v[i].hi > out->maxhi[i - 1] ?
-		    s->v[i].hi : out->maxhi[i - 1];
-	return 0;
-}
-
-size_t
-spi_dw_spans_upper(const struct dw_spans *s, uint64_t addr)
-{
-	size_t lo = 0, hi = s->maxhi != NULL ? s->n : 0;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (s->v[mid].lo <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-void
-spi_dw_spans_fini(struct dw_spans *s)
-{
-	free(s->v);
-	free(s->maxhi);
-	s->v = NULL;
-	s->maxhi = NULL;
-	s->n = s->cap = s->offered = 0;
 }

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "sp/cfi.h"
-#include "recorder_int.h"
+#include "rec_ctx_int.h"
 
 /* The mapping containing ip, or NULL (binary search). */
 const struct rec_range *
@@ -33,7 +33,7 @@ spi_rec_find_range(const struct rec_proc *p, uint64_t ip)
  * one more, a range cut away entirely loses its.
  */
 int
-spi_rec_insert_range(struct sp_recorder *r, struct rec_proc *p,
+spi_rec_insert_range(struct rec_ctx *r, struct rec_proc *p,
     const struct rec_range *nr)
 {
 	struct rec_range *v = malloc((p->nmaps + 2) * sizeof(*v));
@@ -87,7 +87,7 @@ spi_rec_insert_range(struct sp_recorder *r, struct rec_proc *p,
 }
 
 void
-spi_rec_drop_maps(struct sp_recorder *r, struct rec_proc *p)
+spi_rec_drop_maps(struct rec_ctx *r, struct rec_proc *p)
 {
 	size_t i;
 
@@ -97,7 +97,7 @@ spi_rec_drop_maps(struct sp_recorder *r, struct rec_proc *p)
 }
 
 int
-spi_rec_clone_maps(struct sp_recorder *r, struct rec_proc *child,
+spi_rec_clone_maps(struct rec_ctx *r, struct rec_proc *child,
     const struct rec_proc *parent)
 {
 	struct rec_range *v;
@@ -120,7 +120,7 @@ spi_rec_clone_maps(struct sp_recorder *r, struct rec_proc *child,
 }
 
 void
-spi_rec_proc_free(struct sp_recorder *r, struct rec_proc *p)
+spi_rec_proc_free(struct rec_ctx *r, struct rec_proc *p)
 {
 	if (p != NULL) {
 		spi_rec_drop_maps(r, p);
@@ -130,7 +130,7 @@ spi_rec_proc_free(struct sp_recorder *r, struct rec_proc *p)
 }
 
 void
-spi_rec_file_unref(struct sp_recorder *r, struct rec_file *f)
+spi_rec_file_unref(struct rec_ctx *r, struct rec_file *f)
 {
 	struct rec_file **pp;
 

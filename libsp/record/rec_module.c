@@ -12,14 +12,14 @@
 #include <unistd.h>
 
 #include "common/procfs_int.h"
-#include "recorder_int.h"
+#include "rec_ctx_int.h"
 #include "sp/cfi.h"
 #include "sp/elffile.h"
 #include "sp/format.h"
 
 /* A CFI table read: counted, with the sections it refused. */
 static void
-count_cfi(struct sp_recorder *r, const struct sp_cfi_table *t)
+count_cfi(struct rec_ctx *r, const struct sp_cfi_table *t)
 {
 	struct sp_cfi_table_stats st;
 
@@ -31,7 +31,7 @@ count_cfi(struct sp_recorder *r, const struct sp_cfi_table *t)
 /* The file open on fd (st its stat), read once per file (dev, inode)
  * while some mapping uses it: its build-id and CFI.  fd stays ours. */
 static struct rec_file *
-file_of(struct sp_recorder *r, int fd, const struct stat *st)
+file_of(struct rec_ctx *r, int fd, const struct stat *st)
 {
 	struct sp_elf_file *ef;
 	struct rec_file *f;
@@ -79,7 +79,7 @@ same_file(int fd, struct stat *st, const struct sp_map *m)
  * checks it is that inode.
  */
 static void
-map_file(struct sp_recorder *r, uint32_t pid, const struct sp_map *map,
+map_file(struct rec_ctx *r, uint32_t pid, const struct sp_map *map,
     const char *path, struct sp_module *m, struct rec_range *range)
 {
 	char proc[4200];
@@ -121,8 +121,8 @@ map_file(struct sp_recorder *r, uint32_t pid, const struct sp_map *map,
 
 			memcpy(m->build_id, f->build_id, f->build_id_len);
 			m->build_id_len = f->build_id_len;
-			if (r->o.bundle != NULL)
-				err = sp_bundle_binary(r->o.bundle, fd,
+			if (r->bundle != NULL)
+				err = sp_bundle_binary(r->bundle, fd,
 				    m->build_id, f->build_id_len, path);
 			if (err < 0)
 				spi_rec_log(r, "bundle: could not keep %s: %s", path,
@@ -159,7 +159,7 @@ module_flags(const char *path, size_t *len)
  * with its own .eh_frame.
  */
 static void
-vdso_cfi(struct sp_recorder *r, uint32_t pid, struct rec_range *range)
+vdso_cfi(struct rec_ctx *r, uint32_t pid, struct rec_range *range)
 {
 	char path[64];
 	struct sp_elf_file *ef;
@@ -189,7 +189,7 @@ vdso_cfi(struct sp_recorder *r, uint32_t pid, struct rec_range *range)
 }
 
 int
-spi_rec_add_mapping(struct sp_recorder *r, struct rec_proc *p,
+spi_rec_add_mapping(struct rec_ctx *r, struct rec_proc *p,
     const struct sp_map *m)
 {
 	struct sp_record rec;
@@ -247,7 +247,7 @@ spi_rec_add_mapping(struct sp_recorder *r, struct rec_proc *p,
 }
 
 int
-spi_rec_scan_maps(struct sp_recorder *r, struct rec_proc *p)
+spi_rec_scan_maps(struct rec_ctx *r, struct rec_proc *p)
 {
 	char path[64], *buf, *line, *nl;
 	size_t len;

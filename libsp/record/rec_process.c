@@ -74,24 +74,7 @@ spi_rec_proc_get(struct sp_recorder *r, uint32_t pid, int make)
 static int
 put(struct sp_recorder *r, struct sp_record *rec, uint32_t *id)
 {
-	return sp_writer_put(r->w, rec, id);
-}
-
-int
-spi_rec_write_python(struct sp_recorder *r, struct rec_proc *p, int is_py,
-    uint64_t time)
-{
-	struct sp_record rec;
-
-	if (p->python == is_py || !p->tracked)
-		return 0;
-	p->python = is_py;
-	memset(&rec, 0, sizeof(rec));
-	rec.kind = SP_REC_PYTHON;
-	rec.u.python.time = time;
-	rec.u.python.pid = p->pid;
-	rec.u.python.is_python = (uint8_t)is_py;
-	return put(r, &rec, NULL);
+	return sp_writer_put(r->ctx.w, rec, id);
 }
 
 /* The THREAD id of (pid, tid), written on first use and after renames. */
@@ -121,7 +104,7 @@ thread_id(struct sp_recorder *r, uint32_t pid, uint32_t tid, uint32_t *id)
 		rec.kind = SP_REC_THREAD;
 		rec.u.thread.pid = pid;
 		rec.u.thread.tid = tid;
-		err = sp_writer_string(r->w, t->comm, strlen(t->comm),
+		err = sp_writer_string(r->ctx.w, t->comm, strlen(t->comm),
 		    &rec.u.thread.comm);
 		if (err == 0)
 			err = put(r, &rec, &t->id);
@@ -159,7 +142,7 @@ kernel_frame(struct sp_recorder *r, uint64_t ip, uint32_t *id)
 		rec.u.module.flags = SP_MOD_KERNEL;
 		rec.u.module.start = 0xffff800000000000ull;
 		rec.u.module.size = 0x7fffffffffffull;
-		err = sp_writer_string(r->w, "[kernel.kallsyms]", 17,
+		err = sp_writer_string(r->ctx.w, "[kernel.kallsyms]", 17,
 		    &rec.u.module.path);
 		if (err == 0)
 			err = put(r, &rec, &r->kernel_module);
@@ -179,13 +162,13 @@ user_frame(struct sp_recorder *r, struct rec_proc *p, uint64_t ip,
 
 	/* A mapping we have not seen (missed MMAP, lost events): read
 	 * /proc once per 100 ms at most. */
-	if (m == NULL && r->now - p->last_rescan > 100000000ull) {
-		p->last_rescan = r->now;
-		(void)spi_rec_scan_maps(r, p);
+	if (m == NULL && r->ctx.now - p->last_rescan > 100000000ull) {
+		p->last_rescan = r->ctx.now;
+		(void)spi_rec_scan_maps(&r->ctx, p);
 		m = spi_rec_find_range(p, ip);
 	}
 	if (m == NULL) {
-		r->c[C_UNKNOWN_MODULE]++;
+		r->ctx.c[C_UNKNOWN_MODULE]++;
 		return frame_id(r, 0, SP_FRAME_USER, ip, ip, id);
 	}
 	return frame_id(r, m->module, SP_FRAME_USER, ip - m->start + m->offset,
@@ -210,7 +193,7 @@ kernel_frames(struct sp_recorder *r, struct sp_cur *c, size_t *n)
 			continue;
 		}
 		if (user) {
-			r->c[C_IGNORED_USER_CALLCHAIN]++;
+			r->ctx.c[C_IGNORED_USER_CALLCHAIN]++;
 			continue;
 		}
 		if (*n >= r->o.max_frames)
@@ -319,7 +302,7 @@ user_frames(struct sp_recorder *r, struct rec_proc *p,
     const struct sp_uregs *regs, const struct sp_ustack *stk, size_t *n,
     int *complete)
 {
-	struct sp_unwind_lookup lk = { find_cfi, p, r->cache, read_code };
+	struct sp_unwind_lookup lk = { find_cfi, p, r->ctx.cache, read_code };
 	struct sp_unwind_result res;
 	struct sp_unwind_stats st;
 	size_t i;
@@ -328,12 +311,12 @@ user_frames(struct sp_recorder *r, struct rec_proc *p,
 	memset(&st, 0, sizeof(st));
 	sp_unwind_dwarf(regs, stk, &lk, r->ips, r->o.max_frames - *n, &res,
 	    &st);
-	r->c[C_CFI_STEPS] += st.cfi_steps;
-	r->c[C_CFI_CACHE_HITS] += st.cache_hits;
-	r->c[C_LEAF_INSN] += st.leaf_insn;
-	r->c[C_LEAF_INSN_UNKNOWN] += st.leaf_insn_unknown;
+	r->ctx.c[C_CFI_STEPS] += st.cfi_steps;
+	r->ctx.c[C_CFI_CACHE_HITS] += st.cache_hits;
+	r->ctx.c[C_LEAF_INSN] += st.leaf_insn;
+	r->ctx.c[C_LEAF_INSN_UNKNOWN] += st.leaf_insn_unknown;
 	for (i = 0; i < SP_FB_KINDS_; i++)
-		r->c[C_FALLBACK_FIRST_ + i] += st.fallbacks[i];
+		r->ctx.c[C_FALLBACK_FIRST_ + i] += st.fallbacks[i];
 	for (i = 0; i < res.n; i++) {
 		err = user_frame(r, p, r->ips[i], &r->frames[(*n)++]);
 		if (err)
@@ -341,7 +324,7 @@ user_frames(struct sp_recorder *r, struct rec_proc *p,
 	}
 	*complete = res.complete;
 	if (!res.complete)
-		r->c[C_UNW(res.error)]++;
+		r->ctx.c[C_UNW(res.error)]++;
 	return 0;
 }
 
@@ -353,26 +336,26 @@ write_sample(struct sp_recorder *r, uint32_t pid, uint32_t tid, uint32_t cpu,
 	int err;
 
 	if (n == 0)
-		r->c[C_EMPTY_STACKS]++;
+		r->ctx.c[C_EMPTY_STACKS]++;
 	if (!complete) {
 		if (r->truncated_frame == 0 &&
 		    (err = frame_id(r, 0, SP_FRAME_TRUNCATED, 0, 0,
 		    &r->truncated_frame)) != 0)
 			return err;
 		r->frames[n++] = r->truncated_frame;
-		r->c[C_TRUNCATED_STACKS]++;
+		r->ctx.c[C_TRUNCATED_STACKS]++;
 	}
 	memset(&rec, 0, sizeof(rec));
 	rec.kind = SP_REC_SAMPLE;
-	rec.u.sample.time = r->now;
+	rec.u.sample.time = r->ctx.now;
 	rec.u.sample.cpu = cpu;
-	err = sp_writer_stack(r->w, r->frames, n, &rec.u.sample.stack);
+	err = sp_writer_stack(r->ctx.w, r->frames, n, &rec.u.sample.stack);
 	if (err == 0)
 		err = thread_id(r, pid, tid, &rec.u.sample.thread);
 	if (err == 0)
 		err = put(r, &rec, NULL);
 	if (err == 0)
-		r->c[C_SAMPLES]++;
+		r->ctx.c[C_SAMPLES]++;
 	return err;
 }
 
@@ -409,27 +392,27 @@ on_sample(struct sp_recorder *r, const uint8_t *rec, size_t len)
 	size_t n = 0;
 	int has_regs, complete = 1, err;
 
-	r->c[C_SAMPLE_EVENTS]++;
+	r->ctx.c[C_SAMPLE_EVENTS]++;
 	pid = sp_rd_u32(&c);
 	tid = sp_rd_u32(&c);
-	r->now = sp_rd_u64(&c);
+	r->ctx.now = sp_rd_u64(&c);
 	cpu = sp_rd_u32(&c);
 	(void)sp_rd_u32(&c);
 	if (c.err) {
-		r->c[C_BAD_RECORDS]++;
+		r->ctx.c[C_BAD_RECORDS]++;
 		return 0;
 	}
 	if (tid == 0) {
-		r->c[C_IDLE]++;
+		r->ctx.c[C_IDLE]++;
 		return 0;
 	}
 	if (pid == 0 || pid == UINT32_MAX || tid == UINT32_MAX) {
-		r->c[C_MISSING_PID]++;
+		r->ctx.c[C_MISSING_PID]++;
 		return 0;
 	}
 	p = spi_rec_proc_get(r, pid, 0);
 	if (p == NULL || !p->tracked) {
-		r->c[C_UNTRACKED]++;
+		r->ctx.c[C_UNTRACKED]++;
 		return 0;
 	}
 	if (r->attr.sample_type & PERF_SAMPLE_CALLCHAIN) {
@@ -440,7 +423,7 @@ on_sample(struct sp_recorder *r, const uint8_t *rec, size_t len)
 	read_regs(&c, &regs, &has_regs);
 	read_stack(&c, &stk);
 	if (c.err) {
-		r->c[C_BAD_RECORDS]++;
+		r->ctx.c[C_BAD_RECORDS]++;
 		return 0;
 	}
 	if (has_regs) {
@@ -448,33 +431,12 @@ on_sample(struct sp_recorder *r, const uint8_t *rec, size_t len)
 		if (err)
 			return err;
 	} else if (n == 0) {
-		r->c[C_UNW(SP_UNW_NO_REGS)]++;
+		r->ctx.c[C_UNW(SP_UNW_NO_REGS)]++;
 	}
 	err = write_sample(r, pid, tid, cpu, n, complete);
 	if (err == 0 && has_regs && r->o.raw_stacks)
 		err = write_rawstack(r, &regs, &stk);
 	return err;
-}
-
-int
-spi_rec_write_proc(struct sp_recorder *r, uint32_t event, uint32_t pid, uint32_t tid,
-    uint32_t opid, uint32_t otid, const char *comm)
-{
-	struct sp_record rec;
-	int err = 0;
-
-	memset(&rec, 0, sizeof(rec));
-	rec.kind = SP_REC_PROC;
-	rec.u.proc.time = r->now;
-	rec.u.proc.event = event;
-	rec.u.proc.pid = pid;
-	rec.u.proc.tid = tid;
-	rec.u.proc.other_pid = opid;
-	rec.u.proc.other_tid = otid;
-	if (comm != NULL)
-		err = sp_writer_string(r->w, comm, strlen(comm),
-		    &rec.u.proc.comm);
-	return err ? err : put(r, &rec, NULL);
 }
 
 /*
@@ -506,7 +468,7 @@ on_mmap2(struct sp_recorder *r, struct sp_cur *c)
 	prot = sp_rd_u32(c);
 	(void)sp_rd_u32(c);                /* flags */
 	if (c->err) {
-		r->c[C_BAD_RECORDS]++;
+		r->ctx.c[C_BAD_RECORDS]++;
 		return 0;
 	}
 	m.end = m.start + len;
@@ -517,7 +479,7 @@ on_mmap2(struct sp_recorder *r, struct sp_cur *c)
 		return 0;
 	m.path = (const char *)c->p + c->pos;
 	m.path_len = strnlen(m.path, sp_cur_left(c));
-	return spi_rec_add_mapping(r, p, &m);
+	return spi_rec_add_mapping(&r->ctx, p, &m);
 }
 
 /* PERF_RECORD_COMM: pid, tid, comm; misc says whether it was an exec. */
@@ -534,7 +496,7 @@ on_comm(struct sp_recorder *r, struct sp_cur *c, int exec)
 	pid = sp_rd_u32(c);
 	tid = sp_rd_u32(c);
 	if (c->err) {
-		r->c[C_BAD_RECORDS]++;
+		r->ctx.c[C_BAD_RECORDS]++;
 		return 0;
 	}
 	n = strnlen((const char *)c->p + c->pos, sp_cur_left(c));
@@ -551,12 +513,12 @@ on_comm(struct sp_recorder *r, struct sp_cur *c, int exec)
 	if (p == NULL || !p->tracked)
 		return 0;
 	if (exec) {
-		spi_rec_drop_maps(r, p); /* the old image's mappings are gone */
-		err = spi_rec_write_python(r, p, 0, r->now);
+		spi_rec_drop_maps(&r->ctx, p); /* the old image's mappings are gone */
+		err = spi_rec_write_python(&r->ctx, p, 0, r->ctx.now);
 		if (err)
 			return err;
 	}
-	return spi_rec_write_proc(r, exec ? SP_PROC_EXEC : SP_PROC_COMM, pid, tid, 0, 0,
+	return spi_rec_write_proc(&r->ctx, exec ? SP_PROC_EXEC : SP_PROC_COMM, pid, tid, 0, 0,
 	    comm);
 }
 
@@ -575,7 +537,7 @@ on_task(struct sp_recorder *r, struct sp_cur *c, int fork)
 	ptid = sp_rd_u32(c);
 	(void)sp_rd_u64(c);                /* time */
 	if (c->err) {
-		r->c[C_BAD_RECORDS]++;
+		r->ctx.c[C_BAD_RECORDS]++;
 		return 0;
 	}
 	if (fork) {
@@ -586,24 +548,24 @@ on_task(struct sp_recorder *r, struct sp_cur *c, int fork)
 		/* A known pid forked anew: its old exit was lost. */
 		reused = 0;
 		if (p != NULL && pid != ppid && p->tracked && parent != NULL &&
-		    (err = spi_rec_check_reuse(r, p, &reused)) != 0)
+		    (err = spi_rec_check_reuse(&r->ctx, p, &reused)) != 0)
 			return err;
 		if (reused)
 			p->tracked = 0;
 		if (p != NULL && pid != ppid && parent != NULL &&
 		    p->nmaps == 0 && !p->tracked) {
 			p->tracked = 1;
-			r->c[C_PROCESSES]++;
-			p->last_rescan = r->now;
-			if ((err = spi_rec_clone_maps(r, p, parent)) != 0 ||
-			    (err = spi_rec_write_python(r, p, parent->python,
-			    r->now)) != 0)
+			r->ctx.c[C_PROCESSES]++;
+			p->last_rescan = r->ctx.now;
+			if ((err = spi_rec_clone_maps(&r->ctx, p, parent)) != 0 ||
+			    (err = spi_rec_write_python(&r->ctx, p, parent->python,
+			    r->ctx.now)) != 0)
 				return err;
 		}
 		if (p == NULL || !p->tracked)
 			return 0;
-		r->c[C_THREADS]++;
-		return spi_rec_write_proc(r, SP_PROC_FORK, pid, tid, ppid, ptid, NULL);
+		r->ctx.c[C_THREADS]++;
+		return spi_rec_write_proc(&r->ctx, SP_PROC_FORK, pid, tid, ppid, ptid, NULL);
 	}
 	(void)sp_imap_del(&r->covered, tid);
 	t = sp_imap_del(&r->threads, tid);
@@ -611,16 +573,16 @@ on_task(struct sp_recorder *r, struct sp_cur *c, int fork)
 	p = spi_rec_proc_get(r, pid, 0);
 	if (p == NULL || !p->tracked)
 		return 0;
-	err = spi_rec_write_proc(r, SP_PROC_EXIT, pid, tid, ppid, ptid, NULL);
+	err = spi_rec_write_proc(&r->ctx, SP_PROC_EXIT, pid, tid, ppid, ptid, NULL);
 	if (pid == tid) {
 		if (p->attached)
-			spi_rec_log(r, "pid %u exited; its recording ends there",
+			spi_rec_log(&r->ctx, "pid %u exited; its recording ends there",
 			    pid);
 		/* The runtime's perf map is complete now; PID reuse can't
 		 * mix in another process's map later. */
 		if (r->o.bundle != NULL)
 			(void)sp_bundle_perf_map(r->o.bundle, (pid_t)pid, p->uid);
-		spi_rec_proc_free(r, sp_imap_del(&r->procs, pid));
+		spi_rec_proc_free(&r->ctx, sp_imap_del(&r->procs, pid));
 	}
 	return err;
 }
@@ -637,10 +599,10 @@ spi_rec_process(struct sp_recorder *r, const uint8_t *rec, size_t len)
 	if (h.type == PERF_RECORD_SAMPLE)
 		return on_sample(r, rec, len);
 	if (trailer(rec, len, &id) < 0) {
-		r->c[C_BAD_RECORDS]++;
+		r->ctx.c[C_BAD_RECORDS]++;
 		return 0;
 	}
-	r->now = id.time;
+	r->ctx.now = id.time;
 	c = sp_cur_make(rec + sizeof(h), len - sizeof(h) - SAMPLE_ID_LEN);
 	switch (h.type) {
 	case PERF_RECORD_MMAP2:
@@ -656,15 +618,15 @@ spi_rec_process(struct sp_recorder *r, const uint8_t *rec, size_t len)
 		(void)sp_rd_u64(&c);       /* id */
 		lost = sp_rd_u64(&c);
 		if (c.err) {
-			r->c[C_BAD_RECORDS]++;
+			r->ctx.c[C_BAD_RECORDS]++;
 			return 0;
 		}
-		r->c[C_LOST_EVENTS] += lost;
-		r->c[C_LOST_RECORDS]++;
+		r->ctx.c[C_LOST_EVENTS] += lost;
+		r->ctx.c[C_LOST_RECORDS]++;
 		r->need_sweep = 1;
 		return 0;
 	case PERF_RECORD_THROTTLE:
-		r->c[C_THROTTLES]++;
+		r->ctx.c[C_THROTTLES]++;
 		return 0;
 	default:
 		return 0;

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "common/procfs_int.h"
-#include "recorder_int.h"
+#include "rec_ctx_int.h"
 #include "sp/error.h"
 #include "sp/spool.h"
 
@@ -46,7 +46,7 @@ spi_rec_start_time(uint32_t pid, uint64_t *t)
 }
 
 int
-spi_rec_check_reuse(struct sp_recorder *r, struct rec_proc *p, int *reused)
+spi_rec_check_reuse(struct rec_ctx *r, struct rec_proc *p, int *reused)
 {
 	char comm[16];
 	uint64_t t = 0;
@@ -96,20 +96,20 @@ collect_tracked(void *val, void *ctx)
  * and the new one's fork were among the lost records) starts anew.
  */
 int
-spi_rec_sweep_reused(struct sp_recorder *r)
+spi_rec_sweep_reused(struct rec_ctx *r, const struct sp_imap *procs)
 {
 	struct pid_list l;
 	size_t i;
 	int reused, err = 0;
 
 	l.n = 0;
-	l.cap = sp_recorder_live(r);
+	l.cap = procs->used;	/* at least the tracked ones */
 	l.v = malloc((l.cap + 1) * sizeof(*l.v));
 	if (l.v == NULL)
 		return -ENOMEM;
-	sp_imap_each(&r->procs, collect_tracked, &l);
+	sp_imap_each(procs, collect_tracked, &l);
 	for (i = 0; i < l.n && err == 0; i++) {
-		struct rec_proc *p = spi_rec_proc_get(r, l.v[i], 0);
+		struct rec_proc *p = sp_imap_get(procs, l.v[i]);
 
 		if (p != NULL)
 			err = spi_rec_check_reuse(r, p, &reused);

@@ -58,22 +58,6 @@ static const char *const counter_names[C_FALLBACK_FIRST_] = {
 	[C_LEAF_INSN_UNKNOWN] = "leaf_insn_unknown",
 };
 
-void
-spi_rec_log(struct sp_recorder *r, const char *fmt, ...)
-{
-	char msg[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	if (r->o.log != NULL) {
-		/* ap is started above; clang-tidy 14 misreports it. */
-		/* NOLINTNEXTLINE(clang-analyzer-valist.Uninitialized) */
-		(void)vsnprintf(msg, sizeof(msg), fmt, ap);
-		r->o.log(r->o.log_ctx, msg);
-	}
-	va_end(ap);
-}
-
 static int
 diag_set(struct sp_diag *d, int err, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -180,11 +164,14 @@ sp_recorder_new(struct sp_recorder **out, struct sp_writer *w,
 	r = calloc(1, sizeof(*r));
 	if (r == NULL)
 		return -ENOMEM;
-	r->w = w;
+	r->ctx.w = w;
 	/* rec_thread keeps each thread's id while the thread lives; threads
 	 * come and go, so the writer need not remember them. */
 	(void)sp_writer_no_intern(w, SP_REC_THREAD);
 	r->o = *o;
+	r->ctx.log = o->log;
+	r->ctx.log_ctx = o->log_ctx;
+	r->ctx.bundle = o->bundle;
 	r->epfd = -1;
 	if (r->o.frequency == 0)
 		r->o.frequency = 1000;
@@ -213,9 +200,9 @@ sp_recorder_new(struct sp_recorder **out, struct sp_writer *w,
 	r->ips = calloc(r->o.max_frames, sizeof(*r->ips));
 	r->frames = calloc((size_t)r->o.max_frames + 1, sizeof(*r->frames));
 	r->epfd = epoll_create1(EPOLL_CLOEXEC);
-	r->cache = sp_unwind_cache_new();
+	r->ctx.cache = sp_unwind_cache_new();
 	if (r->ips == NULL || r->frames == NULL || r->epfd < 0 ||
-	    r->cache == NULL ||
+	    r->ctx.cache == NULL ||
 	    online_cpus(r) < 0)
 		return diag_set(diag, -ENOMEM, "out of memory");
 	r->ring_size = (size_t)1 << pow2_at_least((size_t)r->o.ring_stacks *
@@ -254,7 +241,7 @@ open_event(struct sp_recorder *r, uint32_t tid, int cpu)
 	if (!r->attr.exclude_kernel && (fd == -EACCES || fd == -EPERM)) {
 		r->attr.exclude_kernel = 1;
 		r->attr.sample_type &= ~(uint64_t)PERF_SAMPLE_CALLCHAIN;
-		spi_rec_log(r, "kernel sampling is denied (perf_event_paranoid or "
+		spi_rec_log(&r->ctx, "kernel sampling is denied (perf_event_paranoid or "
 		    "missing CAP_PERFMON): recording user frames only");
 		return open_event(r, tid, cpu);
 	}
@@ -285,10 +272,10 @@ map_ring(struct sp_recorder *r, int i, int fd)
 		r->ring_size = size;
 		r->attr.wakeup_watermark = (uint32_t)(size / 8);
 	}
-	if (r->c[C_RING_BYTES_MIN] == 0 || size < r->c[C_RING_BYTES_MIN])
-		r->c[C_RING_BYTES_MIN] = size;
-	if (size > r->c[C_RING_BYTES_MAX])
-		r->c[C_RING_BYTES_MAX] = size;
+	if (r->ctx.c[C_RING_BYTES_MIN] == 0 || size < r->ctx.c[C_RING_BYTES_MIN])
+		r->ctx.c[C_RING_BYTES_MIN] = size;
+	if (size > r->ctx.c[C_RING_BYTES_MAX])
+		r->ctx.c[C_RING_BYTES_MAX] = size;
 	memset(&ev, 0, sizeof(ev));
 	ev.events = EPOLLIN;
 	ev.data.u32 = (uint32_t)i;
@@ -345,7 +332,7 @@ write_recording(struct sp_recorder *r)
 	if (r->wrote_recording)
 		return 0;
 	r->wrote_recording = 1;
-	r->c[C_KERNEL_ENABLED] = !r->attr.exclude_kernel;
+	r->ctx.c[C_KERNEL_ENABLED] = !r->attr.exclude_kernel;
 	memset(&rec, 0, sizeof(rec));
 	rec.kind = SP_REC_RECORDING;
 	rec.u.recording.event.s = r->event_name;
@@ -356,7 +343,7 @@ write_recording(struct sp_recorder *r)
 	    SP_RECORDING_KERNEL) | (r->o.children ? SP_RECORDING_CHILDREN : 0);
 	rec.u.recording.command.s = cmd;
 	rec.u.recording.command.len = (uint32_t)strlen(cmd);
-	return sp_writer_put(r->w, &rec, NULL);
+	return sp_writer_put(r->ctx.w, &rec, NULL);
 }
 
 static uint64_t
@@ -381,7 +368,7 @@ add_target(struct sp_recorder *r, uint32_t pid)
 	if (p == NULL)
 		return -ENOMEM;
 	p->tracked = 1;
-	r->c[C_PROCESSES]++;
+	r->ctx.c[C_PROCESSES]++;
 	return 0;
 }
 
@@ -481,7 +468,7 @@ open_threads(struct sp_recorder *r, uint32_t pid, int *opened)
 			err = 0;
 		else if (err == 0) {
 			(*opened)++;
-			r->c[C_THREADS]++;
+			r->ctx.c[C_THREADS]++;
 		}
 	}
 	free(tids);
@@ -517,12 +504,12 @@ sp_recorder_attach(struct sp_recorder *r, pid_t pid, struct sp_diag *diag)
 		err = open_threads(r, (uint32_t)pid, &opened);
 	if (err == 0 && opened == 0)
 		err = -ESRCH;
-	r->now = mono_now();
+	r->ctx.now = mono_now();
 	p = spi_rec_proc_get(r, (uint32_t)pid, 0);
 	if (err == 0 && p != NULL) {
 		p->attached = 1;
-		p->last_rescan = r->now;
-		err = spi_rec_scan_maps(r, p);
+		p->last_rescan = r->ctx.now;
+		err = spi_rec_scan_maps(&r->ctx, p);
 		maps_err = err == -EACCES || err == -EPERM;
 	}
 	if (err == 0)
@@ -587,7 +574,7 @@ sp_recorder_spawn(struct sp_recorder *r, char *const argv[], pid_t *pid,
 	if (err == 0)
 		err = spi_rec_open_thread(r, (uint32_t)*pid);
 	if (err == 0) {
-		r->c[C_THREADS]++;
+		r->ctx.c[C_THREADS]++;
 		err = write_recording(r);
 	}
 	r->attr.disabled = 0;
@@ -618,8 +605,8 @@ spi_rec_sweep(struct sp_recorder *r)
 	int opened, err;
 
 	r->need_sweep = 0;
-	r->c[C_LIFECYCLE_GAPS]++;
-	err = spi_rec_sweep_reused(r);
+	r->ctx.c[C_LIFECYCLE_GAPS]++;
+	err = spi_rec_sweep_reused(&r->ctx, &r->procs);
 	for (i = 0; i < r->ntargets && err == 0; i++) {
 		struct rec_proc *p = spi_rec_proc_get(r, r->targets[i], 0);
 
@@ -629,7 +616,7 @@ spi_rec_sweep(struct sp_recorder *r)
 		if (err == -ESRCH)
 			err = 0;
 		if (err == 0)
-			err = spi_rec_scan_maps(r, p);
+			err = spi_rec_scan_maps(&r->ctx, p);
 		if (err == -ENOENT || err == -ESRCH)
 			err = 0;
 	}
@@ -777,7 +764,7 @@ sp_recorder_counters(struct sp_recorder *r, const struct sp_counter **out)
 
 	for (i = 0; i < C_COUNT_; i++) {
 		r->counters[i].name.len = (uint32_t)strlen(r->counters[i].name.s);
-		r->counters[i].value = r->c[i];
+		r->counters[i].value = r->ctx.c[i];
 	}
 	*out = r->counters;
 	return C_COUNT_;
@@ -810,7 +797,7 @@ bundle_maps(void *val, void *ctx)
 
 	if (p->tracked && sp_bundle_perf_map(r->o.bundle, (pid_t)p->pid,
 	    p->uid) == -EPERM)
-		spi_rec_log(r, "bundle: /tmp/perf-%u.map is not a regular file of "
+		spi_rec_log(&r->ctx, "bundle: /tmp/perf-%u.map is not a regular file of "
 		    "the process's owner; not kept", p->pid);
 }
 
@@ -829,7 +816,7 @@ sp_recorder_finish(struct sp_recorder *r)
 	if (r->o.bundle != NULL) {
 		sp_imap_each(&r->procs, bundle_maps, r);
 		if (sp_bundle_kallsyms(r->o.bundle) < 0)
-			spi_rec_log(r, "bundle: /proc/kallsyms not kept (addresses "
+			spi_rec_log(&r->ctx, "bundle: /proc/kallsyms not kept (addresses "
 			    "hidden or unreadable)");
 	}
 	memset(&rec, 0, sizeof(rec));
@@ -837,9 +824,9 @@ sp_recorder_finish(struct sp_recorder *r)
 	rec.u.summary.count = (uint32_t)sp_recorder_counters(r, &c);
 	rec.u.summary.counters = c;
 	if (err == 0)
-		err = sp_writer_put(r->w, &rec, NULL);
+		err = sp_writer_put(r->ctx.w, &rec, NULL);
 	if (err == 0)
-		err = sp_writer_finish(r->w);
+		err = sp_writer_finish(r->ctx.w);
 	return err;
 }
 
@@ -865,7 +852,7 @@ sp_recorder_free(struct sp_recorder *r)
 		close_events(r);
 	if (r->epfd >= 0)
 		(void)close(r->epfd);
-	sp_imap_each(&r->procs, free_proc, r);
+	sp_imap_each(&r->procs, free_proc, &r->ctx);
 	sp_imap_each(&r->threads, free_val, NULL);
 	sp_imap_fini(&r->procs);
 	sp_imap_fini(&r->threads);
@@ -876,12 +863,12 @@ sp_recorder_free(struct sp_recorder *r)
 	free(r->rings);
 	free(r->cpus);
 	free(r->targets);
-	sp_unwind_cache_free(r->cache); /* before the tables it points into */
-	sp_cfi_table_free(r->vdso);
-	while (r->files != NULL) {
-		struct rec_file *f = r->files;
+	sp_unwind_cache_free(r->ctx.cache); /* before the tables it points into */
+	sp_cfi_table_free(r->ctx.vdso);
+	while (r->ctx.files != NULL) {
+		struct rec_file *f = r->ctx.files;
 
-		r->files = f->next;
+		r->ctx.files = f->next;
 		sp_cfi_table_free(f->cfi);
 		free(f);
 	}

@@ -3,10 +3,9 @@
 #define SP_RECORDER_INT_H
 
 /* The recorder's state, shared by recorder.c (events, rings, attach,
- * the /proc sweep), rec_process.c (what each perf record means for the
- * spool), rec_module.c (mappings become modules, with their file's
- * build-id and CFI), rec_maps.c (each process's address ranges and the
- * files they hold) and rec_reuse.c (PID reuse by start time). */
+ * the /proc sweep) and rec_process.c (what each perf record means for
+ * the spool).  The helpers under them (rec_emit.c, rec_maps.c,
+ * rec_reuse.c, rec_module.c) get struct rec_ctx (rec_ctx_int.h). */
 
 #include <linux/perf_event.h>
 #include <stdint.h>
@@ -15,78 +14,9 @@
 #include "common/buf_int.h"
 #include "common/imap_int.h"
 #include "perf_int.h"
+#include "rec_ctx_int.h"
 #include "sp/recorder.h"
 #include "sp/unwind.h"
-
-/* Summary counters, in the order they are written. */
-enum rec_counter {
-	C_SAMPLE_EVENTS,      /* PERF_RECORD_SAMPLE read from the rings */
-	C_SAMPLES,            /* samples written */
-	C_LOST_EVENTS,        /* events the kernel dropped (LOST records) */
-	C_LOST_RECORDS,
-	C_PROCESSES,          /* processes followed: targets and children */
-	C_THREADS,            /* threads of those, opened or seen forking */
-	C_LIFECYCLE_GAPS,     /* recovery sweeps of /proc after a loss */
-	C_KERNEL_ENABLED,
-	C_RING_BYTES_MIN,
-	C_RING_BYTES_MAX,
-	C_MISSING_PID,        /* samples without a usable pid/tid */
-	C_IDLE,               /* samples of the idle task (tid 0) */
-	C_MISSING_TIME,
-	C_UNTRACKED,          /* samples of processes not followed */
-	C_EMPTY_STACKS,
-	C_TRUNCATED_STACKS,
-	C_IGNORED_USER_CALLCHAIN, /* user frames the kernel sent anyway */
-	C_UNKNOWN_MODULE,     /* user frames outside every known mapping */
-	C_MAPS_RESCANS,
-	C_PID_REUSES,         /* known pids found to be new processes */
-	C_THROTTLES,
-	C_BAD_RECORDS,        /* perf records too short for their fields */
-	C_CFI_STEPS,          /* frames unwound by their CFI */
-	C_CFI_FILES,          /* ELF files whose CFI was loaded */
-	C_CFI_CACHE_HITS,     /* CFI steps served from the row cache */
-	C_CFI_RELEASED,       /* files whose CFI was freed: no longer mapped */
-	C_CFI_REFUSED,        /* CFI sections refused by a bound (sizes, zlib) */
-	C_LEAF_INSN,          /* leaves without CFI unwound by analysis */
-	C_LEAF_INSN_UNKNOWN,  /* leaves the analysis could not tell */
-	C_FALLBACK_FIRST_,    /* then one counter per fallback reason */
-	C_UNWIND_FIRST_ = C_FALLBACK_FIRST_ + SP_FB_KINDS_,
-	C_COUNT_ = C_UNWIND_FIRST_ + SP_UNW_ERRORS_ - 1
-};
-
-/* The counter of unwind error kind e (not SP_UNW_OK). */
-#define C_UNW(e) (C_UNWIND_FIRST_ + (e) - 1)
-
-struct rec_range {
-	uint64_t start, end;  /* [start, end) */
-	uint32_t module;      /* MODULE id */
-	uint64_t offset;      /* file offset of start */
-	const struct sp_cfi_table *cfi; /* the file's CFI, NULL if none */
-	uint64_t bias;        /* runtime address - ELF address */
-	struct rec_file *file; /* holds a reference; NULL for none, [vdso] */
-};
-
-/* An ELF file whose CFI was read, shared by every mapping of it. */
-struct rec_file {
-	uint64_t dev, ino;
-	struct sp_cfi_table *cfi;   /* NULL: not ELF, or no usable CFI */
-	uint8_t build_id[SP_BUILD_ID_MAX];
-	uint8_t build_id_len;       /* 0: none */
-	size_t refs;          /* mappings that use it; freed at 0 */
-	struct rec_file *next;
-};
-
-struct rec_proc {
-	uint32_t pid;
-	int tracked;          /* its samples are recorded */
-	int attached;         /* a -p target: its exit is logged */
-	int python;           /* last PYTHON status written */
-	uid_t uid;            /* owner, for perf-map checks; -1 unknown */
-	struct rec_range *maps;  /* sorted by start, not overlapping */
-	size_t nmaps, capmaps;
-	uint64_t last_rescan; /* time of the last /proc maps rescan */
-	uint64_t start_time;  /* /proc/PID/stat starttime; 0 unknown */
-};
 
 struct rec_thread {
 	uint32_t tid, pid;
@@ -108,7 +38,7 @@ struct rec_item {
 };
 
 struct sp_recorder {
-	struct sp_writer *w;
+	struct rec_ctx ctx;
 	struct sp_recorder_opts o;
 	struct perf_event_attr attr;
 	const char *event_name;
@@ -122,15 +52,10 @@ struct sp_recorder {
 	struct sp_imap procs;     /* pid -> struct rec_proc */
 	struct sp_imap threads;   /* tid -> struct rec_thread */
 	struct sp_imap covered;   /* tids with events (opened or inherited) */
-	struct rec_file *files;   /* CFI of the files mapped so far */
-	struct sp_cfi_table *vdso; /* the [vdso]'s CFI */
-	struct sp_unwind_cache *cache;
-	int vdso_tried;
 	uint32_t *targets;        /* pids asked for */
 	size_t ntargets, captargets;
 	int wrote_recording;
 	int need_sweep;
-	uint64_t now;             /* time of the record being processed */
 	uint64_t last_thread_scan;
 	uint32_t kernel_module;   /* MODULE id of [kernel.kallsyms], 0 unset */
 	uint32_t truncated_frame; /* FRAME id of the marker, 0 unset */
@@ -139,55 +64,14 @@ struct sp_recorder {
 	size_t capitems;
 	uint64_t *ips;            /* unwinder output, max_frames */
 	uint32_t *frames;         /* frame ids for one stack */
-	uint64_t c[C_COUNT_];
 	struct sp_counter counters[C_COUNT_];
 };
 
-/* rec_maps.c: the mapping containing ip, or NULL; inserting a mapping
- * (cutting away what it overlaps); copying a parent's table at fork;
- * freeing a process, forgetting its mappings, releasing a file. */
-const struct rec_range *spi_rec_find_range(const struct rec_proc *p, uint64_t ip);
-int spi_rec_insert_range(struct sp_recorder *r, struct rec_proc *p,
-    const struct rec_range *nr);
-int spi_rec_clone_maps(struct sp_recorder *r, struct rec_proc *child,
-    const struct rec_proc *parent);
-
-void spi_rec_proc_free(struct sp_recorder *r, struct rec_proc *p);
-/* Forgets every mapping of p (exec), releasing their files. */
-void spi_rec_drop_maps(struct sp_recorder *r, struct rec_proc *p);
-/* Drops a mapping's reference; the last one frees the file's CFI. */
-void spi_rec_file_unref(struct sp_recorder *r, struct rec_file *f);
-/* rec_module.c: a mapping becomes a MODULE and a range; a /proc/PID/maps
- * rescan adds each executable mapping. */
-struct sp_map;
-int spi_rec_add_mapping(struct sp_recorder *r, struct rec_proc *p,
-    const struct sp_map *m);
-int spi_rec_scan_maps(struct sp_recorder *r, struct rec_proc *p);
-
 /* rec_process.c: one perf record into the spool; a followed process by
- * pid (made when make); PYTHON and PROC records. */
+ * pid (made when make). */
 int spi_rec_process(struct sp_recorder *r, const uint8_t *rec, size_t len);
 struct rec_proc *spi_rec_proc_get(struct sp_recorder *r, uint32_t pid, int make);
-int spi_rec_write_python(struct sp_recorder *r, struct rec_proc *p, int is_py,
-    uint64_t time);
-/* A PROC record (SP_PROC_*) at the current time; comm may be NULL. */
-int spi_rec_write_proc(struct sp_recorder *r, uint32_t event, uint32_t pid,
-    uint32_t tid, uint32_t opid, uint32_t otid, const char *comm);
-
-/* rec_reuse.c: the start time of pid (proc(5): /proc/PID/stat field
- * 22, clock ticks since boot) in *t; -errno (-ENOENT: gone) or
- * -SP_EFORMAT. */
-int spi_rec_start_time(uint32_t pid, uint64_t *t);
-/* Compares p's start time with /proc's: a different one is a new process
- * that took a pid whose exit was lost.  Its old mappings are dropped and
- * an EXEC record written.  Sets *reused; 0 or a negative error. */
-int spi_rec_check_reuse(struct sp_recorder *r, struct rec_proc *p, int *reused);
-/* spi_rec_check_reuse for every followed process (after a loss). */
-int spi_rec_sweep_reused(struct sp_recorder *r);
-
 /* recorder.c */
-void spi_rec_log(struct sp_recorder *r, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
 int spi_rec_open_thread(struct sp_recorder *r, uint32_t tid);
 int spi_rec_sweep(struct sp_recorder *r);
 

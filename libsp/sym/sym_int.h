@@ -5,7 +5,8 @@
 /*
  * The parts of sp_sym_spool: the copy loop (symbolize.c), the ELF and
  * DWARF file cache (sym_elf.c), perf maps, kallsyms and the fallbacks
- * (sym_resolve.c), the Python runtime rules (sym_python.c).
+ * (sym_resolve.c), the Python runtime rules (sym_python.c), the lines of
+ * a SYMBOL record (sym_lines.c), the report (sym_report.c).
  */
 
 #include "sp/debugfind.h"
@@ -105,7 +106,8 @@ void spi_sym_ctx_fini(struct sym_ctx *c);
 int spi_sym_set_python(struct sym_ctx *c, uint32_t host, uint32_t pid,
     int is_python);
 
-/* Appends a line to c->sym with function and file (file may be NULL). */
+/* sym_lines.c: appends a line to c->sym with function and file (file may
+ * be NULL). */
 int spi_sym_add_line(struct sym_ctx *c, const char *function, size_t flen,
     const char *file, size_t filelen, uint32_t line);
 

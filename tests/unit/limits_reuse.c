@@ -62,7 +62,7 @@ Test(reuse, start_time_is_field_22_even_after_an_odd_comm)
 
 Test(reuse, a_new_start_time_drops_the_old_mappings)
 {
-	struct sp_recorder *r = calloc(1, sizeof(*r));
+	struct rec_ctx *r = calloc(1, sizeof(*r));
 	struct rec_proc p;
 	struct rec_range nr;
 	uint64_t now;

@@ -28,7 +28,7 @@ add(struct rec_proc *p, uint64_t start, uint64_t end, uint32_t module,
 /* Mappings hold references on their file; the last one frees it. */
 Test(maps, file_references_follow_the_mappings)
 {
-	struct sp_recorder *r = calloc(1, sizeof(*r));
+	struct rec_ctx *r = calloc(1, sizeof(*r));
 	struct rec_file *f = calloc(1, sizeof(*f));
 	struct rec_proc p = { 0 }, child = { 0 };
 	struct rec_range nr;

@@ -1,0 +1,190 @@
+/* SPDX-License-Identifier: MIT */
+/* What the DWARF readers keep and may spend: the arena the units they
+ * keep live in, the scratch arrays a load reuses, the work a reader is
+ * charged (SP_DWARF_WORK_MAX), the sorted span indexes built in them.
+ * A leaf: it calls nothing of the other dwarf files. */
+#include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dwarf_int.h"
+
+/* A block of the arena; data follows, aligned as max_align_t. */
+struct dw_chunk {
+	struct dw_chunk *next;
+	size_t cap, used;
+	max_align_t data[];
+};
+
+#define ARENA_FIRST ((size_t)16 << 10)
+#define ARENA_MAX ((size_t)4 << 20)	/* blocks stop doubling here */
+
+void *
+spi_dw_arena_alloc(struct dw_arena *a, size_t n)
+{
+	const size_t al = sizeof(max_align_t);
+	struct dw_chunk *c = a->head;
+	size_t cap;
+
+	if (n > SIZE_MAX / 2)
+		return NULL;
+	n = (n + al - 1) / al * al;
+	if (c == NULL || n > c->cap - c->used) {
+		cap = a->next ? a->next : ARENA_FIRST;
+		if (cap < n)
+			cap = n;
+		c = malloc(sizeof(*c) + cap);
+		if (c == NULL)
+			return NULL;
+		c->cap = cap;
+		c->used = 0;
+		c->next = a->head;
+		a->head = c;
+		if (a->next < ARENA_MAX)
+			a->next = a->next ? 2 * a->next : 2 * ARENA_FIRST;
+	}
+	c->used += n;
+	return (char *)c->data + c->used - n;
+}
+
+void *
+spi_dw_arena_copy(struct dw_arena *a, const void *v, size_t n, size_t sz)
+{
+	void *p;
+
+	if (n == 0)
+		return NULL;
+	if (n > SIZE_MAX / sz || (p = spi_dw_arena_alloc(a, n * sz)) == NULL)
+		return NULL;
+	return memcpy(p, v, n * sz);
+}
+
+void
+spi_dw_arena_free(struct dw_arena *a)
+{
+	struct dw_chunk *c, *next;
+
+	for (c = a->head; c != NULL; c = next) {
+		next = c->next;
+		free(c);
+	}
+	a->head = NULL;
+	a->next = 0;
+}
+
+void
+spi_dw_scratch_free(struct dw_scratch *s)
+{
+	free(s->rows);
+	free(s->tmp);
+	free(s->files);
+	free(s->dirs);
+	free(s->nodes);
+	spi_dw_spans_fini(&s->spans);
+	free(s->ab);
+	free(s->specs);
+	memset(s, 0, sizeof(*s));
+}
+
+int
+spi_dw_charge(struct sp_dwarf *d, uint64_t bytes)
+{
+	if (bytes > d->work_max - d->work)
+		return -SP_ELIMIT;
+	d->work += bytes;
+	return 0;
+}
+
+int
+spi_dw_spans_add(struct dw_spans *s, uint64_t lo, uint64_t hi, uint32_t idx)
+{
+	/* Every range offered counts toward the limit, kept or not. */
+	if (s->limit != 0 && ++s->offered > s->limit)
+		return -SP_ELIMIT;
+	if (hi <= lo)
+		return 0;	/* empty or wrapped: nothing to find */
+	if (sp_grow_zeroed(&s->v, &s->cap, s->n + 1, sizeof(*s->v)) != 0)
+		return -ENOMEM;
+	s->v[s->n].lo = lo;
+	s->v[s->n].hi = hi;
+	s->v[s->n++].idx = idx;
+	return 0;
+}
+
+static int
+cmp_span(const void *a, const void *b)
+{
+	const struct dw_span *x = a, *y = b;
+
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+int
+spi_dw_spans_sort(struct dw_spans *s)
+{
+	size_t i;
+
+	free(s->maxhi);
+	s->maxhi = NULL;
+	if (s->n == 0)
+		return 0;
+	qsort(s->v, s->n, sizeof(*s->v), cmp_span);
+	s->maxhi = malloc(s->n * sizeof(*s->maxhi));
+	if (s->maxhi == NULL)
+		return -ENOMEM;
+	s->maxhi[0] = s->v[0].hi;
+	for (i = 1; i < s->n; i++)
+		s->maxhi[i] = s->v[i].hi > s->maxhi[i - 1] ? s->v[i].hi :
+		    s->maxhi[i - 1];
+	return 0;
+}
+
+int
+spi_dw_spans_pack(struct dw_spans *s, struct dw_arena *a, struct dw_spans *out)
+{
+	size_t i;
+
+	memset(out, 0, sizeof(*out));
+	if (s->n == 0)
+		return 0;
+	qsort(s->v, s->n, sizeof(*s->v), cmp_span);
+	out->v = spi_dw_arena_copy(a, s->v, s->n, sizeof(*s->v));
+	out->maxhi = spi_dw_arena_alloc(a, s->n * sizeof(*out->maxhi));
+	if (out->v == NULL || out->maxhi == NULL)
+		return -ENOMEM;
+	out->n = s->n;
+	out->maxhi[0] = s->v[0].hi;
+	for (i = 1; i < s->n; i++)
+		out->maxhi[i] = s->v[i].hi > out->maxhi[i - 1] ?
+		    s->v[i].hi : out->maxhi[i - 1];
+	return 0;
+}
+
+size_t
+spi_dw_spans_upper(const struct dw_spans *s, uint64_t addr)
+{
+	size_t lo = 0, hi = s->maxhi != NULL ? s->n : 0;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->v[mid].lo <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+void
+spi_dw_spans_fini(struct dw_spans *s)
+{
+	free(s->v);
+	free(s->maxhi);
+	s->v = NULL;
+	s->maxhi = NULL;
+	s->n = s->cap = s->offered = 0;
+}
