@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The house as docs/architecture.md draws it: every libsp source, private
 # header and public header is named there, each folder has its row, and
-# the folders' includes point one way (no cycle between folders).  A
-# public header belongs to the folder whose row names it.  ninja analyze
-# runs this script too.
+# the folders' includes point one way (no cycle between folders), and
+# inside a folder the files' calls point one way too (a file that calls
+# back into its caller needs a leaf underneath).  A public header belongs
+# to the folder whose row names it.  ninja analyze runs this script too.
 . "$(dirname "$0")/lib.bash"
 doc=docs/architecture.md
 
@@ -63,4 +64,23 @@ if [ -n "$loop" ]; then
 		grep -q "^$b $a$" "$TMP/graph" && grep "^$a $b " "$edges" | head -3 | sed 's/^/    /'
 	done <"$TMP/graph"
 fi
+
+# Inside each folder, file A uses file B when A calls a function B
+# defines (at the start of a line, after a line that is not 'static').
+: >"$TMP/calls"
+for f in $folders; do
+	awk 'FNR == 1 { prev = "" }
+	    /^[a-z_][a-z0-9_]*\(/ && prev !~ /static/ {
+		sub(/\(.*/, ""); print $0, FILENAME }
+	    { prev = $0 }' libsp/$f/*.c >"$TMP/defs"
+	while read -r fn def; do
+		for src in libsp/$f/*.c; do
+			[ "$src" != "$def" ] && grep -qw "$fn" "$src" &&
+			    echo "${src#libsp/} ${def#libsp/}"
+		done
+	done <"$TMP/defs"
+done | sort -u >"$TMP/calls"
+loop=$(tsort "$TMP/calls" 2>&1 >/dev/null)
+check "inside each folder the files' calls point one way (no cycle)${loop:+: $loop}" \
+    test -z "$loop"
 done_testing
