@@ -68,9 +68,11 @@ eh_mid=$((16#$eh_off + 16#$eh_size / 2))
 
 # REFUSED MUTATION [ARG]: the CFI sections the recorder must refuse and
 # count (cfi_sections_refused), or - for a mutation that does not aim at
-# them.  frame-bomb 500 and cfi-hole stay under the 512 MiB section
-# limit (docs/limits.md), so the recorder reads what they claim; eh-bomb
-# is refused whatever its size (a compressed .eh_frame is SHF_ALLOC).
+# them.  frame-bomb 500 and cfi-hole are past SP_CFI_SECTION_MAX (32 MiB,
+# docs/limits.md); eh-bomb is refused whatever its size (a compressed
+# .eh_frame is SHF_ALLOC); cfi-claim 65536 claims less than deflate's
+# ratio allows for two of its sections, which then fail to inflate: a
+# section that cannot be read is counted too.
 while read -r want m arg; do
 	f=$D/$m${arg:+-${arg##*/}}
 	label="$m${arg:+ $arg}, mapped"
@@ -99,15 +101,15 @@ done <<EOF
 -	shstrndx
 -	phdr-absurd
 1	frame-bomb	2048
--	frame-bomb	500
+1	frame-bomb	500
 1	eh-bomb	64
 3	cfi-size
 3	cfi-size	0x4000000000000000
 3	cfi-offset
 3	cfi-claim
 3	cfi-claim	0x1f000000
-2	cfi-claim	65536
--	cfi-hole
+3	cfi-claim	65536
+3	cfi-hole
 EOF
 
 # The bomb is still a program: recorded as it runs, its samples in it.
