@@ -276,8 +276,12 @@ for v in lazy:.plt now:.plt.sec; do
 	complete "$wl" "$TMP/$wl.cls" "$TMP/$wl.spl"
 	n=$(wc -l <"$TMP/$wl.cls")
 	s=$(count "$TMP/$wl.cls" '$1 == "stub"')
-	check "$wl: a tenth of the samples have their leaf in $section ($s of $n)" \
-	    test "$n" -gt 0 -a $((s * 10)) -ge "$n"
+	# The share of time in the stubs moves with the machine's load (the
+	# same plt-lazy under two busy loops: 50 to 109 of 596 samples with
+	# one recorder binary, 69 alone): what the next check needs is
+	# enough of them, 20 (a 99% share of 20 still means something).
+	check "$wl: at least 20 samples have their leaf in $section ($s of $n)" \
+	    test "$n" -gt 0 -a "$s" -ge 20
 	ok=$(count "$TMP/$wl.cls" "\$1 == \"stub\" && \$2 == \"_start\" && $(in_set plt_loop)")
 	check "$wl: 99% of those reach _start through the caller ($ok of $s)" \
 	    test "$s" -gt 0 -a $((ok * 100)) -ge $((s * 99))
