@@ -56,9 +56,8 @@ sp_bundle_open(struct sp_bundle **out, const char *dir, int binaries,
 	if (err == 0 && binaries)
 		err = mkdir_at(b->dirfd, "binaries");
 	if (err) {
-		if (diag != NULL)
-			(void)snprintf(diag->msg, sizeof(diag->msg),
-			    "bundle %s: %s", dir, sp_strerror(err));
+		(void)sp_diag_set(diag, 0, err, "bundle %s: %s", dir,
+		    sp_strerror(err));
 		if (b->dirfd > 0)
 			(void)close(b->dirfd);
 		free(b);

@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: MIT */
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "sp/error.h"
@@ -26,4 +28,20 @@ sp_strerror(int err)
 	/* strerror() returns static strings for valid errno values in
 	 * glibc and musl; libsp never calls it concurrently with setlocale(). */
 	return strerror(err); /* NOLINT(concurrency-mt-unsafe) */
+}
+
+int
+sp_diag_set(struct sp_diag *d, unsigned long long offset, int err,
+    const char *fmt, ...)
+{
+	va_list ap;
+
+	if (d == NULL)
+		return err;
+	va_start(ap, fmt);
+	d->offset = offset;
+	/* NOLINTNEXTLINE(clang-analyzer-valist.Uninitialized) */
+	(void)vsnprintf(d->msg, sizeof(d->msg), fmt, ap);
+	va_end(ap);
+	return err;
 }

@@ -120,10 +120,6 @@ sp_parse_hex(const char *s, size_t len, size_t *pos, int prefix,
 int
 sp_path_fail(struct sp_diag *diag, const char *path, int err, const char *why)
 {
-	if (diag != NULL) {
-		diag->offset = 0;
-		(void)snprintf(diag->msg, sizeof(diag->msg), "%s: %s", path,
-		    why != NULL ? why : sp_strerror(err));
-	}
-	return err;
+	return sp_diag_set(diag, 0, err, "%s: %s", path,
+	    why != NULL ? why : sp_strerror(err));
 }

@@ -17,10 +17,8 @@ open_stdout(int *fd, struct sp_diag *diag)
 {
 	diag->offset = 0;
 	if (isatty(STDOUT_FILENO)) {
-		(void)snprintf(diag->msg, sizeof(diag->msg),
-		    "refusing to write a binary spool to a terminal; "
-		    "use -o FILE or a pipe");
-		return -SP_EUSAGE;
+		return sp_diag_set(diag, 0, -SP_EUSAGE, "refusing to write a "
+		    "binary spool to a terminal; use -o FILE or a pipe");
 	}
 	*fd = STDOUT_FILENO;
 	return 0;
@@ -138,7 +136,7 @@ sp_output_redirect(struct sp_output_file *o, const char *path,
 		if (fd >= 0)
 			(void)close(fd);
 		sp_output_discard(o);
-		(void)snprintf(diag->msg, sizeof(diag->msg), "%s: %s", path,
+		(void)sp_diag_set(diag, 0, err, "%s: %s", path,
 		    sp_strerror(err));
 		return err;
 	}
@@ -163,7 +161,7 @@ sp_output_commit(struct sp_output_file *o, struct sp_diag *diag)
 	if (err == 0 && o->tmp != NULL && rename(o->tmp, o->target) != 0)
 		err = -errno;
 	if (err < 0) {
-		(void)snprintf(diag->msg, sizeof(diag->msg), "%s: %s",
+		(void)sp_diag_set(diag, 0, err, "%s: %s",
 		    o->name, sp_strerror(err));
 		sp_output_discard(o);
 		return err;
@@ -199,7 +197,7 @@ sp_output_spool(struct sp_output_file *o, const char *path, int *fd,
 	err = -errno;
 	sp_output_discard(o);
 	/* Said as the output: the tools also name input files. */
-	(void)snprintf(diag->msg, sizeof(diag->msg), "output %s: %s", path,
+	(void)sp_diag_set(diag, 0, err, "output %s: %s", path,
 	    sp_strerror(err));
 	return err;
 }
@@ -214,7 +212,7 @@ sp_output_place(struct sp_output_file *o, struct sp_diag *diag)
 	if (rename(tmp, o->target) != 0) {
 		int err = -errno;
 
-		(void)snprintf(diag->msg, sizeof(diag->msg), "%s: %s",
+		(void)sp_diag_set(diag, 0, err, "%s: %s",
 		    o->name, sp_strerror(err));
 		return err;
 	}
@@ -233,7 +231,7 @@ sp_output_finish(struct sp_output_file *o, int fd, struct sp_diag *diag)
 	/* close(2) reports what a file system defers (NFS, quotas). */
 	if (fd >= 0 && fd != STDOUT_FILENO && close(fd) != 0) {
 		err = -errno;
-		(void)snprintf(diag->msg, sizeof(diag->msg), "output %s: %s",
+		(void)sp_diag_set(diag, 0, err, "output %s: %s",
 		    o->name, sp_strerror(err));
 	}
 	if (err == 0)

@@ -20,32 +20,13 @@
 #define NOTES_MAX ((size_t)1 << 20) /* larger note areas are not read */
 #define CRC_CHUNK ((size_t)1 << 16)
 
-static int
-diag_set(struct sp_diag *d, uint64_t off, int err, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static int
-diag_set(struct sp_diag *d, uint64_t off, int err, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	if (d != NULL) {
-		d->offset = off;
-		/* NOLINTNEXTLINE(clang-analyzer-valist.Uninitialized) */
-		(void)vsnprintf(d->msg, sizeof(d->msg), fmt, ap);
-	}
-	va_end(ap);
-	return err;
-}
-
 /* A libelf call failed: its error (spi_elf_error) and message. */
 static int
 lib_fail(struct sp_diag *d, uint64_t off, const char *what)
 {
 	int e = elf_errno();
 
-	return diag_set(d, off, e == SPI_ELF_E_NOMEM ? -ENOMEM : -SP_EFORMAT,
+	return sp_diag_set(d, off, e == SPI_ELF_E_NOMEM ? -ENOMEM : -SP_EFORMAT,
 	    "%s: %s", what, elf_errmsg(e));
 }
 
@@ -61,16 +42,17 @@ check_ident(struct sp_elf_file *f, struct sp_diag *d)
 	if (f->elf == NULL || elf_kind(f->elf) != ELF_K_ELF ||
 	    (id = (const unsigned char *)elf_getident(f->elf, &n)) == NULL ||
 	    n < EI_NIDENT)
-		return diag_set(d, 0, -SP_EFORMAT, f->size < sizeof(Elf64_Ehdr) ?
+		return sp_diag_set(d, 0, -SP_EFORMAT, "%s",
+		    f->size < sizeof(Elf64_Ehdr) ?
 		    "shorter than an ELF header" : "not ELF (bad magic)");
 	if (id[EI_CLASS] != ELFCLASS64 || id[EI_DATA] != ELFDATA2LSB ||
 	    id[EI_VERSION] != EV_CURRENT)
-		return diag_set(d, EI_CLASS, -SP_EFORMAT,
+		return sp_diag_set(d, EI_CLASS, -SP_EFORMAT,
 		    "ELF class %u data %u version %u: only 64-bit "
 		    "little-endian version 1 is read", id[EI_CLASS],
 		    id[EI_DATA], id[EI_VERSION]);
 	if (f->size < sizeof(Elf64_Ehdr))
-		return diag_set(d, 0, -SP_EFORMAT, "shorter than an ELF header");
+		return sp_diag_set(d, 0, -SP_EFORMAT, "shorter than an ELF header");
 	return 0;
 }
 
@@ -90,15 +72,15 @@ read_sections(struct sp_elf_file *f, const GElf_Ehdr *eh, struct sp_diag *d)
 		return 0;
 	if (n == 0 || !spi_elf_in_file(f, eh->e_shoff, (uint64_t)n *
 	    sizeof(Elf64_Shdr)))
-		return diag_set(d, eh->e_shoff, -SP_EFORMAT, "section header "
+		return sp_diag_set(d, eh->e_shoff, -SP_EFORMAT, "section header "
 		    "table at 0x%llx does not fit the file (%llu bytes)",
 		    (unsigned long long)eh->e_shoff,
 		    (unsigned long long)f->size);
 	if (eh->e_shentsize != sizeof(Elf64_Shdr))
-		return diag_set(d, 58, -SP_EFORMAT,
+		return sp_diag_set(d, 58, -SP_EFORMAT,
 		    "section header entries of %u bytes", eh->e_shentsize);
 	if (n > SP_ELF_SECTIONS_MAX)
-		return diag_set(d, 60, -SP_ELIMIT, "%zu section headers "
+		return sp_diag_set(d, 60, -SP_ELIMIT, "%zu section headers "
 		    "(limit %u)", n, SP_ELF_SECTIONS_MAX);
 	f->sh = calloc(n, sizeof(*f->sh));
 	f->sec = calloc(n, sizeof(*f->sec));
@@ -127,15 +109,15 @@ read_segments(struct sp_elf_file *f, const GElf_Ehdr *eh, struct sp_diag *d)
 	if (eh->e_phoff == 0 || n == 0)
 		return 0;
 	if (eh->e_phentsize != sizeof(Elf64_Phdr))
-		return diag_set(d, 54, -SP_EFORMAT,
+		return sp_diag_set(d, 54, -SP_EFORMAT,
 		    "program header entries of %u bytes", eh->e_phentsize);
 	if (!spi_elf_in_file(f, eh->e_phoff, (uint64_t)n * sizeof(Elf64_Phdr)))
-		return diag_set(d, eh->e_phoff, -SP_EFORMAT, "program header "
+		return sp_diag_set(d, eh->e_phoff, -SP_EFORMAT, "program header "
 		    "table: %zu entries at 0x%llx do not fit the file (%llu "
 		    "bytes)", n, (unsigned long long)eh->e_phoff,
 		    (unsigned long long)f->size);
 	if (n > SP_ELF_SEGMENTS_MAX)
-		return diag_set(d, 56, -SP_ELIMIT, "%zu program headers "
+		return sp_diag_set(d, 56, -SP_ELIMIT, "%zu program headers "
 		    "(limit %u)", n, SP_ELF_SEGMENTS_MAX);
 	f->ph = calloc(n, sizeof(*f->ph));
 	if (f->ph == NULL)
@@ -162,11 +144,11 @@ read_names(struct sp_elf_file *f, struct sp_diag *d)
 	if (ndx == 0)
 		return 0;
 	if (ndx >= f->shnum)
-		return diag_set(d, 62, -SP_EFORMAT, "section name table %zu of "
+		return sp_diag_set(d, 62, -SP_EFORMAT, "section name table %zu of "
 		    "%zu sections", ndx, f->shnum);
 	err = spi_elf_section_at(f, ndx, &p, &len);
 	if (err)
-		return diag_set(d, f->sh[ndx].sh_offset, err,
+		return sp_diag_set(d, f->sh[ndx].sh_offset, err,
 		    "section name table (section %zu): %s", ndx,
 		    err == -SP_EFORMAT ? "outside the file, or badly "
 		    "compressed" : sp_strerror(err));
@@ -294,11 +276,11 @@ open_fd(int fd, const char *path, struct sp_elf_file **out,
 		int err = -errno;
 
 		sp_elf_file_free(f);
-		return diag_set(diag, 0, err, "%s: %s", name, sp_strerror(err));
+		return sp_diag_set(diag, 0, err, "%s: %s", name, sp_strerror(err));
 	}
 	if (!S_ISREG(st.st_mode)) {
 		sp_elf_file_free(f);
-		return diag_set(diag, 0, -SP_EFORMAT, "%s: not a regular file",
+		return sp_diag_set(diag, 0, -SP_EFORMAT, "%s: not a regular file",
 		    name);
 	}
 	f->size = (uint64_t)st.st_size;
@@ -320,16 +302,16 @@ sp_elf_file_open(const char *path, struct sp_elf_file **out,
 	if (stat(path, &st) != 0) {
 		int err = -errno;
 
-		return diag_set(diag, 0, err, "%s: %s", path, sp_strerror(err));
+		return sp_diag_set(diag, 0, err, "%s: %s", path, sp_strerror(err));
 	}
 	if (!S_ISREG(st.st_mode))
-		return diag_set(diag, 0, -SP_EFORMAT, "%s: not a regular file",
+		return sp_diag_set(diag, 0, -SP_EFORMAT, "%s: not a regular file",
 		    path);
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0) {
 		int err = -errno;
 
-		return diag_set(diag, 0, err, "%s: %s", path, sp_strerror(err));
+		return sp_diag_set(diag, 0, err, "%s: %s", path, sp_strerror(err));
 	}
 	return open_fd(fd, path, out, diag);
 }

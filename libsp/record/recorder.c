@@ -59,25 +59,6 @@ static const char *const counter_names[C_FALLBACK_FIRST_] = {
 };
 
 static int
-diag_set(struct sp_diag *d, int err, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int
-diag_set(struct sp_diag *d, int err, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	if (d != NULL) {
-		d->offset = 0;
-		/* NOLINTNEXTLINE(clang-analyzer-valist.Uninitialized) */
-		(void)vsnprintf(d->msg, sizeof(d->msg), fmt, ap);
-	}
-	va_end(ap);
-	return err;
-}
-
-static int
 online_cpus(struct sp_recorder *r)
 {
 	long n = sysconf(_SC_NPROCESSORS_CONF), i, k = 0;
@@ -186,15 +167,15 @@ sp_recorder_new(struct sp_recorder **out, struct sp_writer *w,
 	    &max_rate) == 0 && r->o.frequency == SP_FREQ_MAX && max_rate > 0)
 		r->o.frequency = (unsigned)max_rate;
 	if (r->o.frequency == SP_FREQ_MAX)
-		return diag_set(diag, -SP_EUSAGE, "-F max: cannot read "
+		return sp_diag_set(diag, 0, -SP_EUSAGE, "-F max: cannot read "
 		    "/proc/sys/kernel/perf_event_max_sample_rate");
 	if (max_rate > 0 && r->o.frequency > (unsigned long)max_rate)
-		return diag_set(diag, -SP_EUSAGE, "sampling rate %u Hz is above "
+		return sp_diag_set(diag, 0, -SP_EUSAGE, "sampling rate %u Hz is above "
 		    "the permitted %ld Hz (/proc/sys/kernel/"
 		    "perf_event_max_sample_rate); use -F %ld or lower, or -F "
 		    "max", r->o.frequency, max_rate, max_rate);
 	if (r->o.stack_bytes > SP_STACK_BYTES_MAX || r->o.stack_bytes % 8)
-		return diag_set(diag, -SP_EUSAGE, "stack size %u is not a "
+		return sp_diag_set(diag, 0, -SP_EUSAGE, "stack size %u is not a "
 		    "multiple of 8 from 8 to %u bytes", r->o.stack_bytes,
 		    SP_STACK_BYTES_MAX);
 	r->ips = calloc(r->o.max_frames, sizeof(*r->ips));
@@ -204,7 +185,7 @@ sp_recorder_new(struct sp_recorder **out, struct sp_writer *w,
 	if (r->ips == NULL || r->frames == NULL || r->epfd < 0 ||
 	    r->ctx.cache == NULL ||
 	    online_cpus(r) < 0)
-		return diag_set(diag, -ENOMEM, "out of memory");
+		return sp_diag_set(diag, 0, -ENOMEM, "out of memory");
 	r->ring_size = (size_t)1 << pow2_at_least((size_t)r->o.ring_stacks *
 	    (r->o.stack_bytes > 4096 ? r->o.stack_bytes : 4096));
 	if (r->ring_size > SP_RING_MAX)
@@ -378,33 +359,33 @@ open_error(struct sp_recorder *r, int err, uint32_t pid, struct sp_diag *d)
 	long paranoid = 0;
 
 	if (err == -ESRCH)
-		return diag_set(d, err, "no such process: %u", pid);
+		return sp_diag_set(d, 0, err, "no such process: %u", pid);
 	if (err == -EACCES || err == -EPERM) {
 		struct rec_proc *p = spi_rec_proc_get(r, pid, 0);
 
 		(void)sp_read_long("/proc/sys/kernel/perf_event_paranoid",
 		    &paranoid);
 		if (p != NULL && p->uid != (uid_t)-1 && p->uid != geteuid())
-			return diag_set(d, err, "not permitted to profile pid "
+			return sp_diag_set(d, 0, err, "not permitted to profile pid "
 			    "%u: it belongs to uid %u, and profiling another "
 			    "user's process needs root or CAP_PERFMON "
 			    "(perf_event_paranoid is %ld); run sp-record as "
 			    "root or as that user", pid, (unsigned)p->uid,
 			    paranoid);
-		return diag_set(d, err, "not permitted to profile pid %u: "
+		return sp_diag_set(d, 0, err, "not permitted to profile pid %u: "
 		    "perf_event_paranoid is %ld; run as root or with "
 		    "CAP_PERFMON (or CAP_SYS_ADMIN), or set "
 		    "/proc/sys/kernel/perf_event_paranoid to 1 or lower to "
 		    "profile your own processes", pid, paranoid);
 	}
 	if (err == -EMFILE || err == -ENFILE)
-		return diag_set(d, err, "out of file descriptors opening "
+		return sp_diag_set(d, 0, err, "out of file descriptors opening "
 		    "events for pid %u; raise the limit (ulimit -n)", pid);
 	if (err == -ENOMEM)
-		return diag_set(d, err, "out of locked memory for the ring "
+		return sp_diag_set(d, 0, err, "out of locked memory for the ring "
 		    "buffers; raise ulimit -l or "
 		    "/proc/sys/kernel/perf_event_mlock_kb");
-	return diag_set(d, err, "perf_event_open for pid %u: %s", pid,
+	return sp_diag_set(d, 0, err, "perf_event_open for pid %u: %s", pid,
 	    sp_strerror(err));
 }
 
@@ -438,13 +419,13 @@ static int
 maps_error(int err, uint32_t pid, struct sp_diag *d)
 {
 	if (have_cap(CAP_SYS_PTRACE_BIT) && have_cap(CAP_PERFMON_BIT))
-		return diag_set(d, err, "pid %u: open /proc/%u/maps: %s, although "
+		return sp_diag_set(d, 0, err, "pid %u: open /proc/%u/maps: %s, although "
 		    "sp-record has CAP_SYS_PTRACE and CAP_PERFMON: a security "
 		    "policy protects that process (a security module, or the "
 		    "sandbox or container that runs it); its events could be "
 		    "opened, its mappings cannot be read", pid, pid,
 		    sp_strerror(err));
-	return diag_set(d, err, "pid %u: open /proc/%u/maps: %s: the kernel's "
+	return sp_diag_set(d, 0, err, "pid %u: open /proc/%u/maps: %s: the kernel's "
 	    "ptrace access check refused it (the process runs a set-user-ID "
 	    "program or made itself undumpable, or a security module forbids "
 	    "it); run sp-record as root or with CAP_SYS_PTRACE", pid, pid,
@@ -520,7 +501,7 @@ sp_recorder_attach(struct sp_recorder *r, pid_t pid, struct sp_diag *diag)
 		return maps_error(err, (uint32_t)pid, diag);
 	/* It was there a moment ago: a zombie, or it exited meanwhile. */
 	if (err == -ESRCH || err == -ENOENT)
-		return diag_set(diag, -ESRCH, "pid %d exited while sp-record "
+		return sp_diag_set(diag, 0, -ESRCH, "pid %d exited while sp-record "
 		    "was attaching to it (no thread left to sample)", (int)pid);
 	if (err)
 		return open_error(r, err, (uint32_t)pid, diag);
@@ -560,7 +541,7 @@ sp_recorder_spawn(struct sp_recorder *r, char *const argv[], pid_t *pid,
 	}
 	*pid = fork();
 	if (*pid < 0)
-		return diag_set(diag, -errno, "fork: %s", strerror(errno));
+		return sp_diag_set(diag, 0, -errno, "fork: %s", strerror(errno));
 	if (*pid == 0) {
 		(void)close(go[1]);
 		(void)close(ex[0]);
@@ -591,7 +572,7 @@ sp_recorder_spawn(struct sp_recorder *r, char *const argv[], pid_t *pid,
 	(void)close(ex[0]);
 	if (n == (ssize_t)sizeof(e)) {
 		(void)waitpid(*pid, NULL, 0);
-		return diag_set(diag, -e, "cannot run %s: %s", argv[0],
+		return sp_diag_set(diag, 0, -e, "cannot run %s: %s", argv[0],
 		    strerror(e));
 	}
 	return 0;

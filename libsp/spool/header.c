@@ -164,11 +164,7 @@ get_padded(char *dst, const uint8_t *src, size_t width)
 static int
 fail(struct sp_diag *diag, uint64_t off, int err, const char *msg)
 {
-	if (diag != NULL) {
-		diag->offset = off;
-		(void)snprintf(diag->msg, sizeof(diag->msg), "%s", msg);
-	}
-	return err;
+	return sp_diag_set(diag, off, err, "%s", msg);
 }
 
 int

@@ -123,8 +123,7 @@ put_error(struct sp_merge *m, struct src *s, const struct sp_record *rec,
 {
 	struct sp_diag *d = &s->in->diag;
 
-	d->offset = rec->offset;
-	(void)snprintf(d->msg, sizeof(d->msg), "%s record: %s",
+	(void)sp_diag_set(d, rec->offset, err, "%s record: %s",
 	    sp_kind_name(rec->kind), sp_strerror(err));
 	if (err == -SP_EREF || err == -SP_EUSAGE) {
 		s->in->err = err;
@@ -214,9 +213,7 @@ input_diag(struct sp_merge_input *in, int err)
 		in->diag = *d;
 		return;
 	}
-	in->diag.offset = 0;
-	(void)snprintf(in->diag.msg, sizeof(in->diag.msg), "%s",
-	    sp_strerror(err));
+	(void)sp_diag_set(&in->diag, 0, err, "%s", sp_strerror(err));
 }
 
 static void

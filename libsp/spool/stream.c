@@ -49,11 +49,9 @@ static int
 fail(struct sp_stream *s, uint64_t off, int err, const char *why)
 {
 	s->failed = err;
-	s->diag.offset = off;
 	if (err == -ENOMEM || why == NULL)
 		why = sp_strerror(err);
-	(void)snprintf(s->diag.msg, sizeof(s->diag.msg), "%s", why);
-	return err;
+	return sp_diag_set(&s->diag, off, err, "%s", why);
 }
 
 /*

@@ -170,8 +170,7 @@ input_failed(struct sym_run *s, struct sp_replay *in, int err,
 		return err;
 	*diag = *d;
 	if (d->msg[0] == '\0')
-		(void)snprintf(diag->msg, sizeof(diag->msg), "%s",
-		    sp_strerror(err));
+		(void)sp_diag_set(diag, d->offset, err, "%s", sp_strerror(err));
 	return err;
 }
 
@@ -187,12 +186,8 @@ record_failed(struct sym_run *s, const struct sp_record *rec, int err,
 {
 	if (err <= -SP_EFORMAT)
 		s->c.rep->input_failed = 1;
-	if (diag != NULL) {
-		diag->offset = rec->offset;
-		(void)snprintf(diag->msg, sizeof(diag->msg), "%s record: %s",
-		    sp_kind_name(rec->kind), sp_strerror(err));
-	}
-	return err;
+	return sp_diag_set(diag, rec->offset, err, "%s record: %s",
+	    sp_kind_name(rec->kind), sp_strerror(err));
 }
 
 static int
@@ -243,7 +238,7 @@ sp_sym_spool(const struct sp_sym_options *o, struct sp_replay *in,
 	if (err == 0)
 		err = sp_writer_finish(s->c.w);
 	if (err < 0 && diag != NULL && diag->msg[0] == '\0')
-		(void)snprintf(diag->msg, sizeof(diag->msg), "%s",
+		(void)sp_diag_set(diag, diag->offset, err, "%s",
 		    sp_strerror(err));
 	run_fini(s);
 	free(s);

@@ -40,4 +40,13 @@ struct sp_diag {
 	char msg[320];
 };
 
+/*
+ * The one way libsp fills a diagnostic: d's offset and its message,
+ * formatted as printf does (cut to fit).  d may be NULL (nothing is
+ * kept).  Returns err, so that a failure is reported and returned in
+ * one statement: return sp_diag_set(diag, off, -SP_EFORMAT, "...").
+ */
+int sp_diag_set(struct sp_diag *d, unsigned long long offset, int err,
+    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
 #endif
