@@ -6,6 +6,8 @@
  * sample that lost its stack or its time shows.
  */
 #include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -376,4 +378,40 @@ Test(merge, no_input_is_an_empty_spool)
 	read_merged(&out, &sn);
 	cr_assert_eq(sn.n, 0);
 	mem_free(&out);
+}
+
+/* sp_merge_failed tells an input's fault from the output's. */
+Test(merge, failed_tells_the_output_from_an_input)
+{
+	const struct spec s = { "h", 1, 2, "b", tb, 4, 0 };
+	struct sp_merge *m = NULL;
+	struct sp_replay *r;
+	struct sp_merge_stats st;
+	struct sp_diag d;
+	struct mem spl = mk(&s);
+	int fd = memfd_create("out", MFD_CLOEXEC), full;
+
+	/* A damaged input: its error, the merger not failed. */
+	spl.p[last_sample(&spl) + 2] = 9;
+	cr_assert_eq(sp_merge_new(&m, fd), 0);
+	cr_assert_eq(sp_replay_open_mem(&r, spl.p, spl.len, NULL), 0);
+	cr_assert_lt(sp_merge_add(m, r, &st, &d), 0);
+	cr_assert_eq(sp_merge_failed(m), 0, "an input's fault");
+	sp_replay_free(r);
+	sp_merge_free(m);
+	(void)close(fd);
+	/* A full output: the merger's error, kept. */
+	full = open("/dev/full", O_WRONLY | O_CLOEXEC);
+	cr_assert_geq(full, 0);
+	mem_free(&spl);
+	spl = mk(&s);
+	cr_assert_eq(sp_merge_new(&m, full), 0);
+	cr_assert_eq(sp_replay_open_mem(&r, spl.p, spl.len, NULL), 0);
+	(void)sp_merge_add(m, r, &st, &d);
+	cr_assert_lt(sp_merge_finish(m), 0);
+	cr_assert_eq(sp_merge_failed(m), -ENOSPC, "the output's fault");
+	sp_replay_free(r);
+	sp_merge_free(m);
+	(void)close(full);
+	mem_free(&spl);
 }
