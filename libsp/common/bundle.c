@@ -67,12 +67,6 @@ sp_bundle_open(struct sp_bundle **out, const char *dir, int binaries,
 	return 0;
 }
 
-int
-sp_bundle_wants_binaries(const struct sp_bundle *b)
-{
-	return b->binaries;
-}
-
 /* Copies from fd to a new file name (replacing a regular file there). */
 static int
 copy_to(struct sp_bundle *b, int fd, const char *name)

@@ -57,9 +57,6 @@ int sp_bundle_binary(struct sp_bundle *b, int fd, const uint8_t *build_id,
 /* Writes the manifest.  Returns 0 or -errno. */
 int sp_bundle_finish(struct sp_bundle *b);
 
-/* Whether binaries are kept. */
-int sp_bundle_wants_binaries(const struct sp_bundle *b);
-
 void sp_bundle_free(struct sp_bundle *b);
 
 /*
