@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,9 +16,14 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "common/cursor_int.h"
 #include "elffile_int.h"
 
-#define NOTES_MAX ((size_t)1 << 20) /* larger note areas are not read */
+#define NOTES_MAX ((size_t)1 << 20) /* note bytes read per file, at most */
+#define NAMES_MAX ((uint64_t)1 << 20) /* the section name table, at most */
+
+static int read_exact(const struct sp_elf_file *f, uint64_t off, void *buf,
+    size_t len);
 #define CRC_CHUNK ((size_t)1 << 16)
 
 /* A libelf call failed: its error (spi_elf_error) and message. */
@@ -37,8 +43,8 @@ check_ident(struct sp_elf_file *f, struct sp_diag *d)
 	const unsigned char *id;
 	size_t n;
 
-	if (f->elf == NULL && spi_elf_error() == -ENOMEM)
-		return -ENOMEM;
+	if (f->elf == NULL && f->size >= sizeof(Elf64_Ehdr))
+		return lib_fail(d, 0, "ELF header");
 	if (f->elf == NULL || elf_kind(f->elf) != ELF_K_ELF ||
 	    (id = (const unsigned char *)elf_getident(f->elf, &n)) == NULL ||
 	    n < EI_NIDENT)
@@ -135,6 +141,7 @@ read_names(struct sp_elf_file *f, struct sp_diag *d)
 {
 	const uint8_t *p;
 	size_t len, ndx;
+	uint64_t max;
 	int err;
 
 	if (f->shnum == 0)
@@ -146,7 +153,11 @@ read_names(struct sp_elf_file *f, struct sp_diag *d)
 	if (ndx >= f->shnum)
 		return sp_diag_set(d, 62, -SP_EFORMAT, "section name table %zu of "
 		    "%zu sections", ndx, f->shnum);
+	/* Held while f is open, for every file: no larger than names need. */
+	max = f->section_max;
+	f->section_max = NAMES_MAX;
 	err = spi_elf_section_at(f, ndx, &p, &len);
+	f->section_max = max;
 	if (err)
 		return sp_diag_set(d, f->sh[ndx].sh_offset, err,
 		    "section name table (section %zu): %s", ndx,
@@ -185,11 +196,15 @@ scan_notes(struct sp_elf_file *f, const Elf_Data *nd)
 	return -SP_ENOTFOUND;
 }
 
-/* The build-id from PT_NOTE segments, else SHT_NOTE sections: 0 (found
- * or not), -ENOMEM. */
+/*
+ * The build-id from PT_NOTE segments, else SHT_NOTE sections: 0 (found
+ * or not), -ENOMEM.  libelf keeps each area it read until elf_end, so
+ * the areas read add up to NOTES_MAX at most.
+ */
 static int
 find_build_id(struct sp_elf_file *f)
 {
+	uint64_t budget = NOTES_MAX;
 	size_t i;
 	int err;
 
@@ -197,9 +212,10 @@ find_build_id(struct sp_elf_file *f)
 		const GElf_Phdr *p = &f->ph[i];
 
 		if (p->p_type != PT_NOTE || p->p_filesz == 0 ||
-		    p->p_filesz > NOTES_MAX ||
+		    p->p_filesz > budget ||
 		    !spi_elf_in_file(f, p->p_offset, p->p_filesz))
 			continue;
+		budget -= p->p_filesz;
 		err = scan_notes(f, elf_getdata_rawchunk(f->elf,
 		    (int64_t)p->p_offset, p->p_filesz,
 		    p->p_align == 8 ? ELF_T_NHDR8 : ELF_T_NHDR));
@@ -210,13 +226,49 @@ find_build_id(struct sp_elf_file *f)
 		const GElf_Shdr *s = &f->sh[i];
 
 		if (s->sh_type != SHT_NOTE || (s->sh_flags & SHF_COMPRESSED) ||
-		    s->sh_size == 0 || s->sh_size > NOTES_MAX ||
+		    s->sh_size == 0 || s->sh_size > budget ||
 		    !spi_elf_in_file(f, s->sh_offset, s->sh_size))
 			continue;
+		budget -= s->sh_size;
 		err = scan_notes(f, elf_rawdata(elf_getscn(f->elf, i), NULL));
 		if (err != -SP_ENOTFOUND)
 			return err;
 	}
+	return 0;
+}
+
+/*
+ * libelf makes its table of sections (some 200 bytes each) as large as
+ * the header's count says, bounded only by the file's size, before we can
+ * ask for the count: it is checked here first, from the raw header (gABI
+ * "Extended Section Header Numbering": e_shnum 0 puts the count in
+ * section 0's sh_size).  What is not ELF64 little-endian is left to
+ * check_ident.
+ */
+static int
+check_section_count(struct sp_elf_file *f, struct sp_diag *d)
+{
+	uint8_t h[sizeof(Elf64_Ehdr)], s0[8];
+	uint64_t off, n;
+
+	if (read_exact(f, 0, h, sizeof(h)) != 0 ||
+	    memcmp(h, ELFMAG, SELFMAG) != 0 || h[EI_CLASS] != ELFCLASS64 ||
+	    h[EI_DATA] != ELFDATA2LSB)
+		return 0;
+	off = sp_le64(h + offsetof(Elf64_Ehdr, e_shoff));
+	n = sp_le16(h + offsetof(Elf64_Ehdr, e_shnum));
+	if (off == 0)
+		return 0;
+	if (n == 0 && off <= f->size &&
+	    read_exact(f, off + offsetof(Elf64_Shdr, sh_size), s0, 8) == 0)
+		n = sp_le64(s0);
+	if (n == 0 || n > f->size / sizeof(Elf64_Shdr) ||
+	    !spi_elf_in_file(f, off, n * sizeof(Elf64_Shdr)))
+		return 0;	/* libelf finds no table: read_sections says so */
+	if (n > SP_ELF_SECTIONS_MAX)
+		return sp_diag_set(d, offsetof(Elf64_Ehdr, e_shnum), -SP_ELIMIT,
+		    "%llu section headers (limit %u)", (unsigned long long)n,
+		    SP_ELF_SECTIONS_MAX);
 	return 0;
 }
 
@@ -231,6 +283,11 @@ file_init(struct sp_elf_file *f, struct sp_elf_file **out, struct sp_diag *d)
 	/* Read, not mapped: a file cut short under us is an error of one
 	 * read, not SIGBUS.  An image in memory is our own copy, as libelf
 	 * writes to the headers it inflates in place. */
+	err = check_section_count(f, d);
+	if (err) {
+		sp_elf_file_free(f);
+		return err;
+	}
 	f->elf = f->mem != NULL ? elf_memory((char *)f->mem, (size_t)f->size) :
 	    elf_begin(f->fd, ELF_C_READ, NULL);
 	err = check_ident(f, d);

@@ -89,24 +89,35 @@ spi_elf_section_at(struct sp_elf_file *f, size_t i, const uint8_t **data,
 	}
 	if (s->err != 1)
 		return s->err;
+	/* Read under a higher limit (the name table, at open) is still
+	 * refused under a lower one. */
+	if (s->len > f->section_max || f->sh[i].sh_size > f->section_max)
+		return -SP_ELIMIT;
 	*data = s->data;
 	*len = s->len;
 	return 0;
 }
 
-/* The index of the first section named name, or f->shnum. */
+/*
+ * The index of the first section named name, or f->shnum.  Compared in
+ * the name table read at open (elf_strptr would refuse one that is not
+ * SHT_STRTAB, hiding every section without a word).
+ */
 static size_t
 find_section(const struct sp_elf_file *f, const char *name)
 {
-	size_t i;
+	const struct sp_elf_sec *names;
+	size_t i, want = strlen(name) + 1;
 
 	if (f->shstrndx == 0)
 		return f->shnum;
+	names = &f->sec[f->shstrndx];
 	for (i = 0; i < f->shnum; i++) {
-		/* libelf checks the name and its NUL lie inside the table. */
-		const char *n = elf_strptr(f->elf, f->shstrndx, f->sh[i].sh_name);
+		uint32_t off = f->sh[i].sh_name;
 
-		if (n != NULL && strcmp(n, name) == 0)
+		/* The name and its NUL must lie inside the table. */
+		if (off < names->len && want <= names->len - off &&
+		    memcmp(names->data + off, name, want) == 0)
 			return i;
 	}
 	return f->shnum;

@@ -116,7 +116,8 @@ int spi_rec_write_proc(struct rec_ctx *r, uint32_t event, uint32_t pid,
 /* rec_maps.c: the mapping containing ip, or NULL; inserting a mapping
  * (cutting away what it overlaps); copying a parent's table at fork;
  * freeing a process, forgetting its mappings, releasing a file. */
-const struct rec_range *spi_rec_find_range(const struct rec_proc *p, uint64_t ip);
+const struct rec_range *spi_rec_find_range(const struct rec_proc *p,
+    uint64_t ip);
 int spi_rec_insert_range(struct rec_ctx *r, struct rec_proc *p,
     const struct rec_range *nr);
 int spi_rec_clone_maps(struct rec_ctx *r, struct rec_proc *child,

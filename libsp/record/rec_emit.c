@@ -41,8 +41,8 @@ spi_rec_write_python(struct rec_ctx *r, struct rec_proc *p, int is_py,
 }
 
 int
-spi_rec_write_proc(struct rec_ctx *r, uint32_t event, uint32_t pid, uint32_t tid,
-    uint32_t opid, uint32_t otid, const char *comm)
+spi_rec_write_proc(struct rec_ctx *r, uint32_t event, uint32_t pid,
+    uint32_t tid, uint32_t opid, uint32_t otid, const char *comm)
 {
 	struct sp_record rec;
 	int err = 0;

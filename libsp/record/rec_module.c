@@ -17,6 +17,9 @@
 #include "sp/elffile.h"
 #include "sp/format.h"
 
+_Static_assert(SP_ELF_BUILD_ID_MAX <= SP_BUILD_ID_MAX,
+    "a build-id the ELF layer reads fits a MODULE record");
+
 /* A CFI table read: counted, with the sections it refused. */
 static void
 count_cfi(struct rec_ctx *r, const struct sp_cfi_table *t)

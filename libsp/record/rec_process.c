@@ -518,8 +518,8 @@ on_comm(struct sp_recorder *r, struct sp_cur *c, int exec)
 		if (err)
 			return err;
 	}
-	return spi_rec_write_proc(&r->ctx, exec ? SP_PROC_EXEC : SP_PROC_COMM, pid, tid, 0, 0,
-	    comm);
+	return spi_rec_write_proc(&r->ctx, exec ? SP_PROC_EXEC : SP_PROC_COMM,
+	    pid, tid, 0, 0, comm);
 }
 
 /* PERF_RECORD_FORK / EXIT: pid, ppid, tid, ptid, time. */
@@ -580,8 +580,8 @@ on_task(struct sp_recorder *r, struct sp_cur *c, int fork)
 			    pid);
 		/* The runtime's perf map is complete now; PID reuse can't
 		 * mix in another process's map later. */
-		if (r->o.bundle != NULL)
-			(void)sp_bundle_perf_map(r->o.bundle, (pid_t)pid, p->uid);
+		if (r->ctx.bundle != NULL)
+			(void)sp_bundle_perf_map(r->ctx.bundle, (pid_t)pid, p->uid);
 		spi_rec_proc_free(&r->ctx, sp_imap_del(&r->procs, pid));
 	}
 	return err;

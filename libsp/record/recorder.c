@@ -776,7 +776,7 @@ bundle_maps(void *val, void *ctx)
 	const struct rec_proc *p = val;
 	struct sp_recorder *r = ctx;
 
-	if (p->tracked && sp_bundle_perf_map(r->o.bundle, (pid_t)p->pid,
+	if (p->tracked && sp_bundle_perf_map(r->ctx.bundle, (pid_t)p->pid,
 	    p->uid) == -EPERM)
 		spi_rec_log(&r->ctx, "bundle: /tmp/perf-%u.map is not a regular file of "
 		    "the process's owner; not kept", p->pid);
@@ -794,9 +794,9 @@ sp_recorder_finish(struct sp_recorder *r)
 		(void)ioctl(r->events[i].fd, PERF_EVENT_IOC_DISABLE, 0);
 	err = drain(r);
 	close_events(r);
-	if (r->o.bundle != NULL) {
+	if (r->ctx.bundle != NULL) {
 		sp_imap_each(&r->procs, bundle_maps, r);
-		if (sp_bundle_kallsyms(r->o.bundle) < 0)
+		if (sp_bundle_kallsyms(r->ctx.bundle) < 0)
 			spi_rec_log(&r->ctx, "bundle: /proc/kallsyms not kept (addresses "
 			    "hidden or unreadable)");
 	}

@@ -87,11 +87,12 @@ sp_tool_pids(const char *what, const char *list, uint32_t *pids, size_t *n,
 		size_t len = strcspn(p, ","), i;
 		uint32_t pid;
 
+		if (len >= sizeof(tok))	/* no pid is that long */
+			errx(2, "%s must be a number from 1 to 2147483647, not "
+			    "'%.*s'", what, (int)len, p);
 		if (len > 0) {
-			/* A longer token is no pid: cut, it is refused whole. */
 			(void)snprintf(tok, sizeof(tok), "%.*s", (int)len, p);
-			pid = (uint32_t)sp_tool_int(what, len < sizeof(tok) ?
-			    tok : p, 1, 0x7fffffff);
+			pid = (uint32_t)sp_tool_int(what, tok, 1, 0x7fffffff);
 			for (i = 0; i < *n && pids[i] != pid; i++)
 				;
 			if (i == *n) {	/* -p 3152,3152 is one target */

@@ -10,7 +10,9 @@
 #include "sp/cfi.h"
 #include "sp/elffile.h"
 
-#define FDES_MAX 4000000u /* more FDEs than any real binary has */
+/* FDEs indexed per file: 20 times libLLVM-14's (~100,000); the index
+ * then takes 64 MiB at most. */
+#define FDES_MAX 2000000u
 
 struct fde_ix {
 	uint64_t begin, end;

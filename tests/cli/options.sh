@@ -39,6 +39,8 @@ bad() {
 bad "-F must be a number from 1 to 10000000, not 'abc'" sp-record -F abc -- true
 bad "--max-frames must be a number from 1 to 65536, not '0'" sp-record -m 0 -- true
 bad "-p must be a number from 1 to 2147483647, not '12x'" sp-record -p 1,12x
+long=1$(printf '0%.0s' {1..40})5
+bad "-p must be a number from 1 to 2147483647, not '$long'" sp-record -p 7,$long,8
 bad "-d seconds must be a number above 0 and at most 31536000 (fractions too: 0.5), not '0'" \
     sp-record -d 0 -- true
 bad "--perf-maps-for must be a number from 1 to 2147483647, not '0'" \

@@ -9,6 +9,7 @@
 #include <ctype.h>
 #include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -628,4 +629,73 @@ Test(hostile, debuglink_names_a_path)
 Test(elffile, libelf_out_of_memory_code)
 {
 	cr_assert_str_eq(elf_errmsg(SPI_ELF_E_NOMEM), "out of memory");
+}
+
+/* A name table of another type still names the sections (elf_strptr
+ * would refuse it and hide every section). */
+Test(hostile, name_table_of_another_type)
+{
+	struct sp_elf_file *f;
+	size_t len;
+	uint8_t *img = slurp(SYMS, &len);
+
+	shdr_named(img, ".shstrtab")->sh_type = SHT_PROGBITS;
+	cr_assert_eq(sp_elf_file_open_mem(img, len, &f, NULL), 0);
+	cr_assert(sp_elf_file_has_section(f, ".symtab"));
+	sp_elf_file_free(f);
+	free(img);
+}
+
+/* A section read at open under the higher limit (the name table) is
+ * refused once the limit is lowered below its size. */
+Test(elffile, a_lowered_limit_covers_sections_read_before)
+{
+	struct sp_elf_file *f;
+	const uint8_t *p;
+	size_t len;
+
+	cr_assert_eq(sp_elf_file_open(SYMS, &f, NULL), 0);
+	cr_assert_eq(sp_elf_file_section(f, ".shstrtab", &p, &len), 0);
+	cr_assert_gt(len, 16);
+	sp_elf_file_limit_sections(f, 16);
+	cr_assert_eq(sp_elf_file_section(f, ".shstrtab", &p, &len),
+	    -SP_ELIMIT);
+	sp_elf_file_free(f);
+}
+
+/*
+ * A sparse file whose header claims 2^30 sections (e_shnum 0, the count
+ * in section 0): refused from the raw header, before libelf would make a
+ * table of 2^30 sections (some 200 GiB).
+ */
+Test(elffile, a_huge_section_count_is_refused_before_libelf)
+{
+	char dir[PATH_MAX], path[PATH_MAX];
+	uint64_t n = (uint64_t)1 << 30;
+	Elf64_Ehdr e;
+	Elf64_Shdr s0;
+	struct sp_elf_file *f;
+	struct sp_diag d;
+	int fd;
+
+	tmpdir(dir, "shcount");
+	pathf(path, "%s/sparse", dir);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	cr_assert_geq(fd, 0);
+	memset(&e, 0, sizeof(e));
+	memcpy(e.e_ident, ELFMAG, SELFMAG);
+	e.e_ident[EI_CLASS] = ELFCLASS64;
+	e.e_ident[EI_DATA] = ELFDATA2LSB;
+	e.e_ident[EI_VERSION] = EV_CURRENT;
+	e.e_shoff = sizeof(e);
+	e.e_shentsize = sizeof(Elf64_Shdr);
+	memset(&s0, 0, sizeof(s0));
+	s0.sh_size = n;
+	cr_assert_eq(pwrite(fd, &e, sizeof(e), 0), (ssize_t)sizeof(e));
+	cr_assert_eq(pwrite(fd, &s0, sizeof(s0), sizeof(e)), (ssize_t)sizeof(s0));
+	cr_assert_eq(ftruncate(fd, (off_t)(sizeof(e) + n * sizeof(s0))), 0);
+	(void)close(fd);
+	cr_assert_eq(sp_elf_file_open(path, &f, &d), -SP_ELIMIT, "%s", d.msg);
+	cr_assert(strstr(d.msg, "section headers"), "%s", d.msg);
+	(void)unlink(path);
 }

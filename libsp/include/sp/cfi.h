@@ -116,7 +116,8 @@ int sp_dwarf_expr(const uint8_t *expr, size_t len, const uint64_t *regs,
  * One ELF file's call frame information, indexed for lookups by PC: its
  * .eh_frame (through .eh_frame_hdr's table when it has the usual
  * encoding) and its .debug_frame.  Sections past the bounds of
- * sp/elffile.h are not read, and counted (sp_cfi_table_refused).
+ * sp/elffile.h or SP_CFI_SECTION_MAX are not read, and counted
+ * (sp_cfi_table_stats).
  */
 struct sp_cfi_table;
 struct sp_elf_file;
@@ -131,8 +132,9 @@ struct sp_elf_file;
 
 /*
  * Reads the CFI of f, which the table owns from then on (freed on failure
- * too); its sections are read up to SP_CFI_SECTION_MAX.  Returns 0 with *out, -SP_ELIMIT (more FDEs than any real binary
- * has), -ENOMEM.  A file without CFI gives an empty table.
+ * too); its sections are read up to SP_CFI_SECTION_MAX.  Returns 0 with
+ * *out, -SP_ELIMIT (more FDEs than any real binary has), -ENOMEM.  A
+ * file without CFI gives an empty table.
  */
 int sp_cfi_table_open(struct sp_elf_file *f, struct sp_cfi_table **out);
 
