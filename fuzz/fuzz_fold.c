@@ -20,8 +20,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FILE *null = fopen("/dev/null", "w");
 
 	/* The first byte picks the options, so each path gets inputs. */
-	if (null == NULL || size < 1 || sp_snapshot_open_mem(&s, data + 1,
-	    size - 1, NULL) != 0) {
+	if (null == NULL || size < 1 || sp_snapshot_open_mem(data + 1, size - 1,
+	    &s, NULL) != 0) {
 		if (null != NULL)
 			fclose(null);
 		return 0;
@@ -29,7 +29,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	o.flags = data[0] & 0x1f;
 	o.root = (enum sp_fold_root)((data[0] >> 5) % 3);
 	o.max_depth = data[0] >> 6;
-	if (sp_fold_new(&f, &o, sp_snapshot_header(s)) == 0) {
+	if (sp_fold_new(&o, sp_snapshot_header(s), &f) == 0) {
 		if (sp_fold_snapshot(f, s) != 0 ||
 		    sp_fold_write(f, sp_snapshot_defs(s), null) != 0)
 			abort();

@@ -27,15 +27,15 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	cut = ((size_t)data[0] | (size_t)data[1] << 8) % (size - 1);
 	fd = memfd_create("merge", MFD_CLOEXEC);
-	if (fd < 0 || sp_merge_new(&m, fd) != 0)
+	if (fd < 0 || sp_merge_new(fd, &m) != 0)
 		abort();
-	if (sp_replay_open_mem(&in[0].replay, data + 2, cut, NULL) != 0)
+	if (sp_replay_open_mem(data + 2, cut, &in[0].replay, NULL) != 0)
 		in[0].replay = NULL;
-	if (sp_replay_open_mem(&in[1].replay, data + 2 + cut, size - 2 - cut,
+	if (sp_replay_open_mem(data + 2 + cut, size - 2 - cut, &in[1].replay,
 	    NULL) != 0)
 		in[1].replay = NULL;
 	if (sp_merge_inputs(m, in, 2) != 0 || sp_merge_finish(m) != 0 ||
-	    lseek(fd, 0, SEEK_SET) != 0 || sp_replay_open_fd(&r, fd, NULL) != 0)
+	    lseek(fd, 0, SEEK_SET) != 0 || sp_replay_open_fd(fd, &r, NULL) != 0)
 		abort();
 	while ((err = sp_replay_next(r, &rec)) > 0)
 		n += rec.kind == SP_REC_SAMPLE;

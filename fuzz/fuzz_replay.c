@@ -13,7 +13,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct sp_record rec;
 	uint64_t next = 0;
 
-	if (sp_replay_open_mem(&r, data, size, NULL) != 0)
+	if (sp_replay_open_mem(data, size, &r, NULL) != 0)
 		return 0;
 	while (sp_replay_next(r, &rec) > 0) {
 		if (rec.offset < next || rec.offset + rec.size > size)

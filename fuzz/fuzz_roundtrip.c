@@ -97,7 +97,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	memset(&h, 0, sizeof(h));
 	h.start_mono_ns = 100;
-	if (fd < 0 || sp_writer_new(&w, fd, &h) != 0)
+	if (fd < 0 || sp_writer_new(fd, &h, &w) != 0)
 		abort();
 	while (n < MAXS && next_record(&g, &r, &clock))
 		if (sp_writer_put(w, &r, NULL) == 0 && r.kind == SP_REC_SAMPLE)
@@ -111,7 +111,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		if (buf == NULL || pread(fd, buf, (size_t)len, 0) != len)
 			abort();
-		if (sp_snapshot_open_mem(&s, buf, (size_t)len, NULL) != 0)
+		if (sp_snapshot_open_mem(buf, (size_t)len, &s, NULL) != 0)
 			abort(); /* the writer wrote what a reader rejects */
 		free(buf);
 	}

@@ -13,7 +13,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t i, depth;
 	uint32_t frames[64];
 
-	if (sp_snapshot_open_mem(&s, data, size, NULL) != 0)
+	if (sp_snapshot_open_mem(data, size, &s, NULL) != 0)
 		return 0;
 	if (sp_snapshot_status(s)->end_offset > size)
 		abort();

@@ -30,7 +30,7 @@ sym(const void *p, size_t len, uint8_t **out, size_t *outlen)
 	int fd = memfd_create("sym", MFD_CLOEXEC), rc = -1;
 	off_t n = 0;
 
-	if (fd >= 0 && sp_replay_open_mem(&r, p, len, NULL) == 0) {
+	if (fd >= 0 && sp_replay_open_mem(p, len, &r, NULL) == 0) {
 		rc = sp_sym_spool(&o, r, fd, &rep, NULL);
 		sp_sym_report_fini(&rep);
 		sp_replay_free(r);

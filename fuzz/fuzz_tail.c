@@ -26,7 +26,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	piece = (size_t)data[0] + 1;
 	fd = mkstemp(path);
-	if (fd < 0 || sp_tail_open(&t, path) != 0)
+	if (fd < 0 || sp_tail_open(path, &t) != 0)
 		abort();
 	(void)unlink(path);
 	while (st == 0) {
@@ -42,7 +42,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (k == 0)
 			break;
 	}
-	whole = sp_snapshot_open_mem(&s, data + 1, size - 1, NULL);
+	whole = sp_snapshot_open_mem(data + 1, size - 1, &s, NULL);
 	/* Where Snapshot accepts the bytes, Tail saw the same samples. */
 	if (whole == 0 && st >= 0 && total != sp_snapshot_nsamples(s))
 		abort();

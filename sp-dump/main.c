@@ -480,7 +480,7 @@ run(struct dump *d)
 	int err;
 
 	memset(&diag, 0, sizeof(diag));
-	err = sp_replay_open(&d->r, d->path, &diag);
+	err = sp_replay_open(d->path, &d->r, &diag);
 	if (err == -SP_EMAGIC || err == -SP_EVERSION || err == -SP_EFORMAT)
 		errx(1, "%s: offset 0x%llx: %s", d->path, diag.offset,
 		    diag.msg);

@@ -256,12 +256,12 @@ count(const struct opts *o, struct sp_fold **f)
 	int e;
 
 	memset(&diag, 0, sizeof(diag));
-	e = sp_replay_open(&r, o->in, &diag);
+	e = sp_replay_open(o->in, &r, &diag);
 	if (e == -SP_EMAGIC || e == -SP_EVERSION || e == -SP_EFORMAT)
 		errx(1, "%s: offset 0x%llx: %s", o->in, diag.offset, diag.msg);
 	if (e < 0)
 		errx(1, "%s: %s", o->in, sp_strerror(e));
-	if ((e = sp_fold_new(f, &o->fo, sp_replay_header(r))) < 0)
+	if ((e = sp_fold_new(&o->fo, sp_replay_header(r), f)) < 0)
 		errx(1, "%s", sp_strerror(e));
 	e = sp_fold_replay(*f, r);
 	if (e == -ENOMEM)

@@ -124,7 +124,7 @@ open_inputs(const struct opts *o, char **paths, int n,
 
 	for (i = 0; i < n; i++) {
 		memset(&diag, 0, sizeof(diag));
-		rc = sp_replay_open(&in[i].replay, paths[i], &diag);
+		rc = sp_replay_open(paths[i], &in[i].replay, &diag);
 		if (rc == 0)
 			opened++;
 		else if (bad_input(o, paths[i], o->skip_bad ? "skipped: " :
@@ -202,7 +202,7 @@ main(int argc, char **argv)
 		free_inputs(in, n);
 		errx(rc == -SP_EUSAGE ? 2 : 1, "%s", diag.msg);
 	}
-	if ((rc = sp_merge_new(&m, fd)) == 0 &&
+	if ((rc = sp_merge_new(fd, &m)) == 0 &&
 	    (rc = sp_merge_inputs(m, in, (size_t)n)) < 0)
 		sp_merge_free(m);
 	if (rc < 0) {

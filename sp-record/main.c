@@ -226,7 +226,7 @@ parse_args(int argc, char **argv, struct opts *o)
 			o->out = optarg;
 			break;
 		case 'p':
-			sp_tool_pids("-p", optarg, o->pids, &o->npids, MAX_PIDS);
+			sp_tool_pids("-p", optarg, o->pids, MAX_PIDS, &o->npids);
 			break;
 		case 'q':
 			o->quiet = 1;
@@ -478,15 +478,15 @@ start_recording(struct opts *o, struct sp_recorder **r, struct sp_writer **w,
 		errx(rc == -SP_EUSAGE ? 2 : 1, "%s", diag.msg);
 	/* The header at once: a full disk or a closed pipe is found before
 	 * any target is stopped. */
-	if (sp_writer_new(w, out_fd, &h) < 0)
+	if (sp_writer_new(out_fd, &h, w) < 0)
 		errx(1, "out of memory");
 	if ((rc = sp_writer_flush(*w)) < 0)
 		start_failed(o, rc);
-	if (o->bundle != NULL && sp_bundle_open(&o->ro.bundle, o->bundle,
-	    o->bundle_binaries, &diag) < 0)
+	if (o->bundle != NULL && sp_bundle_open(o->bundle, o->bundle_binaries,
+	    &o->ro.bundle, &diag) < 0)
 		errx(1, "%s", diag.msg);
 	memset(&diag, 0, sizeof(diag));
-	rc = sp_recorder_new(r, *w, &o->ro, &diag);
+	rc = sp_recorder_new(*w, &o->ro, r, &diag);
 	if (rc)
 		errx(rc == -SP_EUSAGE ? 2 : 1, "%s", diag.msg);
 	for (i = 0; i < o->npids; i++)

@@ -109,7 +109,7 @@ parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case 'p':
 			sp_tool_pids("--perf-maps-for", optarg, o->pids,
-			    &o->so.nperf_map_pids, MAX_PIDS);
+			    MAX_PIDS, &o->so.nperf_map_pids);
 			break;
 		case 'q':
 			o->quiet = 1;
@@ -231,7 +231,7 @@ open_input(const struct opts *o)
 	int rc;
 
 	memset(&diag, 0, sizeof(diag));
-	rc = sp_replay_open(&in, o->in, &diag);
+	rc = sp_replay_open(o->in, &in, &diag);
 	if (rc == -ENOMEM)
 		errx(1, "out of memory");
 	if (rc == -SP_EMAGIC || rc == -SP_EVERSION || rc == -SP_EFORMAT)

@@ -124,7 +124,7 @@ main(int argc, char **argv)
 	if ((fd = open(argv[1], O_WRONLY | O_CREAT | O_TRUNC, 0644)) < 0)
 		err(1, "%s", argv[1]);
 	check(sp_header_init_host(&h), "header");
-	check(sp_writer_new(&w, fd, &h), "writer");
+	check(sp_writer_new(fd, &h, &w), "writer");
 	defs(w, frames, threads);
 	if ((stacks = calloc(nstacks, sizeof(*stacks))) == NULL)
 		err(1, "calloc");

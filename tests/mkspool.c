@@ -404,7 +404,7 @@ write_ref(const char *path, size_t n, int finish)
 	if (fd < 0)
 		err(1, "%s", path);
 	ref_header(&h);
-	if (sp_writer_new(&w, fd, &h) < 0)
+	if (sp_writer_new(fd, &h, &w) < 0)
 		errx(1, "out of memory");
 	ref_write(w, n, finish);
 	sp_writer_free(w);

@@ -23,7 +23,7 @@ main(int argc, char **argv)
 		fprintf(stderr, "usage: tailcount FILE\n");
 		return 2;
 	}
-	for (i = 0; i < 600 && sp_tail_open(&t, argv[1]) < 0; i++)
+	for (i = 0; i < 600 && sp_tail_open(argv[1], &t) < 0; i++)
 		usleep(100000); /* the recorder has not created it yet */
 	if (t == NULL) {
 		perror(argv[1]);

@@ -417,7 +417,7 @@ one_pass(struct replay *r, const char *path)
 	uint32_t stack = 0;
 	int have = 0, st;
 
-	if (sp_replay_open(&rd, path, &diag) < 0) {
+	if (sp_replay_open(path, &rd, &diag) < 0) {
 		fprintf(stderr, "unwreplay: %s: %s\n", path, diag.msg);
 		return -1;
 	}

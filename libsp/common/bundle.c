@@ -33,7 +33,7 @@ mkdir_at(int dirfd, const char *name)
 }
 
 int
-sp_bundle_open(struct sp_bundle **out, const char *dir, int binaries,
+sp_bundle_open(const char *dir, int binaries, struct sp_bundle **out,
     struct sp_diag *diag)
 {
 	struct sp_bundle *b;

@@ -134,8 +134,8 @@ init_attr(struct sp_recorder *r)
 }
 
 int
-sp_recorder_new(struct sp_recorder **out, struct sp_writer *w,
-    const struct sp_recorder_opts *o, struct sp_diag *diag)
+sp_recorder_new(struct sp_writer *w, const struct sp_recorder_opts *o,
+    struct sp_recorder **out, struct sp_diag *diag)
 {
 	struct sp_recorder *r;
 	long max_rate = 0;

@@ -70,8 +70,8 @@ map_slot(struct fold_map *m, uint64_t key)
 }
 
 int
-sp_fold_new(struct sp_fold **out, const struct sp_fold_options *o,
-    const struct sp_header *h)
+sp_fold_new(const struct sp_fold_options *o, const struct sp_header *h,
+    struct sp_fold **out)
 {
 	struct sp_fold *f;
 

@@ -43,7 +43,7 @@ struct batch {
 };
 
 int
-sp_merge_new(struct sp_merge **out, int fd)
+sp_merge_new(int fd, struct sp_merge **out)
 {
 	struct sp_merge *m;
 
@@ -308,7 +308,7 @@ start(struct batch *b, size_t i)
 	if (s->in->replay == NULL)
 		return 0;
 	h = sp_replay_header(s->in->replay);
-	if (m->w == NULL && (err = sp_writer_new(&m->w, m->fd, h)) < 0)
+	if (m->w == NULL && (err = sp_writer_new(m->fd, h, &m->w)) < 0)
 		return m->failed = err;
 	if ((err = put_header_host(m->w, &s->map, h)) < 0)
 		return m->failed = err;
@@ -417,7 +417,7 @@ sp_merge_finish(struct sp_merge *m)
 	if (m->w == NULL) {
 		err = sp_header_init_host(&h);
 		if (err == 0)
-			err = sp_writer_new(&m->w, m->fd, &h);
+			err = sp_writer_new(m->fd, &h, &m->w);
 		if (err < 0)
 			return m->failed = err;
 	}

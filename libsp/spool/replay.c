@@ -14,8 +14,8 @@ struct sp_replay {
 };
 
 static int
-replay_new(struct sp_replay **out, int fd, int own, const void *p,
-    size_t len, struct sp_diag *diag)
+replay_new(int fd, int own, const void *p, size_t len, struct sp_replay **out,
+    struct sp_diag *diag)
 {
 	struct sp_replay *r = calloc(1, sizeof(*r));
 	int err;
@@ -41,31 +41,31 @@ replay_new(struct sp_replay **out, int fd, int own, const void *p,
 }
 
 int
-sp_replay_open(struct sp_replay **out, const char *path, struct sp_diag *diag)
+sp_replay_open(const char *path, struct sp_replay **out, struct sp_diag *diag)
 {
 	int fd;
 
 	*out = NULL;
 	if (strcmp(path, "-") == 0)
-		return replay_new(out, STDIN_FILENO, 0, NULL, 0, diag);
+		return replay_new(STDIN_FILENO, 0, NULL, 0, out, diag);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	/* replay_new closes fd when it fails. */
-	return replay_new(out, fd, 1, NULL, 0, diag);
+	return replay_new(fd, 1, NULL, 0, out, diag);
 }
 
 int
-sp_replay_open_fd(struct sp_replay **out, int fd, struct sp_diag *diag)
+sp_replay_open_fd(int fd, struct sp_replay **out, struct sp_diag *diag)
 {
-	return replay_new(out, fd, 0, NULL, 0, diag);
+	return replay_new(fd, 0, NULL, 0, out, diag);
 }
 
 int
-sp_replay_open_mem(struct sp_replay **out, const void *p, size_t len,
+sp_replay_open_mem(const void *p, size_t len, struct sp_replay **out,
     struct sp_diag *diag)
 {
-	return replay_new(out, -1, 0, p, len, diag);
+	return replay_new(-1, 0, p, len, out, diag);
 }
 
 int

@@ -44,7 +44,7 @@ load(struct sp_snapshot *snap, struct sp_diag *diag)
 }
 
 static int
-snapshot_new(struct sp_snapshot **out, int fd, const void *p, size_t len,
+snapshot_new(int fd, const void *p, size_t len, struct sp_snapshot **out,
     struct sp_diag *diag)
 {
 	struct sp_snapshot *snap = calloc(1, sizeof(*snap));
@@ -68,15 +68,15 @@ snapshot_new(struct sp_snapshot **out, int fd, const void *p, size_t len,
 }
 
 int
-sp_snapshot_open_mem(struct sp_snapshot **out, const void *p, size_t len,
+sp_snapshot_open_mem(const void *p, size_t len, struct sp_snapshot **out,
     struct sp_diag *diag)
 {
-	return snapshot_new(out, -1, p, len, diag);
+	return snapshot_new(-1, p, len, out, diag);
 }
 
 /* Maps a regular file; falls back to reading fd for pipes and the like. */
 static int
-open_fd(struct sp_snapshot **out, int fd, struct sp_diag *diag)
+open_fd(int fd, struct sp_snapshot **out, struct sp_diag *diag)
 {
 	struct stat st;
 	void *map;
@@ -87,28 +87,28 @@ open_fd(struct sp_snapshot **out, int fd, struct sp_diag *diag)
 		map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE,
 		    fd, 0);
 		if (map != MAP_FAILED) {
-			err = snapshot_new(out, -1, map, (size_t)st.st_size,
+			err = snapshot_new(-1, map, (size_t)st.st_size, out,
 			    diag);
 			(void)munmap(map, (size_t)st.st_size);
 			return err;
 		}
 	}
-	return snapshot_new(out, fd, NULL, 0, diag);
+	return snapshot_new(fd, NULL, 0, out, diag);
 }
 
 int
-sp_snapshot_open(struct sp_snapshot **out, const char *path,
+sp_snapshot_open(const char *path, struct sp_snapshot **out,
     struct sp_diag *diag)
 {
 	int fd, err;
 
 	*out = NULL;
 	if (strcmp(path, "-") == 0)
-		return open_fd(out, STDIN_FILENO, diag);
+		return open_fd(STDIN_FILENO, out, diag);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	err = open_fd(out, fd, diag);
+	err = open_fd(fd, out, diag);
 	(void)close(fd);
 	return err;
 }

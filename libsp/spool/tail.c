@@ -13,7 +13,7 @@ struct sp_tail {
 };
 
 int
-sp_tail_open(struct sp_tail **out, const char *path)
+sp_tail_open(const char *path, struct sp_tail **out)
 {
 	struct sp_tail *t;
 	int err;

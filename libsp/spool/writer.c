@@ -36,7 +36,7 @@ is_definition(unsigned kind)
 }
 
 int
-sp_writer_new(struct sp_writer **out, int fd, const struct sp_header *h)
+sp_writer_new(int fd, const struct sp_header *h, struct sp_writer **out)
 {
 	struct sp_writer *w = calloc(1, sizeof(*w));
 	uint8_t hdr[SP_HEADER_LEN];

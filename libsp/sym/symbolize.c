@@ -232,7 +232,7 @@ sp_sym_spool(const struct sp_sym_options *o, struct sp_replay *in,
 	s->c.rep = rep;
 	s->c.defs = sp_replay_defs(in);
 	s->c.hdr = sp_replay_header(in);
-	err = sp_writer_new(&s->c.w, out_fd, s->c.hdr);
+	err = sp_writer_new(out_fd, s->c.hdr, &s->c.w);
 	if (err == 0)
 		err = run_loop(s, in, diag);
 	if (err == 0)

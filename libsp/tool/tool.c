@@ -77,8 +77,8 @@ sp_tool_real(const char *what, const char *s, double lo, int lo_open,
 }
 
 void
-sp_tool_pids(const char *what, const char *list, uint32_t *pids, size_t *n,
-    size_t max)
+sp_tool_pids(const char *what, const char *list, uint32_t *pids,
+    size_t max, size_t *n)
 {
 	const char *p = list;
 	char tok[32];

@@ -16,7 +16,7 @@ mem_writer(int *fd)
 	ref_header(&h);
 	*fd = memfd_create("spool", MFD_CLOEXEC);
 	cr_assert(*fd >= 0);
-	cr_assert_eq(sp_writer_new(&w, *fd, &h), 0);
+	cr_assert_eq(sp_writer_new(*fd, &h, &w), 0);
 	return w;
 }
 

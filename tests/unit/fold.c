@@ -193,8 +193,8 @@ fold_replay(const struct mem *m, const struct sp_fold_options *o,
 	FILE *out = open_memstream(&text, &len);
 
 	cr_assert_not_null(out);
-	cr_assert_eq(sp_replay_open_mem(&r, m->p, m->len, NULL), 0);
-	cr_assert_eq(sp_fold_new(&f, o, sp_replay_header(r)), 0);
+	cr_assert_eq(sp_replay_open_mem(m->p, m->len, &r, NULL), 0);
+	cr_assert_eq(sp_fold_new(o, sp_replay_header(r), &f), 0);
 	cr_assert_eq(sp_fold_replay(f, r), 0);
 	cr_assert_eq(sp_fold_write(f, sp_replay_defs(r), out), 0);
 	cr_assert_eq(fclose(out), 0);
@@ -236,8 +236,8 @@ Test(fold, snapshot_equals_replay)
 	size_t len = 0;
 	FILE *out = open_memstream(&text, &len);
 
-	cr_assert_eq(sp_snapshot_open_mem(&s, m.p, m.len, NULL), 0);
-	cr_assert_eq(sp_fold_new(&f, &o, sp_snapshot_header(s)), 0);
+	cr_assert_eq(sp_snapshot_open_mem(m.p, m.len, &s, NULL), 0);
+	cr_assert_eq(sp_fold_new(&o, sp_snapshot_header(s), &f), 0);
 	cr_assert_eq(sp_fold_snapshot(f, s), 0);
 	cr_assert_eq(sp_fold_write(f, sp_snapshot_defs(s), out), 0);
 	cr_assert_eq(fclose(out), 0);
@@ -321,8 +321,8 @@ Test(fold, user_and_kernel_only)
 	free(got);
 	mem_free(&m);
 	o.flags = SP_FOLD_KERNEL_ONLY | SP_FOLD_USER_ONLY;
-	cr_assert_eq(sp_fold_new(&(struct sp_fold *){ NULL }, &o,
-	    &(struct sp_header){ 0 }), -SP_EUSAGE);
+	cr_assert_eq(sp_fold_new(&o, &(struct sp_header){ 0 },
+	    &(struct sp_fold *){ NULL }), -SP_EUSAGE);
 }
 
 Test(fold, inline_and_lines)
@@ -374,8 +374,8 @@ Test(fold, truncated_spool_folds_its_prefix)
 	/* Every cut after the header (shorter is not a spool): no error,
 	 * and never more samples than before. */
 	for (cut = SP_HEADER_LEN, total = 0; cut <= m.len; cut++) {
-		cr_assert_eq(sp_replay_open_mem(&r, m.p, cut, NULL), 0);
-		cr_assert_eq(sp_fold_new(&f, &o, sp_replay_header(r)), 0);
+		cr_assert_eq(sp_replay_open_mem(m.p, cut, &r, NULL), 0);
+		cr_assert_eq(sp_fold_new(&o, sp_replay_header(r), &f), 0);
 		cr_assert_eq(sp_fold_replay(f, r), 0, "cut %zu", cut);
 		cr_assert_eq(sp_replay_status(r)->truncated, 1);
 		cr_assert_eq(sp_fold_write(f, sp_replay_defs(r), null), 0);
@@ -594,8 +594,8 @@ Test(pprof, decodes_to_the_folded_counts)
 	FILE *out = open_memstream((char **)&gz, &gzlen);
 	z_stream z;
 
-	cr_assert_eq(sp_replay_open_mem(&r, m.p, m.len, NULL), 0);
-	cr_assert_eq(sp_fold_new(&f, &o, sp_replay_header(r)), 0);
+	cr_assert_eq(sp_replay_open_mem(m.p, m.len, &r, NULL), 0);
+	cr_assert_eq(sp_fold_new(&o, sp_replay_header(r), &f), 0);
 	cr_assert_eq(sp_fold_replay(f, r), 0);
 	cr_assert_eq(sp_pprof_encode(f, sp_replay_defs(r), sp_replay_header(r),
 	    &pb, &len), 0);

@@ -74,7 +74,7 @@ mk(const struct spec *s)
 	strcpy(h.hostname, s->host);
 	strcpy(h.machine, "x86_64");
 	h.boot_id[0] = s->boot;
-	cr_assert_eq(sp_writer_new(&w, fd, &h), 0);
+	cr_assert_eq(sp_writer_new(fd, &h, &w), 0);
 	cr_assert_eq(sp_writer_string(w, s->comm, strlen(s->comm), &comm), 0);
 	memset(&r, 0, sizeof(r));
 	r.kind = SP_REC_THREAD;
@@ -118,7 +118,7 @@ read_merged(struct mem *out, struct seen *sn)
 	int err;
 
 	memset(sn, 0, sizeof(*sn));
-	cr_assert_eq(sp_replay_open_mem(&r, out->p, out->len, NULL), 0);
+	cr_assert_eq(sp_replay_open_mem(out->p, out->len, &r, NULL), 0);
 	d = sp_replay_defs(r);
 	while ((err = sp_replay_next(r, &rec)) > 0) {
 		if (rec.kind != SP_REC_SAMPLE && rec.kind != SP_REC_PROC)
@@ -158,11 +158,11 @@ merge(struct mem *spl, size_t n, struct sp_merge_input *in, struct mem *out)
 	int fd = memfd_create("out", MFD_CLOEXEC);
 
 	cr_assert(fd >= 0);
-	cr_assert_eq(sp_merge_new(&m, fd), 0);
+	cr_assert_eq(sp_merge_new(fd, &m), 0);
 	memset(in, 0, n * sizeof(*in));
 	for (i = 0; i < n; i++)
-		cr_assert_eq(sp_replay_open_mem(&in[i].replay, spl[i].p,
-		    spl[i].len, NULL), 0);
+		cr_assert_eq(sp_replay_open_mem(spl[i].p, spl[i].len,
+		    &in[i].replay, NULL), 0);
 	cr_assert_eq(sp_merge_inputs(m, in, n), 0);
 	cr_assert_eq(sp_merge_finish(m), 0);
 	sp_merge_free(m);
@@ -279,7 +279,7 @@ last_sample(const struct mem *spl)
 	struct sp_record rec;
 	uint64_t off = 0;
 
-	cr_assert_eq(sp_replay_open_mem(&r, spl->p, spl->len, NULL), 0);
+	cr_assert_eq(sp_replay_open_mem(spl->p, spl->len, &r, NULL), 0);
 	while (sp_replay_next(r, &rec) > 0)
 		if (rec.kind == SP_REC_SAMPLE)
 			off = rec.offset;
@@ -341,11 +341,11 @@ Test(merge, add_appends_after_what_was_merged)
 	size_t i;
 	int fd = memfd_create("out", MFD_CLOEXEC);
 
-	cr_assert_eq(sp_merge_new(&m, fd), 0);
+	cr_assert_eq(sp_merge_new(fd, &m), 0);
 	for (i = 0; i < 2; i++) {
 		spl[i] = mk(&s[i]);
-		cr_assert_eq(sp_replay_open_mem(&r, spl[i].p, spl[i].len,
-		    NULL), 0);
+		cr_assert_eq(sp_replay_open_mem(spl[i].p, spl[i].len, &r, NULL),
+		    0);
 		cr_assert_eq(sp_merge_add(m, r, &st, NULL), 0);
 		cr_assert_eq(st.samples, s[i].n);
 		sp_replay_free(r);
@@ -370,7 +370,7 @@ Test(merge, no_input_is_an_empty_spool)
 	struct seen sn;
 	int fd = memfd_create("out", MFD_CLOEXEC);
 
-	cr_assert_eq(sp_merge_new(&m, fd), 0);
+	cr_assert_eq(sp_merge_new(fd, &m), 0);
 	cr_assert_eq(sp_merge_inputs(m, NULL, 0), 0);
 	cr_assert_eq(sp_merge_finish(m), 0);
 	sp_merge_free(m);
@@ -393,8 +393,8 @@ Test(merge, failed_tells_the_output_from_an_input)
 
 	/* A damaged input: its error, the merger not failed. */
 	spl.p[last_sample(&spl) + 2] = 9;
-	cr_assert_eq(sp_merge_new(&m, fd), 0);
-	cr_assert_eq(sp_replay_open_mem(&r, spl.p, spl.len, NULL), 0);
+	cr_assert_eq(sp_merge_new(fd, &m), 0);
+	cr_assert_eq(sp_replay_open_mem(spl.p, spl.len, &r, NULL), 0);
 	cr_assert_lt(sp_merge_add(m, r, &st, &d), 0);
 	cr_assert_eq(sp_merge_failed(m), 0, "an input's fault");
 	sp_replay_free(r);
@@ -405,8 +405,8 @@ Test(merge, failed_tells_the_output_from_an_input)
 	cr_assert_geq(full, 0);
 	mem_free(&spl);
 	spl = mk(&s);
-	cr_assert_eq(sp_merge_new(&m, full), 0);
-	cr_assert_eq(sp_replay_open_mem(&r, spl.p, spl.len, NULL), 0);
+	cr_assert_eq(sp_merge_new(full, &m), 0);
+	cr_assert_eq(sp_replay_open_mem(spl.p, spl.len, &r, NULL), 0);
 	(void)sp_merge_add(m, r, &st, &d);
 	cr_assert_lt(sp_merge_finish(m), 0);
 	cr_assert_eq(sp_merge_failed(m), -ENOSPC, "the output's fault");

@@ -21,7 +21,7 @@ samples_before(const struct mem *m)
 	struct sp_record rec;
 	size_t off, n = 0;
 
-	cr_assert_eq(sp_replay_open_mem(&r, m->p, m->len, NULL), 0);
+	cr_assert_eq(sp_replay_open_mem(m->p, m->len, &r, NULL), 0);
 	off = SP_HEADER_LEN;
 	while (sp_replay_next(r, &rec) > 0) {
 		for (; off < rec.offset + rec.size; off++)
@@ -47,14 +47,14 @@ Test(truncation, every_prefix_reads_back_its_intact_part)
 		size_t n = 0;
 		int err;
 
-		err = sp_snapshot_open_mem(&s, m.p, cut, &diag);
+		err = sp_snapshot_open_mem(m.p, cut, &s, &diag);
 		if (cut < SP_HEADER_LEN) {
 			/* No header, nothing to recover: not a spool. */
 			cr_assert_eq(err, -SP_EFORMAT, "cut at %zu", cut);
 			cr_assert_eq(diag.offset, cut);
 			cr_assert_eq(strncmp(diag.msg, "not a spool: ", 13), 0,
 			    "cut at %zu: %s", cut, diag.msg);
-			cr_assert_eq(sp_replay_open_mem(&r, m.p, cut, &diag),
+			cr_assert_eq(sp_replay_open_mem(m.p, cut, &r, &diag),
 			    -SP_EFORMAT, "cut at %zu", cut);
 			continue;
 		}
@@ -66,7 +66,7 @@ Test(truncation, every_prefix_reads_back_its_intact_part)
 		cr_assert_leq(sp_snapshot_status(s)->end_offset, cut);
 		sp_snapshot_free(s);
 
-		cr_assert_eq(sp_replay_open_mem(&r, m.p, cut, NULL), 0);
+		cr_assert_eq(sp_replay_open_mem(m.p, cut, &r, NULL), 0);
 		while ((err = sp_replay_next(r, &rec)) > 0)
 			n += rec.kind == SP_REC_SAMPLE;
 		cr_assert_eq(err, 0, "cut at %zu", cut);
@@ -84,7 +84,7 @@ Test(truncation, garbage_is_not_a_truncation)
 	struct sp_snapshot *s;
 	struct sp_diag diag;
 
-	cr_assert_eq(sp_snapshot_open_mem(&s, text, sizeof(text) - 1, &diag),
+	cr_assert_eq(sp_snapshot_open_mem(text, sizeof(text) - 1, &s, &diag),
 	    -SP_EMAGIC);
 	cr_assert_eq(diag.offset, 0);
 }
@@ -99,7 +99,7 @@ Test(tail, follows_a_growing_file_byte_by_byte)
 	size_t off, n, total = 0;
 
 	cr_assert(fd >= 0);
-	cr_assert_eq(sp_tail_open(&t, path), 0);
+	cr_assert_eq(sp_tail_open(path, &t), 0);
 	cr_assert_null(sp_tail_header(t));
 	/* Append one byte at a time: every poll sees a partial record. */
 	for (off = 0; off < m.len; off++) {
@@ -162,13 +162,13 @@ Test(bad, every_file_in_tests_bad_gives_its_error)
 			expect[elen - 1] = '\0';
 
 		memset(&diag, 0, sizeof(diag));
-		err = sp_snapshot_open_mem(&s, data, len, &diag);
+		err = sp_snapshot_open_mem(data, len, &s, &diag);
 		cr_assert_lt(err, 0, "%s: snapshot accepted it", e->d_name);
 		snprintf(msg, sizeof(msg), "offset 0x%llx: %s", diag.offset,
 		    diag.msg);
 		cr_assert_str_eq(msg, expect, "%s (snapshot)", e->d_name);
 
-		err = sp_replay_open_mem(&r, data, len, &diag);
+		err = sp_replay_open_mem(data, len, &r, &diag);
 		if (err == 0) {
 			while ((err = sp_replay_next(r, &rec)) > 0)
 				;

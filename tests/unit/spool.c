@@ -83,7 +83,7 @@ Test(spool, snapshot_reads_every_kind)
 	struct sp_diag diag;
 	size_t i;
 
-	cr_assert_eq(sp_snapshot_open_mem(&s, m.p, m.len, &diag), 0, "%s",
+	cr_assert_eq(sp_snapshot_open_mem(m.p, m.len, &s, &diag), 0, "%s",
 	    diag.msg);
 	cr_assert_str_eq(sp_snapshot_header(s)->hostname, "testhost");
 	cr_assert(sp_snapshot_status(s)->finished);
@@ -105,7 +105,7 @@ Test(spool, replay_reads_every_kind_in_order)
 	size_t samples = 0, kinds[SP_REC_KINDS_] = { 0 };
 	int err;
 
-	cr_assert_eq(sp_replay_open_mem(&r, m.p, m.len, NULL), 0);
+	cr_assert_eq(sp_replay_open_mem(m.p, m.len, &r, NULL), 0);
 	while ((err = sp_replay_next(r, &rec)) > 0) {
 		kinds[rec.kind]++;
 		if (rec.kind == SP_REC_SAMPLE)
@@ -148,7 +148,7 @@ Test(spool, replay_reads_from_a_pipe)
 	/* The reference spool is small enough for the pipe buffer. */
 	cr_assert_eq(write(p[1], m.p, m.len), (ssize_t)m.len);
 	close(p[1]);
-	cr_assert_eq(sp_replay_open_fd(&r, p[0], NULL), 0);
+	cr_assert_eq(sp_replay_open_fd(p[0], &r, NULL), 0);
 	while ((err = sp_replay_next(r, &rec)) > 0)
 		samples += rec.kind == SP_REC_SAMPLE;
 	cr_assert_eq(err, 0);
@@ -171,7 +171,7 @@ Test(spool, tail_reads_every_kind)
 
 	cr_assert(fd >= 0);
 	cr_assert_eq(write(fd, m.p, m.len), (ssize_t)m.len);
-	cr_assert_eq(sp_tail_open(&t, path), 0);
+	cr_assert_eq(sp_tail_open(path, &t), 0);
 	do {
 		st = sp_tail_poll(t, out, 7, &n);
 		cr_assert_geq(st, 0);
@@ -224,7 +224,7 @@ Test(spool, ten_thousand_samples_of_one_stack_make_one_set_of_nodes)
 	cr_assert_eq(sp_writer_finish(w), 0);
 	sp_writer_free(w);
 	m = mem_collect(fd);
-	cr_assert_eq(sp_snapshot_open_mem(&s, m.p, m.len, NULL), 0);
+	cr_assert_eq(sp_snapshot_open_mem(m.p, m.len, &s, NULL), 0);
 	cr_assert_eq(sp_defs_count(sp_snapshot_defs(s), SP_REC_NODE), 5);
 	cr_assert_eq(sp_snapshot_nsamples(s), 10000);
 	/* A 1 ms sample costs kind, length, thread, stack, a 3-byte delta
@@ -322,7 +322,7 @@ Test(spool, flush_error_is_reported_and_sticks)
 	cr_assert_eq(pipe(p), 0);
 	close(p[0]);
 	signal(SIGPIPE, SIG_IGN);
-	cr_assert_eq(sp_writer_new(&w, p[1], &h), 0);
+	cr_assert_eq(sp_writer_new(p[1], &h, &w), 0);
 	cr_assert_eq(sp_writer_flush(w), -EPIPE);
 	cr_assert_eq(sp_writer_string(w, "a", 1, NULL), -EPIPE);
 	sp_writer_free(w);
@@ -340,7 +340,7 @@ Test(spool, unknown_kinds_and_trailing_fields_are_skipped)
 
 	memcpy(p, m.p, m.len);
 	memcpy(p + m.len, extra, sizeof(extra));
-	cr_assert_eq(sp_snapshot_open_mem(&s, p, m.len + sizeof(extra), NULL),
+	cr_assert_eq(sp_snapshot_open_mem(p, m.len + sizeof(extra), &s, NULL),
 	    0);
 	d = sp_snapshot_defs(s);
 	cr_assert_str_eq(sp_defs_string(d, sp_defs_count(d, SP_REC_STRING))->s,
@@ -359,7 +359,7 @@ Test(spool, end_crc_catches_a_flipped_byte)
 
 	/* Byte 60 is inside the hostname: any value still decodes. */
 	m.p[60] ^= 0x01;
-	cr_assert_eq(sp_snapshot_open_mem(&s, m.p, m.len, &diag),
+	cr_assert_eq(sp_snapshot_open_mem(m.p, m.len, &s, &diag),
 	    -SP_ECHECKSUM);
 	cr_assert_eq(diag.offset, m.len - 6, "offset of the END record");
 	mem_free(&m);

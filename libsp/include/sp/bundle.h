@@ -33,7 +33,7 @@ struct sp_bundle;
  * and its subdirectories.  binaries: also keep ELF files.  Returns 0 or
  * -errno with diag naming the path.
  */
-int sp_bundle_open(struct sp_bundle **out, const char *dir, int binaries,
+int sp_bundle_open(const char *dir, int binaries, struct sp_bundle **out,
     struct sp_diag *diag);
 
 /*

@@ -90,8 +90,8 @@ struct sp_fold;
  * -SP_EUSAGE for contradictory options (USER_ONLY with KERNEL_ONLY), or
  * -ENOMEM.
  */
-int sp_fold_new(struct sp_fold **out, const struct sp_fold_options *o,
-    const struct sp_header *h);
+int sp_fold_new(const struct sp_fold_options *o, const struct sp_header *h,
+    struct sp_fold **out);
 
 /*
  * Counts sample s, whose thread and stack are defined in d (the reader's

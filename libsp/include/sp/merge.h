@@ -61,7 +61,7 @@ struct sp_merge_input {
  * Creates a merger writing to fd (a file or a pipe; not closed).  The
  * output header is the first input's header.  Returns 0 or -ENOMEM.
  */
-int sp_merge_new(struct sp_merge **out, int fd);
+int sp_merge_new(int fd, struct sp_merge **out);
 
 /*
  * Merges the n inputs in[] as a batch, ordered as described above, after

@@ -65,8 +65,8 @@ struct sp_recorder;
  * Returns 0; -SP_EUSAGE for an option out of range (diag says which and
  * the permitted range); -ENOMEM.
  */
-int sp_recorder_new(struct sp_recorder **out, struct sp_writer *w,
-    const struct sp_recorder_opts *o, struct sp_diag *diag);
+int sp_recorder_new(struct sp_writer *w, const struct sp_recorder_opts *o,
+    struct sp_recorder **out, struct sp_diag *diag);
 
 /*
  * Attaches to the running process pid: stops it (unless no_stop), opens

@@ -19,14 +19,14 @@ struct sp_replay;
  * empty one too) is not a spool, -SP_EFORMAT ("not a spool: empty file",
  * "not a spool: incomplete header (N of 216 bytes)").  diag may be NULL.
  */
-int sp_replay_open(struct sp_replay **out, const char *path,
+int sp_replay_open(const char *path, struct sp_replay **out,
     struct sp_diag *diag);
 
 /* As sp_replay_open, on fd, which stays the caller's (not closed). */
-int sp_replay_open_fd(struct sp_replay **out, int fd, struct sp_diag *diag);
+int sp_replay_open_fd(int fd, struct sp_replay **out, struct sp_diag *diag);
 
 /* As sp_replay_open, on len bytes at p, which must outlive the reader. */
-int sp_replay_open_mem(struct sp_replay **out, const void *p, size_t len,
+int sp_replay_open_mem(const void *p, size_t len, struct sp_replay **out,
     struct sp_diag *diag);
 
 /*

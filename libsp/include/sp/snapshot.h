@@ -18,11 +18,11 @@ struct sp_snapshot;
  * sp_snapshot_status()->truncated set; one cut before the end of its
  * header has no prefix and is -SP_EFORMAT, as sp_replay_open says.
  */
-int sp_snapshot_open(struct sp_snapshot **out, const char *path,
+int sp_snapshot_open(const char *path, struct sp_snapshot **out,
     struct sp_diag *diag);
 
 /* As sp_snapshot_open, on len bytes at p (not kept after it returns). */
-int sp_snapshot_open_mem(struct sp_snapshot **out, const void *p, size_t len,
+int sp_snapshot_open_mem(const void *p, size_t len, struct sp_snapshot **out,
     struct sp_diag *diag);
 
 const struct sp_header *sp_snapshot_header(const struct sp_snapshot *s);

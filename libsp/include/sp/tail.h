@@ -19,7 +19,7 @@ struct sp_tail;
  * for one whose writer has not written all of it yet: polls return 0 and
  * sp_tail_header NULL until the header is complete.
  */
-int sp_tail_open(struct sp_tail **out, const char *path);
+int sp_tail_open(const char *path, struct sp_tail **out);
 
 /*
  * Reads newly appended records, applying definitions, and stores at most

@@ -51,6 +51,6 @@ double sp_tool_real(const char *what, const char *s, double lo, int lo_open,
  * processes" and exits 2.
  */
 void sp_tool_pids(const char *what, const char *list, uint32_t *pids,
-    size_t *n, size_t max);
+    size_t max, size_t *n);
 
 #endif

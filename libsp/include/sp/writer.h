@@ -19,7 +19,7 @@ struct sp_writer;
  * fields are ignored).  Nothing is written to fd before the first flush.
  * Returns 0 or -ENOMEM.
  */
-int sp_writer_new(struct sp_writer **out, int fd, const struct sp_header *h);
+int sp_writer_new(int fd, const struct sp_header *h, struct sp_writer **out);
 
 /*
  * Appends record r (its kind and fields; id, offset and size are ignored).
