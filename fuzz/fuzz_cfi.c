@@ -21,7 +21,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct sp_cfi_section sec = { data, size, 0x10000, 0x20000, 0 };
 	uint64_t regs[SP_DW_NREGS] = { 0 }, begin, end, v;
 	struct sp_cfi_row row;
-	const char *why;
+	struct sp_diag why;
 	size_t off = 0, next, n;
 
 	for (n = 0; n < 10000 && off < size; n++, off = next) {

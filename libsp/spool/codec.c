@@ -42,7 +42,7 @@ sp_codec_fini(struct sp_codec *c)
 
 int
 sp_record_frame(const uint8_t *p, size_t len, unsigned *kind, size_t *hdr,
-    size_t *plen, const char **why)
+    size_t *plen, struct sp_diag *diag)
 {
 	uint64_t n;
 	int k;
@@ -50,15 +50,13 @@ sp_record_frame(const uint8_t *p, size_t len, unsigned *kind, size_t *hdr,
 	if (len == 0)
 		return -SP_ETRUNC;
 	*kind = p[0];
-	if (p[0] == 0) {
-		*why = "record kind 0 is invalid";
-		return -SP_EFORMAT;
-	}
+	if (p[0] == 0)
+		return sp_diag_set(diag, 0, -SP_EFORMAT,
+		    "record kind 0 is invalid");
 	k = sp_varint_get(p + 1, len - 1, &n);
-	if (k < 0 || (k > 0 && n > SP_RECORD_MAX)) {
-		*why = "record length exceeds the 1 MiB maximum";
-		return -SP_EFORMAT;
-	}
+	if (k < 0 || (k > 0 && n > SP_RECORD_MAX))
+		return sp_diag_set(diag, 0, -SP_EFORMAT,
+		    "record length exceeds the 1 MiB maximum");
 	if (k == 0)
 		return -SP_ETRUNC;
 	*hdr = 1 + (size_t)k;
@@ -347,7 +345,7 @@ dec_payload(struct sp_codec *k, struct sp_cur *c, struct sp_record *r)
 
 int
 sp_record_decode(struct sp_codec *c, unsigned kind, const uint8_t *p,
-    size_t len, struct sp_record *r, const char **why)
+    size_t len, struct sp_record *r, struct sp_diag *diag)
 {
 	struct sp_cur cur = sp_cur_make(p, len);
 	const char *msg;
@@ -355,19 +353,13 @@ sp_record_decode(struct sp_codec *c, unsigned kind, const uint8_t *p,
 	memset(&r->u, 0, sizeof(r->u));
 	r->kind = kind;
 	msg = dec_payload(c, &cur, r);
-	if (cur.err == -ENOMEM) {
-		*why = "out of memory";
-		return -ENOMEM;
-	}
-	if (cur.err != 0) {
-		*why = "record payload ends inside its fields, or a field is "
-		    "out of range";
-		return -SP_EFORMAT;
-	}
-	if (msg != NULL) {
-		*why = msg;
-		return -SP_EFORMAT;
-	}
+	if (cur.err == -ENOMEM)
+		return sp_diag_set(diag, 0, -ENOMEM, "out of memory");
+	if (cur.err != 0)
+		return sp_diag_set(diag, 0, -SP_EFORMAT, "record payload ends "
+		    "inside its fields, or a field is out of range");
+	if (msg != NULL)
+		return sp_diag_set(diag, 0, -SP_EFORMAT, "%s", msg);
 	return 0;
 }
 

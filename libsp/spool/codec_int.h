@@ -24,21 +24,23 @@ void sp_codec_fini(struct sp_codec *c);
 /*
  * Reads the frame of the record at p[0..len): its kind, the bytes of kind
  * and length (*hdr) and the payload length (*plen).  Returns 0 when the
- * whole record is in p; -SP_ETRUNC when it runs past len; -SP_EFORMAT with
- * *why for a length over SP_RECORD_MAX or a bad kind.
+ * whole record is in p; -SP_ETRUNC when it runs past len; -SP_EFORMAT,
+ * with diag, for a length over SP_RECORD_MAX or a bad kind.  Here and in
+ * sp_record_decode, diag (may be NULL) is filled at offset 0: the caller,
+ * which knows where the record lies, moves it there.
  */
 int sp_record_frame(const uint8_t *p, size_t len, unsigned *kind,
-    size_t *hdr, size_t *plen, const char **why);
+    size_t *hdr, size_t *plen, struct sp_diag *diag);
 
 /*
  * Decodes the payload of a record of a known kind into r (kind and the
  * fields; not id, offset or size), advancing the stream clock.  Strings in
  * r point into p and are not NUL-terminated; SUMMARY and SYMBOL arrays
  * point into c's scratch until the next call.  Returns 0, or -SP_EFORMAT
- * (or -ENOMEM) with *why naming the field.
+ * (or -ENOMEM) with diag naming the field.
  */
 int sp_record_decode(struct sp_codec *c, unsigned kind, const uint8_t *p,
-    size_t len, struct sp_record *r, const char **why);
+    size_t len, struct sp_record *r, struct sp_diag *diag);
 
 /*
  * Encodes the payload of r into payload (replacing its contents),

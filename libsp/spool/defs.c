@@ -247,7 +247,7 @@ add_counters(struct sp_defs *d, struct sp_summary *s)
 }
 
 static int
-add_symbol(struct sp_defs *d, struct sp_symbol *s, const char **why)
+add_symbol(struct sp_defs *d, struct sp_symbol *s, struct sp_diag *diag)
 {
 	uint32_t *of;
 	struct sp_symbol *syms;
@@ -259,10 +259,9 @@ add_symbol(struct sp_defs *d, struct sp_symbol *s, const char **why)
 	if (of == NULL)
 		return err;
 	d->symbol_of = of;
-	if (of[s->frame - 1] != 0) {
-		*why = "frame already has a symbol";
-		return -SP_EFORMAT;
-	}
+	if (of[s->frame - 1] != 0)
+		return sp_diag_set(diag, 0, -SP_EFORMAT,
+		    "frame already has a symbol");
 	syms = grow(d->symbols, &d->capsymbols, d->nsymbols, sizeof(*s), &err);
 	if (syms == NULL)
 		return err;
@@ -292,8 +291,9 @@ check_symbol(const uint32_t *n, const struct sp_symbol *s)
 	return NULL;
 }
 
-const char *
-sp_check_refs(const uint32_t *n, const struct sp_record *r)
+/* The reason one of r's references is invalid, or NULL. */
+static const char *
+bad_ref(const uint32_t *n, const struct sp_record *r)
 {
 	switch (r->kind) {
 	case SP_REC_MODULE:
@@ -334,6 +334,15 @@ sp_check_refs(const uint32_t *n, const struct sp_record *r)
 	default:
 		return NULL;
 	}
+}
+
+int
+sp_check_refs(const uint32_t *n, const struct sp_record *r,
+    struct sp_diag *diag)
+{
+	const char *why = bad_ref(n, r);
+
+	return why == NULL ? 0 : sp_diag_set(diag, 0, -SP_EREF, "%s", why);
 }
 
 /* Appends a definition of kind r->kind and gives it its id. */
@@ -409,18 +418,15 @@ copy_strings(struct sp_defs *d, struct sp_record *r)
 }
 
 int
-sp_defs_add(struct sp_defs *d, struct sp_record *r, const char **why)
+sp_defs_add(struct sp_defs *d, struct sp_record *r, struct sp_diag *diag)
 {
-	const char *msg = sp_check_refs(d->n, r);
-	int err;
+	int err = sp_check_refs(d->n, r, diag);
 
 	r->id = 0;
-	if (msg != NULL) {
-		*why = msg;
-		return -SP_EREF;
-	}
+	if (err)
+		return err;
 	if (r->kind == SP_REC_SYMBOL)
-		return add_symbol(d, &r->u.symbol, why);
+		return add_symbol(d, &r->u.symbol, diag);
 	if (r->kind == SP_REC_SUMMARY)
 		err = add_counters(d, &r->u.summary);
 	else
@@ -428,8 +434,9 @@ sp_defs_add(struct sp_defs *d, struct sp_record *r, const char **why)
 	if (err == 0)
 		err = add_def(d, r);
 	if (err == -SP_ELIMIT)
-		*why = "more than 2^32-1 definitions of one kind";
-	else if (err)
-		*why = "out of memory";
-	return err;
+		return sp_diag_set(diag, 0, err,
+		    "more than 2^32-1 definitions of one kind");
+	if (err)
+		return sp_diag_set(diag, 0, err, "out of memory");
+	return 0;
 }

@@ -54,6 +54,16 @@ fail(struct sp_stream *s, uint64_t off, int err, const char *why)
 	return sp_diag_set(&s->diag, off, err, "%s", why);
 }
 
+/* The record at s->offset is bad: the decoders filled s->diag at its
+ * offset 0. */
+static int
+record_failed(struct sp_stream *s, int err)
+{
+	s->failed = err;
+	s->diag.offset = s->offset;
+	return err;
+}
+
 /*
  * Reads more bytes from an fd source, keeping the unread ones.  Returns 1
  * when bytes were added, 0 at end of file (or nothing new yet), -errno.
@@ -195,13 +205,12 @@ decode_one(struct sp_stream *s, struct sp_record *r, size_t *used)
 {
 	const uint8_t *p = s->src.mem + s->src.pos;
 	size_t avail = s->src.len - s->src.pos, hdr = 0, plen = 0;
-	const char *why = NULL;
 	unsigned kind = 0;
 	int err;
 
-	err = sp_record_frame(p, avail, &kind, &hdr, &plen, &why);
+	err = sp_record_frame(p, avail, &kind, &hdr, &plen, &s->diag);
 	if (err)
-		return err == -SP_ETRUNC ? err : fail(s, s->offset, err, why);
+		return err == -SP_ETRUNC ? err : record_failed(s, err);
 	if (s->ended)
 		return fail(s, s->offset, -SP_EFORMAT,
 		    "data follows the end record");
@@ -212,11 +221,11 @@ decode_one(struct sp_stream *s, struct sp_record *r, size_t *used)
 	*used = hdr + plen;
 	if (kind >= SP_REC_KINDS_)
 		return 0; /* unknown kinds are skipped by their length */
-	err = sp_record_decode(&s->codec, kind, p + hdr, plen, r, &why);
+	err = sp_record_decode(&s->codec, kind, p + hdr, plen, r, &s->diag);
 	if (err == 0 && kind != SP_REC_END)
-		err = sp_defs_add(s->defs, r, &why);
+		err = sp_defs_add(s->defs, r, &s->diag);
 	if (err)
-		return fail(s, s->offset, err, why);
+		return record_failed(s, err);
 	if (kind == SP_REC_END)
 		return end_record(s, r);
 	return 0;

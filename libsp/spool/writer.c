@@ -107,17 +107,16 @@ static int
 check_payload(struct sp_writer *w, const struct sp_record *r, uint64_t clock)
 {
 	struct sp_record back;
-	const char *why = NULL;
 	int err;
 
 	w->check.clock = clock;
 	err = sp_record_decode(&w->check, r->kind, w->payload.p,
-	    w->payload.len, &back, &why);
+	    w->payload.len, &back, NULL);
 	if (err == -ENOMEM)
 		return err;
 	if (err)
 		return -SP_EUSAGE;
-	if (sp_check_refs(w->n, &back) != NULL)
+	if (sp_check_refs(w->n, &back, NULL) != 0)
 		return -SP_EREF;
 	return 0;
 }

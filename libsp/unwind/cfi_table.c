@@ -200,7 +200,6 @@ hdr_row(const struct sp_cfi_table *t, uint64_t pc, struct sp_cfi_row *row)
 {
 	size_t lo = 0, hi = t->hdr_count;
 	uint64_t fde;
-	const char *why;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -219,7 +218,7 @@ hdr_row(const struct sp_cfi_table *t, uint64_t pc, struct sp_cfi_row *row)
 	if (fde < t->eh.vaddr || fde - t->eh.vaddr >= t->eh.len)
 		return -SP_EFORMAT;
 	return sp_cfi_row_at(&t->eh, (size_t)(fde - t->eh.vaddr), pc, row, NULL,
-	    &why);
+	    NULL);
 }
 
 int
@@ -227,7 +226,6 @@ sp_cfi_table_row(const struct sp_cfi_table *t, uint64_t pc,
     struct sp_cfi_row *row)
 {
 	size_t lo = 0, hi = t->n;
-	const char *why;
 
 	if (t->hdr != NULL) {
 		int err = hdr_row(t, pc, row);
@@ -247,5 +245,5 @@ sp_cfi_table_row(const struct sp_cfi_table *t, uint64_t pc,
 	if (lo == 0 || pc >= t->ix[lo - 1].end)
 		return -SP_ENOTFOUND;
 	return sp_cfi_row_at(t->ix[lo - 1].dbg ? &t->dbg : &t->eh,
-	    t->ix[lo - 1].off, pc, row, NULL, &why);
+	    t->ix[lo - 1].off, pc, row, NULL, NULL);
 }

@@ -507,16 +507,17 @@ run(struct machine *m, size_t from, size_t to)
 
 int
 sp_cfi_row_at(const struct sp_cfi_section *sec, size_t fde_off, uint64_t pc,
-    struct sp_cfi_row *row, size_t *next, const char **why)
+    struct sp_cfi_row *row, size_t *next, struct sp_diag *diag)
 {
 	static struct machine zero;
 	struct machine m = zero;
 	struct fde f;
 	int err = parse_fde(sec, fde_off, &f, next), i;
 
-	*why = "malformed CIE or FDE";
-	if (err)
+	if (err == -SP_ENOTFOUND)
 		return err;
+	if (err)
+		return sp_diag_set(diag, fde_off, err, "malformed CIE or FDE");
 	if (pc < f.begin || pc >= f.end)
 		return -SP_ENOTFOUND;
 	memset(row, 0, sizeof(*row));
@@ -528,22 +529,20 @@ sp_cfi_row_at(const struct sp_cfi_section *sec, size_t fde_off, uint64_t pc,
 	m.pc = UINT64_MAX; /* the CIE's program has no locations */
 	m.loc = f.begin;
 	err = run(&m, f.cie.insns, f.cie.end);
-	*why = "bad instruction in a CIE's initial instructions";
 	if (err)
-		return err;
+		return sp_diag_set(diag, fde_off, err, "bad instruction in a "
+		    "CIE's initial instructions");
 	m.initial = *row;
 	m.pc = pc;
 	err = run(&m, f.insns, f.insns_end);
-	*why = "bad instruction in an FDE's program";
 	if (err)
-		return err;
-	if (f.cie.ra != SP_DW_RA) {
-		*why = "return address column is not 16";
-		return -SP_EFORMAT;
-	}
+		return sp_diag_set(diag, fde_off, err, "bad instruction in an "
+		    "FDE's program");
+	if (f.cie.ra != SP_DW_RA)
+		return sp_diag_set(diag, fde_off, -SP_EFORMAT, "return address "
+		    "column is not 16");
 	row->signal_frame = f.cie.signal;
 	row->pc_begin = f.begin;
 	row->pc_end = f.end;
-	*why = NULL;
 	return 0;
 }

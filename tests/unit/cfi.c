@@ -44,11 +44,11 @@ static const struct sp_cfi_section sec = { eh, sizeof(eh), 0x2000, 0, 0 };
 static void
 row_at(uint64_t pc, struct sp_cfi_row *row)
 {
-	const char *why = NULL;
+	struct sp_diag why = { 0, "" };
 	int err = sp_cfi_row_at(&sec, 24, pc, row, NULL, &why);
 
 	cr_assert_eq(err, 0, "pc 0x%llx: %s", (unsigned long long)pc,
-	    why ? why : "");
+	    why.msg);
 }
 
 Test(cfi, rows_follow_the_prologue_and_epilogue)
@@ -85,7 +85,7 @@ Test(cfi, rows_follow_the_prologue_and_epilogue)
 Test(cfi, pcs_outside_the_fde_and_cies_are_not_found)
 {
 	struct sp_cfi_row r;
-	const char *why;
+	struct sp_diag why = { 0, "" };
 	size_t next = 99;
 	uint64_t b, e;
 
@@ -108,7 +108,7 @@ Test(cfi, malformed_entries_are_errors)
 	uint8_t bad[sizeof(eh)];
 	struct sp_cfi_section s = sec;
 	struct sp_cfi_row r;
-	const char *why;
+	struct sp_diag why = { 0, "" };
 
 	s.data = bad;
 	memcpy(bad, eh, sizeof(eh));
@@ -131,7 +131,8 @@ Test(cfi, malformed_entries_are_errors)
 	bad[46] = 0x3f; /* an undefined DW_CFA opcode */
 	cr_assert_eq(sp_cfi_row_at(&s, 24, 0x1001, &r, NULL, &why),
 	    -SP_EFORMAT);
-	cr_assert_not_null(why);
+	cr_assert_str_eq(why.msg, "bad instruction in an FDE's program");
+	cr_assert_eq(why.offset, 24, "the diagnostic points at the FDE");
 }
 
 Test(cfi, pointer_encodings)

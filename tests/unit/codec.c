@@ -160,12 +160,12 @@ Test(frame, checks_length_before_payload)
 	uint8_t b[16] = { SP_REC_STRING, 0x80, 0x80, 0x80, 0x01 };
 	unsigned kind;
 	size_t hdr, plen;
-	const char *why = NULL;
+	struct sp_diag why = { 0, "" };
 
 	/* 2 MiB claimed: over the maximum, whatever follows. */
 	cr_assert_eq(sp_record_frame(b, 5, &kind, &hdr, &plen, &why),
 	    -SP_EFORMAT);
-	cr_assert_not_null(why);
+	cr_assert(why.msg[0] != '\0');
 	b[1] = 3;
 	b[2] = 'a';
 	cr_assert_eq(sp_record_frame(b, 4, &kind, &hdr, &plen, &why),
@@ -186,13 +186,13 @@ roundtrip(const struct sp_record *r, struct sp_record *out,
 {
 	struct sp_codec enc;
 	struct sp_buf payload = { 0 };
-	const char *why = NULL;
+	struct sp_diag why = { 0, "" };
 
 	sp_codec_init(&enc, 500);
 	sp_codec_init(dec, 500);
 	cr_assert_eq(sp_record_payload(&enc, r, &payload), 0);
 	cr_assert_eq(sp_record_decode(dec, r->kind, payload.p, payload.len,
-	    out, &why), 0, "kind %u: %s", r->kind, why ? why : "");
+	    out, &why), 0, "kind %u: %s", r->kind, why.msg);
 	/* Every strict prefix of the payload is malformed. */
 	if (r->kind != SP_REC_STRING && payload.len > 0) {
 		struct sp_record tmp;
@@ -267,7 +267,7 @@ Test(payload, module_uid_is_optional)
 	struct sp_record r, back;
 	struct sp_codec enc, dec;
 	struct sp_buf payload = { 0 };
-	const char *why = NULL;
+	struct sp_diag why = { 0, "" };
 	size_t full;
 
 	memset(&r, 0, sizeof(r));
@@ -321,15 +321,15 @@ Test(payload, rejects_out_of_range_fields)
 	};
 	struct sp_codec c;
 	struct sp_record r;
-	const char *why;
+	struct sp_diag why;
 	size_t i;
 
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		sp_codec_init(&c, 1);
-		why = NULL;
+		why.msg[0] = '\0';
 		cr_assert_eq(sp_record_decode(&c, bad[i].kind, bad[i].bytes,
 		    bad[i].len, &r, &why), -SP_EFORMAT, "case %zu", i);
-		cr_assert_not_null(why, "case %zu has a reason", i);
+		cr_assert(why.msg[0] != '\0', "case %zu has a reason", i);
 		sp_codec_fini(&c);
 	}
 }

@@ -184,7 +184,8 @@ Test(limits, header_length_up_to_4096)
 
 /* Encodes r and decodes it back: the decoder's status, why on failure. */
 static int
-reencode(const struct sp_record *r, struct sp_buf *payload, const char **why)
+reencode(const struct sp_record *r, struct sp_buf *payload,
+    struct sp_diag *why)
 {
 	struct sp_codec enc, dec;
 	struct sp_record back;
@@ -208,7 +209,7 @@ Test(limits, counter_names_up_to_64_bytes)
 	struct sp_counter ctr;
 	struct sp_record r;
 	struct sp_buf payload = { 0 };
-	const char *why = NULL;
+	struct sp_diag why = { 0, "" };
 
 	memset(name, 'c', sizeof(name));
 	memset(&r, 0, sizeof(r));
@@ -218,10 +219,10 @@ Test(limits, counter_names_up_to_64_bytes)
 	ctr.name.s = name;
 	ctr.value = 7;
 	ctr.name.len = SP_COUNTER_NAME_MAX;
-	cr_assert_eq(reencode(&r, &payload, &why), 0, "%s", why ? why : "");
+	cr_assert_eq(reencode(&r, &payload, &why), 0, "%s", why.msg);
 	ctr.name.len = SP_COUNTER_NAME_MAX + 1;
 	cr_assert_eq(reencode(&r, &payload, &why), -SP_EFORMAT);
-	cr_assert(why != NULL && strstr(why, "64 bytes"), "%s", why);
+	cr_assert(strstr(why.msg, "64 bytes") != NULL, "%s", why.msg);
 	sp_buf_fini(&payload);
 }
 
@@ -232,7 +233,7 @@ Test(limits, rawstack_registers_up_to_64)
 	struct sp_record r, back;
 	struct sp_buf payload = { 0 };
 	struct sp_codec dec;
-	const char *why = NULL;
+	struct sp_diag why = { 0, "" };
 
 	memset(&r, 0, sizeof(r));
 	r.kind = SP_REC_RAWSTACK;
@@ -240,7 +241,7 @@ Test(limits, rawstack_registers_up_to_64)
 	r.u.rawstack.stack = stack;
 	r.u.rawstack.stack_len = sizeof(stack);
 	r.u.rawstack.nregs = SP_RAWSTACK_REGS_MAX;
-	cr_assert_eq(reencode(&r, &payload, &why), 0, "%s", why ? why : "");
+	cr_assert_eq(reencode(&r, &payload, &why), 0, "%s", why.msg);
 	r.u.rawstack.nregs = SP_RAWSTACK_REGS_MAX + 1;
 	cr_assert_eq(reencode(&r, &payload, &why), -SP_EUSAGE,
 	    "the writer refuses to write one");
@@ -430,13 +431,13 @@ Test(limits, cfi_program_up_to_65536_bytes_a_row)
 {
 	struct sp_cfi_section sec = { NULL, 0, 0x2000, 0, 0 };
 	struct sp_cfi_row row;
-	const char *why = NULL;
+	struct sp_diag why = { 0, "" };
 	uint8_t *eh;
 
 	eh = eh_frame_with_program(SP_CFI_PROGRAM_MAX, &sec.len);
 	sec.data = eh;
 	cr_assert_eq(sp_cfi_row_at(&sec, 24, 0x1080, &row, NULL, &why), 0,
-	    "%s", why ? why : "");
+	    "%s", why.msg);
 	cr_assert_eq(row.cfa_reg, SP_DW_RSP);
 	cr_assert_eq(row.cfa_off, 8);
 	free(eh);

@@ -85,12 +85,13 @@ int sp_cfi_read_pointer(const uint8_t *p, size_t len, size_t *pos,
  * Parses the FDE at byte offset fde_off of sec and its CIE, then runs the
  * CIE's initial instructions and the FDE's instructions up to pc (an ELF
  * address), filling row.  Returns 0; -SP_ENOTFOUND when the entry is a
- * CIE, a terminator, or pc is outside the FDE; -SP_EFORMAT with *why for
- * malformed bytes; -SP_ELIMIT past a bound.  If next is not NULL it gets
- * the offset of the following entry (0 at the end).
+ * CIE, a terminator, or pc is outside the FDE; -SP_EFORMAT for malformed
+ * bytes or -SP_ELIMIT past a bound, with diag (when not NULL) at fde_off
+ * saying which part was bad.  If next is not NULL it gets the offset of
+ * the following entry (0 at the end).
  */
 int sp_cfi_row_at(const struct sp_cfi_section *sec, size_t fde_off,
-    uint64_t pc, struct sp_cfi_row *row, size_t *next, const char **why);
+    uint64_t pc, struct sp_cfi_row *row, size_t *next, struct sp_diag *diag);
 
 /*
  * Reads the range [begin, end) of the FDE at fde_off without running its
