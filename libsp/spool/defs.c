@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/buf_int.h"
 #include "defs_int.h"
 
 /*
@@ -29,10 +30,10 @@ struct sp_defs {
 	uint32_t *symbol_of;            /* per frame: index + 1 in symbols */
 	struct sp_symbol *symbols;
 	struct sp_counter *counters;
-	uint32_t n[SP_REC_KINDS_], cap[SP_REC_KINDS_];
-	uint32_t nsymbols, capsymbols;
-	uint32_t ncounters, capcounters;
-	uint32_t capsymbol_of;
+	uint32_t n[SP_REC_KINDS_];
+	size_t cap[SP_REC_KINDS_];
+	uint32_t nsymbols, ncounters;
+	size_t capsymbols, capcounters, capsymbol_of;
 	int has_recording;
 	struct sp_recording recording;
 };
@@ -81,31 +82,15 @@ copy_str(struct sp_defs *d, struct sp_str *s)
 }
 
 /*
- * Returns arr grown to hold element n (0-based) of elsize-byte elements,
- * new elements zeroed, or NULL with *err set (arr is then unchanged).
+ * Makes room in the array at *arrp for element i (0-based; ids are 32-bit,
+ * so i stays below 2^32-2): 0, -SP_ELIMIT or -ENOMEM.
  */
-static void *
-grow(void *arr, uint32_t *cap, uint32_t n, size_t elsize, int *err)
+static int
+room_for(void *arrp, size_t *cap, uint32_t i, size_t size)
 {
-	uint32_t ncap;
-	void *p;
-
-	if (n < *cap)
-		return arr;
-	*err = -SP_ELIMIT;
-	if (n >= UINT32_MAX - 1)
-		return NULL;
-	ncap = *cap ? *cap : 64;
-	while (ncap <= n)
-		ncap = ncap > UINT32_MAX / 2 ? UINT32_MAX - 1 : ncap * 2;
-	*err = -ENOMEM;
-	p = realloc(arr, (size_t)ncap * elsize);
-	if (p == NULL)
-		return NULL;
-	memset((uint8_t *)p + (size_t)*cap * elsize, 0,
-	    (size_t)(ncap - *cap) * elsize);
-	*cap = ncap;
-	return p;
+	if (i >= UINT32_MAX - 1)
+		return -SP_ELIMIT;
+	return sp_grow_zeroed(arrp, cap, (size_t)i + 1, size);
 }
 
 struct sp_defs *
@@ -228,12 +213,10 @@ add_counters(struct sp_defs *d, struct sp_summary *s)
 			    c->name.s, c->name.len) == 0))
 				break;
 		if (j == d->ncounters) {
-			struct sp_counter *p = grow(d->counters,
-			    &d->capcounters, j, sizeof(*p), &err);
-
-			if (p == NULL)
+			err = room_for(&d->counters, &d->capcounters, j,
+			    sizeof(*d->counters));
+			if (err)
 				return err;
-			d->counters = p;
 			d->counters[j].name = c->name;
 			d->counters[j].value = 0;
 			if (copy_str(d, &d->counters[j].name) < 0)
@@ -249,23 +232,20 @@ add_counters(struct sp_defs *d, struct sp_summary *s)
 static int
 add_symbol(struct sp_defs *d, struct sp_symbol *s, struct sp_diag *diag)
 {
-	uint32_t *of;
-	struct sp_symbol *syms;
 	struct sp_symline *lines;
-	int err = 0;
+	int err;
 
-	of = grow(d->symbol_of, &d->capsymbol_of, d->n[SP_REC_FRAME] - 1,
-	    sizeof(*of), &err);
-	if (of == NULL)
+	err = room_for(&d->symbol_of, &d->capsymbol_of,
+	    d->n[SP_REC_FRAME] - 1, sizeof(*d->symbol_of));
+	if (err)
 		return err;
-	d->symbol_of = of;
-	if (of[s->frame - 1] != 0)
+	if (d->symbol_of[s->frame - 1] != 0)
 		return sp_diag_set(diag, 0, -SP_EFORMAT,
 		    "frame already has a symbol");
-	syms = grow(d->symbols, &d->capsymbols, d->nsymbols, sizeof(*s), &err);
-	if (syms == NULL)
+	err = room_for(&d->symbols, &d->capsymbols, d->nsymbols,
+	    sizeof(*d->symbols));
+	if (err)
 		return err;
-	d->symbols = syms;
 	lines = arena_alloc(d, s->count * sizeof(*lines));
 	if (lines == NULL)
 		return -ENOMEM;
@@ -349,15 +329,15 @@ sp_check_refs(const uint32_t *n, const struct sp_record *r,
 static int
 add_def(struct sp_defs *d, struct sp_record *r)
 {
-	uint32_t n = d->n[r->kind], *cap = &d->cap[r->kind];
-	int err = 0;
+	uint32_t n = d->n[r->kind];
+	size_t *cap = &d->cap[r->kind];
+	int err;
 
 #define APPEND(arr, value)                                              \
 	do {                                                            \
-		void *p_ = grow(d->arr, cap, n, sizeof(*d->arr), &err); \
-		if (p_ == NULL)                                         \
+		err = room_for(&d->arr, cap, n, sizeof(*d->arr));       \
+		if (err)                                                \
 			return err;                                     \
-		d->arr = p_;                                            \
 		d->arr[n] = (value);                                    \
 	} while (0)
 
@@ -426,17 +406,17 @@ sp_defs_add(struct sp_defs *d, struct sp_record *r, struct sp_diag *diag)
 	if (err)
 		return err;
 	if (r->kind == SP_REC_SYMBOL)
-		return add_symbol(d, &r->u.symbol, diag);
-	if (r->kind == SP_REC_SUMMARY)
+		err = add_symbol(d, &r->u.symbol, diag);
+	else if (r->kind == SP_REC_SUMMARY)
 		err = add_counters(d, &r->u.summary);
 	else
 		err = copy_strings(d, r);
-	if (err == 0)
+	if (err == 0 && r->kind != SP_REC_SYMBOL)
 		err = add_def(d, r);
 	if (err == -SP_ELIMIT)
 		return sp_diag_set(diag, 0, err,
 		    "more than 2^32-1 definitions of one kind");
-	if (err)
+	if (err == -ENOMEM)
 		return sp_diag_set(diag, 0, err, "out of memory");
-	return 0;
+	return err; /* 0, or -SP_EFORMAT with diag */
 }
