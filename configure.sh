@@ -111,9 +111,9 @@ write_gen() {
         local regs= fuzzers=
         for f in fuzz/fuzz_*.c; do
             t=${f#fuzz/fuzz_}; t=${t%.c}
-            printf 'build build/asan/fuzz/%s.o: cc_asan %s\n  incs = $libsp_incs\n' "$t" "$f"
+            echo "build build/asan/fuzz/$t.o: cc_asan $f"
             echo "build build/asan/regress-$t: link_asan build/asan/fuzz/$t.o build/asan/fuzz/regress.o build/asan/libsp.a"
-            printf 'build build/fuzz/%s.o: cc_fuzz %s\n  incs = $libsp_incs\n' "$t" "$f"
+            echo "build build/fuzz/$t.o: cc_fuzz $f"
             echo "build build/fuzz/fuzz-$t: link_fuzz build/fuzz/$t.o build/fuzz/libsp.a"
             regs="$regs build/asan/regress-$t"; fuzzers="$fuzzers build/fuzz/fuzz-$t"
         done
