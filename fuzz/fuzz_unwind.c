@@ -6,12 +6,52 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/cursor_int.h"
 #include "sp/cfi.h"
 #include "sp/elffile.h"
 #include "sp/unwind.h"
 
+/* The fields are little-endian and read with memcpy. */
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "fuzz_unwind reads its input in the host's byte order"
+#endif
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* The input, read front to back.  A read past its end sets err, after
+ * which every read fails: the fields are read, then err checked once. */
+struct in {
+	const uint8_t *p;
+	size_t len;
+	size_t pos;
+	int err;
+};
+
+/* The next n bytes, or NULL; never forms a pointer past the end. */
+static const uint8_t *
+take(struct in *in, size_t n)
+{
+	const uint8_t *r;
+
+	if (in->err || n > in->len - in->pos) {
+		in->err = 1;
+		return NULL;
+	}
+	r = in->p + in->pos;
+	in->pos += n;
+	return r;
+}
+
+/* An n-byte field (n <= 8), or 0 once the input is short. */
+static uint64_t
+rd(struct in *in, size_t n)
+{
+	const uint8_t *b = take(in, n);
+	uint64_t v = 0;
+
+	if (b != NULL)
+		memcpy(&v, b, n);
+	return v;
+}
 
 struct ctx {
 	const struct sp_cfi_table *t;
@@ -47,8 +87,8 @@ code(void *p, uint64_t addr, uint8_t *buf, size_t len)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct sp_cur cur = sp_cur_make(data, size);
-	struct ctx c = { NULL, sp_rd_u64(&cur), NULL, sp_rd_u32(&cur) };
+	struct in in = { data, size, 0, 0 };
+	struct ctx c = { NULL, 0, NULL, 0 };
 	struct sp_unwind_lookup lk = { find, &c, NULL, code };
 	struct sp_cfi_table *t = NULL;
 	struct sp_unwind_result res;
@@ -59,16 +99,18 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct sp_elf_file *ef;
 	int i;
 
-	c.img = sp_take(&cur, c.len);
-	if (cur.err || c.img == NULL ||
+	c.bias = rd(&in, 8);
+	c.len = (size_t)rd(&in, 4);
+	c.img = take(&in, c.len);
+	if (in.err ||
 	    sp_elf_file_open_mem(c.img, c.len, &ef, NULL) != 0 ||
 	    sp_cfi_table_open(ef, &t) != 0)
 		return 0;
 	c.t = t;
 	for (i = 0; i < SP_REG_COUNT; i++)
-		regs.r[i] = sp_rd_u64(&cur);
-	stk.data = data + cur.pos;
-	stk.len = cur.err ? 0 : sp_cur_left(&cur);
+		regs.r[i] = rd(&in, 8);
+	stk.data = data + in.pos;
+	stk.len = in.err ? 0 : in.len - in.pos;
 	memset(&st, 0, sizeof(st));
 	/* No row cache: its 1 MiB would dominate each run, and the unit
 	 * and CLI tests cover it. */

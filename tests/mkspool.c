@@ -16,7 +16,6 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "common/cursor_int.h"
 #include "refspool.h"
 
 /* A spool built byte by byte: the reference header, then raw records. */
@@ -59,8 +58,11 @@ static void
 raw_end(struct raw *r)
 {
 	uint8_t e[6] = { SP_REC_END, 4 };
+	uint32_t crc = (uint32_t)crc32(0L, r->b, (uInt)r->len);
+	int i;
 
-	sp_put_le32(e + 2, (uint32_t)crc32(0L, r->b, (uInt)r->len));
+	for (i = 0; i < 4; i++)	/* little-endian */
+		e[2 + i] = (uint8_t)(crc >> 8 * i);
 	raw_bytes(r, e, 6);
 }
 

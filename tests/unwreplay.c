@@ -25,7 +25,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "common/cursor_int.h"
 #include "sp/cfi.h"
 #include "sp/elffile.h"
 #include "sp/replay.h"
@@ -280,6 +279,27 @@ keep_ns(struct replay *r, uint64_t sample, uint64_t frame)
 	r->ns_frame[r->nns++] = frame;
 }
 
+/* v as n little-endian bytes (n <= 8) at b, and back: the order of the
+ * spool's registers and of the seeds. */
+static void
+put_le(uint8_t *b, uint64_t v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		b[i] = (uint8_t)(v >> 8 * i);
+}
+
+static uint64_t
+get_le(const uint8_t *b, size_t n)
+{
+	uint64_t v = 0;
+
+	while (n-- > 0)
+		v = v << 8 | b[n];
+	return v;
+}
+
 /* fuzz_unwind's input: bias u64, image length u32, image, registers,
  * stack bytes. */
 static void
@@ -299,8 +319,8 @@ write_seed(struct replay *r, const struct map *m, const uint8_t *regs,
 
 		/* Small images only: a seed corpus stays small. */
 		if (fstat(fileno(in), &sb) == 0 && sb.st_size <= 65536) {
-			sp_put_le64(hdr, m->bias);
-			sp_put_le32(hdr + 8, (uint32_t)sb.st_size);
+			put_le(hdr, m->bias, 8);
+			put_le(hdr + 8, (uint64_t)sb.st_size, 4);
 			(void)fwrite(hdr, 1, sizeof(hdr), out);
 			while ((c = getc(in)) != EOF)
 				(void)putc(c, out);
@@ -352,7 +372,7 @@ replay_one(struct replay *r, const struct sp_defs *defs, uint32_t stack,
 
 	memset(&regs, 0, sizeof(regs));
 	for (i = 0; i < SP_REG_COUNT && i < raw->nregs; i++)
-		regs.r[i] = sp_le64(raw->regs + 8 * i);
+		regs.r[i] = get_le(raw->regs + 8 * i, 8);
 	t0 = now_ns();
 	sp_unwind_dwarf(&regs, &stk, &lk, ips, MAX_FRAMES, &res, &r->st);
 	dt = now_ns() - t0;
