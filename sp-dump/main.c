@@ -567,9 +567,8 @@ main(int argc, char **argv)
 	if (argc - optind > 1)
 		usage(2);
 	d.path = optind < argc ? argv[optind] : "-";
-	if (strcmp(d.path, "-") == 0 && isatty(STDIN_FILENO))
-		errx(2, "no spool given and standard input is a terminal; "
-		    "usage: sp-dump [--check | --stats] [--json] FILE");
+	sp_tool_input(d.path, "spool",
+	    "sp-dump [--check | --stats] [--json] FILE");
 	status = run(&d);
 	sp_replay_free(d.r);
 	if (sp_output_commit(&d.of, &diag) < 0)

@@ -177,9 +177,7 @@ main(int argc, char **argv)
 
 	memset(&o, 0, sizeof(o));
 	parse_args(argc, argv, &o);
-	if (strcmp(o.in, "-") == 0 && isatty(STDIN_FILENO))
-		errx(2, "no input given and standard input is a terminal; "
-		    "usage: sp-flame [options] FILE");
+	sp_tool_input(o.in, "input", "sp-flame [options] FILE");
 	if (o.diff != NULL && strcmp(o.diff, o.in) == 0 &&
 	    strcmp(o.in, "-") == 0)
 		errx(2, "--diff and the input cannot both be standard input");

@@ -290,9 +290,7 @@ main(int argc, char **argv)
 
 	memset(&o, 0, sizeof(o));
 	parse_args(argc, argv, &o);
-	if (strcmp(o.in, "-") == 0 && isatty(STDIN_FILENO))
-		errx(2, "no spool given and standard input is a terminal; "
-		    "usage: sp-fold [OPTIONS] FILE");
+	sp_tool_input(o.in, "spool", "sp-fold [OPTIONS] FILE");
 	if (o.pprof && (o.out == NULL || strcmp(o.out, "-") == 0) &&
 	    isatty(STDOUT_FILENO))
 		errx(2, "--pprof writes binary data: use -o FILE or a pipe");

@@ -291,9 +291,7 @@ main(int argc, char **argv)
 
 	parse_args(argc, argv, &o);
 	debug_dirs(&o, &env);
-	if (strcmp(o.in, "-") == 0 && isatty(STDIN_FILENO))
-		errx(2, "no spool given and standard input is a terminal; "
-		    "usage: sp-sym [-o FILE] FILE");
+	sp_tool_input(o.in, "spool", "sp-sym [-o FILE] FILE");
 	/* The input first: one that is not a spool leaves no output. */
 	in = open_input(&o);
 	memset(&diag, 0, sizeof(diag));

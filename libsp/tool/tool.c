@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* What the tools share: --version, the refused-option message, numbers
- * and pid lists from the command line. */
+ * and pid lists from the command line, the input that is a terminal. */
 #include <err.h>
 #include <errno.h>
 #include <getopt.h>
@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "sp/tool.h"
 #include "sp/version.h"
@@ -103,4 +104,12 @@ sp_tool_pids(const char *what, const char *list, uint32_t *pids,
 		}
 		p += len + (p[len] == ',');
 	}
+}
+
+void
+sp_tool_input(const char *path, const char *what, const char *usage)
+{
+	if (strcmp(path, "-") == 0 && isatty(STDIN_FILENO))
+		errx(2, "no %s given and standard input is a terminal; "
+		    "usage: %s", what, usage);
 }

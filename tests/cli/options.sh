@@ -51,4 +51,26 @@ bad "--from must be a number from 0 to 1000000000 (fractions too: 0.5), not '1e1
 bad "--width must be a number from 100 to 100000, not '99'" sp-flame --width 99
 bad "--minwidth must be a number from 0 to 1000 (fractions too: 0.5), not 'nan'" \
     sp-flame --minwidth nan
+# A tool that would read standard input refuses a terminal instead of
+# waiting for bytes nobody types (sp_tool_input); script(1) gives it one.
+tty_refused() {
+	local t=$1 what=$2
+	shift 2
+	RC=0
+	timeout 20 script -qec "$(printf '%q ' "$BIN/$t" "$@")" /dev/null \
+	    </dev/null >"$TMP/out" 2>&1 || RC=$?
+	OUT=$(tr -d '\r' <"$TMP/out") ERR=
+	check "$t $*: a terminal on standard input is refused (exit 2)" \
+	    test "$RC" -eq 2
+	check "$t $*: says so and how to call it" has \
+	    "$t: no $what given and standard input is a terminal; usage: $t " "$OUT"
+}
+if command -v script >/dev/null; then
+	tty_refused sp-dump spool
+	tty_refused sp-fold spool
+	tty_refused sp-sym spool -
+	tty_refused sp-flame input
+else
+	skip "a terminal on standard input" "script(1) is not installed"
+fi
 done_testing

@@ -53,4 +53,13 @@ double sp_tool_real(const char *what, const char *s, double lo, int lo_open,
 void sp_tool_pids(const char *what, const char *list, uint32_t *pids,
     size_t max, size_t *n);
 
+/*
+ * Refuses the input path when it is "-" (standard input) and standard
+ * input is a terminal, where a tool would wait for bytes nobody types:
+ *   sp-fold: no spool given and standard input is a terminal; usage:
+ *   sp-fold [OPTIONS] FILE
+ * (what: "spool" or "input"), exiting 2.  Returns otherwise.
+ */
+void sp_tool_input(const char *path, const char *what, const char *usage);
+
 #endif
