@@ -186,6 +186,9 @@ main(int argc, char **argv)
 	memset(&o, 0, sizeof(o));
 	parse_args(argc, argv, &o);
 	n = argc - optind;
+	for (i = 0; i < n; i++)
+		sp_tool_input(argv[optind + i], "spool",
+		    "sp-merge [-o FILE] [--skip-bad] [-q] FILE...");
 	/* All at once: samples of one host are merged in time order. */
 	in = calloc((size_t)n, sizeof(*in));
 	if (in == NULL)

@@ -70,6 +70,7 @@ if command -v script >/dev/null; then
 	tty_refused sp-fold spool
 	tty_refused sp-sym spool -
 	tty_refused sp-flame input
+	tty_refused sp-merge spool -
 else
 	skip "a terminal on standard input" "script(1) is not installed"
 fi
