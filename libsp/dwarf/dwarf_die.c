@@ -180,8 +180,8 @@ spi_dw_read_form(struct sp_cur *c, const struct dw_unit *u, uint32_t form,
 	return c->err ? -SP_EFORMAT : 0;
 }
 
-const char *
-spi_dw_cstr(const struct sp_dwarf_bytes *b, uint64_t off)
+static const char *
+dw_cstr(const struct sp_dwarf_bytes *b, uint64_t off)
 {
 	if (b->p == NULL || off >= b->len)
 		return NULL;
@@ -214,16 +214,16 @@ spi_dw_val_str(const struct sp_dwarf_sections *s, const struct dw_unit *u,
 	case DW_FORM_STRING:
 		return (const char *)v->blk;
 	case DW_FORM_STRP:
-		return spi_dw_cstr(&s->str, v->u);
+		return dw_cstr(&s->str, v->u);
 	case DW_FORM_LINE_STRP:
-		return spi_dw_cstr(&s->line_str, v->u);
+		return dw_cstr(&s->line_str, v->u);
 	case DW_FORM_STRX: case DW_FORM_STRX1: case DW_FORM_STRX2:
 	case DW_FORM_STRX3: case DW_FORM_STRX4: case DW_FORM_GNU_STR_INDEX:
 		/* DWARF 5 §7.26: .debug_str offsets from the unit's base. */
 		if (spi_dw_table_entry(&s->str_offsets, u->str_offsets_base, v->u,
 		    u->offsz, &off) < 0)
 			return NULL;
-		return spi_dw_cstr(&s->str, off);
+		return dw_cstr(&s->str, off);
 	default:
 		return NULL;	/* not a string, or in a supplementary file */
 	}

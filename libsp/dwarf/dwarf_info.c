@@ -165,8 +165,8 @@ unit_die(struct sp_dwarf *d, const struct dw_unit *u, struct sp_cur *c,
 	return 0;
 }
 
-int
-spi_dw_unit_prepare(struct sp_dwarf *d, struct dw_unit *u)
+static int
+unit_prepare(struct sp_dwarf *d, struct dw_unit *u)
 {
 	struct dw_die die;
 	struct sp_cur c;
@@ -206,7 +206,7 @@ spi_dw_unit_ranges(struct sp_dwarf *d, struct dw_unit *u,
 
 	if (!code_unit(u))
 		return 0;
-	err = spi_dw_unit_prepare(d, u);
+	err = unit_prepare(d, u);
 	if (err == 0)
 		err = unit_die(d, u, &c, &die);
 	if (err == 0)
@@ -371,7 +371,7 @@ spi_dw_unit_load(struct sp_dwarf *d, struct dw_unit *u)
 		return u->cu_err;
 	if (!code_unit(u))
 		return -SP_ENOTFOUND;
-	err = spi_dw_unit_prepare(d, u);
+	err = unit_prepare(d, u);
 	if (err)
 		return err;
 	memset(&cu, 0, sizeof(cu));
@@ -433,7 +433,7 @@ spi_dw_node_name(struct sp_dwarf *d, struct dw_node *n)
 		struct dw_unit *u = unit_of(d, off);
 		struct dw_die die;
 		struct sp_cur c;
-		int err = u != NULL ? spi_dw_unit_prepare(d, u) : -SP_EFORMAT;
+		int err = u != NULL ? unit_prepare(d, u) : -SP_EFORMAT;
 
 		if (err == -ENOMEM)
 			return err;

@@ -67,7 +67,7 @@ enum {
 };
 
 /* One unit header of .debug_info (DWARF 5 §7.5.1), and what its unit
- * DIE says (filled by spi_dw_unit_prepare). */
+ * DIE says (filled by unit_prepare in dwarf_info.c). */
 struct dw_unit {
 	uint64_t off;            /* of the header */
 	uint64_t end;            /* one past the unit */
@@ -79,7 +79,7 @@ struct dw_unit {
 	uint8_t offsz;           /* 4 (32-bit DWARF) or 8 (64-bit) */
 	uint8_t has_aranges;     /* .debug_aranges covers it */
 	uint8_t prepared;
-	int prep_err;            /* of spi_dw_unit_prepare, cached */
+	int prep_err;            /* of unit_prepare, cached */
 	uint64_t str_offsets_base, addr_base, rnglists_base;
 	uint64_t base_addr;      /* DW_AT_low_pc of the unit DIE, or 0 */
 	uint64_t stmt_list;
@@ -259,7 +259,6 @@ void spi_dw_spans_fini(struct dw_spans *s);
 /* dwarf_die.c: forms, strings, abbreviations, DIEs. */
 int spi_dw_read_form(struct sp_cur *c, const struct dw_unit *u, uint32_t form,
     int64_t implicit, struct dw_val *v);
-const char *spi_dw_cstr(const struct sp_dwarf_bytes *b, uint64_t off);
 const char *spi_dw_val_str(const struct sp_dwarf_sections *s,
     const struct dw_unit *u, const struct dw_val *v);
 int spi_dw_val_addr(const struct sp_dwarf_sections *s, const struct dw_unit *u,
@@ -299,7 +298,6 @@ int spi_dw_lines_path(struct dw_arena *a, struct dw_lines *l, uint64_t file,
 
 /* dwarf_info.c: units and their function trees. */
 int spi_dw_units_scan(struct sp_dwarf *d);
-int spi_dw_unit_prepare(struct sp_dwarf *d, struct dw_unit *u);
 int spi_dw_unit_ranges(struct sp_dwarf *d, struct dw_unit *u,
     int (*fn)(void *ctx, uint64_t lo, uint64_t hi), void *ctx);
 int spi_dw_unit_load(struct sp_dwarf *d, struct dw_unit *u);

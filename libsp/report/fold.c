@@ -255,9 +255,10 @@ sp_fold_snapshot(struct sp_fold *f, const struct sp_snapshot *s)
 	return 0;
 }
 
-/* Gathers the counted pairs into f->entries (after the last sample). */
-int
-spi_fold_collect(struct sp_fold *f)
+/* Gathers the counted pairs into f->entries (after the last sample).
+ * Returns 0 or -ENOMEM. */
+static int
+collect(struct sp_fold *f)
 {
 	struct sp_fold_entry *e;
 	size_t i, n = 0;
@@ -297,7 +298,7 @@ sp_fold_entries(struct sp_fold *f, const struct sp_defs *d,
 	if (nthreads > f->nthreads &&
 	    (err = learn_threads(f, d, nthreads)) < 0)
 		return err;
-	if ((err = spi_fold_collect(f)) < 0)
+	if ((err = collect(f)) < 0)
 		return err;
 	*out = f->entries;
 	*n = f->nentries;

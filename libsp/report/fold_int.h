@@ -40,7 +40,4 @@ struct sp_fold {
 	struct sp_fold_stats st;
 };
 
-/* Fills f->entries from the counts.  Returns 0 or -ENOMEM. */
-int spi_fold_collect(struct sp_fold *f);
-
 #endif

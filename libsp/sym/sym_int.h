@@ -82,9 +82,6 @@ struct sym_ctx {
 	struct sp_symline lines[SP_INLINE_MAX];
 };
 
-/* 1 when input host id is the header's host (0, or a HOST equal to it). */
-int spi_sym_header_host(const struct sym_ctx *c, uint32_t host);
-
 /* Resolves input frame id into c->sym (its frame field not set). */
 int spi_sym_resolve(struct sym_ctx *c, uint32_t frame);
 

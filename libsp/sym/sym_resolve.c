@@ -49,8 +49,8 @@ str_is(const struct sp_str *s, const char *z)
  * input's (whose header the output takes) too: its kernel frames and
  * perf maps are still the header host's, named by its kallsyms.
  */
-int
-spi_sym_header_host(const struct sym_ctx *c, uint32_t host)
+static int
+header_host(const struct sym_ctx *c, uint32_t host)
 {
 	static const uint8_t zero[16];
 	const struct sp_header *hd = c->hdr;
@@ -76,7 +76,7 @@ perf_map_allowed(const struct sym_ctx *c, uint32_t host, uint32_t pid)
 	if (c->o->perf_maps_all)
 		return 1;
 	for (i = 0; i < c->o->nperf_map_pids; i++)
-		if (c->o->perf_map_pids[i] == pid && spi_sym_header_host(c, host))
+		if (c->o->perf_map_pids[i] == pid && header_host(c, host))
 			return 1;
 	for (i = 0; i < c->npids; i++)
 		if (c->pids[i].host == host && c->pids[i].pid == pid)
@@ -137,7 +137,7 @@ pmap_get(struct sym_ctx *c, const struct sp_module *m,
 	v->host = host;
 	v->pid = pid;
 	/* Other hosts' maps are not on this machine. */
-	v->map = spi_sym_header_host(c, host) ? pmap_read(c, pid, m->uid_plus1) :
+	v->map = header_host(c, host) ? pmap_read(c, pid, m->uid_plus1) :
 	    NULL;
 	*out = v->map;
 	return 0;
@@ -237,7 +237,7 @@ kernel_frame(struct sym_ctx *c, const struct sp_module *m, uint64_t ip)
 
 	/* kallsyms (this boot's, --kallsyms, the bundle's) is the
 	 * header host's kernel. */
-	if (m != NULL && !spi_sym_header_host(c, m->host))
+	if (m != NULL && !header_host(c, m->host))
 		return 0;
 	if (!c->ktried)
 		kallsyms_load(c);
@@ -291,7 +291,7 @@ static void
 kernel_why(const struct sym_ctx *c, const struct sp_module *m, char *why,
     size_t cap)
 {
-	if (m != NULL && !spi_sym_header_host(c, m->host))
+	if (m != NULL && !header_host(c, m->host))
 		(void)snprintf(why, cap, "kernel of another host than the "
 		    "spool header's, whose kallsyms are the only ones read");
 	else if (c->ksyms == NULL || sp_kallsyms_count(c->ksyms) == 0)
