@@ -31,8 +31,19 @@ count_cfi(struct rec_ctx *r, const struct sp_cfi_table *t)
 	r->c[C_CFI_REFUSED] += st.refused;
 }
 
-/* The file open on fd (st its stat), read once per file (dev, inode)
- * while some mapping uses it: its build-id and CFI.  fd stays ours. */
+/* Out of memory or descriptors: this attempt failed, not the file. */
+static int
+transient(int err)
+{
+	return err == -ENOMEM || err == -EMFILE || err == -ENFILE;
+}
+
+/*
+ * The file open on fd (st its stat), read once per file (dev, inode)
+ * while some mapping uses it: its build-id and CFI.  fd stays ours.
+ * NULL when that could not be tried now (out of memory or descriptors):
+ * nothing is remembered, so a later mapping of the file tries again.
+ */
 static struct rec_file *
 file_of(struct rec_ctx *r, int fd, const struct stat *st)
 {
@@ -40,7 +51,7 @@ file_of(struct rec_ctx *r, int fd, const struct stat *st)
 	struct rec_file *f;
 	const uint8_t *id;
 	size_t n;
-	int dfd;
+	int dfd, err;
 
 	for (f = r->files; f != NULL; f = f->next)
 		if (f->dev == (uint64_t)st->st_dev && f->ino == (uint64_t)st->st_ino)
@@ -51,15 +62,21 @@ file_of(struct rec_ctx *r, int fd, const struct stat *st)
 	f->dev = (uint64_t)st->st_dev;
 	f->ino = (uint64_t)st->st_ino;
 	dfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	err = dfd < 0 ? -errno : sp_elf_file_open_fd(dfd, &ef, NULL);
 	/* A file that is not ELF, or has no usable CFI, is remembered too,
 	 * with a NULL table. */
-	if (dfd >= 0 && sp_elf_file_open_fd(dfd, &ef, NULL) == 0) {
+	if (err == 0) {
 		if (sp_elf_file_build_id(ef, &id, &n) == 0) {
 			memcpy(f->build_id, id, n);
 			f->build_id_len = (uint8_t)n;
 		}
-		if (sp_cfi_table_open(ef, &f->cfi) == 0)
+		err = sp_cfi_table_open(ef, &f->cfi);
+		if (err == 0)
 			count_cfi(r, f->cfi);
+	}
+	if (transient(err)) {
+		free(f);
+		return NULL;
 	}
 	f->next = r->files;
 	r->files = f;

@@ -75,9 +75,11 @@ index_section(struct sp_cfi_table *t, const struct sp_cfi_section *s, int dbg)
  * Section name of f into *s, with its address.  A section past a bound
  * of sp/elffile.h (outside the file, larger than SP_ELF_SECTION_MAX, a
  * compressed one claiming more) is counted as refused; a malformed
- * compressed one too.
+ * compressed one too.  Returns -ENOMEM (the table cannot be made: the
+ * caller must not take a file it could not read for one without CFI),
+ * else 0, the section missing or not.
  */
-static void
+static int
 load(struct sp_cfi_table *t, const char *name, struct sp_cfi_section *s)
 {
 	int err = sp_elf_file_section(t->file, name, &s->data, &s->len);
@@ -90,6 +92,7 @@ load(struct sp_cfi_table *t, const char *name, struct sp_cfi_section *s)
 	}
 	if (err == -SP_ELIMIT || err == -SP_EFORMAT)
 		t->refused++;
+	return err == -ENOMEM ? err : 0;
 }
 
 /*
@@ -132,9 +135,15 @@ sp_cfi_table_open(struct sp_elf_file *f, struct sp_cfi_table **out)
 	}
 	t->file = f;
 	sp_elf_file_limit_sections(f, SP_CFI_SECTION_MAX);
-	load(t, ".eh_frame_hdr", &t->hdr_sec);
-	load(t, ".eh_frame", &t->eh);
-	load(t, ".debug_frame", &t->dbg);
+	err = load(t, ".eh_frame_hdr", &t->hdr_sec);
+	if (err == 0)
+		err = load(t, ".eh_frame", &t->eh);
+	if (err == 0)
+		err = load(t, ".debug_frame", &t->dbg);
+	if (err) {
+		sp_cfi_table_free(t);
+		return err;
+	}
 	t->dbg.debug_frame = 1;
 	/* DW_EH_PE_datarel in .eh_frame is relative to the GOT (x86-64). */
 	(void)sp_elf_file_section_addr(f, ".got", &got);
