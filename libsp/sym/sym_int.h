@@ -61,6 +61,7 @@ struct sym_ctx {
 	uint32_t *unnamed_of;
 	size_t capunnamed_of;
 	size_t capmissing;          /* slots of rep->missing */
+	size_t capdamaged;          /* slots of rep->damaged */
 
 	struct sym_pmap *pmaps;
 	size_t npmaps, cappmaps;

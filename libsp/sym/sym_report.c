@@ -29,7 +29,7 @@ spi_sym_report_damaged(struct sym_ctx *c, const char *path, const char *what,
 	struct sp_sym_report *rep = c->rep;
 	struct sp_sym_damaged *v;
 
-	if (sp_grow_zeroed(&rep->damaged, &rep->capdamaged, rep->ndamaged + 1,
+	if (sp_grow_zeroed(&rep->damaged, &c->capdamaged, rep->ndamaged + 1,
 	    sizeof(*v)) != 0)
 		return -ENOMEM;
 	v = &rep->damaged[rep->ndamaged++];

@@ -94,7 +94,6 @@ struct sp_sym_report {
 	size_t nmissing;
 	struct sp_sym_damaged *damaged; /* one per file and table */
 	size_t ndamaged;
-	size_t capdamaged;              /* allocated */
 	uint64_t dwarf_errors;     /* lookups the DWARF refused (malformed) */
 	int input_truncated;       /* the input ended without END (prefix kept) */
 	/*
