@@ -479,13 +479,8 @@ run(struct dump *d)
 	const struct sp_status *st;
 	int err;
 
+	d->r = sp_tool_replay(d->path);
 	memset(&diag, 0, sizeof(diag));
-	err = sp_replay_open(d->path, &d->r, &diag);
-	if (err == -SP_EMAGIC || err == -SP_EVERSION || err == -SP_EFORMAT)
-		errx(1, "%s: offset 0x%llx: %s", d->path, diag.offset,
-		    diag.msg);
-	if (err < 0)
-		errx(1, "%s: %s", d->path, sp_strerror(err));
 	/* After the header is known good; a spool found corrupt later
 	 * leaves FILE as it was. */
 	if (sp_output_redirect(&d->of, d->out, &diag) < 0)

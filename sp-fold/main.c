@@ -250,17 +250,11 @@ static struct sp_replay *
 count(const struct opts *o, struct sp_fold **f)
 {
 	struct sp_replay *r;
-	struct sp_diag diag;
 	const struct sp_diag *dg;
 	const struct sp_status *st;
 	int e;
 
-	memset(&diag, 0, sizeof(diag));
-	e = sp_replay_open(o->in, &r, &diag);
-	if (e == -SP_EMAGIC || e == -SP_EVERSION || e == -SP_EFORMAT)
-		errx(1, "%s: offset 0x%llx: %s", o->in, diag.offset, diag.msg);
-	if (e < 0)
-		errx(1, "%s: %s", o->in, sp_strerror(e));
+	r = sp_tool_replay(o->in);
 	if ((e = sp_fold_new(&o->fo, sp_replay_header(r), f)) < 0)
 		errx(1, "%s", sp_strerror(e));
 	e = sp_fold_replay(*f, r);

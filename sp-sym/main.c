@@ -222,25 +222,6 @@ print_report(const struct opts *o, const struct sp_sym_report *r)
 		warnx("%s: truncated: symbolized the intact prefix", o->in);
 }
 
-/* Opens the input; on failure says why, naming it, and exits 1. */
-static struct sp_replay *
-open_input(const struct opts *o)
-{
-	struct sp_replay *in = NULL;
-	struct sp_diag diag;
-	int rc;
-
-	memset(&diag, 0, sizeof(diag));
-	rc = sp_replay_open(o->in, &in, &diag);
-	if (rc == -ENOMEM)
-		errx(1, "out of memory");
-	if (rc == -SP_EMAGIC || rc == -SP_EVERSION || rc == -SP_EFORMAT)
-		errx(1, "%s: offset 0x%llx: %s", o->in, diag.offset, diag.msg);
-	if (rc < 0)
-		errx(1, "%s: %s", o->in, sp_strerror(rc));
-	return in;
-}
-
 /*
  * sp_sym_spool failed: says whose fault it is (the input's, at an
  * offset; the output's; memory), and removes a half-written output file.
@@ -293,7 +274,7 @@ main(int argc, char **argv)
 	debug_dirs(&o, &env);
 	sp_tool_input(o.in, "spool", "sp-sym [-o FILE] FILE");
 	/* The input first: one that is not a spool leaves no output. */
-	in = open_input(&o);
+	in = sp_tool_replay(o.in);
 	memset(&diag, 0, sizeof(diag));
 	if ((rc = sp_output_spool(&out, o.out, &fd, &diag)) < 0)
 		errx(rc == -SP_EUSAGE ? 2 : 1, "%s", diag.msg);

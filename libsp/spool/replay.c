@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/lines_int.h"
 #include "sp/replay.h"
 #include "stream_int.h"
 
@@ -50,7 +51,7 @@ sp_replay_open(const char *path, struct sp_replay **out, struct sp_diag *diag)
 		return replay_new(STDIN_FILENO, 0, NULL, 0, out, diag);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return -errno;
+		return sp_path_fail(diag, path, -errno, NULL);
 	/* replay_new closes fd when it fails. */
 	return replay_new(fd, 1, NULL, 0, out, diag);
 }

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "common/buf_int.h"
+#include "common/lines_int.h"
 #include "sp/snapshot.h"
 #include "stream_int.h"
 
@@ -107,7 +108,7 @@ sp_snapshot_open(const char *path, struct sp_snapshot **out,
 		return open_fd(STDIN_FILENO, out, diag);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return -errno;
+		return sp_path_fail(diag, path, -errno, NULL);
 	err = open_fd(fd, out, diag);
 	(void)close(fd);
 	return err;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* What the tools share: --version, the refused-option message, numbers
- * and pid lists from the command line, the input that is a terminal. */
+ * and pid lists from the command line, the input that is a terminal, a
+ * spool that cannot be opened. */
 #include <err.h>
 #include <errno.h>
 #include <getopt.h>
@@ -10,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "sp/replay.h"
 #include "sp/tool.h"
 #include "sp/version.h"
 
@@ -112,4 +114,20 @@ sp_tool_input(const char *path, const char *what, const char *usage)
 	if (strcmp(path, "-") == 0 && isatty(STDIN_FILENO))
 		errx(2, "no %s given and standard input is a terminal; "
 		    "usage: %s", what, usage);
+}
+
+struct sp_replay *
+sp_tool_replay(const char *path)
+{
+	struct sp_replay *r;
+	struct sp_diag diag = { 0, "" };
+	int err = sp_replay_open(path, &r, &diag);
+
+	if (err == -ENOMEM)
+		errx(1, "out of memory");
+	if (err == -SP_EMAGIC || err == -SP_EVERSION || err == -SP_EFORMAT)
+		errx(1, "%s: offset 0x%llx: %s", path, diag.offset, diag.msg);
+	if (err < 0)
+		errx(1, "%s: %s", path, sp_strerror(err));
+	return r;
 }

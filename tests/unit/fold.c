@@ -14,9 +14,11 @@
  *           2.5 s; other: SB and the empty stack at 3.5 s
  */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include "common.h"
@@ -244,6 +246,41 @@ Test(fold, snapshot_equals_replay)
 	cr_assert_str_eq(text, want);
 	sp_fold_free(f);
 	sp_snapshot_free(s);
+	free(text);
+	free(want);
+	mem_free(&m);
+}
+
+/* sp_snapshot_open reads a file by its path as _mem reads the bytes, and
+ * names a path it cannot open. */
+Test(fold, snapshot_of_a_file_equals_replay)
+{
+	struct sp_fold_options o = { 0 };
+	struct mem m = make_spool(1);
+	struct sp_snapshot *s;
+	struct sp_diag diag = { 0, "" };
+	struct sp_fold *f;
+	char path[] = "/tmp/sp-unit-snapshot-XXXXXX";
+	char *text = NULL, *want = fold_replay(&m, &o, NULL);
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+	int fd = mkstemp(path);
+
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(write(fd, m.p, m.len), (ssize_t)m.len);
+	cr_assert_eq(close(fd), 0);
+	cr_assert_eq(sp_snapshot_open(path, &s, &diag), 0, "%s", diag.msg);
+	cr_assert_eq(sp_snapshot_nsamples(s), 9);
+	cr_assert_eq(sp_fold_new(&o, sp_snapshot_header(s), &f), 0);
+	cr_assert_eq(sp_fold_snapshot(f, s), 0);
+	cr_assert_eq(sp_fold_write(f, sp_snapshot_defs(s), out), 0);
+	cr_assert_eq(fclose(out), 0);
+	cr_assert_str_eq(text, want);
+	sp_fold_free(f);
+	sp_snapshot_free(s);
+	cr_assert_eq(unlink(path), 0);
+	cr_assert_eq(sp_snapshot_open(path, &s, &diag), -ENOENT);
+	cr_assert_not_null(strstr(diag.msg, path), "%s", diag.msg);
 	free(text);
 	free(want);
 	mem_free(&m);

@@ -62,4 +62,15 @@ void sp_tool_pids(const char *what, const char *list, uint32_t *pids,
  */
 void sp_tool_input(const char *path, const char *what, const char *usage);
 
+struct sp_replay;
+
+/*
+ * Opens the spool path ("-": standard input) with sp_replay_open, or
+ * exits 1 with one line that charges the right party:
+ *   sp-fold: x.spl: offset 0x0: not a spool (bad magic)
+ *   sp-fold: x.spl: No such file or directory
+ *   sp-fold: out of memory                  (not the file's fault)
+ */
+struct sp_replay *sp_tool_replay(const char *path);
+
 #endif
