@@ -228,17 +228,17 @@ Test(fold, default_output)
 	    "main;outer;inner;app+0x1234 4\n");
 }
 
-Test(fold, snapshot_equals_replay)
+/* Folds snapshot s (then frees it) with default options and checks the
+ * text equals Replay's of m. */
+static void
+snapshot_folds_as_replay(struct sp_snapshot *s, const struct mem *m)
 {
 	struct sp_fold_options o = { 0 };
-	struct mem m = make_spool(1);
-	struct sp_snapshot *s;
 	struct sp_fold *f;
-	char *text = NULL, *want = fold_replay(&m, &o, NULL);
+	char *text = NULL, *want = fold_replay(m, &o, NULL);
 	size_t len = 0;
 	FILE *out = open_memstream(&text, &len);
 
-	cr_assert_eq(sp_snapshot_open_mem(m.p, m.len, &s, NULL), 0);
 	cr_assert_eq(sp_fold_new(&o, sp_snapshot_header(s), &f), 0);
 	cr_assert_eq(sp_fold_snapshot(f, s), 0);
 	cr_assert_eq(sp_fold_write(f, sp_snapshot_defs(s), out), 0);
@@ -248,6 +248,15 @@ Test(fold, snapshot_equals_replay)
 	sp_snapshot_free(s);
 	free(text);
 	free(want);
+}
+
+Test(fold, snapshot_equals_replay)
+{
+	struct mem m = make_spool(1);
+	struct sp_snapshot *s;
+
+	cr_assert_eq(sp_snapshot_open_mem(m.p, m.len, &s, NULL), 0);
+	snapshot_folds_as_replay(s, &m);
 	mem_free(&m);
 }
 
@@ -255,15 +264,10 @@ Test(fold, snapshot_equals_replay)
  * names a path it cannot open. */
 Test(fold, snapshot_of_a_file_equals_replay)
 {
-	struct sp_fold_options o = { 0 };
 	struct mem m = make_spool(1);
 	struct sp_snapshot *s;
 	struct sp_diag diag = { 0, "" };
-	struct sp_fold *f;
 	char path[] = "/tmp/sp-unit-snapshot-XXXXXX";
-	char *text = NULL, *want = fold_replay(&m, &o, NULL);
-	size_t len = 0;
-	FILE *out = open_memstream(&text, &len);
 	int fd = mkstemp(path);
 
 	cr_assert_geq(fd, 0);
@@ -271,18 +275,10 @@ Test(fold, snapshot_of_a_file_equals_replay)
 	cr_assert_eq(close(fd), 0);
 	cr_assert_eq(sp_snapshot_open(path, &s, &diag), 0, "%s", diag.msg);
 	cr_assert_eq(sp_snapshot_nsamples(s), 9);
-	cr_assert_eq(sp_fold_new(&o, sp_snapshot_header(s), &f), 0);
-	cr_assert_eq(sp_fold_snapshot(f, s), 0);
-	cr_assert_eq(sp_fold_write(f, sp_snapshot_defs(s), out), 0);
-	cr_assert_eq(fclose(out), 0);
-	cr_assert_str_eq(text, want);
-	sp_fold_free(f);
-	sp_snapshot_free(s);
+	snapshot_folds_as_replay(s, &m);
 	cr_assert_eq(unlink(path), 0);
 	cr_assert_eq(sp_snapshot_open(path, &s, &diag), -ENOENT);
 	cr_assert_not_null(strstr(diag.msg, path), "%s", diag.msg);
-	free(text);
-	free(want);
 	mem_free(&m);
 }
 
