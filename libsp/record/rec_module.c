@@ -47,7 +47,7 @@ transient(int err)
 static struct rec_file *
 file_of(struct rec_ctx *r, int fd, const struct stat *st)
 {
-	struct sp_elf_file *ef;
+	struct sp_elf_file *ef = NULL;
 	struct rec_file *f;
 	const uint8_t *id;
 	size_t n;
@@ -65,7 +65,7 @@ file_of(struct rec_ctx *r, int fd, const struct stat *st)
 	err = dfd < 0 ? -errno : sp_elf_file_open_fd(dfd, &ef, NULL);
 	/* A file that is not ELF, or has no usable CFI, is remembered too,
 	 * with a NULL table. */
-	if (err == 0) {
+	if (err == 0 && ef != NULL) {
 		if (sp_elf_file_build_id(ef, &id, &n) == 0) {
 			memcpy(f->build_id, id, n);
 			f->build_id_len = (uint8_t)n;

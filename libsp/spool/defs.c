@@ -202,7 +202,7 @@ static int
 add_counters(struct sp_defs *d, struct sp_summary *s)
 {
 	uint32_t i, j;
-	int err = -ENOMEM;
+	int err;
 
 	for (i = 0; i < s->count; i++) {
 		struct sp_counter *c = (struct sp_counter *)&s->counters[i];
