@@ -33,7 +33,7 @@ usage(int status)
 {
 	(void)fprintf(status ? stderr : stdout,
 	    "usage: sp-record [-F HZ|max] [-s STACK_BYTES] [--kernel] [--children]\n"
-	    "                 [-d SECONDS] [-m MAX_FRAMES]\n"
+	    "                 [-d SECONDS] [-D MSECS] [-m MAX_FRAMES]\n"
 	    "                 [--bundle DIR [--bundle-binaries]]\n"
 	    "                 [--no-stop] [--raw-stacks] [-q] [-o FILE]\n"
 	    "                 (-p PID[,PID...] | -- CMD [ARGS...])\n"
@@ -47,6 +47,8 @@ usage(int status)
 	    "  -k, --kernel       add kernel callchains\n"
 	    "  -c, --children     follow processes forked after the start\n"
 	    "  -d, --duration S   stop after S seconds (fractions too: 0.5)\n"
+	    "  -D, --delay MSECS  sample only from MSECS ms after the command started\n"
+	    "                     or the targets were attached (followed meanwhile)\n"
 	    "  -m, --max-frames N deepest stack kept (default 1024; deeper ones end\n"
 	    "                     in a [truncated] frame)\n"
 	    "  -b, --bundle DIR   keep what offline symbolization needs: perf maps,\n"
@@ -105,14 +107,20 @@ counter(struct sp_recorder *r, const char *name)
 	return 0;
 }
 
+/* sampled: seconds since sampling started (< 0: waiting for --delay). */
 static void
-status_line(struct sp_recorder *r, double elapsed)
+status_line(struct sp_recorder *r, double elapsed, double sampled,
+    double delay)
 {
 	unsigned long long s = counter(r, "samples");
 
-	(void)fprintf(stderr, "\r[sp-record] %.1f s, %llu samples, %llu lost, "
-	    "%.0f/s   ", elapsed, s, counter(r, "lost_events"),
-	    elapsed > 0 ? (double)s / elapsed : 0.0);
+	if (sampled < 0)
+		(void)fprintf(stderr, "\r[sp-record] %.1f s, sampling from %.1f "
+		    "s (--delay)   ", elapsed, delay);
+	else
+		(void)fprintf(stderr, "\r[sp-record] %.1f s, %llu samples, %llu "
+		    "lost, %.0f/s   ", elapsed, s, counter(r, "lost_events"),
+		    sampled > 0 ? (double)s / sampled : 0.0);
 }
 
 struct opts {
@@ -121,6 +129,7 @@ struct opts {
 	uint32_t pids[MAX_PIDS];
 	size_t npids;
 	double duration;
+	long long delay_ms;
 	const char *bundle;
 	int bundle_binaries;
 	int quiet;
@@ -164,6 +173,7 @@ parse_args(int argc, char **argv, struct opts *o)
 		{ "bundle", required_argument, NULL, 'b' },
 		{ "bundle-binaries", no_argument, NULL, 'B' },
 		{ "children", no_argument, NULL, 'c' },
+		{ "delay", required_argument, NULL, 'D' },
 		{ "duration", required_argument, NULL, 'd' },
 		{ "freq", required_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
@@ -182,7 +192,7 @@ parse_args(int argc, char **argv, struct opts *o)
 
 	o->out = "sp.spl";
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, "+:b:cd:F:hkm:o:p:qs:", longopts,
+	while ((ch = getopt_long(argc, argv, "+:b:cd:D:F:hkm:o:p:qs:", longopts,
 	    NULL)) != -1) {
 		switch (ch) {
 		case 'b':
@@ -197,6 +207,10 @@ parse_args(int argc, char **argv, struct opts *o)
 		case 'd':
 			o->duration = sp_tool_real("-d seconds", optarg, 0, 1,
 			    MAX_SECONDS);
+			break;
+		case 'D':
+			o->delay_ms = sp_tool_int("-D milliseconds", optarg, 0,
+			    MAX_SECONDS * 1000);
 			break;
 		case 'F':
 			if (strcmp(optarg, "max") == 0) {
@@ -296,9 +310,10 @@ truncation_advice(struct sp_recorder *r, const struct opts *o, char *buf,
 		    "(in the kernel: add --kernel)");
 }
 
-/* A line for each thing a person would want to change before the next run. */
+/* A line for each thing a person would want to change before the next run;
+ * sampled < 0: the run ended before its --delay. */
 static void
-print_verdicts(struct sp_recorder *r, const struct opts *o)
+print_verdicts(struct sp_recorder *r, const struct opts *o, double sampled)
 {
 	unsigned long long s = counter(r, "samples");
 	unsigned long long lost = counter(r, "lost_events");
@@ -306,7 +321,10 @@ print_verdicts(struct sp_recorder *r, const struct opts *o)
 	unsigned long long trunc = counter(r, "truncated_stacks");
 	char advice[128];
 
-	if (s == 0 && lost == 0 && untracked == 0)
+	if (sampled < 0)
+		warnx("no samples: the recording ended before its --delay of "
+		    "%lld ms had passed", o->delay_ms);
+	else if (s == 0 && lost == 0 && untracked == 0)
 		warnx(counter(r, "kernel_enabled") ? "no samples: the target "
 		    "was idle" : "no samples: the target was idle or is a "
 		    "kernel thread (add --kernel)");
@@ -329,10 +347,11 @@ out_name(const struct opts *o)
 	return strcmp(o->out, "-") == 0 ? "standard output" : o->out;
 }
 
-/* What a person asks first; every counter is in sp-dump --stats. */
+/* What a person asks first; every counter is in sp-dump --stats.  The rate
+ * is over the sampled seconds (after --delay; < 0: none). */
 static void
 print_summary(struct sp_recorder *r, struct sp_writer *w, const struct opts *o,
-    double secs)
+    double secs, double sampled)
 {
 	unsigned long long s = counter(r, "samples");
 	unsigned long long lost = counter(r, "lost_events");
@@ -346,7 +365,7 @@ print_summary(struct sp_recorder *r, struct sp_writer *w, const struct opts *o,
 	    sp_recorder_event(r) : "none", secs, procs, procs == 1 ? "" : "es",
 	    threads, threads == 1 ? "" : "s");
 	(void)fprintf(stderr, "  %llu sample%s (%.0f/s), %llu lost (%.1f %%)",
-	    s, s == 1 ? "" : "s", secs > 0 ? (double)s / secs : 0.0, lost,
+	    s, s == 1 ? "" : "s", sampled > 0 ? (double)s / sampled : 0.0, lost,
 	    percent(lost, s + lost));
 	if (s > 0)
 		(void)fprintf(stderr, ", %.1f %% of stacks complete",
@@ -357,7 +376,7 @@ print_summary(struct sp_recorder *r, struct sp_writer *w, const struct opts *o,
 		(void)fprintf(stderr, ", %.1f bytes per sample",
 		    (double)bytes / (double)s);
 	(void)fputc('\n', stderr);
-	print_verdicts(r, o);
+	print_verdicts(r, o, sampled);
 }
 
 /*
@@ -378,18 +397,45 @@ raise_priority(void)
 		(void)setpriority(PRIO_PROCESS, 0, NICE_BOOST);
 }
 
-/* Records until the targets are gone, the time is up, or a signal. */
+/* --delay is over: sampling starts, or the run ends here. */
+static void
+delay_over(struct sp_recorder *r, pid_t child)
+{
+	int err = sp_recorder_enable(r, 1);
+
+	if (err == 0)
+		return;
+	if (child > 0) {
+		(void)kill(child, SIGKILL);
+		(void)waitpid(child, NULL, 0);
+	}
+	errx(1, "--delay: turning sampling on failed: %s; the spool ends "
+	    "before it", sp_strerror(err));
+}
+
+/*
+ * Records until the targets are gone, the time is up, or a signal.  With
+ * --delay the targets are followed from the start and sampled once the
+ * delay has passed.  secs: the whole run; sampled: the seconds after the
+ * delay, -1 when the run ended first.
+ */
 static int
 record(struct sp_recorder *r, struct sp_writer *w, const struct opts *o,
-    pid_t child, int *child_status, double *secs)
+    pid_t child, int *child_status, double *secs, double *sampled)
 {
-	double start = now_s(), last = 0;
+	double start = now_s(), last = 0, t = 0, on_at = -1;
+	double delay = (double)o->delay_ms / 1000;
 	int tty = !o->quiet && isatty(STDERR_FILENO), err = 0;
 
+	if (o->delay_ms == 0)
+		on_at = 0;
 	while (stop_requests == 0) {
-		double t;
+		int wait_ms = 100;
 
-		err = sp_recorder_poll(r, 100);
+		/* Not later than the delay's end (rounded up: not earlier). */
+		if (on_at < 0 && delay - t < 0.1)
+			wait_ms = (int)((delay - t) * 1000) + 1;
+		err = sp_recorder_poll(r, wait_ms);
 		if (err == 0)
 			err = sp_writer_flush(w);
 		if (err)
@@ -401,12 +447,17 @@ record(struct sp_recorder *r, struct sp_writer *w, const struct opts *o,
 		t = now_s() - start;
 		if (o->duration > 0 && t >= o->duration)
 			break;
+		if (on_at < 0 && t >= delay) {
+			delay_over(r, child);
+			on_at = t;
+		}
 		if (tty && t - last >= 0.5) {
-			status_line(r, t);
+			status_line(r, t, on_at < 0 ? -1 : t - on_at, delay);
 			last = t;
 		}
 	}
 	*secs = now_s() - start;
+	*sampled = on_at < 0 ? -1 : *secs - on_at;
 	if (tty)
 		(void)fputc('\n', stderr);
 	return err;
@@ -489,6 +540,9 @@ start_recording(struct opts *o, struct sp_recorder **r, struct sp_writer **w,
 	rc = sp_recorder_new(*w, &o->ro, r, &diag);
 	if (rc)
 		errx(rc == -SP_EUSAGE ? 2 : 1, "%s", diag.msg);
+	/* --delay: the events open disabled; record() turns them on. */
+	if (o->delay_ms > 0)
+		(void)sp_recorder_enable(*r, 0); /* none open yet: 0 */
 	for (i = 0; i < o->npids; i++)
 		if (sp_recorder_attach(*r, (pid_t)o->pids[i], &diag) != 0)
 			errx(1, "%s", diag.msg);
@@ -521,7 +575,7 @@ main(int argc, char **argv)
 	struct sigaction sa;
 	pid_t child = -1;
 	int rc, status = 0, we_stopped = 0;
-	double secs;
+	double secs, sampled;
 
 	parse_args(argc, argv, &o);
 	o.ro.log = log_warning;
@@ -533,7 +587,7 @@ main(int argc, char **argv)
 	(void)signal(SIGPIPE, SIG_IGN);
 	start_recording(&o, &r, &w, &child);
 	raise_priority();
-	rc = record(r, w, &o, child, &status, &secs);
+	rc = record(r, w, &o, child, &status, &secs, &sampled);
 	if (child > 0 && waitpid(child, &status, WNOHANG) == 0) {
 		/* Stopped by -d or a signal while the command runs on. */
 		(void)kill(child, SIGTERM);
@@ -551,7 +605,7 @@ main(int argc, char **argv)
 		    "before reads back with sp-dump --check", out_name(&o),
 		    sp_strerror(rc));
 	if (!o.quiet)
-		print_summary(r, w, &o, secs);
+		print_summary(r, w, &o, secs, sampled);
 	sp_recorder_free(r);
 	sp_writer_free(w);
 	sp_output_discard(&out); /* in place: frees what is left */

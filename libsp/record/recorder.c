@@ -154,6 +154,7 @@ sp_recorder_new(struct sp_writer *w, const struct sp_recorder_opts *o,
 	r->ctx.log_ctx = o->log_ctx;
 	r->ctx.bundle = o->bundle;
 	r->epfd = -1;
+	r->enabled = 1;
 	if (r->o.frequency == 0)
 		r->o.frequency = 1000;
 	if (r->o.stack_bytes == 0)
@@ -266,23 +267,80 @@ map_ring(struct sp_recorder *r, int i, int fd)
 }
 
 static int
-keep_event(struct sp_recorder *r, int fd, uint32_t tid, int cpu)
+keep_event(struct sp_recorder *r, int fd, uint32_t tid, int cpu,
+    int sideband)
 {
 	if (sp_grow_zeroed(&r->events, &r->capevents, r->nevents + 1,
 	    sizeof(*r->events)) != 0)
 		return -ENOMEM;
 	r->events[r->nevents].fd = fd;
 	r->events[r->nevents].tid = tid;
+	r->events[r->nevents].sideband = sideband;
 	r->events[r->nevents++].cpu = cpu;
 	return 0;
 }
 
-/* Opens the events of thread tid on every CPU, each into its CPU's ring. */
+/*
+ * A disabled event writes no side-band records (the kernel skips events
+ * that are off): while sampling waits, mmaps, execs, new threads and
+ * processes and exits would go unseen, and an attached process that
+ * exits would never end the recording.  A recorder that opens its first
+ * events disabled (perf record --delay) therefore moves them to a dummy
+ * event (PERF_COUNT_SW_DUMMY, no samples) per thread and CPU, written into
+ * the same ring, which stays on; the sampling events carry none.
+ */
+static void
+split_sideband(struct sp_recorder *r)
+{
+	r->sideband = 1;
+	r->attr.mmap = 0;
+	r->attr.mmap2 = 0;
+	r->attr.comm = 0;
+	r->attr.comm_exec = 0;
+	r->attr.task = 0;
+}
+
+/* The dummy event of (tid, CPU index i) into ring i: from the exec of a
+ * spawned command, as its samples would have been, else at once. */
+static int
+open_sideband(struct sp_recorder *r, uint32_t tid, int i)
+{
+	struct perf_event_attr a = r->attr;
+	int fd, err = 0;
+
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_DUMMY;
+	a.mmap = 1;
+	a.mmap2 = 1;
+	a.comm = 1;
+	a.comm_exec = 1;
+	a.task = 1;
+	a.disabled = r->at_exec;
+	a.enable_on_exec = r->at_exec;
+	fd = sp_perf_open(&a, (pid_t)tid, r->cpus[i], -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return fd;
+	if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, r->rings[i].fd) < 0)
+		err = -errno;
+	if (err == 0)
+		err = keep_event(r, fd, tid, r->cpus[i], 1);
+	if (err)
+		(void)close(fd);
+	return err;
+}
+
+/* Opens the events of thread tid on every CPU, each into its CPU's ring:
+ * a spawned command's from its exec on, others at once, and either only
+ * while sampling is on (sp_recorder_enable). */
 int
 spi_rec_open_thread(struct sp_recorder *r, uint32_t tid)
 {
 	int i, fd, err;
 
+	if (r->nevents == 0 && !r->enabled)
+		split_sideband(r);
+	r->attr.disabled = r->at_exec || !r->enabled;
+	r->attr.enable_on_exec = r->at_exec && r->enabled;
 	for (i = 0; i < r->nr_cpus; i++) {
 		fd = open_event(r, tid, r->cpus[i]);
 		if (fd < 0)
@@ -295,11 +353,13 @@ spi_rec_open_thread(struct sp_recorder *r, uint32_t tid)
 		else
 			err = 0;
 		if (err == 0)
-			err = keep_event(r, fd, tid, r->cpus[i]);
+			err = keep_event(r, fd, tid, r->cpus[i], 0);
 		if (err) {
 			(void)close(fd);
 			return err;
 		}
+		if (r->sideband && (err = open_sideband(r, tid, i)) != 0)
+			return err;
 	}
 	return sp_imap_put(&r->covered, tid, &r->covered);
 }
@@ -549,8 +609,7 @@ sp_recorder_spawn(struct sp_recorder *r, char *const argv[], pid_t *pid,
 	}
 	(void)close(go[0]);
 	(void)close(ex[1]);
-	r->attr.disabled = 1;
-	r->attr.enable_on_exec = 1;
+	r->at_exec = 1;
 	err = add_target(r, (uint32_t)*pid);
 	if (err == 0)
 		err = spi_rec_open_thread(r, (uint32_t)*pid);
@@ -558,8 +617,7 @@ sp_recorder_spawn(struct sp_recorder *r, char *const argv[], pid_t *pid,
 		r->ctx.c[C_THREADS]++;
 		err = write_recording(r);
 	}
-	r->attr.disabled = 0;
-	r->attr.enable_on_exec = 0;
+	r->at_exec = 0;
 	if (err) {
 		(void)kill(*pid, SIGKILL);
 		(void)close(go[1]);
@@ -668,16 +726,22 @@ drain(struct sp_recorder *r)
 	return err;
 }
 
+/* Each event's inherited copies (new threads, forked processes) follow
+ * it: the kernel switches them with it.  The side-band events stay on. */
 int
 sp_recorder_enable(struct sp_recorder *r, int on)
 {
 	size_t i;
+	int err = 0;
 
+	r->enabled = on != 0;
 	for (i = 0; i < r->nevents; i++)
-		if (ioctl(r->events[i].fd, on ? PERF_EVENT_IOC_ENABLE :
-		    PERF_EVENT_IOC_DISABLE, 0) < 0 && errno != ESRCH)
-			return -errno;
-	return 0;
+		if (!r->events[i].sideband &&
+		    ioctl(r->events[i].fd, on ? PERF_EVENT_IOC_ENABLE :
+		    PERF_EVENT_IOC_DISABLE, 0) < 0 && errno != ESRCH &&
+		    err == 0)
+			err = -errno;
+	return err;
 }
 
 /*

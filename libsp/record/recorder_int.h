@@ -28,6 +28,7 @@ struct rec_event {
 	int fd;
 	uint32_t tid;
 	int cpu;
+	int sideband;         /* a dummy event for the side-band records */
 };
 
 /* One perf record copied out of a ring, for the merge by time. */
@@ -56,6 +57,13 @@ struct sp_recorder {
 	size_t ntargets, captargets;
 	int wrote_recording;
 	int need_sweep;
+	int enabled;              /* sampling on (sp_recorder_enable); events
+	                           * opened while off open disabled */
+	int at_exec;              /* opening a spawned command's events, which
+	                           * start at its exec */
+	int sideband;             /* the first events opened disabled: mmap,
+	                           * comm and task records come from a dummy
+	                           * event beside each one, never disabled */
 	uint64_t last_thread_scan;
 	uint32_t kernel_module;   /* MODULE id of [kernel.kallsyms], 0 unset */
 	uint32_t truncated_frame; /* FRAME id of the marker, 0 unset */

@@ -391,8 +391,8 @@ run $REC -o "$TMP/x.spl"
 check "no target is a usage error" test "$RC" -eq 2
 run $REC --help
 check "help exits 0" test "$RC" -eq 0
-for opt in --freq --stack --kernel --children --duration --pid --no-stop --output --quiet \
-    --max-frames --bundle --bundle-binaries; do
+for opt in --freq --stack --kernel --children --duration --delay --pid --no-stop \
+    --output --quiet --max-frames --bundle --bundle-binaries; do
 	check "man page documents $opt" grep -q -- "${opt//-/\\\\-}" sp-record/sp-record.1
 	check "help documents $opt" has "$opt" "$OUT"
 done

@@ -12,7 +12,9 @@
  * new threads (and, with children set, new processes) are followed; all
  * events of one CPU share that CPU's ring, and rings are drained together
  * and merged by timestamp, so an mmap or exec takes effect before the
- * samples that follow it.
+ * samples that follow it.  A recorder turned off before it starts (see
+ * sp_recorder_enable) adds a dummy event beside each, for the side-band
+ * records (mmap, comm, fork, exit) that an event turned off does not get.
  */
 
 #include <stddef.h>
@@ -80,8 +82,9 @@ int sp_recorder_attach(struct sp_recorder *r, pid_t pid, struct sp_diag *diag);
 
 /*
  * Starts argv[0] (searched in PATH) as a child that waits before exec,
- * opens events on it that enable at exec, then lets it exec, so nothing
- * of its start is missed.  Stores its pid.  The caller reaps it.
+ * opens events on it that enable at exec (sampling only if the recorder
+ * is on), then lets it exec, so nothing of its start is missed.  Stores
+ * its pid.  The caller reaps it.
  */
 int sp_recorder_spawn(struct sp_recorder *r, char *const argv[], pid_t *pid,
     struct sp_diag *diag);
@@ -94,8 +97,19 @@ int sp_recorder_spawn(struct sp_recorder *r, char *const argv[], pid_t *pid,
 int sp_recorder_poll(struct sp_recorder *r, int timeout_ms);
 
 /*
- * Turns sampling of every event off (on = 0) or back on, e.g. around a
- * phase of interest.  Returns 0 or -errno.
+ * Turns sampling off (on = 0) or on: every event, the copies that new
+ * threads and processes inherit from them, and events opened later
+ * (threads a rescan or a sweep finds) follow.  Before the first
+ * sp_recorder_spawn or sp_recorder_attach nothing is open and it only
+ * records the state (and returns 0): a recorder that starts off samples
+ * nothing until turned on (perf record --delay), yet follows its targets
+ * all along, their mappings, execs, new threads and processes and exits,
+ * through a side-band event beside each event (twice the descriptors).
+ * One turned off after it started has none: while off it misses those
+ * records too (an unknown address later rereads /proc/PID/maps, new
+ * threads and processes still inherit the events, but an exit is not
+ * seen: sp_recorder_live still counts the process).  Returns 0 or the
+ * first -errno (the other events are switched all the same).
  */
 int sp_recorder_enable(struct sp_recorder *r, int on);
 

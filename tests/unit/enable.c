@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: MIT */
+/* sp_recorder_enable through the kernel: a recorder turned off before it
+ * attaches samples nothing, yet follows the threads its target starts
+ * meanwhile, and samples them once turned on (sp-record --delay). */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "record/recorder_int.h"
+#include "sp/spool.h"
+#include "sp/writer.h"
+
+static volatile unsigned long sink;
+static int tid_fd;
+
+static void *
+spin(void *arg)
+{
+	pid_t tid = gettid();
+
+	(void)arg;
+	(void)!write(tid_fd, &tid, sizeof(tid));
+	for (;;)
+		sink++;
+	return NULL;
+}
+
+/* The target: on a byte from go, two spinning threads, which write their
+ * tids to tids; then it waits to be killed (with the test). */
+static void
+target(int go, int tids)
+{
+	pthread_t t;
+	char c;
+
+	(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
+	tid_fd = tids;
+	while (read(go, &c, 1) < 0)
+		if (errno != EINTR) /* SIGSTOP, SIGCONT at the attach */
+			_exit(1);
+	if (pthread_create(&t, NULL, spin, NULL) != 0 ||
+	    pthread_create(&t, NULL, spin, NULL) != 0)
+		_exit(1);
+	for (;;)
+		pause();
+}
+
+static double
+now_s(void)
+{
+	struct timespec ts;
+
+	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Polls r for secs seconds. */
+static void
+poll_for(struct sp_recorder *r, double secs)
+{
+	double end = now_s() + secs;
+
+	while (now_s() < end)
+		cr_assert_eq(sp_recorder_poll(r, 20), 0);
+}
+
+Test(enable, threads_started_while_off_are_followed_and_sampled_only_when_on)
+{
+	struct sp_recorder_opts o;
+	struct sp_recorder *r;
+	struct sp_writer *w;
+	struct sp_header h;
+	struct sp_diag diag;
+	int go[2], tids[2], fd, err;
+	pid_t child, tid[2];
+	uint64_t n;
+	size_t i, sb = 0;
+
+	cr_assert_eq(sp_header_init_host(&h), 0);
+	fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(sp_writer_new(&w, fd, &h), 0);
+	memset(&o, 0, sizeof(o));
+	memset(&diag, 0, sizeof(diag));
+	cr_assert_eq(sp_recorder_new(&r, w, &o, &diag), 0, "%s", diag.msg);
+	cr_assert_eq(sp_recorder_enable(r, 0), 0,
+	    "before the first event it only records the state");
+	cr_assert_eq(r->nevents, 0);
+	cr_assert_eq(pipe2(go, O_CLOEXEC), 0);
+	cr_assert_eq(pipe2(tids, O_CLOEXEC), 0);
+	child = fork();
+	cr_assert_geq(child, 0);
+	if (child == 0)
+		target(go[0], tids[1]);
+	err = sp_recorder_attach(r, child, &diag);
+	if (err == -EACCES || err == -EPERM || err == -ENOENT) {
+		kill(child, SIGKILL);
+		waitpid(child, NULL, 0);
+		cr_skip_test("perf events refused here: %s", diag.msg);
+	}
+	cr_assert_eq(err, 0, "%s", diag.msg);
+	for (i = 0; i < r->nevents; i++)
+		sb += r->events[i].sideband != 0;
+	cr_assert_eq(sb * 2, r->nevents,
+	    "a side-band event beside each sampling event (%zu of %zu)", sb,
+	    r->nevents);
+
+	/* Off: the threads start and are followed (their FORK records come
+	 * from the side-band events), but nothing is sampled. */
+	cr_assert_eq(write(go[1], "x", 1), 1);
+	cr_assert_eq(read(tids[0], &tid[0], sizeof(tid[0])), sizeof(tid[0]));
+	cr_assert_eq(read(tids[0], &tid[1], sizeof(tid[1])), sizeof(tid[1]));
+	poll_for(r, 0.4);
+	cr_assert_eq(r->ctx.c[C_SAMPLES], 0, "%llu samples while off",
+	    (unsigned long long)r->ctx.c[C_SAMPLES]);
+	for (i = 0; i < 2; i++) {
+		cr_assert_not_null(sp_imap_get(&r->covered, (uint32_t)tid[i]),
+		    "thread %d's start was seen while off", (int)tid[i]);
+		cr_assert_null(sp_imap_get(&r->threads, (uint32_t)tid[i]),
+		    "thread %d was sampled while off", (int)tid[i]);
+	}
+	cr_assert_geq(r->ctx.c[C_THREADS], 3);
+
+	/* On: the enable reaches the events the new threads inherited. */
+	cr_assert_eq(sp_recorder_enable(r, 1), 0);
+	poll_for(r, 0.4);
+	for (i = 0; i < 2; i++)
+		cr_assert_not_null(sp_imap_get(&r->threads, (uint32_t)tid[i]),
+		    "thread %d is sampled once on", (int)tid[i]);
+
+	/* Off again: what is in the rings drains, then nothing comes. */
+	cr_assert_eq(sp_recorder_enable(r, 0), 0);
+	poll_for(r, 0.05);
+	n = r->ctx.c[C_SAMPLES];
+	cr_assert_gt(n, 0);
+	poll_for(r, 0.3);
+	cr_assert_eq(r->ctx.c[C_SAMPLES], n, "%llu samples after turning off",
+	    (unsigned long long)(r->ctx.c[C_SAMPLES] - n));
+	cr_assert_eq(sp_imap_get(&r->procs, (uint32_t)child) != NULL, 1,
+	    "the target is still followed");
+
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	sp_recorder_free(r);
+	sp_writer_free(w);
+	(void)close(fd);
+}
