@@ -85,10 +85,10 @@ Test(enable, threads_started_while_off_are_followed_and_sampled_only_when_on)
 	cr_assert_eq(sp_header_init_host(&h), 0);
 	fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
 	cr_assert_geq(fd, 0);
-	cr_assert_eq(sp_writer_new(&w, fd, &h), 0);
+	cr_assert_eq(sp_writer_new(fd, &h, &w), 0);
 	memset(&o, 0, sizeof(o));
 	memset(&diag, 0, sizeof(diag));
-	cr_assert_eq(sp_recorder_new(&r, w, &o, &diag), 0, "%s", diag.msg);
+	cr_assert_eq(sp_recorder_new(w, &o, &r, &diag), 0, "%s", diag.msg);
 	cr_assert_eq(sp_recorder_enable(r, 0), 0,
 	    "before the first event it only records the state");
 	cr_assert_eq(r->nevents, 0);
