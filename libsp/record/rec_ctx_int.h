@@ -126,8 +126,6 @@ int spi_rec_clone_maps(struct rec_ctx *r, struct rec_proc *child,
 void spi_rec_proc_free(struct rec_ctx *r, struct rec_proc *p);
 /* Forgets every mapping of p (exec), releasing their files. */
 void spi_rec_drop_maps(struct rec_ctx *r, struct rec_proc *p);
-/* Drops a mapping's reference; the last one frees the file's CFI. */
-void spi_rec_file_unref(struct rec_ctx *r, struct rec_file *f);
 
 /* rec_module.c: a mapping becomes a MODULE and a range; a /proc/PID/maps
  * rescan adds each executable mapping. */

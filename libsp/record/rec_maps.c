@@ -7,6 +7,28 @@
 #include "sp/cfi.h"
 #include "rec_ctx_int.h"
 
+/* Drops a mapping's reference; the last one frees the file's CFI. */
+static void
+file_unref(struct rec_ctx *r, struct rec_file *f)
+{
+	struct rec_file **pp;
+
+	if (f == NULL || --f->refs > 0)
+		return;
+	for (pp = &r->files; *pp != NULL; pp = &(*pp)->next)
+		if (*pp == f) {
+			*pp = f->next;
+			break;
+		}
+	if (f->cfi != NULL) {
+		/* The row cache points into the table. */
+		sp_unwind_cache_forget(r->cache, f->cfi);
+		sp_cfi_table_free(f->cfi);
+		r->c[C_CFI_RELEASED]++;
+	}
+	free(f);
+}
+
 /* The mapping containing ip, or NULL (binary search). */
 const struct rec_range *
 spi_rec_find_range(const struct rec_proc *p, uint64_t ip)
@@ -75,7 +97,7 @@ spi_rec_insert_range(struct rec_ctx *r, struct rec_proc *p,
 		if (o.file != NULL && kept == 2)
 			o.file->refs++;
 		else if (kept == 0)
-			spi_rec_file_unref(r, o.file);
+			file_unref(r, o.file);
 	}
 	if (!placed)
 		v[j++] = *nr;
@@ -92,7 +114,7 @@ spi_rec_drop_maps(struct rec_ctx *r, struct rec_proc *p)
 	size_t i;
 
 	for (i = 0; i < p->nmaps; i++)
-		spi_rec_file_unref(r, p->maps[i].file);
+		file_unref(r, p->maps[i].file);
 	p->nmaps = 0;
 }
 
@@ -127,25 +149,4 @@ spi_rec_proc_free(struct rec_ctx *r, struct rec_proc *p)
 		free(p->maps);
 	}
 	free(p);
-}
-
-void
-spi_rec_file_unref(struct rec_ctx *r, struct rec_file *f)
-{
-	struct rec_file **pp;
-
-	if (f == NULL || --f->refs > 0)
-		return;
-	for (pp = &r->files; *pp != NULL; pp = &(*pp)->next)
-		if (*pp == f) {
-			*pp = f->next;
-			break;
-		}
-	if (f->cfi != NULL) {
-		/* The row cache points into the table. */
-		sp_unwind_cache_forget(r->cache, f->cfi);
-		sp_cfi_table_free(f->cfi);
-		r->c[C_CFI_RELEASED]++;
-	}
-	free(f);
 }

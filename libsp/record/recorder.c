@@ -332,8 +332,8 @@ open_sideband(struct sp_recorder *r, uint32_t tid, int i)
 /* Opens the events of thread tid on every CPU, each into its CPU's ring:
  * a spawned command's from its exec on, others at once, and either only
  * while sampling is on (sp_recorder_enable). */
-int
-spi_rec_open_thread(struct sp_recorder *r, uint32_t tid)
+static int
+open_thread(struct sp_recorder *r, uint32_t tid)
 {
 	int i, fd, err;
 
@@ -504,7 +504,7 @@ open_threads(struct sp_recorder *r, uint32_t pid, int *opened)
 	for (i = 0; err == 0 && i < n; i++) {
 		if (sp_imap_get(&r->covered, (uint32_t)tids[i]) != NULL)
 			continue;
-		err = spi_rec_open_thread(r, (uint32_t)tids[i]);
+		err = open_thread(r, (uint32_t)tids[i]);
 		if (err == -ESRCH) /* it exited meanwhile */
 			err = 0;
 		else if (err == 0) {
@@ -612,7 +612,7 @@ sp_recorder_spawn(struct sp_recorder *r, char *const argv[], pid_t *pid,
 	r->at_exec = 1;
 	err = add_target(r, (uint32_t)*pid);
 	if (err == 0)
-		err = spi_rec_open_thread(r, (uint32_t)*pid);
+		err = open_thread(r, (uint32_t)*pid);
 	if (err == 0) {
 		r->ctx.c[C_THREADS]++;
 		err = write_recording(r);
@@ -637,8 +637,8 @@ sp_recorder_spawn(struct sp_recorder *r, char *const argv[], pid_t *pid,
 }
 
 /* Recovery after lost events: rescan each target's threads and maps. */
-int
-spi_rec_sweep(struct sp_recorder *r)
+static int
+sweep(struct sp_recorder *r)
 {
 	size_t i;
 	int opened, err;
@@ -718,7 +718,7 @@ drain(struct sp_recorder *r)
 
 		err = spi_rec_process(r, rec, sp_le16(rec + 6));
 		if (err == 0 && r->need_sweep && !swept) {
-			err = spi_rec_sweep(r);
+			err = sweep(r);
 			swept = 1;
 		}
 		r->need_sweep = 0;

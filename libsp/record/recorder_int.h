@@ -80,8 +80,5 @@ struct sp_recorder {
 int spi_rec_process(struct sp_recorder *r, const uint8_t *rec, size_t len);
 struct rec_proc *spi_rec_proc_get(struct sp_recorder *r, uint32_t pid,
     int make);
-/* recorder.c */
-int spi_rec_open_thread(struct sp_recorder *r, uint32_t tid);
-int spi_rec_sweep(struct sp_recorder *r);
 
 #endif
