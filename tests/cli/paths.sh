@@ -80,11 +80,14 @@ check "launch: with the bundle all three resolve to themselves" \
 
 # --- Attached: the paths come from /proc/PID/maps (\012, " (deleted)").
 libs
-$W/dlpaths 3000 "$L/a space.so" "$L/$NL" "-$L/c-gone.so" >"$TMP/attach.out" &
+# It spins long (60 s of wall time), and is stopped once recorded: a
+# loaded CI once took longer than its 9 s between "ready" and the attach.
+$W/dlpaths 20000 "$L/a space.so" "$L/$NL" "-$L/c-gone.so" >"$TMP/attach.out" &
 pid=$!
 for _ in $(seq 100); do grep -q ready "$TMP/attach.out" && break; sleep 0.1; done
 run $REC -q -p $pid -d 1 --bundle "$TMP/B2" --bundle-binaries \
     -o "$TMP/attach.spl"
+kill $pid 2>/dev/null
 wait $pid
 check "attach: recorded" test "$RC" -eq 0
 check "attach: \\012 read back as the newline, as launched" \

@@ -88,10 +88,14 @@ for d in 200:32768 2000:65528; do
 	t=$(counter "$TMP/rec$depth.spl" truncated_stacks)
 	check "recursion $depth deep, -s $bytes: 99% complete ($t of $s truncated)" \
 	    test "$((t * 100))" -le "${s:-0}" -a "${s:-0}" -gt 0
-	deep=$($DUMP "$TMP/rec$depth.spl" | grep -E '^sample .*: [0-9]+ frames$' |
-	    awk -v d="$depth" '$NF == "frames" && $(NF-1) >= d { n++ } END { print n + 0 }')
-	check "recursion $depth deep: stacks hold all $depth levels ($deep samples)" \
-	    test "$deep" -ge $((s * 9 / 10))
+	# Samples of under 8 frames are the loader's and libc's before
+	# main: a starved run (5 samples in 0.5 s under a loaded CI) has
+	# two of them in five.  The recursion's own samples all hold it.
+	read -r deep inrec < <($DUMP "$TMP/rec$depth.spl" |
+	    grep -E '^sample .*: [0-9]+ frames$' | awk -v d="$depth" '
+	    $(NF-1) >= 8 { r++; if ($(NF-1) >= d) n++ } END { print n + 0, r + 0 }')
+	check "recursion $depth deep: stacks hold all $depth levels ($deep of $inrec samples past the loader)" \
+	    test "$inrec" -gt 0 -a "$deep" -ge $((inrec * 9 / 10))
 done
 run $REC -m 100 -o "$TMP/rec-limit.spl" -- $W/recurse 200 300
 check "-m 100 cuts deeper stacks, counted as unwind_depth" \
