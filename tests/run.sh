@@ -130,13 +130,6 @@ one() {		# SUITE
 	local suite=$1 f s t0=$SECONDS
 	f=$logs/$(sid "$suite")
 	rm -rf "build/test-tmp/$(sid "$suite")"
-	# Suites run two at a time beside each other's workloads.  At nice 1
-	# sp-record keeps the priority it was given instead of raising itself
-	# to -10 (sp-record.1), so one suite's recorders cannot starve the
-	# other suite's targets (seen: 5 samples in 0.5 s, a 6 s target gone
-	# before its attach).  The rates suites, which measure the boost, keep
-	# nice 0.
-	[[ $suite == rates/* ]] || renice -n 1 -p $BASHPID >/dev/null
 	case $suite in
 	lint)		(lint_suite) >"$f.out" 2>&1; tally_script "$f" ;;
 	unit)		criterion "$f" build/glibc/unit ;;
