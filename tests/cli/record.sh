@@ -162,7 +162,9 @@ check "fork events are recorded" \
 # (How many samples an attach takes for the target's CPU time is a rate:
 # tests/rates/record.sh.)  Long enough to outlive a slow attach (the ASan
 # build on a loaded machine takes seconds to start).
-$W/tree 6000 2>"$TMP/bg.err" &
+# 6 s of its own CPU time, not of the clock: a starved target outlives
+# a starved attach (a loaded CI once ended a 6 s target before it).
+$W/tree 6000 cpu 2>"$TMP/bg.err" &
 bg=$!
 sleep 0.3
 run $REC -p $bg -d 1 -o "$TMP/attach.spl"
@@ -178,7 +180,7 @@ check "attach found the target's modules in /proc" \
 
 # --- a deleted executable still resolves to the image that runs ---------------
 cp $W/tree "$TMP/doomed"
-"$TMP/doomed" 2000 2>/dev/null &
+"$TMP/doomed" 2000 cpu 2>/dev/null &
 dp=$!
 sleep 0.3
 rm -f "$TMP/doomed"

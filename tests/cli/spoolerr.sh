@@ -167,7 +167,9 @@ check "... and every address-only frame is in a module line ($lst of $tot)" \
 run $SYM --strict -q -o /dev/null "$TMP/dyn.spl"
 check "--strict (with -q too) names the modules it fails for" test "$RC" -eq 1 -a \
     "${ERR#sp-sym: --strict: $tot frames stayed address-only: }" != "$ERR"
-check "... with their counts" has "$PWD/$TMP/dyn/libtree.so ($tot)" "$ERR"
+# Its own count: a run short of CPU also has [vdso] frames (dltree
+# reads the clock) among the $tot.
+check "... with their counts" grep -qE "$PWD/$TMP/dyn/libtree\.so \([1-9][0-9]*\)" <<<"$ERR"
 # The system's C++ runtime (libstdc++, libgcc_s unwinding an exception),
 # the kernel without kallsyms, the machine's python3.
 run $REC -q -o "$TMP/except.spl" -- $W/except 400
