@@ -93,7 +93,7 @@ check "-c -D 300: nothing sampled before 300 ms (the first at ${f:-none} ms)" \
 # --- attach ------------------------------------------------------------------
 $W/tree 4000 2>/dev/null &
 bg=$!
-sleep 0.3
+running $bg "$W/tree"
 run $REC -p $bg -d 1 -o "$TMP/att.spl"
 early=$(rel_ms "$TMP/att.spl" | before 600)
 check "-p without --delay: samples in the first 600 ms ($early)" test "$early" -gt 0

@@ -78,8 +78,9 @@ async function frame(page, name) {
 	    `width ${z1 && z1.w}, full ${full}, before ${z0.w}`);
 	check('browser: frames outside the zoomed one are hidden',
 	    other && !other.shown, JSON.stringify(other));
-	check(`browser: zoom took ${zoomMs} ms (under 2000)`, zoomMs < 2000,
-	    zoomMs);
+	// How long it took is for the log, not a verdict: a test never times
+	// (a loaded machine took 3.9 s); bench/ measures speed.
+	console.log(`    (the zoom took ${zoomMs} ms)`);
 	await page.screenshot({ path: outdir + '/zoom.png' });
 
 	await page.click('#unzoom');

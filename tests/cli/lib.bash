@@ -63,6 +63,23 @@ skip() { echo "SKIP $1: $2"; }
 
 has() { grep -qF -- "$1" <<<"$2"; }
 
+# running PID EXE [STATE]: waits up to 10 s until PID runs EXE (the link
+# /proc/PID/exe) and, given STATE, is in that state (S: asleep).  A command
+# started with & may not have reached exec when the next line runs; on a
+# loaded machine 0.3 s was not always enough.
+running() {
+	local i st exe
+	exe=$(readlink -f "$2")
+	for i in $(seq 100); do
+		if [ "$(readlink "/proc/$1/exe" 2>/dev/null)" = "$exe" ]; then
+			st=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null)
+			[ -z "${3:-}" ] || [ "${st%% *}" = "$3" ] && return 0
+		fi
+		sleep 0.1
+	done
+	return 1
+}
+
 # split_ok A B: A of A+B samples is 60 % (the tree workload's 3:2 split)
 # within 5 points or 4 standard deviations, whichever is wider.  A share of
 # n samples is binomial, sd sqrt(0.6 * 0.4 / n): with a fixed 5 points, a

@@ -166,7 +166,7 @@ check "fork events are recorded" \
 # a starved attach (a loaded CI once ended a 6 s target before it).
 $W/tree 6000 cpu 2>"$TMP/bg.err" &
 bg=$!
-sleep 0.3
+running $bg "$W/tree"
 run $REC -p $bg -d 1 -o "$TMP/attach.spl"
 check "attach with -p and -d 1 succeeds" test "$RC" -eq 0
 check "the target keeps running after detach" kill -0 $bg
@@ -182,7 +182,9 @@ check "attach found the target's modules in /proc" \
 cp $W/tree "$TMP/doomed"
 "$TMP/doomed" 2000 cpu 2>/dev/null &
 dp=$!
-sleep 0.3
+# Removed only once it runs: removed before its exec, it never ran (seen on
+# a loaded CI as "no such process").
+check "the copy runs" running $dp "$TMP/doomed"
 rm -f "$TMP/doomed"
 run $REC -p $dp -d 1 -o "$TMP/deleted.spl"
 kill $dp 2>/dev/null

@@ -119,6 +119,8 @@ check "and the threads (main and 4)" test "$(counter "$TMP/sum.spl" threads)" = 
 # A process asleep all along (a command would be sampled as it starts).
 sleep 30 &
 sp=$!
+# Asleep, not still starting: a sample of its exec would be counted.
+running $sp "$(readlink -f "$(command -v sleep)")" S
 run $REC -d 0.3 -o "$TMP/idle.spl" -p $sp
 check "an idle process: 0 samples are shown" grep -qE '^  0 samples \(0/s\), 0 lost \(0\.0 %\)$' <<<"$ERR"
 check "with the verdict" has "sp-record: no samples: the target was idle or is a kernel thread (add --kernel)" "$ERR"
