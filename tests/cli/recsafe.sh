@@ -164,7 +164,7 @@ check "-q: silent, verdicts too" test -z "$ERR"
 # --- the same pid twice; a list given with spaces ------------------------------------
 $W/tree 5000 2>/dev/null &
 tp=$!
-sleep 0.2
+running $tp "$W/tree"
 run $REC -d 1 -o "$TMP/twice.spl" -p $tp,$tp
 check "-p PID,PID of a live process records it (exit $RC)" test "$RC" -eq 0
 check "... without calling it exited" test -z "$(grep -F exited <<<"$ERR")"

@@ -68,7 +68,7 @@ check "(as root the same run has kernel_enabled 1)" \
 # Its own process, started apart and attached to by pid.
 setpriv --reuid=$U --regid="$(id -g $U)" --clear-groups "$d/tree" 3000 2>/dev/null &
 mine=$!
-sleep 0.2
+running $mine "$d/tree"
 run as_user $REC -d 1 -o "$d/mine.spl" -p $mine
 check "a normal user attaches to their own running process (exit 0)" test "$RC" -eq 0
 check "and samples it" test "$(counter "$d/mine.spl" samples)" -gt 0
