@@ -33,6 +33,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		(void)sp_elf_file_section(f, names[i], &p, &len);
 	(void)sp_elf_file_has_debug(f);
 	(void)sp_elf_file_vaddr(f, size / 2, &v);
+	(void)sp_elf_file_exec_vaddr(f, size / 2, &v);
 	if (size >= 32) /* e_entry: where real files have a symbol */
 		memcpy(&entry, data + 24, sizeof(entry));
 	if (sp_elf_syms_load(f, &s) == 0) {

@@ -460,6 +460,29 @@ sp_elf_file_vaddr(const struct sp_elf_file *f, uint64_t off, uint64_t *vaddr)
 }
 
 int
+sp_elf_file_exec_vaddr(const struct sp_elf_file *f, uint64_t off,
+    uint64_t *vaddr)
+{
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+	size_t i;
+
+	for (i = 0; i < f->phnum; i++) {
+		const GElf_Phdr *p = &f->ph[i];
+
+		/* From the page that holds p_offset to the segment's end:
+		 * off - p_offset wraps for off below p_offset, so it is
+		 * compared only once off is known to be at or above it. */
+		if (p->p_type != PT_LOAD || !(p->p_flags & PF_X) ||
+		    off < (p->p_offset & ~(page - 1)) ||
+		    (off >= p->p_offset && off - p->p_offset >= p->p_filesz))
+			continue;
+		*vaddr = p->p_vaddr - p->p_offset + off;
+		return 0;
+	}
+	return sp_elf_file_vaddr(f, off, vaddr);
+}
+
+int
 sp_elf_file_same(const struct sp_elf_file *f, const struct sp_elf_file *g)
 {
 	if (f->mem != NULL || g->mem != NULL)

@@ -194,7 +194,7 @@ sp_cfi_table_stats(const struct sp_cfi_table *t,
 int
 sp_cfi_table_vaddr(const struct sp_cfi_table *t, uint64_t off, uint64_t *va)
 {
-	return sp_elf_file_vaddr(t->file, off, va);
+	return sp_elf_file_exec_vaddr(t->file, off, va);
 }
 
 int

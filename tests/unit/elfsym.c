@@ -291,6 +291,36 @@ Test(elffile, vaddr_follows_the_load_segments)
 	free(out);
 }
 
+/* An executable mapping starts on the page that holds the R E segment's
+ * first byte, whatever segment the bytes before it belong to. */
+Test(elffile, exec_vaddr_is_the_executable_segments_page)
+{
+	char *out = run("readelf -lW %s", SYMS), *l = out;
+	unsigned long long off, va, pa, fsz, page;
+	struct sp_elf_file *f;
+	uint64_t v;
+	int execs = 0;
+	char flags[16];
+
+	page = (unsigned long long)sysconf(_SC_PAGESIZE);
+	cr_assert_eq(sp_elf_file_open(SYMS, &f, NULL), 0);
+	while ((l = strstr(l, "LOAD ")) != NULL) {
+		cr_assert_eq(sscanf(l, "LOAD %llx %llx %llx %llx %*x %15[RWE ]",
+		    &off, &va, &pa, &fsz, flags), 5);
+		l++;
+		if (strchr(flags, 'E') == NULL)
+			continue;
+		cr_assert_eq(sp_elf_file_exec_vaddr(f, off & ~(page - 1), &v), 0);
+		cr_assert_eq(v, va - (off & (page - 1)));
+		cr_assert_eq(sp_elf_file_exec_vaddr(f, off + fsz / 2, &v), 0);
+		cr_assert_eq(v, va + fsz / 2);
+		execs++;
+	}
+	cr_assert_eq(execs, 1);
+	sp_elf_file_free(f);
+	free(out);
+}
+
 Test(elffile, debuglink_and_crc_match_readelf)
 {
 	char *out = run("readelf --debug-dump=links %s", SYMS "-stripped");

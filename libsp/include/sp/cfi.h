@@ -146,9 +146,9 @@ void sp_cfi_table_free(struct sp_cfi_table *t);
 const struct sp_elf_file *sp_cfi_table_file(const struct sp_cfi_table *t);
 
 /*
- * The ELF address of file offset off, through the file's PT_LOAD
- * segments (sp_elf_file_vaddr): what a mapping at offset off adds to its
- * start to give the load bias.  Returns 0 with *vaddr, or -SP_ENOTFOUND.
+ * The ELF address where an executable mapping of t's file at offset off
+ * begins (sp_elf_file_exec_vaddr): the mapping's start less it is the load
+ * bias.  Returns 0 with *vaddr, or -SP_ENOTFOUND.
  */
 int sp_cfi_table_vaddr(const struct sp_cfi_table *t, uint64_t off,
     uint64_t *vaddr);

@@ -152,6 +152,19 @@ int sp_elf_file_vaddr(const struct sp_elf_file *f, uint64_t off,
     uint64_t *vaddr);
 
 /*
+ * The ELF virtual address where an executable mapping of f at file offset
+ * off begins (the mapping's start less it is the load bias).  The kernel
+ * maps a segment from the page that holds its first byte, so off may lie
+ * up to a page below p_offset, inside the segment before it when a linker
+ * packs segments (lld: R at 0, R E at 0x17f70 mapped from 0x17000): the
+ * PT_LOAD with PF_X whose pages hold off is taken, else the first whose
+ * file bytes contain it (sp_elf_file_vaddr).  The page is this host's
+ * (the mapping is live here).  Returns 0 with *vaddr, or -SP_ENOTFOUND.
+ */
+int sp_elf_file_exec_vaddr(const struct sp_elf_file *f, uint64_t off,
+    uint64_t *vaddr);
+
+/*
  * Whether f is the same file as the one open on g (same device and
  * inode; for images in memory, the same object).  1 or 0.
  */
