@@ -293,10 +293,18 @@ truncation_advice(struct sp_recorder *r, const struct opts *o, char *buf,
 	unsigned long long bounds = counter(r, "unwind_stack_bounds");
 	unsigned long long depth = counter(r, "unwind_depth");
 	unsigned long long regs = counter(r, "unwind_no_regs");
+	/* A frame with no CFI whose frame-pointer chain is garbage or
+	 * stands still: the code has neither. */
+	unsigned long long info = counter(r, "unwind_bad_fp") +
+	    counter(r, "unwind_no_progress");
 	unsigned stack = o->ro.stack_bytes ? o->ro.stack_bytes :
 	    SP_STACK_BYTES_DEFAULT;
 
-	if (bounds >= depth && bounds >= regs && stack < SP_STACK_BYTES_MAX)
+	if (info > bounds && info > depth && info > regs)
+		(void)snprintf(buf, cap, "code with neither CFI nor frame "
+		    "pointers (build it with -fno-omit-frame-pointer, or keep "
+		    "its .eh_frame)");
+	else if (bounds >= depth && bounds >= regs && stack < SP_STACK_BYTES_MAX)
 		(void)snprintf(buf, cap, "raise -s/--stack (now %u bytes, at "
 		    "most %u)", stack, SP_STACK_BYTES_MAX);
 	else if (bounds >= depth && bounds >= regs)

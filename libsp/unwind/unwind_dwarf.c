@@ -47,6 +47,8 @@ struct walk {
 	uint64_t sp0; /* address of the copy's first byte */
 };
 
+/* 8 bytes of the copied stack: -SP_ENOTFOUND below it, -SP_ETRUNC past its
+ * end (where the stack goes on, uncopied). */
 static int
 load(void *ctx, uint64_t addr, uint64_t *v)
 {
@@ -57,7 +59,7 @@ load(void *ctx, uint64_t addr, uint64_t *v)
 		return -SP_ENOTFOUND;
 	off = addr - w->sp0;
 	if (off > w->stk->len || w->stk->len - off < 8)
-		return -SP_ENOTFOUND;
+		return -SP_ETRUNC;
 	*v = sp_le64(w->stk->data + off);
 	return 0;
 }
@@ -312,7 +314,7 @@ sp_unwind_dwarf(const struct sp_uregs *regs, const struct sp_ustack *stk,
 	struct walk w = { stk, regs->r[SP_REG_SP] };
 	struct frame cur, next;
 	struct sp_cfi_row row;
-	int exact = 1;
+	int exact = 1, cut = 0;
 
 	memset(res, 0, sizeof(*res));
 	from_perf(regs, &cur);
@@ -329,6 +331,8 @@ sp_unwind_dwarf(const struct sp_uregs *regs, const struct sp_ustack *stk,
 		err = row_for(lookup, pc, &row, &why, stats);
 		if (err == 0) {
 			err = cfi_step(&w, &cur, &row, &next);
+			/* The row is right; the copy ends before its slots. */
+			cut = err == -SP_ETRUNC;
 			stats->cfi_steps++;
 			exact = row.signal_frame;
 			if (err == 0 && !(next.valid & (1u << SP_DW_RA))) {
@@ -354,8 +358,8 @@ sp_unwind_dwarf(const struct sp_uregs *regs, const struct sp_ustack *stk,
 			}
 			err = fp_step(&w, &cur, &next);
 			if (err) {
-				res->error = err == -SP_EFORMAT ? SP_UNW_BAD_FP :
-				    SP_UNW_STACK_BOUNDS;
+				res->error = err == -SP_EFORMAT && !cut ?
+				    SP_UNW_BAD_FP : SP_UNW_STACK_BOUNDS;
 				return;
 			}
 		}

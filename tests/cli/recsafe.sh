@@ -144,6 +144,9 @@ check "stacks cut by a small copy: the verdict names -s/--stack" \
 run $REC -m 3 -o "$TMP/deep.spl" -- $W/recurse 50 300
 check "stacks cut by -m: the verdict names -m/--max-frames" \
     grep -qE '^sp-record: [0-9]+ % of stacks truncated: raise -m/--max-frames \(now 3\)$' <<<"$ERR"
+run $REC -o "$TMP/nocfi.spl" -- $W/tree-nocfi 300
+check "stacks through code with neither CFI nor frame pointers: the verdict says so" \
+    grep -qE '^sp-record: [0-9]+ % of stacks truncated: code with neither CFI nor frame pointers \(build it with -fno-omit-frame-pointer, or keep its \.eh_frame\)$' <<<"$ERR"
 
 # Losses: -F max with 8 busy threads usually overflows the rings here; the
 # verdict is checked when the spool says 1 % or more was lost.
