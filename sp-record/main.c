@@ -293,10 +293,10 @@ truncation_advice(struct sp_recorder *r, const struct opts *o, char *buf,
 	unsigned long long bounds = counter(r, "unwind_stack_bounds");
 	unsigned long long depth = counter(r, "unwind_depth");
 	unsigned long long regs = counter(r, "unwind_no_regs");
-	/* A frame with no CFI whose frame-pointer chain is garbage or
-	 * stands still: the code has neither. */
+	/* A frame with no CFI whose frame-pointer chain is garbage, stands
+	 * still or leads out of the code: the code has neither. */
 	unsigned long long info = counter(r, "unwind_bad_fp") +
-	    counter(r, "unwind_no_progress");
+	    counter(r, "unwind_no_progress") + counter(r, "unwind_bad_ra");
 	unsigned stack = o->ro.stack_bytes ? o->ro.stack_bytes :
 	    SP_STACK_BYTES_DEFAULT;
 

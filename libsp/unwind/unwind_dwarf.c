@@ -16,6 +16,7 @@ static const char *const error_names[SP_UNW_ERRORS_] = {
 	[SP_UNW_BAD_FP] = "unwind_bad_fp",
 	[SP_UNW_DEPTH] = "unwind_depth",
 	[SP_UNW_NO_REGS] = "unwind_no_regs",
+	[SP_UNW_BAD_RA] = "unwind_bad_ra",
 };
 
 const char *
@@ -321,19 +322,27 @@ sp_unwind_dwarf(const struct sp_uregs *regs, const struct sp_ustack *stk,
 	for (;;) {
 		uint64_t pc = cur.r[SP_DW_RA] - (exact ? 0 : 1);
 		enum sp_unwind_fallback why = SP_FB_BAD_CFI;
-		int own_regs = exact, err;
+		int own_regs = exact, by_cfi = 0, err;
 
 		if (res->n == max) {
 			res->error = SP_UNW_DEPTH;
 			return;
 		}
-		ips[res->n++] = pc;
 		err = row_for(lookup, pc, &row, &why, stats);
+		/* A return address in no executable mapping is no frame: a
+		 * step read garbage.  (The leaf's pc is one: a JIT's code
+		 * before its mapping is known.) */
+		if (err && why == SP_FB_NO_MODULE && res->n > 0) {
+			res->error = SP_UNW_BAD_RA;
+			return;
+		}
+		ips[res->n++] = pc;
 		if (err == 0) {
 			err = cfi_step(&w, &cur, &row, &next);
 			/* The row is right; the copy ends before its slots. */
 			cut = err == -SP_ETRUNC;
 			stats->cfi_steps++;
+			by_cfi = err == 0;
 			exact = row.signal_frame;
 			if (err == 0 && !(next.valid & (1u << SP_DW_RA))) {
 				res->complete = 1; /* RA undefined: outermost */
@@ -363,8 +372,11 @@ sp_unwind_dwarf(const struct sp_uregs *regs, const struct sp_ustack *stk,
 				return;
 			}
 		}
+		/* A zero return address ends the stack where CFI put it
+		 * there; found by a frame pointer or a guess, it is garbage. */
 		if (next.r[SP_DW_RA] == 0) {
-			res->complete = 1;
+			res->complete = by_cfi;
+			res->error = by_cfi ? SP_UNW_OK : SP_UNW_BAD_RA;
 			return;
 		}
 		if (!(next.valid & (1u << SP_DW_RSP)) ||

@@ -182,23 +182,25 @@ Test(procfs, parses_maps_lines_with_odd_paths)
 	    -SP_EFORMAT, "no inode");
 }
 
-/* The frame-pointer walk of sp_unwind_dwarf, where no module has CFI. */
+/* The frame-pointer walk of sp_unwind_dwarf: code at [0x400000, 0x500000)
+ * is a module without CFI; nothing else is code. */
 static int
-no_module(void *ctx, uint64_t pc, const struct sp_cfi_table **t,
+no_cfi(void *ctx, uint64_t pc, const struct sp_cfi_table **t,
     uint64_t *bias)
 {
 	(void)ctx;
-	(void)pc;
-	(void)t;
-	(void)bias;
-	return -SP_ENOTFOUND;
+	if (pc < 0x400000 || pc >= 0x500000)
+		return -SP_ENOTFOUND;
+	*t = NULL;
+	*bias = 0;
+	return 0;
 }
 
 static void
 unwind_fp(const struct sp_uregs *regs, const struct sp_ustack *stk,
     uint64_t *ips, size_t max, struct sp_unwind_result *res)
 {
-	const struct sp_unwind_lookup lk = { no_module, NULL, NULL, NULL };
+	const struct sp_unwind_lookup lk = { no_cfi, NULL, NULL, NULL };
 	struct sp_unwind_stats st;
 
 	memset(&st, 0, sizeof(st));
@@ -261,4 +263,40 @@ Test(unwind_fp, stops_at_the_copy_a_loop_and_the_depth_limit)
 	unwind_fp(&regs, &stk, ips, 2, &res);
 	cr_assert_eq(res.error, SP_UNW_DEPTH);
 	cr_assert_eq(res.n, 2);
+}
+
+/* Where a frame pointer leads out of the code, or to a zero return
+ * address, the walk stops short: no frame made of garbage, no claim that
+ * the stack is complete. */
+Test(unwind_fp, a_return_address_outside_the_code_ends_the_walk_truncated)
+{
+	uint8_t stack[256] = { 0 };
+	struct sp_uregs regs = { { 0 } };
+	struct sp_ustack stk = { stack, sizeof(stack) };
+	struct sp_unwind_result res;
+	uint64_t ips[8];
+
+	regs.r[SP_REG_SP] = 0x1000;
+	regs.r[SP_REG_BP] = 0x1010;
+	regs.r[SP_REG_IP] = 0x401000;
+	sp_put_le64(stack + 0x10, 0x1040);
+	sp_put_le64(stack + 0x18, 0x402000);
+	sp_put_le64(stack + 0x40, 0x1080);
+	sp_put_le64(stack + 0x48, 0x36393934); /* text, not code */
+	unwind_fp(&regs, &stk, ips, 8, &res);
+	cr_assert_not(res.complete);
+	cr_assert_eq(res.error, SP_UNW_BAD_RA);
+	cr_assert_eq(res.n, 2);
+	cr_assert_eq(ips[1], 0x402000 - 1);
+	sp_put_le64(stack + 0x48, 0);
+	unwind_fp(&regs, &stk, ips, 8, &res);
+	cr_assert_not(res.complete);
+	cr_assert_eq(res.error, SP_UNW_BAD_RA);
+	cr_assert_eq(res.n, 2);
+	/* The leaf's own pc is a frame wherever it is (a JIT's code before
+	 * its mapping is known). */
+	regs.r[SP_REG_IP] = 0x7000;
+	unwind_fp(&regs, &stk, ips, 8, &res);
+	cr_assert_eq(res.n, 2);
+	cr_assert_eq(ips[0], 0x7000);
 }

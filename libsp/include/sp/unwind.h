@@ -39,6 +39,8 @@ enum sp_unwind_error {
 	SP_UNW_BAD_FP,       /* misaligned frame pointer */
 	SP_UNW_DEPTH,        /* the frame limit was reached */
 	SP_UNW_NO_REGS,      /* the sample carried no user registers */
+	SP_UNW_BAD_RA,       /* a return address in no executable mapping, or
+	                      * 0 where no CFI says the stack ends */
 	SP_UNW_ERRORS_
 };
 
@@ -121,7 +123,10 @@ struct sp_unwind_stats {
  * ips[0] is the sampled IP; later entries are return addresses already
  * rewound by one byte into the call, except after a signal frame, where
  * the interrupted PC is exact.  The walk ends cleanly where the return
- * address is undefined (_start, clone) or zero.
+ * address is undefined (_start, clone) or CFI gives it as zero.  A return
+ * address that lookup->find places in no module, or a zero one found by
+ * a frame pointer or a leaf's analysis, is a guess gone wrong: the walk
+ * ends there, incomplete (SP_UNW_BAD_RA), and the address is not stored.
  */
 void sp_unwind_dwarf(const struct sp_uregs *regs, const struct sp_ustack *stk,
     const struct sp_unwind_lookup *lookup, uint64_t *ips, size_t max,
