@@ -208,22 +208,31 @@ unwind_fp(const struct sp_uregs *regs, const struct sp_ustack *stk,
 	cr_assert_eq(st.cfi_steps, 0);
 }
 
-/* A stack at 0x1000 with frames chained through fp slots. */
+/* A stack at 0x1000 of 256 bytes with three frames chained through fp
+ * slots; the outermost's saved fp and return address are given. */
+static void
+chain(uint8_t *stack, struct sp_uregs *regs, uint64_t fp, uint64_t ra)
+{
+	memset(stack, 0, 256);
+	memset(regs, 0, sizeof(*regs));
+	regs->r[SP_REG_SP] = 0x1000;
+	regs->r[SP_REG_BP] = 0x1010;
+	regs->r[SP_REG_IP] = 0x401000;
+	sp_put_le64(stack + 0x10, 0x1040);   /* saved fp */
+	sp_put_le64(stack + 0x18, 0x402000); /* return address */
+	sp_put_le64(stack + 0x40, fp);
+	sp_put_le64(stack + 0x48, ra);
+}
+
 Test(unwind_fp, walks_a_chain_to_the_zero_frame_pointer)
 {
-	uint8_t stack[256] = { 0 };
-	struct sp_uregs regs = { { 0 } };
+	uint8_t stack[256];
+	struct sp_uregs regs;
 	struct sp_ustack stk = { stack, sizeof(stack) };
 	struct sp_unwind_result res;
 	uint64_t ips[8];
 
-	regs.r[SP_REG_SP] = 0x1000;
-	regs.r[SP_REG_BP] = 0x1010;
-	regs.r[SP_REG_IP] = 0x401000;
-	sp_put_le64(stack + 0x10, 0x1040);   /* saved fp */
-	sp_put_le64(stack + 0x18, 0x402000); /* return address */
-	sp_put_le64(stack + 0x40, 0);        /* outermost: fp 0 */
-	sp_put_le64(stack + 0x48, 0x403000);
+	chain(stack, &regs, 0, 0x403000); /* outermost: fp 0 */
 	unwind_fp(&regs, &stk, ips, 8, &res);
 	cr_assert(res.complete);
 	cr_assert_eq(res.n, 3);
@@ -270,19 +279,13 @@ Test(unwind_fp, stops_at_the_copy_a_loop_and_the_depth_limit)
  * the stack is complete. */
 Test(unwind_fp, a_return_address_outside_the_code_ends_the_walk_truncated)
 {
-	uint8_t stack[256] = { 0 };
-	struct sp_uregs regs = { { 0 } };
+	uint8_t stack[256];
+	struct sp_uregs regs;
 	struct sp_ustack stk = { stack, sizeof(stack) };
 	struct sp_unwind_result res;
 	uint64_t ips[8];
 
-	regs.r[SP_REG_SP] = 0x1000;
-	regs.r[SP_REG_BP] = 0x1010;
-	regs.r[SP_REG_IP] = 0x401000;
-	sp_put_le64(stack + 0x10, 0x1040);
-	sp_put_le64(stack + 0x18, 0x402000);
-	sp_put_le64(stack + 0x40, 0x1080);
-	sp_put_le64(stack + 0x48, 0x36393934); /* text, not code */
+	chain(stack, &regs, 0x1080, 0x36393934); /* text, not code */
 	unwind_fp(&regs, &stk, ips, 8, &res);
 	cr_assert_not(res.complete);
 	cr_assert_eq(res.error, SP_UNW_BAD_RA);
