@@ -369,3 +369,18 @@ sp_elf_syms_count(const struct sp_elf_syms *s)
 {
 	return s->n;
 }
+
+int
+sp_elf_syms_named(const struct sp_elf_syms *s, const char *name,
+    uint64_t *start, uint64_t *end)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		if (strcmp(s->e[i].name, name) == 0) {
+			*start = s->e[i].start;
+			*end = s->e[i].end;
+			return 0;
+		}
+	return -SP_ENOTFOUND;
+}

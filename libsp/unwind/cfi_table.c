@@ -2,6 +2,7 @@
 /* An ELF file's CFI: its .eh_frame and .debug_frame, indexed by address.
  * The file is read through sp/elffile.h, with its bounds. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,6 +10,7 @@
 #include "common/cursor_int.h"
 #include "sp/cfi.h"
 #include "sp/elffile.h"
+#include "sp/elfsym.h"
 
 /* FDEs indexed per file: 20 times libLLVM-14's (~100,000); the index
  * then takes 64 MiB at most. */
@@ -30,7 +32,58 @@ struct sp_cfi_table {
 	size_t n, cap;
 	size_t bad_entries;      /* malformed entries skipped */
 	size_t refused;          /* CFI sections past a bound, not read */
+	struct { uint64_t lo, hi; } ends[SP_CFI_STACK_ENDS_MAX];
+	size_t nends;            /* functions where the stack switches */
 };
+
+/*
+ * Go's runtime runs these on a stack of its own (g0's, a signal stack) or
+ * starts a stack in them: the frame above is on another stack, which the
+ * sample did not copy, and their CFI, made from stack-pointer deltas,
+ * leads into garbage there.  Go's own traceback stops at them too
+ * (runtime/traceback.go: topofstack, and systemstack where it cannot
+ * switch back).  Assembly functions carry ".abi0" in the symbol table
+ * (Go 1.17 on); the plain name is then a wrapper that runs on the caller's
+ * stack, and is no end.
+ */
+static const char *const go_stack_ends[] = {
+	"runtime.systemstack", "runtime.mcall", "runtime.morestack",
+	"runtime.asmcgocall", "runtime.mstart", "runtime.rt0_go",
+	"runtime.sigtramp", "runtime.goexit",
+};
+
+/* The ranges of go_stack_ends in a Go binary (it has a .note.go.buildid
+ * or a .gopclntab), through its symbol table; none without one. */
+static int
+find_go_stack_ends(struct sp_cfi_table *t)
+{
+	struct sp_elf_syms *syms;
+	char name[64];
+	size_t i, k;
+	int err;
+
+	if (!sp_elf_file_has_section(t->file, ".note.go.buildid") &&
+	    !sp_elf_file_has_section(t->file, ".gopclntab"))
+		return 0;
+	err = sp_elf_syms_load(t->file, &syms);
+	if (err == -ENOMEM)
+		return err;
+	if (err)
+		return 0; /* a table past a bound: no ends, as if stripped */
+	for (i = 0; i < sizeof(go_stack_ends) / sizeof(go_stack_ends[0]) &&
+	    t->nends < SP_CFI_STACK_ENDS_MAX; i++)
+		for (k = 0; k < 2; k++) {
+			(void)snprintf(name, sizeof(name), "%s%s",
+			    go_stack_ends[i], k ? "" : ".abi0");
+			if (sp_elf_syms_named(syms, name, &t->ends[t->nends].lo,
+			    &t->ends[t->nends].hi) == 0) {
+				t->nends++;
+				break;
+			}
+		}
+	sp_elf_syms_free(syms);
+	return 0;
+}
 
 static int
 cmp_fde(const void *a, const void *b)
@@ -159,7 +212,23 @@ sp_cfi_table_open(struct sp_elf_file *f, struct sp_cfi_table **out)
 	}
 	if (t->n > 0)
 		qsort(t->ix, t->n, sizeof(*t->ix), cmp_fde);
+	err = find_go_stack_ends(t);
+	if (err) {
+		sp_cfi_table_free(t);
+		return err;
+	}
 	*out = t;
+	return 0;
+}
+
+int
+sp_cfi_table_stack_end(const struct sp_cfi_table *t, uint64_t pc)
+{
+	size_t i;
+
+	for (i = 0; i < t->nends; i++)
+		if (pc >= t->ends[i].lo && pc < t->ends[i].hi)
+			return 1;
 	return 0;
 }
 

@@ -270,10 +270,11 @@ cache_slot(struct sp_unwind_cache *c, const struct sp_cfi_table *t,
 	return &c->slot[(h >> 40) & (CACHE_SLOTS - 1)];
 }
 
-/* Finds the row for pc; on failure says which fallback it is. */
+/* Finds the row for pc; on failure says which fallback it is.  *end:
+ * whether pc is in a function where the stack began or switched. */
 static int
 row_for(const struct sp_unwind_lookup *lk, uint64_t pc,
-    struct sp_cfi_row *row, enum sp_unwind_fallback *why,
+    struct sp_cfi_row *row, enum sp_unwind_fallback *why, int *end,
     struct sp_unwind_stats *stats)
 {
 	const struct sp_cfi_table *t = NULL;
@@ -281,10 +282,13 @@ row_for(const struct sp_unwind_lookup *lk, uint64_t pc,
 	uint64_t bias = 0;
 	int err = lk->find(lk->ctx, pc, &t, &bias);
 
+	*end = 0;
 	if (err) {
 		*why = SP_FB_NO_MODULE;
 		return err;
 	}
+	if (t != NULL)
+		*end = sp_cfi_table_stack_end(t, pc - bias);
 	if (t == NULL || sp_cfi_table_empty(t)) {
 		*why = SP_FB_NO_CFI;
 		return -SP_ENOTFOUND;
@@ -322,13 +326,13 @@ sp_unwind_dwarf(const struct sp_uregs *regs, const struct sp_ustack *stk,
 	for (;;) {
 		uint64_t pc = cur.r[SP_DW_RA] - (exact ? 0 : 1);
 		enum sp_unwind_fallback why = SP_FB_BAD_CFI;
-		int own_regs = exact, by_cfi = 0, err;
+		int own_regs = exact, by_cfi = 0, end, err;
 
 		if (res->n == max) {
 			res->error = SP_UNW_DEPTH;
 			return;
 		}
-		err = row_for(lookup, pc, &row, &why, stats);
+		err = row_for(lookup, pc, &row, &why, &end, stats);
 		/* A return address in no executable mapping is no frame: a
 		 * step read garbage.  (The leaf's pc is one: a JIT's code
 		 * before its mapping is known.) */
@@ -337,6 +341,12 @@ sp_unwind_dwarf(const struct sp_uregs *regs, const struct sp_ustack *stk,
 			return;
 		}
 		ips[res->n++] = pc;
+		/* Its caller is on another stack (Go's g0): the end of this
+		 * one, unless the sample is in it (still on the first). */
+		if (end && res->n > 1) {
+			res->complete = 1;
+			return;
+		}
 		if (err == 0) {
 			err = cfi_step(&w, &cur, &row, &next);
 			/* The row is right; the copy ends before its slots. */

@@ -426,4 +426,51 @@ else
 	check_split rtree "$TMP/rtree.cls"
 fi
 
+# --- Go (issue 14.3) -----------------------------------------------------------
+# Go's runtime switches stacks: systemstack and morestack run on g0's
+# stack, sigtramp on a signal stack; the frame above them is on a stack
+# the sample did not copy.  A walk ends there, complete, as Go's own
+# traceback does, and never goes on into what lies above on g0 (before:
+# 3 % of stacks went on into stale frames or text, and /proc was rescanned
+# for them).  Built here with the go tool, offline.
+GO_ENDS="goexit systemstack morestack mstart rt0_go mcall asmcgocall sigtramp"
+if ! need go golang-go; then
+	skip "go" "the go tool is absent and golang-go could not be installed (see $TMP/apt.log)"
+else
+	gw=$(readlink -f "$TMP")/gowork # the go tool wants absolute paths
+	rm -rf "$gw" && cp -r tests/workloads/gowork "$gw"
+	bin=$gw/gowork
+	run env -C "$gw" GOCACHE="$gw/cache" GOPATH="$gw/path" GOFLAGS=-mod=mod \
+	    GOPROXY=off GOTOOLCHAIN=local go build -o "$bin" .
+	check "gowork: go build (exit $RC)" test "$RC" -eq 0 -a -x "$bin"
+	# The ends as nm names them (assembly ones with .abi0, Go 1.17 on).
+	ends=$(nm "$bin" | awk -v want=" $GO_ENDS " '{ n = $3; sub(/\.abi0$/, "", n);
+	    sub(/^runtime\./, "", n) } index(want, " " n " ") { print $3 }' |
+	    awk '{ b = $1; sub(/\.abi0$/, "", b) } { name[b] = $1 }
+	    /\.abi0$/ { abi[b] = 1 } END { for (b in name) print (abi[b] ? b ".abi0" : b) }')
+	spec=$TMP/gowork.spec
+	# shellcheck disable=SC2086 # one word per name
+	fns "$bin" $ends main.hashWork main.allocWork >"$spec"
+	record gowork -o "$TMP/gowork.spl" -- "$bin" 1500
+	classify "$TMP/gowork.spl" "$spec" >"$TMP/gowork.cls"
+	n=$(wc -l <"$TMP/gowork.cls")
+	ok=$(count "$TMP/gowork.cls" '$2 ~ /^runtime\./')
+	check "gowork: 97% of stacks end at a Go stack's start or switch ($ok of $n)" \
+	    test "$n" -gt 0 -a $((ok * 100)) -ge $((n * 97))
+	w=$(count "$TMP/gowork.cls" "$(in_set main.hashWork) || $(in_set main.allocWork)")
+	check "gowork: most stacks pass through the program's work ($w of $n)" \
+	    test "$n" -gt 0 -a $((w * 2)) -ge "$n"
+	beyond=0
+	for e in $ends; do
+		b=$(count "$TMP/gowork.cls" "$(in_set "$e") && \$1 != \"$e\" && \$2 != \"$e\"")
+		beyond=$((beyond + b))
+	done
+	check "gowork: no stack goes on past a stack switch ($beyond of $n)" \
+	    test "$n" -gt 0 -a "$beyond" -eq 0
+	check "gowork: no frame lies outside the code" \
+	    test "$(counter "$TMP/gowork.spl" unknown_module_frames)" -eq 0
+	check "gowork: /proc was not rescanned for garbage addresses" \
+	    test "$(counter "$TMP/gowork.spl" maps_rescans)" -eq 0
+fi
+
 done_testing

@@ -462,6 +462,33 @@ Test(elfsym, data_and_unknown_addresses_have_no_name)
 	sp_elf_file_free(f);
 }
 
+/* By name: main's range as nm -S gives it; an alias that lost to another
+ * name (global_mul, alias_global_longer share an address) and an absent
+ * name are not found. */
+Test(elfsym, a_symbol_is_found_by_name)
+{
+	char *out = run("nm -S %s | awk '$4 == \"main\" { print $1, $2 }'",
+	    SYMS);
+	unsigned long long at, size;
+	uint64_t lo, hi;
+	struct sp_elf_file *f;
+	struct sp_elf_syms *x;
+
+	cr_assert_eq(sscanf(out, "%llx %llx", &at, &size), 2, "%s", out);
+	cr_assert_eq(sp_elf_file_open(SYMS, &f, NULL), 0);
+	cr_assert_eq(sp_elf_syms_load(f, &x), 0);
+	cr_assert_eq(sp_elf_syms_named(x, "main", &lo, &hi), 0);
+	cr_assert_eq(lo, at);
+	cr_assert_eq(hi, at + size);
+	cr_assert_eq(sp_elf_syms_named(x, "alias_global_longer", &lo, &hi),
+	    -SP_ENOTFOUND);
+	cr_assert_eq(sp_elf_syms_named(x, "no_such_function", &lo, &hi),
+	    -SP_ENOTFOUND);
+	sp_elf_syms_free(x);
+	sp_elf_file_free(f);
+	free(out);
+}
+
 /* --- hostile files: the real binary with one field changed ------------------ */
 
 static Elf64_Shdr *

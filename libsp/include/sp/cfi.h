@@ -156,6 +156,18 @@ int sp_cfi_table_vaddr(const struct sp_cfi_table *t, uint64_t off,
 /* Whether the table has no FDE at all: 1 or 0. */
 int sp_cfi_table_empty(const struct sp_cfi_table *t);
 
+/* Most functions a table knows the stack to switch in. */
+#define SP_CFI_STACK_ENDS_MAX 16
+
+/*
+ * Whether ELF address pc lies in a function where the stack being walked
+ * began, or was switched to, so that its caller is on another stack: in
+ * a Go binary, runtime.systemstack, mcall, morestack, asmcgocall, mstart,
+ * rt0_go, sigtramp and goexit, found by name in its symbol table when the
+ * table is opened (none when it is stripped).  1 or 0.
+ */
+int sp_cfi_table_stack_end(const struct sp_cfi_table *t, uint64_t pc);
+
 /* What a table holds, for counters and tests. */
 struct sp_cfi_table_stats {
 	size_t hdr_entries;       /* .eh_frame_hdr's table, when used */

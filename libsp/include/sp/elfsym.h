@@ -58,4 +58,12 @@ const char *sp_elf_syms_find(const struct sp_elf_syms *s, uint64_t vaddr,
 /* How many address groups (one name each) the index holds. */
 size_t sp_elf_syms_count(const struct sp_elf_syms *s);
 
+/*
+ * The range [*start, *end) of the symbol that a group resolves to under
+ * name (a linear scan: for a few names, not per frame).  Returns 0, or
+ * -SP_ENOTFOUND (absent, or an alias that lost to another name).
+ */
+int sp_elf_syms_named(const struct sp_elf_syms *s, const char *name,
+    uint64_t *start, uint64_t *end);
+
 #endif
