@@ -361,11 +361,17 @@ sp_unwind_dwarf(const struct sp_uregs *regs, const struct sp_ustack *stk,
 		}
 		if (err) {
 			stats->fallbacks[why]++;
-			/* Instruction analysis only where the registers are
-			 * the frame's own: never at a rewound return address. */
-			if (own_regs && lookup->read_code != NULL)
-				err = leaf_step(&w, &cur, lookup, pc, &next,
-				    stats);
+			/* Instruction analysis where the registers are the
+			 * frame's own, and in code with no CFI at all (a JIT's,
+			 * CPython's perf trampolines): its stack pointer came
+			 * from a step, and from the return address (not the
+			 * rewound pc, inside the call) the stack is as it was
+			 * before the call. */
+			if (lookup->read_code != NULL && (own_regs ||
+			    (why == SP_FB_NO_CFI &&
+			    (cur.valid & (1u << SP_DW_RSP)))))
+				err = leaf_step(&w, &cur, lookup,
+				    cur.r[SP_DW_RA], &next, stats);
 			exact = 0;
 		}
 		if (err) {

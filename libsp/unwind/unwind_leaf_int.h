@@ -7,8 +7,10 @@
  * decoding forward from the sampled PC (with Zydis) to the function's
  * return, it finds where the return address is relative to the sampled
  * stack pointer, so a leaf in its prologue, its epilogue or without a frame
- * pointer at all still unwinds into its caller.  Only the leaf: at a
- * return address the registers are the caller's guess, not the truth.
+ * pointer at all still unwinds into its caller.  The unwinder uses it for
+ * the leaf, and for callers in code without any CFI (JIT code), from
+ * their return address: there the stack pointer is the step's result
+ * and the stack is as before the call; other registers may be guesses.
  */
 
 #include <stddef.h>

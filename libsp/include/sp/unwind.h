@@ -117,9 +117,11 @@ struct sp_unwind_stats {
  * cleanly at a zero frame pointer (the outermost frame), and with an
  * error kind otherwise (misaligned, outside the copy, no progress).
  * Stores at most max addresses.  Never fails: res says how far it got.
- * A leaf (or interrupted) frame without CFI is first analysed by decoding
- * its instructions (lookup->read_code) to find its return address even in
- * a prologue, an epilogue or a function without a frame pointer.
+ * A leaf (or interrupted) frame without CFI, and any frame in a module
+ * without CFI at all (JIT code: CPython's -X perf trampolines), is first
+ * analysed by decoding its instructions (lookup->read_code) to find its
+ * return address even in a prologue, an epilogue or a function without a
+ * frame pointer.
  * ips[0] is the sampled IP; later entries are return addresses already
  * rewound by one byte into the call, except after a signal frame, where
  * the interrupted PC is exact.  The walk ends cleanly where the return
