@@ -50,6 +50,39 @@ else
 	    test $((a + b)) -gt 0 -a $((ok * 100)) -ge $(((a + b) * 99))
 	check "python3.12 -X perf: work_a takes 60% (5 points or 4 sd) ($a vs $b)" \
 	    split_ok "$a" "$b"
+	# Interpreter machinery stands behind the Python frames: hidden, but
+	# not at the leaf, where the eval loop's time is leaf_*'s own.
+	inner=$(grep -cE ';<module>;.*;_PyEval_EvalFrameDefault;.*;leaf_[ab](;| )' "$TMP/py312.folded")
+	check "python3.12 -X perf: no eval loop between the Python frames ($inner stacks)" \
+	    test "$inner" -eq 0
+	leaf=$(grep -E ';leaf_[ab];_PyEval_EvalFrameDefault [0-9]+$' "$TMP/py312.folded" |
+	    awk '{ t += $NF } END { print t + 0 }')
+	check "python3.12 -X perf: the eval loop stays where it is the leaf ($leaf samples)" \
+	    test "$leaf" -gt 0
+fi
+
+# --- CPython 3.11: no perf map, nothing hidden (issue 14.12) -----------------
+# Without Python frames to stand in for it, the interpreter machinery is
+# the profile: the eval loop's own time (a quarter of it) must not move to
+# its caller, __libc_start_call_main.
+py=$(python 3.11)
+if [ -z "$py" ]; then
+	skip "python3.11" "no CPython 3.11 among the pyenv builds (${PYENV_ROOT:-$HOME/.pyenv}/versions)"
+else
+	run $REC -o "$TMP/py311.spl" -- "$py" $PYW 1000
+	check "python3.11: recorded (exit $RC)" test "$RC" -eq 0
+	$SYM "$TMP/py311.spl" 2>/dev/null | $FOLD >"$TMP/py311.folded"
+	$SYM "$TMP/py311.spl" 2>/dev/null | $FOLD --show-hidden >"$TMP/py311.all"
+	all=$(awk '{ t += $NF } END { print t + 0 }' "$TMP/py311.folded")
+	ev=$(grep -E ';_PyEval_EvalFrameDefault [0-9]+$' "$TMP/py311.folded" |
+	    awk '{ t += $NF } END { print t + 0 }')
+	check "python3.11: the eval loop's own time is shown ($ev of $all samples)" \
+	    test "$all" -gt 0 -a $((ev * 10)) -ge "$all"
+	check "python3.11: by default as with --show-hidden (no Python frames)" \
+	    cmp -s "$TMP/py311.folded" "$TMP/py311.all"
+	c=$(grep -E '^_start;__libc_start_main;__libc_start_call_main [0-9]+$' "$TMP/py311.folded" |
+	    awk '{ t += $NF } END { print t + 0 }')
+	check "python3.11: no time lands on __libc_start_call_main ($c)" test "$c" -eq 0
 fi
 
 done_testing

@@ -158,8 +158,9 @@ const struct sp_fold_options *sp_fold_options(const struct sp_fold *f);
 #define SP_FOLD_UNKNOWN (UINT32_MAX - 1)
 
 /*
- * The machine frames of stack that the options keep (hidden frames and
- * those of the other mode dropped), root first, into *frames (grown with
+ * The machine frames of stack that the options keep (those of the other
+ * mode dropped, and hidden ones in a stack with a Python frame, except
+ * the leaf), root first, into *frames (grown with
  * realloc as needed; *cap its capacity in elements; both start as
  * NULL/0).  A stack 0 gives one SP_FOLD_UNKNOWN.  When max_locations is
  * not 0 and more frames remain, keeps the max_locations frames nearest
