@@ -275,6 +275,47 @@ print_python(const struct dump *d, const struct sp_record *r)
 		    "no longer a Python runtime");
 }
 
+/* How the samples were taken: the event, its rate and what it covered. */
+static void
+print_recording(const struct dump *d, const struct sp_recording *g)
+{
+	static const struct {
+		uint32_t bit;
+		const char *name;
+	} flags[] = {
+		{ SP_RECORDING_KERNEL_TIME, "kernel-time" },
+		{ SP_RECORDING_KERNEL, "kernel-callchains" },
+		{ SP_RECORDING_CHILDREN, "children" },
+	};
+	const char *sep = "";
+	size_t i;
+
+	if (d->json) {
+		(void)fputs("{\"kind\":\"recording\",\"event\":", stdout);
+		json_sp_str(&g->event);
+		(void)printf(",\"frequency\":%u,\"stack_bytes\":%u,"
+		    "\"flags\":%u,\"command\":", g->frequency, g->stack_bytes,
+		    g->flags);
+		json_sp_str(&g->command);
+		(void)fputs("}\n", stdout);
+		return;
+	}
+	(void)fputs("recording: event ", stdout);
+	text_str(&g->event);
+	(void)printf(", %u Hz, %u stack bytes, ", g->frequency,
+	    g->stack_bytes);
+	for (i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
+		if (g->flags & flags[i].bit) {
+			(void)printf("%s%s", sep, flags[i].name);
+			sep = ",";
+		}
+	if (!(g->flags & SP_RECORDING_KERNEL_TIME))
+		(void)printf("%suser time only", sep);
+	(void)fputs(", command ", stdout);
+	text_str(&g->command);
+	(void)putchar('\n');
+}
+
 static void
 print_counters(const struct dump *d, const struct sp_counter *c, size_t n)
 {
@@ -414,6 +455,9 @@ print_record(struct dump *d, const struct sp_record *r)
 		break;
 	case SP_REC_SUMMARY:
 		print_counters(d, r->u.summary.counters, r->u.summary.count);
+		break;
+	case SP_REC_RECORDING:
+		print_recording(d, &r->u.recording);
 		break;
 	default:
 		print_other(d, r);

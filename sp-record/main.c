@@ -318,6 +318,21 @@ truncation_advice(struct sp_recorder *r, const struct opts *o, char *buf,
 		    "(in the kernel: add --kernel)");
 }
 
+/* /proc/sys/kernel/perf_event_paranoid, or 2 (the kernel's default). */
+static long
+paranoid(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
+	long v = 2;
+
+	if (f != NULL) {
+		if (fscanf(f, "%ld", &v) != 1)
+			v = 2;
+		(void)fclose(f);
+	}
+	return v;
+}
+
 /* A line for each thing a person would want to change before the next run;
  * sampled < 0: the run ended before its --delay. */
 static void
@@ -334,8 +349,11 @@ print_verdicts(struct sp_recorder *r, const struct opts *o, double sampled)
 		    "%lld ms had passed", o->delay_ms);
 	else if (s == 0 && lost == 0 && untracked == 0)
 		warnx(counter(r, "kernel_enabled") ? "no samples: the target "
-		    "was idle" : "no samples: the target was idle or is a "
-		    "kernel thread (add --kernel)");
+		    "was idle" : "no samples: the target was idle or ran "
+		    "only in the kernel");
+	if (!counter(r, "kernel_enabled"))
+		warnx("kernel time not sampled: perf_event_paranoid is %ld; "
+		    "run as root or with CAP_PERFMON", paranoid());
 	if (untracked > 0 && !o->ro.children)
 		warnx("%llu samples from child processes not followed: add "
 		    "--children", untracked);

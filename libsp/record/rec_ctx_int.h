@@ -29,7 +29,9 @@ enum rec_counter {
 	C_PROCESSES,          /* processes followed: targets and children */
 	C_THREADS,            /* threads of those, opened or seen forking */
 	C_LIFECYCLE_GAPS,     /* recovery sweeps of /proc after a loss */
-	C_KERNEL_ENABLED,
+	C_KERNEL_ENABLED,     /* kernel time sampled (exclude_kernel 0) */
+	C_KERNEL_CALLCHAINS,  /* and its callchains (--kernel) */
+	C_KERNEL_SAMPLES,     /* samples taken in the kernel */
 	C_RING_BYTES_MIN,
 	C_RING_BYTES_MAX,
 	C_MISSING_PID,        /* samples without a usable pid/tid */

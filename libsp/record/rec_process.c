@@ -391,6 +391,8 @@ on_sample(struct sp_recorder *r, const uint8_t *rec, size_t len)
 	uint32_t pid, tid, cpu;
 	size_t n = 0;
 	int has_regs, complete = 1, err;
+	int in_kernel = (sp_le16(rec + 4) & PERF_RECORD_MISC_CPUMODE_MASK) ==
+	    PERF_RECORD_MISC_KERNEL;
 
 	r->ctx.c[C_SAMPLE_EVENTS]++;
 	pid = sp_rd_u32(&c);
@@ -415,8 +417,16 @@ on_sample(struct sp_recorder *r, const uint8_t *rec, size_t len)
 		r->ctx.c[C_UNTRACKED]++;
 		return 0;
 	}
+	if (in_kernel)
+		r->ctx.c[C_KERNEL_SAMPLES]++;
 	if (r->attr.sample_type & PERF_SAMPLE_CALLCHAIN) {
 		err = kernel_frames(r, &c, &n);
+		if (err)
+			return err;
+	} else if (in_kernel) {
+		/* Time in the kernel without its callchain: one frame,
+		 * [kernel], on the user stack that entered it. */
+		err = frame_id(r, 0, SP_FRAME_KERNEL, 0, 0, &r->frames[n++]);
 		if (err)
 			return err;
 	}

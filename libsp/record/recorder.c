@@ -35,6 +35,8 @@ static const char *const counter_names[C_FALLBACK_FIRST_] = {
 	[C_THREADS] = "threads",
 	[C_LIFECYCLE_GAPS] = "lifecycle_gaps",
 	[C_KERNEL_ENABLED] = "kernel_enabled",
+	[C_KERNEL_CALLCHAINS] = "kernel_callchains",
+	[C_KERNEL_SAMPLES] = "kernel_samples",
 	[C_RING_BYTES_MIN] = "ring_bytes_min",
 	[C_RING_BYTES_MAX] = "ring_bytes_max",
 	[C_MISSING_PID] = "missing_pid_samples",
@@ -112,7 +114,10 @@ init_attr(struct sp_recorder *r)
 	a->sample_regs_user = REGS_MASK;
 	a->sample_stack_user = r->o.stack_bytes;
 	a->exclude_callchain_user = 1;
-	a->exclude_kernel = !r->o.kernel;
+	/* Time in the kernel is sampled whenever the kernel allows it (a
+	 * profile without it answers another question than perf's); its
+	 * callchains only with --kernel. */
+	a->exclude_kernel = 0;
 	a->exclude_hv = 1;
 	/* mmap turns the side-band records on; mmap2 picks their format
 	 * (with inode and device). */
@@ -223,8 +228,11 @@ open_event(struct sp_recorder *r, uint32_t tid, int cpu)
 	if (!r->attr.exclude_kernel && (fd == -EACCES || fd == -EPERM)) {
 		r->attr.exclude_kernel = 1;
 		r->attr.sample_type &= ~(uint64_t)PERF_SAMPLE_CALLCHAIN;
-		spi_rec_log(&r->ctx, "kernel sampling is denied (perf_event_paranoid or "
-		    "missing CAP_PERFMON): recording user frames only");
+		/* Asked for: said now.  By default the summary says it. */
+		if (r->o.kernel)
+			spi_rec_log(&r->ctx, "kernel sampling is denied "
+			    "(perf_event_paranoid or missing CAP_PERFMON): "
+			    "recording user frames only");
 		return open_event(r, tid, cpu);
 	}
 	return fd;
@@ -374,14 +382,18 @@ write_recording(struct sp_recorder *r)
 		return 0;
 	r->wrote_recording = 1;
 	r->ctx.c[C_KERNEL_ENABLED] = !r->attr.exclude_kernel;
+	r->ctx.c[C_KERNEL_CALLCHAINS] =
+	    (r->attr.sample_type & PERF_SAMPLE_CALLCHAIN) != 0;
 	memset(&rec, 0, sizeof(rec));
 	rec.kind = SP_REC_RECORDING;
 	rec.u.recording.event.s = r->event_name;
 	rec.u.recording.event.len = (uint32_t)strlen(r->event_name);
 	rec.u.recording.frequency = r->o.frequency;
 	rec.u.recording.stack_bytes = r->o.stack_bytes;
-	rec.u.recording.flags = (r->attr.exclude_kernel ? 0 :
-	    SP_RECORDING_KERNEL) | (r->o.children ? SP_RECORDING_CHILDREN : 0);
+	rec.u.recording.flags = (r->attr.sample_type & PERF_SAMPLE_CALLCHAIN ?
+	    SP_RECORDING_KERNEL : 0) |
+	    (r->o.children ? SP_RECORDING_CHILDREN : 0) |
+	    (r->attr.exclude_kernel ? 0 : SP_RECORDING_KERNEL_TIME);
 	rec.u.recording.command.s = cmd;
 	rec.u.recording.command.len = (uint32_t)strlen(cmd);
 	return sp_writer_put(r->ctx.w, &rec, NULL);

@@ -41,6 +41,8 @@ sp_format_frame(const struct sp_defs *d, uint32_t frame, char *buf,
 		    frame));
 	if (f->mode == SP_FRAME_TRUNCATED)
 		return result(snprintf(buf, cap, "[truncated]"));
+	if (f->mode == SP_FRAME_KERNEL && f->module == 0 && f->abs_ip == 0)
+		return result(snprintf(buf, cap, SP_KERNEL_FRAME_NAME));
 	if (sym != NULL) {
 		/* The outermost logical frame names the machine frame. */
 		name = sp_defs_string(d, sym->lines[sym->count - 1].function);

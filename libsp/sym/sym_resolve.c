@@ -235,6 +235,14 @@ kernel_frame(struct sym_ctx *c, const struct sp_module *m, uint64_t ip)
 	char modname[256];
 	int err;
 
+	/* Time in the kernel recorded without its callchain: one frame
+	 * with no address, named as such. */
+	if (m == NULL && ip == 0) {
+		c->sym.origin = SP_ORIGIN_KERNEL;
+		err = spi_sym_add_line(c, SP_KERNEL_FRAME_NAME,
+		    strlen(SP_KERNEL_FRAME_NAME), NULL, 0, 0);
+		return err < 0 ? err : 1;
+	}
 	/* kallsyms (this boot's, --kallsyms, the bundle's) is the
 	 * header host's kernel. */
 	if (m != NULL && !header_host(c, m->host))

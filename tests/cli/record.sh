@@ -205,9 +205,37 @@ check "and its spool checks clean" has "finished" "$OUT"
 # --- kernel frames ----------------------------------------------------------------
 run $REC --kernel -o "$TMP/kern.spl" -- dd if=/dev/zero of=/dev/null bs=64k count=100000
 check "records with --kernel" test "$RC" -eq 0
-check "kernel callchains were enabled" test "$(counter "$TMP/kern.spl" kernel_enabled)" -eq 1
+check "kernel callchains were enabled" test "$(counter "$TMP/kern.spl" kernel_callchains)" -eq 1
 k=$($DUMP "$TMP/kern.spl" | grep -c 'kernel.kallsyms\]+0x')
 check "kernel frames are present ($k)" test "$k" -gt 0
+
+# --- kernel time without --kernel (issue 14.5) -------------------------------------
+# dd spends most of its time in read and write: without --kernel it was
+# not sampled at all (11 samples in 2 s).  Now each such sample is its
+# user stack plus one [kernel] frame, with no kernel address.
+run $REC -o "$TMP/kt.spl" -- dd if=/dev/zero of=/dev/null bs=64k count=100000
+check "dd without --kernel: recorded (exit $RC)" test "$RC" -eq 0
+s=$(counter "$TMP/kt.spl" samples)
+kt=$(counter "$TMP/kt.spl" kernel_samples)
+check "its time in the kernel is sampled ($kt of $s samples)" \
+    test "${s:-0}" -gt 0 -a $((kt * 2)) -ge "${s:-0}"
+ks=$(counter "$TMP/kern.spl" samples)
+check "as many samples as with --kernel, for the same work ($s and $ks)" \
+    test $((s * 2)) -ge "${ks:-0}"
+check "kernel time sampled, no callchains (the counters)" \
+    test "$(counter "$TMP/kt.spl" kernel_enabled)/$(counter "$TMP/kt.spl" kernel_callchains)" = 1/0
+check "and the recording says so" \
+    grep -q '^recording: event [a-z-]*, [0-9]* Hz, [0-9]* stack bytes, kernel-time, command dd$' \
+    <($DUMP "$TMP/kt.spl")
+n=$($DUMP "$TMP/kt.spl" | grep -c '#0   \[kernel\]$')
+check "each such sample has one [kernel] leaf ($n of $kt)" test "$n" -eq "$kt"
+$BIN/sp-sym -q -o "$TMP/kt-sym.spl" "$TMP/kt.spl"
+n=$($DUMP "$TMP/kt-sym.spl" | grep -A1 '#0   \[kernel\]' | grep -cE '#1   (__GI___libc_|__libc_)?(read|write)')
+check "on the user stack that entered it: read or write ($n of $kt)" \
+    test $((n * 10)) -ge $((kt * 9))
+check "no kernel address is stored" test "$($DUMP "$TMP/kt.spl" | grep -c 'kallsyms')" -eq 0
+t=$(counter "$TMP/kt.spl" truncated_stacks)
+check "the stacks below it are complete ($t truncated)" test $((t * 100)) -le "${s:-0}"
 
 # --- a JIT with a perf map, kept in a bundle ------------------------------------
 rm -rf "$TMP/bundle"

@@ -35,8 +35,12 @@ mkdir -p "$d" && cp $W/tree "$d/" && chown -R $U "$d"
 # Its own child, without --kernel: no warning, user frames.
 run as_user $REC -o "$d/own.spl" -- "$d/tree" 300
 check "a normal user records their own child (exit 0)" test "$RC" -eq 0
-check "without --kernel nothing is said of kernel sampling" \
+check "without --kernel no warning at the start" \
     test -z "$(grep -F 'kernel sampling' <<<"$ERR")"
+check "the summary says kernel time was not sampled, the cause and the fix" \
+    grep -qx 'sp-record: kernel time not sampled: perf_event_paranoid is 2; run as root or with CAP_PERFMON' <<<"$ERR"
+check "and so does the spool (user time only, kernel_enabled 0)" \
+    test "$($DUMP "$d/own.spl" | grep -c '^recording: .* user time only, ')/$(counter "$d/own.spl" kernel_enabled)" = 1/0
 s=$(counter "$d/own.spl" samples)
 cpu_ms=$(grep -o 'cpu_ms=[0-9]*' "$TMP/err" | cut -d= -f2)
 check "samples for its CPU time ($s for ${cpu_ms}ms)" \

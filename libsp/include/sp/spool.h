@@ -115,6 +115,10 @@ enum sp_frame_mode {
 	SP_FRAME_TRUNCATED = 2,
 };
 
+/* A kernel frame with no module and address 0 stands for time in the
+ * kernel recorded without its callchain; it is named this. */
+#define SP_KERNEL_FRAME_NAME "[kernel]"
+
 struct sp_frame {
 	uint32_t module;      /* MODULE id, 0 none */
 	uint32_t mode;        /* enum sp_frame_mode */
@@ -204,7 +208,8 @@ struct sp_recording {
 	struct sp_str event;
 	uint32_t frequency;
 	uint32_t stack_bytes;
-	uint32_t flags;       /* bit 0 kernel callchains, bit 1 children */
+	uint32_t flags;       /* SP_RECORDING_*: kernel callchains, children
+	                       * followed, kernel time sampled */
 	struct sp_str command;
 };
 
@@ -225,6 +230,7 @@ struct sp_rawstack {
 
 #define SP_RECORDING_KERNEL 1u
 #define SP_RECORDING_CHILDREN 2u
+#define SP_RECORDING_KERNEL_TIME 4u /* time in the kernel was sampled */
 
 /*
  * One decoded record.  For definitions, id is the id the record defines.
