@@ -137,9 +137,11 @@ defs(struct sp_writer *w, uint32_t f[8])
 	memcpy(r.u.module.build_id, "\xde\xad\xbe\xef", 4);
 	r.u.module.path = str(w, "/opt/app");
 	(void)put(w, &r);
+	/* main is a Python function here (as from a perf map): it stands in
+	 * for the interpreter machinery below it, which is then hidden. */
 	f[1] = frame(w, 1, SP_FRAME_USER, 0x1100);
 	l[0] = (struct sp_symline){ str(w, "main"), str(w, "app.c"), 10 };
-	symbol(w, f[1], 0, l, 1);
+	symbol(w, f[1], SP_SYM_PYTHON_FRAME, l, 1);
 	f[2] = frame(w, 1, SP_FRAME_USER, 0x1200);
 	l[0] = (struct sp_symline){ str(w, "inner"), str(w, "inl.h"), 5 };
 	l[1] = (struct sp_symline){ str(w, "outer"), str(w, "app.c"), 20 };
