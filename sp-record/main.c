@@ -35,7 +35,7 @@ usage(int status)
 	    "usage: sp-record [-F HZ|max] [-s STACK_BYTES] [--kernel] [--children]\n"
 	    "                 [-d SECONDS] [-D MSECS] [-m MAX_FRAMES]\n"
 	    "                 [--bundle DIR [--bundle-binaries]]\n"
-	    "                 [--no-stop] [--raw-stacks] [-q] [-o FILE]\n"
+	    "                 [--stop] [--raw-stacks] [-q] [-o FILE]\n"
 	    "                 (-p PID[,PID...] | -- CMD [ARGS...])\n"
 	    "Sample threads, unwind their stacks as they are recorded, and write\n"
 	    "a spool (default sp.spl; - is standard output).  An existing FILE is\n"
@@ -56,7 +56,8 @@ usage(int status)
 	    "      --bundle-binaries  also keep each module's ELF file by build-id\n"
 	    "  -p, --pid PID,...  attach to running processes, a comma-separated\n"
 	    "                     list (may repeat; a repeated pid is one target)\n"
-	    "      --no-stop      attach without briefly stopping the targets\n"
+	    "      --stop         stop the targets (SIGSTOP) while attaching; they\n"
+	    "                     see it: a blocked system call fails with EINTR\n"
 	    "      --raw-stacks   also store each sample's registers and stack\n"
 	    "                     bytes (for replaying the unwinder; large)\n"
 	    "  -o, --output FILE  where to write the spool\n"
@@ -179,12 +180,15 @@ parse_args(int argc, char **argv, struct opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ "kernel", no_argument, NULL, 'k' },
 		{ "max-frames", required_argument, NULL, 'm' },
+		/* The default since attaching stopped no more; kept so that
+		 * scripts that asked for it keep working. */
 		{ "no-stop", no_argument, NULL, 'N' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "raw-stacks", no_argument, NULL, 'R' },
 		{ "stack", required_argument, NULL, 's' },
+		{ "stop", no_argument, NULL, 'S' },
 		{ "version", no_argument, NULL, 1000 + 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -231,7 +235,10 @@ parse_args(int argc, char **argv, struct opts *o)
 			    optarg, 1, 65536);
 			break;
 		case 'N':
-			o->ro.no_stop = 1;
+			o->ro.stop = 0;
+			break;
+		case 'S':
+			o->ro.stop = 1;
 			break;
 		case 'R':
 			o->ro.raw_stacks = 1;

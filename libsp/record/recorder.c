@@ -540,6 +540,24 @@ is_target(const struct sp_recorder *r, uint32_t pid)
 	return 0;
 }
 
+/* Is pid in state T (stopped by a signal), as /proc/PID/stat says? */
+static int
+stopped_already(pid_t pid)
+{
+	char path[64], *buf, *end;
+	size_t len;
+	int t = 0;
+
+	(void)snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (sp_read_file(path, SP_PROC_FILE_MAX, &buf, &len) != 0)
+		return 0;
+	/* The state follows the command's closing parenthesis. */
+	end = strrchr(buf, ')');
+	t = end != NULL && end[1] == ' ' && end[2] == 'T';
+	free(buf);
+	return t;
+}
+
 int
 sp_recorder_attach(struct sp_recorder *r, pid_t pid, struct sp_diag *diag)
 {
@@ -550,7 +568,8 @@ sp_recorder_attach(struct sp_recorder *r, pid_t pid, struct sp_diag *diag)
 		return 0; /* -p 3152,3152: one target */
 	if (kill(pid, 0) < 0 && errno == ESRCH)
 		return open_error(r, -ESRCH, (uint32_t)pid, diag);
-	if (!r->o.no_stop && kill(pid, SIGSTOP) == 0)
+	/* One that is stopped already (kill -STOP) stays so. */
+	if (r->o.stop && !stopped_already(pid) && kill(pid, SIGSTOP) == 0)
 		stopped = 1;
 	err = add_target(r, (uint32_t)pid);
 	if (err == 0)
@@ -790,7 +809,7 @@ sp_recorder_poll(struct sp_recorder *r, int timeout_ms)
 	if (epoll_wait(r->epfd, ev, 16, timeout_ms) < 0 && errno != EINTR)
 		return -errno;
 	err = drain(r);
-	if (err == 0 && r->o.no_stop)
+	if (err == 0 && !r->o.stop)
 		err = rescan_threads(r);
 	return err;
 }

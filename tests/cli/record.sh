@@ -178,6 +178,39 @@ check "attach has samples" test "$(counter "$TMP/attach.spl" samples)" -gt 0
 check "attach found the target's modules in /proc" \
     grep -q '/build/tests/tree$' <($DUMP "$TMP/attach.spl" | grep '^module')
 
+# --- attaching leaves no trace (issue 14.7) -----------------------------------
+# A server blocked in epoll_wait saw EINTR when attaching stopped and
+# continued it; a process stopped with kill -STOP was resumed.
+state() { sed 's/.*) //' "/proc/$1/stat" | cut -c1; }
+for mode in default --stop; do
+	$W/waiter 3 >"$TMP/waiter.out" 2>&1 &
+	wp=$!
+	running $wp "$W/waiter" S
+	run $REC ${mode#default} -p $wp -d 0.5 -o "$TMP/waiter.spl"
+	check "$mode: attached to a process blocked in epoll_wait (exit $RC)" test "$RC" -eq 0
+	wait $wp
+	if [ $mode = default ]; then
+		check "the call it is blocked in goes on undisturbed ($(cat "$TMP/waiter.out"))" \
+		    grep -qx timeout "$TMP/waiter.out"
+	else
+		check "--stop interrupts it, as sp-record(1) says ($(cat "$TMP/waiter.out"))" \
+		    grep -qx 'epoll_wait: Interrupted system call' "$TMP/waiter.out"
+	fi
+done
+sleep 30 &
+sp=$!
+running $sp "$(readlink -f "$(command -v sleep)")" S
+kill -STOP $sp
+for i in $(seq 50); do [ "$(state $sp)" = T ] && break; sleep 0.1; done
+for mode in default --stop; do
+	run $REC ${mode#default} -p $sp -d 0.3 -o "$TMP/stopped.spl"
+	check "$mode: a stopped process is attached to (exit $RC)" test "$RC" -eq 0
+	check "$mode: and stays stopped ($(state $sp))" test "$(state $sp)" = T
+done
+kill -CONT $sp
+kill $sp
+wait $sp 2>/dev/null
+
 # --- a deleted executable still resolves to the image that runs ---------------
 cp $W/tree "$TMP/doomed"
 "$TMP/doomed" 2000 cpu 2>/dev/null &
@@ -427,7 +460,7 @@ run $REC -o "$TMP/x.spl"
 check "no target is a usage error" test "$RC" -eq 2
 run $REC --help
 check "help exits 0" test "$RC" -eq 0
-for opt in --freq --stack --kernel --children --duration --delay --pid --no-stop \
+for opt in --freq --stack --kernel --children --duration --delay --pid --stop \
     --output --quiet --max-frames --bundle --bundle-binaries; do
 	check "man page documents $opt" grep -q -- "${opt//-/\\\\-}" sp-record/sp-record.1
 	check "help documents $opt" has "$opt" "$OUT"

@@ -44,7 +44,8 @@ struct sp_recorder_opts {
 	unsigned max_frames;   /* 0: SP_FRAMES_MAX_DEFAULT */
 	int kernel;            /* kernel callchains */
 	int children;          /* follow processes forked after start */
-	int no_stop;           /* attach without SIGSTOP */
+	int stop;              /* attach under SIGSTOP (the target sees it:
+	                        * a blocked call returns EINTR) */
 	int raw_stacks;        /* also write each sample's registers and
 	                        * stack bytes (RAWSTACK), for replaying the
 	                        * unwinder offline; large */
@@ -71,9 +72,13 @@ int sp_recorder_new(struct sp_writer *w, const struct sp_recorder_opts *o,
     struct sp_recorder **out, struct sp_diag *diag);
 
 /*
- * Attaches to the running process pid: stops it (unless no_stop), opens
- * events for each of its threads, records its mappings and threads from
- * /proc, and lets it go on.  A pid attached already is one target: 0.
+ * Attaches to the running process pid: opens events for each of its
+ * threads and records its mappings and threads from /proc, leaving no
+ * trace the process can observe; threads started meanwhile by a thread not
+ * yet covered are found by a rescan of /proc/PID/task once a second.  With
+ * the stop option it is stopped with SIGSTOP meanwhile and continued (one
+ * that was stopped already stays stopped).  A pid attached already is one
+ * target: 0.
  * Returns 0 or -errno with diag saying what to do (ESRCH no such
  * process, EACCES/EPERM permission, naming the call refused: the events
  * or /proc/PID/maps).
