@@ -539,7 +539,7 @@ on_task(struct sp_recorder *r, struct sp_cur *c, int fork)
 	uint32_t pid, ppid, tid, ptid;
 	struct rec_proc *p, *parent;
 	struct rec_thread *t;
-	int reused, err;
+	int reused, covered, err;
 
 	pid = sp_rd_u32(c);
 	ppid = sp_rd_u32(c);
@@ -577,8 +577,12 @@ on_task(struct sp_recorder *r, struct sp_cur *c, int fork)
 		r->ctx.c[C_THREADS]++;
 		return spi_rec_write_proc(&r->ctx, SP_PROC_FORK, pid, tid, ppid, ptid, NULL);
 	}
-	(void)sp_imap_del(&r->covered, tid);
+	covered = sp_imap_del(&r->covered, tid) != NULL;
 	t = sp_imap_del(&r->threads, tid);
+	/* An exit of a thread neither covered nor seen: the kernel sent it
+	 * twice (seen once in 10,000 exits), or its start was lost. */
+	if (!covered && t == NULL)
+		return 0;
 	free(t);
 	p = spi_rec_proc_get(r, pid, 0);
 	if (p == NULL || !p->tracked)
