@@ -32,7 +32,8 @@ static void
 usage(int status)
 {
 	(void)fprintf(status ? stderr : stdout,
-	    "usage: sp-record [-F HZ|max] [-s STACK_BYTES] [--kernel] [--children]\n"
+	    "usage: sp-record [-F HZ|max] [-s STACK_BYTES] [--kernel]\n"
+	    "                 [--children | --no-children]\n"
 	    "                 [-d SECONDS] [-D MSECS] [-m MAX_FRAMES]\n"
 	    "                 [--bundle DIR [--bundle-binaries]]\n"
 	    "                 [--stop] [--raw-stacks] [-q] [-o FILE]\n"
@@ -45,7 +46,10 @@ usage(int status)
 	    "  -s, --stack BYTES  user stack bytes copied per sample (default 32768,\n"
 	    "                     at most 65528)\n"
 	    "  -k, --kernel       add kernel callchains\n"
-	    "  -c, --children     follow processes forked after the start\n"
+	    "  -c, --children     follow child processes: those forked after the\n"
+	    "                     start and, with -p, those running already (the\n"
+	    "                     default with a command)\n"
+	    "      --no-children  record the command's own process only\n"
 	    "  -d, --duration S   stop after S seconds (fractions too: 0.5)\n"
 	    "  -D, --delay MSECS  sample only from MSECS ms after the command started\n"
 	    "                     or the targets were attached (followed meanwhile)\n"
@@ -134,6 +138,7 @@ struct opts {
 	const char *bundle;
 	int bundle_binaries;
 	int quiet;
+	int children;     /* -1: not said (a command's are followed) */
 	char **cmd;
 };
 
@@ -174,6 +179,7 @@ parse_args(int argc, char **argv, struct opts *o)
 		{ "bundle", required_argument, NULL, 'b' },
 		{ "bundle-binaries", no_argument, NULL, 'B' },
 		{ "children", no_argument, NULL, 'c' },
+		{ "no-children", no_argument, NULL, 'C' },
 		{ "delay", required_argument, NULL, 'D' },
 		{ "duration", required_argument, NULL, 'd' },
 		{ "freq", required_argument, NULL, 'F' },
@@ -195,6 +201,7 @@ parse_args(int argc, char **argv, struct opts *o)
 	int ch;
 
 	o->out = "sp.spl";
+	o->children = -1;
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv, "+:b:cd:D:F:hkm:o:p:qs:", longopts,
 	    NULL)) != -1) {
@@ -206,7 +213,10 @@ parse_args(int argc, char **argv, struct opts *o)
 			o->bundle_binaries = 1;
 			break;
 		case 'c':
-			o->ro.children = 1;
+			o->children = 1;
+			break;
+		case 'C':
+			o->children = 0;
 			break;
 		case 'd':
 			o->duration = sp_tool_real("-d seconds", optarg, 0, 1,
@@ -273,6 +283,10 @@ parse_args(int argc, char **argv, struct opts *o)
 		pids_and_args(o, strcmp(argv[optind - 1], "--") == 0);
 	if (o->cmd == NULL && o->npids == 0)
 		errx(2, "give either -p PID or -- CMD (see sp-record --help)");
+	/* As perf record: a command's children are part of its job (a
+	 * shell script, make); an attached process's are followed when
+	 * asked for. */
+	o->ro.children = o->children < 0 ? o->cmd != NULL : o->children;
 }
 
 static double
@@ -364,6 +378,10 @@ print_verdicts(struct sp_recorder *r, const struct opts *o, double sampled)
 	if (untracked > 0 && !o->ro.children)
 		warnx("%llu samples from child processes not followed: add "
 		    "--children", untracked);
+	if (counter(r, "children_not_followed") > 0)
+		warnx("%llu child processes of the targets were running and not "
+		    "followed: add --children", counter(r,
+		    "children_not_followed"));
 	if (s > 0 && percent(trunc, s) >= VERDICT_PERCENT) {
 		truncation_advice(r, o, advice, sizeof(advice));
 		warnx("%.0f %% of stacks truncated: %s", percent(trunc, s),

@@ -153,6 +153,143 @@ sp_proc_tasks(pid_t pid, pid_t **tids, size_t *n)
 	return 0;
 }
 
+/* Appends pid to v unless it is there, or v is full.  0 or -ENOMEM. */
+static int
+add_pid(pid_t **v, size_t *cap, size_t *n, pid_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < *n; i++)
+		if ((*v)[i] == pid)
+			return 0;
+	if (*n == SP_DESCENDANTS_MAX)
+		return 0;
+	if (sp_grow_zeroed(v, cap, *n + 1, sizeof(**v)) != 0)
+		return -ENOMEM;
+	(*v)[(*n)++] = pid;
+	return 0;
+}
+
+/* The children of pid's threads from /proc/PID/task/TID/children into v:
+ * 0, -ENOENT (no such files: the kernel lacks them), -ENOMEM. */
+static int
+children_files(pid_t pid, pid_t **v, size_t *cap, size_t *n)
+{
+	char path[96], *buf, *s, *end;
+	pid_t *tids;
+	size_t ntids, len, i;
+	int err = sp_proc_tasks(pid, &tids, &ntids), any = 0;
+
+	if (err)
+		return 0; /* gone: no children to follow */
+	for (i = 0; i < ntids && err != -ENOMEM; i++) {
+		(void)snprintf(path, sizeof(path), "/proc/%d/task/%d/children",
+		    (int)pid, (int)tids[i]);
+		err = sp_read_file(path, SP_PROC_FILE_MAX, &buf, &len);
+		if (err == -ENOENT)
+			continue;
+		any = 1;
+		if (err)
+			continue;
+		for (s = buf; err == 0; s = end) {
+			long c = strtol(s, &end, 10);
+
+			if (end == s)
+				break;
+			if (c > 0)
+				err = add_pid(v, cap, n, (pid_t)c);
+		}
+		free(buf);
+	}
+	free(tids);
+	if (err == -ENOMEM)
+		return err;
+	return any || ntids == 0 ? 0 : -ENOENT;
+}
+
+int
+sp_proc_stat(pid_t pid, char *state, pid_t *ppid)
+{
+	char path[64], *buf, *end;
+	size_t len;
+	int err;
+
+	(void)snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if ((err = sp_read_file(path, 4096, &buf, &len)) != 0)
+		return err == -ENOENT ? -ESRCH : err;
+	/* "pid (comm) state ppid ...": comm may hold ')' and spaces. */
+	end = strrchr(buf, ')');
+	err = -SP_EFORMAT;
+	if (end != NULL && end[1] == ' ' && end[2] != '\0' && end[3] == ' ') {
+		*state = end[2];
+		*ppid = (pid_t)strtol(end + 4, NULL, 10);
+		err = 0;
+	}
+	free(buf);
+	return err;
+}
+
+/* Every process's parent, from /proc/N/stat, into pairs (pid, ppid). */
+static int
+all_parents(pid_t **pairs, size_t *cap, size_t *n)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	char state;
+
+	if (d == NULL)
+		return 0;
+	while ((e = readdir(d)) != NULL) {
+		long p = strtol(e->d_name, NULL, 10);
+
+		if (p <= 0)
+			continue;
+		if (sp_grow_zeroed(pairs, cap, *n + 2, sizeof(**pairs)) != 0) {
+			(void)closedir(d);
+			return -ENOMEM;
+		}
+		(*pairs)[*n] = (pid_t)p;
+		if (sp_proc_stat((pid_t)p, &state, &(*pairs)[*n + 1]) == 0)
+			*n += 2;
+	}
+	(void)closedir(d);
+	return 0;
+}
+
+int
+sp_proc_descendants(pid_t pid, pid_t **pids, size_t *n)
+{
+	pid_t *v = NULL, *pairs = NULL;
+	size_t cap = 0, pcap = 0, np = 0, i, k;
+	int err = 0;
+
+	*pids = NULL;
+	*n = 0;
+	/* Breadth first: v grows as each process's children are read. */
+	err = children_files(pid, &v, &cap, n);
+	for (i = 0; err == 0 && i < *n; i++)
+		err = children_files(v[i], &v, &cap, n);
+	if (err == -ENOENT) {
+		*n = 0;
+		err = all_parents(&pairs, &pcap, &np);
+		for (i = 0; err == 0 && i <= *n; i++) {
+			pid_t parent = i == 0 ? pid : v[i - 1];
+
+			for (k = 0; err == 0 && k < np; k += 2)
+				if (pairs[k + 1] == parent)
+					err = add_pid(&v, &cap, n, pairs[k]);
+		}
+		free(pairs);
+	}
+	if (err) {
+		free(v);
+		*n = 0;
+		return err;
+	}
+	*pids = v;
+	return 0;
+}
+
 int
 sp_proc_comm(pid_t pid, pid_t tid, char *buf, size_t cap)
 {

@@ -46,6 +46,24 @@ size_t sp_maps_path_unescape(char *path, size_t len);
  */
 int sp_proc_tasks(pid_t pid, pid_t **tids, size_t *n);
 
+/*
+ * The state letter (R, S, D, T, Z...) and parent pid of process pid, from
+ * /proc/PID/stat.  Returns 0, -ESRCH (gone), -SP_EFORMAT, or -errno.
+ */
+int sp_proc_stat(pid_t pid, char *state, pid_t *ppid);
+
+/* Most descendants sp_proc_descendants lists. */
+#define SP_DESCENDANTS_MAX 4096
+
+/*
+ * Lists the processes descended from pid (children, their children...),
+ * into a new array (*pids, to free), parents before their children: from
+ * /proc/PID/task/TID/children, or where the kernel has no such file
+ * (CONFIG_PROC_CHILDREN), from the parent pid of every /proc/N/stat.
+ * At most SP_DESCENDANTS_MAX.  Returns 0 (none: *n 0) or -ENOMEM.
+ */
+int sp_proc_descendants(pid_t pid, pid_t **pids, size_t *n);
+
 /* Reads /proc/PID/task/TID/comm into buf (NUL-terminated, no newline). */
 int sp_proc_comm(pid_t pid, pid_t tid, char *buf, size_t cap);
 

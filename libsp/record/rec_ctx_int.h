@@ -38,6 +38,8 @@ enum rec_counter {
 	C_IDLE,               /* samples of the idle task (tid 0) */
 	C_MISSING_TIME,
 	C_UNTRACKED,          /* samples of processes not followed */
+	C_CHILDREN_NOT_FOLLOWED, /* running descendants of a target, not
+	                          * followed (children off) */
 	C_EMPTY_STACKS,
 	C_TRUNCATED_STACKS,
 	C_IGNORED_USER_CALLCHAIN, /* user frames the kernel sent anyway */

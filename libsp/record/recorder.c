@@ -43,6 +43,7 @@ static const char *const counter_names[C_FALLBACK_FIRST_] = {
 	[C_IDLE] = "idle_samples",
 	[C_MISSING_TIME] = "missing_time_samples",
 	[C_UNTRACKED] = "untracked_samples",
+	[C_CHILDREN_NOT_FOLLOWED] = "children_not_followed",
 	[C_EMPTY_STACKS] = "empty_stacks",
 	[C_TRUNCATED_STACKS] = "truncated_stacks",
 	[C_IGNORED_USER_CALLCHAIN] = "ignored_user_callchain_frames",
@@ -540,22 +541,53 @@ is_target(const struct sp_recorder *r, uint32_t pid)
 	return 0;
 }
 
+/*
+ * With children followed, the processes pid forked before the start are
+ * followed too (a server's workers, PostgreSQL's backends): each one's
+ * threads get events and its mappings are read.  One that exits meanwhile
+ * is skipped.  Without, they are counted.  0 or -ENOMEM.
+ */
+static int
+follow_descendants(struct sp_recorder *r, uint32_t pid)
+{
+	pid_t *kids;
+	size_t n, i;
+	int opened, err = sp_proc_descendants((pid_t)pid, &kids, &n);
+
+	/* Not followed: counted, for the summary to say so. */
+	if (err == 0 && !r->o.children)
+		r->ctx.c[C_CHILDREN_NOT_FOLLOWED] += n;
+	for (i = 0; err == 0 && r->o.children && i < n; i++) {
+		struct rec_proc *p = spi_rec_proc_get(r, (uint32_t)kids[i], 1);
+
+		if (p == NULL) {
+			err = -ENOMEM;
+			break;
+		}
+		if (p->tracked)
+			continue;
+		p->tracked = 1;
+		r->ctx.c[C_PROCESSES]++;
+		err = open_threads(r, p->pid, &opened);
+		p->last_rescan = r->ctx.now;
+		if (err == 0)
+			err = spi_rec_scan_maps(&r->ctx, p);
+		if (err != -ENOMEM)
+			err = 0; /* gone, or its maps refused: its samples
+			          * still count, address-only */
+	}
+	free(kids);
+	return err;
+}
+
 /* Is pid in state T (stopped by a signal), as /proc/PID/stat says? */
 static int
 stopped_already(pid_t pid)
 {
-	char path[64], *buf, *end;
-	size_t len;
-	int t = 0;
+	char state;
+	pid_t ppid;
 
-	(void)snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if (sp_read_file(path, SP_PROC_FILE_MAX, &buf, &len) != 0)
-		return 0;
-	/* The state follows the command's closing parenthesis. */
-	end = strrchr(buf, ')');
-	t = end != NULL && end[1] == ' ' && end[2] == 'T';
-	free(buf);
-	return t;
+	return sp_proc_stat(pid, &state, &ppid) == 0 && state == 'T';
 }
 
 int
@@ -584,6 +616,8 @@ sp_recorder_attach(struct sp_recorder *r, pid_t pid, struct sp_diag *diag)
 		err = spi_rec_scan_maps(&r->ctx, p);
 		maps_err = err == -EACCES || err == -EPERM;
 	}
+	if (err == 0)
+		err = follow_descendants(r, (uint32_t)pid);
 	if (err == 0)
 		err = write_recording(r);
 	if (stopped)

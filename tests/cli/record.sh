@@ -144,19 +144,51 @@ check "records a multi-threaded command" test "$RC" -eq 0
 tids=$(samples_json "$TMP/thr.spl" | grep -o '"tid":[0-9]*' | sort -u | wc -l)
 check "samples from the 4 spinning threads ($tids tids)" test "$tids" -ge 4
 
-# --- children only with --children ----------------------------------------------
-run $REC -o "$TMP/nofollow.spl" -- $W/forker 2 300
+# --- children (issue 14.6) ---------------------------------------------------------
+# A command's children are followed by default, as perf record does (a
+# shell script's work is its children's): before, sh -c "tree; true"
+# gave 1 sample and 349 untracked.  --no-children records the command's
+# own process only.
+run $REC --no-children -o "$TMP/nofollow.spl" -- $W/forker 2 300
 kids=$(grep -o 'child=[0-9]*' "$TMP/out" | cut -d= -f2 | tr '\n' ' ')
 check "forker ran and named its children" test -n "$kids"
 pids=$(samples_json "$TMP/nofollow.spl" | grep -o '"pid":[0-9]*' | sort -u | wc -l)
-check "without --children only the parent is sampled" test "$pids" -eq 1
+check "with --no-children only the parent is sampled" test "$pids" -eq 1
 check "children's samples are counted as untracked" \
     test "$(counter "$TMP/nofollow.spl" untracked_samples)" -gt 0
-run $REC --children -o "$TMP/follow.spl" -- $W/forker 2 300
+run $REC -o "$TMP/follow.spl" -- $W/forker 2 300
 pids=$(samples_json "$TMP/follow.spl" | grep -o '"pid":[0-9]*' | sort -u | wc -l)
-check "with --children the 2 children are sampled too ($pids pids)" test "$pids" -eq 3
+check "by default a command's 2 children are sampled too ($pids pids)" test "$pids" -eq 3
 check "fork events are recorded" \
     test "$($DUMP "$TMP/follow.spl" | grep -c '^fork ')" -ge 2
+check "and the recording says children are followed" \
+    grep -q '^recording: .*children' <($DUMP "$TMP/follow.spl")
+run $REC -o "$TMP/sh.spl" -- sh -c "$W/tree 300 2>/dev/null; true"
+s=$(counter "$TMP/sh.spl" samples)
+check "sh -c 'tree; true': tree's time is sampled ($s samples, $(counter "$TMP/sh.spl" untracked_samples) untracked)" \
+    test "${s:-0}" -ge 150 -a "$(counter "$TMP/sh.spl" untracked_samples)" -eq 0
+
+# Attached: children running already are followed with --children (the
+# seeds' discover_all_descendants: a server's workers), and counted, with
+# the flag to follow them, without it.
+bash -c "$W/tree 4000 cpu 2>/dev/null & $W/tree 4000 cpu 2>/dev/null & wait" &
+bp=$!
+for i in $(seq 100); do
+	[ "$(pgrep -P $bp -c)" -ge 2 ] && running "$(pgrep -P $bp | tail -1)" "$W/tree" && break
+	sleep 0.1
+done
+run $REC -p $bp -d 0.5 -o "$TMP/pkids0.spl"
+check "-p of a parent of 2 running children: exit $RC" test "$RC" -eq 0
+check "the summary counts the children not followed and names the flag" \
+    has "sp-record: 2 child processes of the targets were running and not followed: add --children" "$ERR"
+run $REC -p $bp --children -d 0.5 -o "$TMP/pkids.spl"
+pids=$(samples_json "$TMP/pkids.spl" | grep -o '"pid":[0-9]*' | sort -u | wc -l)
+check "-p --children samples both running children ($pids pids)" test "$pids" -eq 2
+check "and follows 3 processes" test "$(counter "$TMP/pkids.spl" processes)" -eq 3
+check "their modules were read from /proc" \
+    test "$($DUMP "$TMP/pkids.spl" | grep -cE '^module .*/build/tests/tree$')" -eq 2
+kill $(pgrep -P $bp) 2>/dev/null
+wait $bp 2>/dev/null
 
 # --- attach to a running process ------------------------------------------------
 # (How many samples an attach takes for the target's CPU time is a rate:
@@ -258,7 +290,7 @@ check "as many samples as with --kernel, for the same work ($s and $ks)" \
 check "kernel time sampled, no callchains (the counters)" \
     test "$(counter "$TMP/kt.spl" kernel_enabled)/$(counter "$TMP/kt.spl" kernel_callchains)" = 1/0
 check "and the recording says so" \
-    grep -q '^recording: event [a-z-]*, [0-9]* Hz, [0-9]* stack bytes, kernel-time, command dd$' \
+    grep -q '^recording: event [a-z-]*, [0-9]* Hz, [0-9]* stack bytes, kernel-time,children, command dd$' \
     <($DUMP "$TMP/kt.spl")
 n=$($DUMP "$TMP/kt.spl" | grep -c '#0   \[kernel\]$')
 check "each such sample has one [kernel] leaf ($n of $kt)" test "$n" -eq "$kt"
@@ -460,7 +492,7 @@ run $REC -o "$TMP/x.spl"
 check "no target is a usage error" test "$RC" -eq 2
 run $REC --help
 check "help exits 0" test "$RC" -eq 0
-for opt in --freq --stack --kernel --children --duration --delay --pid --stop \
+for opt in --freq --stack --kernel --children --no-children --duration --delay --pid --stop \
     --output --quiet --max-frames --bundle --bundle-binaries; do
 	check "man page documents $opt" grep -q -- "${opt//-/\\\\-}" sp-record/sp-record.1
 	check "help documents $opt" has "$opt" "$OUT"

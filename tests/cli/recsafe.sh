@@ -127,13 +127,13 @@ check "with the verdict" grep -q '^sp-record: no samples: the target was idle$' 
 kill $sp
 wait $sp 2>/dev/null
 
-run $REC -o "$TMP/kids.spl" -- sh -c "$W/tree 300 2>/dev/null; true"
+run $REC --no-children -o "$TMP/kids.spl" -- sh -c "$W/tree 300 2>/dev/null; true"
 n=$(counter "$TMP/kids.spl" untracked_samples)
 check "children not followed: the verdict counts their samples ($n)" \
     has "sp-record: $n samples from child processes not followed: add --children" "$ERR"
 check "... and they were many" test "${n:-0}" -gt 50
-run $REC --children -o "$TMP/kids2.spl" -- sh -c "$W/tree 300 2>/dev/null; true"
-check "with --children no such verdict" test -z "$(grep -F 'add --children' <<<"$ERR")"
+run $REC -o "$TMP/kids2.spl" -- sh -c "$W/tree 300 2>/dev/null; true"
+check "by default (children followed) no such verdict" test -z "$(grep -F 'add --children' <<<"$ERR")"
 
 run $REC -s 512 -o "$TMP/short.spl" -- $W/recurse 50 300
 check "stacks cut by a small copy: the verdict names -s/--stack" \

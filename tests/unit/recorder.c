@@ -2,8 +2,11 @@
 /* The recorder's building blocks: mapping tables, the int map, /proc
  * parsing, the unwinder's frame-pointer walk on hand-made stacks. */
 #include <criterion/criterion.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "common/cursor_int.h"
 #include "common/imap_int.h"
@@ -302,4 +305,62 @@ Test(unwind_fp, a_return_address_outside_the_code_ends_the_walk_truncated)
 	unwind_fp(&regs, &stk, ips, 8, &res);
 	cr_assert_eq(res.n, 2);
 	cr_assert_eq(ips[0], 0x7000);
+}
+
+/* A child that forks a grandchild, and a second child: all three are
+ * listed, each after its parent. */
+Test(procfs, descendants_are_listed_parents_first)
+{
+	int go[2];
+	pid_t a, b, *v;
+	size_t n, i, ia = 0, ib = 0, ig = 0;
+	char c;
+
+	cr_assert_eq(pipe(go), 0);
+	a = fork();
+	cr_assert_geq(a, 0);
+	if (a == 0) {
+		if (fork() == 0) {
+			(void)close(go[1]);
+			(void)read(go[0], &c, 1);
+			_exit(0);
+		}
+		(void)close(go[1]);
+		(void)read(go[0], &c, 1);
+		_exit(0);
+	}
+	b = fork();
+	cr_assert_geq(b, 0);
+	if (b == 0) {
+		(void)close(go[1]);
+		(void)read(go[0], &c, 1);
+		_exit(0);
+	}
+	/* Until a's child is there. */
+	for (i = 0; i < 500; i++) {
+		cr_assert_eq(sp_proc_descendants(getpid(), &v, &n), 0);
+		if (n >= 3)
+			break;
+		free(v);
+		usleep(10000);
+	}
+	cr_assert_eq(n, 3);
+	for (i = 0; i < n; i++) {
+		if (v[i] == a)
+			ia = i + 1;
+		else if (v[i] == b)
+			ib = i + 1;
+		else
+			ig = i + 1;
+	}
+	cr_assert(ia && ib && ig);
+	cr_assert_gt(ig, ia, "the grandchild comes after its parent");
+	free(v);
+	(void)close(go[1]);
+	(void)close(go[0]);
+	(void)waitpid(a, NULL, 0);
+	(void)waitpid(b, NULL, 0);
+	cr_assert_eq(sp_proc_descendants(999999999, &v, &n), 0);
+	cr_assert_eq(n, 0);
+	free(v);
 }
