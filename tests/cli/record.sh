@@ -163,7 +163,7 @@ check "fork events are recorded" \
     test "$($DUMP "$TMP/follow.spl" | grep -c '^fork ')" -ge 2
 check "and the recording says children are followed" \
     grep -q '^recording: .*children' <($DUMP "$TMP/follow.spl")
-run $REC -o "$TMP/sh.spl" -- sh -c "$W/tree 300 2>/dev/null; true"
+run $REC -o "$TMP/sh.spl" -- sh -c "$W/tree 300 cpu 2>/dev/null; true"
 s=$(counter "$TMP/sh.spl" samples)
 check "sh -c 'tree; true': tree's time is sampled ($s samples, $(counter "$TMP/sh.spl" untracked_samples) untracked)" \
     test "${s:-0}" -ge 150 -a "$(counter "$TMP/sh.spl" untracked_samples)" -eq 0
