@@ -78,6 +78,8 @@ struct rec_file {
 	struct sp_cfi_table *cfi;   /* NULL: not ELF, or no usable CFI */
 	uint8_t build_id[SP_BUILD_ID_MAX];
 	uint8_t build_id_len;       /* 0: none */
+	char *path;           /* with a bundle: a mapping's path, until kept */
+	int kept;             /* in the bundle (or tried) */
 	size_t refs;          /* mappings that use it; freed at 0 */
 	struct rec_file *next;
 };
@@ -137,6 +139,11 @@ struct sp_map;
 int spi_rec_add_mapping(struct rec_ctx *r, struct rec_proc *p,
     const struct sp_map *m);
 int spi_rec_scan_maps(struct rec_ctx *r, struct rec_proc *p);
+/* Keeps the file of range m of pid in the bundle, once: called for the
+ * first frame a sample has in it, so only binaries samples touch are
+ * kept. */
+void spi_rec_keep_binary(struct rec_ctx *r, uint32_t pid,
+    const struct rec_range *m);
 
 /* rec_reuse.c: the start time of pid (proc(5): /proc/PID/stat field
  * 22, clock ticks since boot) in *t; -errno (-ENOENT: gone) or

@@ -26,6 +26,7 @@ file_unref(struct rec_ctx *r, struct rec_file *f)
 		sp_cfi_table_free(f->cfi);
 		r->c[C_CFI_RELEASED]++;
 	}
+	free(f->path);
 	free(f);
 }
 

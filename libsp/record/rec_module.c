@@ -93,17 +93,16 @@ same_file(int fd, struct stat *st, const struct sp_map *m)
 }
 
 /*
- * The file of mapping map in pid (path: its name, unescaped): its
- * build-id into m and its CFI into range, opened through /proc so that
- * containers and deleted files resolve to the image the process mapped;
- * checks it is that inode.
+ * Opens the file of mapping map in pid (path: its name, unescaped)
+ * through /proc, so that containers and deleted files resolve to the
+ * image the process mapped, and checks it is that inode (filling st).
+ * -1 when it cannot.
  */
-static void
-map_file(struct rec_ctx *r, uint32_t pid, const struct sp_map *map,
-    const char *path, struct sp_module *m, struct rec_range *range)
+static int
+open_mapped(uint32_t pid, const struct sp_map *map, const char *path,
+    struct stat *st)
 {
 	char proc[4200];
-	struct stat st;
 	int fd;
 
 	(void)snprintf(proc, sizeof(proc), "/proc/%u/map_files/%" PRIx64 "-%"
@@ -112,7 +111,7 @@ map_file(struct rec_ctx *r, uint32_t pid, const struct sp_map *map,
 	/* By the time the MMAP2 record is read the mapping may be gone, or
 	 * (dlclose, then dlopen of another library in the hole) be another
 	 * file's: then the file is taken by its path, if it is the same. */
-	if (fd >= 0 && !same_file(fd, &st, map)) {
+	if (fd >= 0 && !same_file(fd, st, map)) {
 		(void)close(fd);
 		fd = -1;
 	}
@@ -124,10 +123,55 @@ map_file(struct rec_ctx *r, uint32_t pid, const struct sp_map *map,
 		if (fd < 0 && errno == ENOENT)
 			fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	}
+	if (fd >= 0 && !same_file(fd, st, map)) {
+		(void)close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+void
+spi_rec_keep_binary(struct rec_ctx *r, uint32_t pid, const struct rec_range *m)
+{
+	struct rec_file *f = m->file;
+	struct sp_map map;
+	struct stat st;
+	int fd, err;
+
+	memset(&map, 0, sizeof(map));
+	map.start = m->start;
+	map.end = m->end;
+	map.inode = f->ino;
+	map.dev_major = major((dev_t)f->dev);
+	map.dev_minor = minor((dev_t)f->dev);
+	fd = open_mapped(pid, &map, f->path, &st);
+	err = fd < 0 ? -ENOENT : sp_bundle_binary(r->bundle, fd, f->build_id,
+	    f->build_id_len, f->path);
+	if (err < 0)
+		spi_rec_log(r, "bundle: could not keep %s: %s", f->path,
+		    sp_strerror(err));
+	if (fd >= 0)
+		(void)close(fd);
+	free(f->path); /* once, kept or not */
+	f->path = NULL;
+	f->kept = 1;
+}
+
+/*
+ * The file of mapping map in pid (path: its name, unescaped): its
+ * build-id into m and its CFI into range; with a bundle, its path, for
+ * keeping it once a sample touches it.
+ */
+static void
+map_file(struct rec_ctx *r, uint32_t pid, const struct sp_map *map,
+    const char *path, struct sp_module *m, struct rec_range *range)
+{
+	struct stat st;
+	int fd = open_mapped(pid, map, path, &st);
+
 	if (fd < 0)
 		return;
-	if (same_file(fd, &st, map) &&
-	    (range->file = file_of(r, fd, &st)) != NULL) {
+	if ((range->file = file_of(r, fd, &st)) != NULL) {
 		const struct rec_file *f = range->file;
 		uint64_t vaddr;
 
@@ -137,17 +181,14 @@ map_file(struct rec_ctx *r, uint32_t pid, const struct sp_map *map,
 			range->bias = range->start - vaddr;
 		}
 		if (f->build_id_len > 0) {
-			int err = 0;
-
 			memcpy(m->build_id, f->build_id, f->build_id_len);
 			m->build_id_len = f->build_id_len;
-			if (r->bundle != NULL)
-				err = sp_bundle_binary(r->bundle, fd,
-				    m->build_id, f->build_id_len, path);
-			if (err < 0)
-				spi_rec_log(r, "bundle: could not keep %s: %s", path,
-				    sp_strerror(err));
 		}
+		/* Not kept yet: no sample may touch it (PostgreSQL maps
+		 * 31 MB of libicudata and runs none of it). */
+		if (r->bundle != NULL && f->build_id_len > 0 && !f->kept &&
+		    f->path == NULL)
+			range->file->path = strdup(path);
 	}
 	(void)close(fd);
 }

@@ -171,6 +171,8 @@ user_frame(struct sp_recorder *r, struct rec_proc *p, uint64_t ip,
 		r->ctx.c[C_UNKNOWN_MODULE]++;
 		return frame_id(r, 0, SP_FRAME_USER, ip, ip, id);
 	}
+	if (m->file != NULL && m->file->path != NULL)
+		spi_rec_keep_binary(&r->ctx, p->pid, m);
 	return frame_id(r, m->module, SP_FRAME_USER, ip - m->start + m->offset,
 	    ip, id);
 }

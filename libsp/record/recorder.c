@@ -925,7 +925,9 @@ sp_recorder_finish(struct sp_recorder *r)
 	close_events(r);
 	if (r->ctx.bundle != NULL) {
 		sp_imap_each(&r->procs, bundle_maps, r);
-		if (sp_bundle_kallsyms(r->ctx.bundle) < 0)
+		/* Real kernel addresses reveal the KASLR layout: kept only
+		 * when kernel frames were asked for. */
+		if (r->o.kernel && sp_bundle_kallsyms(r->ctx.bundle) < 0)
 			spi_rec_log(&r->ctx, "bundle: /proc/kallsyms not kept (addresses "
 			    "hidden or unreadable)");
 	}
@@ -980,6 +982,7 @@ sp_recorder_free(struct sp_recorder *r)
 
 		r->ctx.files = f->next;
 		sp_cfi_table_free(f->cfi);
+		free(f->path);
 		free(f);
 	}
 	free(r->ips);

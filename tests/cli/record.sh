@@ -303,8 +303,10 @@ t=$(counter "$TMP/kt.spl" truncated_stacks)
 check "the stacks below it are complete ($t truncated)" test $((t * 100)) -le "${s:-0}"
 
 # --- a JIT with a perf map, kept in a bundle ------------------------------------
+# libc3.so is preloaded and never called: mapped, never sampled.
 rm -rf "$TMP/bundle"
-run $REC --bundle "$TMP/bundle" --bundle-binaries -o "$TMP/jit.spl" -- $W/jit 500
+run env LD_PRELOAD="$PWD/$W/libc3.so" $REC --bundle "$TMP/bundle" --bundle-binaries \
+    -o "$TMP/jit.spl" -- $W/jit 500
 check "records a JIT workload into a bundle" test "$RC" -eq 0
 jpid=$(samples_json "$TMP/jit.spl" | grep -o '"pid":[0-9]*' | head -1 | cut -d: -f2)
 jaddr=$(grep -o 'jit=0x[0-9a-f]*' "$TMP/out" | cut -d= -f2)
@@ -322,7 +324,17 @@ check "the manifest lists the executable by build-id" \
 bid=$(grep -P '\t.*/build/tests/jit$' "$m" | cut -f2)
 check "the kept executable is the file that ran" cmp -s "$W/jit" "$TMP/bundle/binaries/$bid"
 check "libc is kept too" grep -q '/libc.so.6$' "$m"
-check "kallsyms is kept (root sees real addresses)" grep -qP '^kallsyms\t' "$m"
+# Issue 14.14: only what samples touched (PostgreSQL's bundle was 73 MB,
+# 31 MB of it libicudata, which runs no code), and kallsyms, whose real
+# addresses reveal the kernel's layout, only with --kernel.
+check "a library mapped but never sampled is a module" \
+    grep -q '^module .*/build/tests/libc3\.so$' <($DUMP "$TMP/jit.spl")
+check "but it is not kept" test "$(grep -c '/libc3\.so$' "$m")" -eq 0
+check "kallsyms is not kept without --kernel" test "$(grep -cP '^kallsyms\t' "$m")" -eq 0
+rm -rf "$TMP/kbundle"
+run $REC --kernel --bundle "$TMP/kbundle" -o "$TMP/kb.spl" -- $W/tree 200
+check "with --kernel kallsyms is kept (root sees real addresses)" \
+    grep -qP '^kallsyms\t' "$TMP/kbundle/manifest"
 check "bundle files are private (0600)" \
     test "$(stat -c %a "$TMP/bundle/binaries/$bid" "$m" | sort -u)" = 600
 rm -f "/tmp/perf-$jpid.map"
