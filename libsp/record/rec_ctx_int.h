@@ -106,6 +106,8 @@ struct rec_ctx {
 	struct rec_file *files;       /* CFI of the files mapped so far */
 	struct sp_cfi_table *vdso;    /* the [vdso]'s CFI */
 	int vdso_tried;
+	uint8_t vdso_id[SP_BUILD_ID_MAX];  /* its build-id, for its modules */
+	uint8_t vdso_id_len;
 	struct sp_unwind_cache *cache;
 	uint64_t c[C_COUNT_];
 };

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -214,18 +215,42 @@ module_flags(const char *path, size_t *len)
 	return f;
 }
 
+/* With a bundle, keeps the vdso image (len bytes) by its build-id, so
+ * that sp-sym can name its functions on another machine. */
+static void
+keep_vdso(struct rec_ctx *r, const uint8_t *image, size_t len)
+{
+	int fd = memfd_create("vdso", MFD_CLOEXEC), err;
+
+	if (fd < 0)
+		err = -errno;
+	else if (write(fd, image, len) != (ssize_t)len)
+		err = -EIO;
+	else
+		err = sp_bundle_binary(r->bundle, fd, r->vdso_id,
+		    r->vdso_id_len, "[vdso]");
+	if (err < 0)
+		spi_rec_log(r, "bundle: could not keep the [vdso]: %s",
+		    sp_strerror(err));
+	if (fd >= 0)
+		(void)close(fd);
+}
+
 /*
  * The [vdso] has no file: read its image out of the process
- * (/proc/PID/mem) once per recorder (one kernel, one vdso) and unwind
- * with its own .eh_frame.
+ * (/proc/PID/mem) once per recorder (one kernel, one vdso), unwind with
+ * its own .eh_frame, and record its build-id (sp-sym finds the image by
+ * it: in a bundle, or its own when it runs on the same kernel).
  */
 static void
-vdso_cfi(struct rec_ctx *r, uint32_t pid, struct rec_range *range)
+vdso_cfi(struct rec_ctx *r, uint32_t pid, struct rec_range *range,
+    struct sp_module *m)
 {
 	char path[64];
 	struct sp_elf_file *ef;
+	const uint8_t *id;
 	uint8_t *image;
-	size_t len = (size_t)(range->end - range->start);
+	size_t len = (size_t)(range->end - range->start), n;
 	uint64_t vaddr;
 	int fd;
 
@@ -236,13 +261,22 @@ vdso_cfi(struct rec_ctx *r, uint32_t pid, struct rec_range *range)
 		image = malloc(len);
 		if (fd >= 0 && image != NULL &&
 		    pread(fd, image, len, (off_t)range->start) == (ssize_t)len &&
-		    sp_elf_file_open_mem(image, len, &ef, NULL) == 0 &&
-		    sp_cfi_table_open(ef, &r->vdso) == 0)
-			count_cfi(r, r->vdso);
+		    sp_elf_file_open_mem(image, len, &ef, NULL) == 0) {
+			if (sp_elf_file_build_id(ef, &id, &n) == 0) {
+				memcpy(r->vdso_id, id, n);
+				r->vdso_id_len = (uint8_t)n;
+			}
+			if (sp_cfi_table_open(ef, &r->vdso) == 0)
+				count_cfi(r, r->vdso);
+			if (r->bundle != NULL && r->vdso_id_len > 0)
+				keep_vdso(r, image, len);
+		}
 		free(image);
 		if (fd >= 0)
 			(void)close(fd);
 	}
+	m->build_id_len = r->vdso_id_len;
+	memcpy(m->build_id, r->vdso_id, r->vdso_id_len);
 	if (r->vdso != NULL && sp_cfi_table_vaddr(r->vdso, 0, &vaddr) == 0) {
 		range->cfi = r->vdso;
 		range->bias = range->start - vaddr;
@@ -297,7 +331,7 @@ spi_rec_add_mapping(struct rec_ctx *r, struct rec_proc *p,
 	if (m->inode != 0 && !(rec.u.module.flags & SP_MOD_ANON))
 		map_file(r, p->pid, m, cpath, &rec.u.module, &nr);
 	if (rec.u.module.flags & SP_MOD_VDSO)
-		vdso_cfi(r, p->pid, &nr);
+		vdso_cfi(r, p->pid, &nr, &rec.u.module);
 	err = sp_writer_put(r->w, &rec, &nr.module);
 	if (err)
 		return err;

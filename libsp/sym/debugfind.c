@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <elf.h>
+#include <sys/auxv.h>
 
 #include "sp/bundle.h"
 #include "sp/debugfind.h"
@@ -139,6 +141,39 @@ bundle_binary(struct search *r, const char *path, const char *idhex)
 	return err < 0 ? 0 : binary_at(r, path);
 }
 
+/*
+ * The [vdso] of this process, which is the recorded one when this host
+ * runs the same kernel build (the build-ids are equal): its image is an
+ * ELF file in memory, from the ELF header to the section headers' end.
+ */
+static int
+own_vdso(struct search *r)
+{
+	const Elf64_Ehdr *e = (const Elf64_Ehdr *)getauxval(AT_SYSINFO_EHDR);
+	struct sp_elf_file *f;
+	size_t len;
+	int err;
+
+	if (e == NULL || r->id == NULL || r->out->binary != NULL ||
+	    memcmp(e->e_ident, ELFMAG, SELFMAG) != 0 ||
+	    e->e_ident[EI_CLASS] != ELFCLASS64)
+		return 0;
+	len = (size_t)e->e_shoff + (size_t)e->e_shnum * e->e_shentsize;
+	if (len > ((size_t)1 << 20))
+		return 0;
+	err = sp_elf_file_open_mem(e, len, &f, NULL);
+	if (err)
+		return err == -ENOMEM ? err : 0;
+	if (!id_matches(r, f)) {
+		note(r, "this host's vdso", "build-id differs (another kernel)");
+		sp_elf_file_free(f);
+		return 0;
+	}
+	note(r, "this host's vdso", "used");
+	r->out->binary = f;
+	return 0;
+}
+
 static int
 find_binary(struct search *r)
 {
@@ -152,6 +187,9 @@ find_binary(struct search *r)
 		if (join(buf, r->s->bundle, "/binaries/", idhex) == 0)
 			err = bundle_binary(r, buf, idhex);
 	}
+	/* [vdso] is no file: a path relative to here would be another. */
+	if (strcmp(r->path, "[vdso]") == 0)
+		return err == 0 ? own_vdso(r) : err;
 	for (i = 0; i < r->nroots && err == 0; i++)
 		if (join(buf, r->roots[i], r->path, "") == 0)
 			err = binary_at(r, buf);

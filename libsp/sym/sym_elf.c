@@ -180,7 +180,9 @@ file_get(struct sym_ctx *c, uint32_t id, const struct sp_module *m,
 	int err;
 
 	*out = NULL;
-	if (path == NULL || path->len == 0 || path->s[0] != '/' ||
+	/* A file's path, or the [vdso] by its build-id (sp_debug_find). */
+	if (path == NULL || path->len == 0 || (path->s[0] != '/' &&
+	    !((m->flags & SP_MOD_VDSO) && m->build_id_len > 0)) ||
 	    memchr(path->s, '\0', path->len) != NULL)
 		return 0;
 	if ((err = sp_grow_zeroed((void **)&c->file_of, &c->capfile_of, id,

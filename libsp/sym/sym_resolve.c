@@ -326,8 +326,9 @@ unnamed_why(struct sym_ctx *c, const struct sp_frame *f,
 		kernel_why(c, m, why, cap);
 	else if (m == NULL)
 		(void)snprintf(why, cap, "no module was mapped there");
-	else if (m->flags & SP_MOD_VDSO)
-		(void)snprintf(why, cap, "the vDSO is not read");
+	else if ((m->flags & SP_MOD_VDSO) && m->build_id_len == 0)
+		(void)snprintf(why, cap, "the vDSO's build-id was not recorded "
+		    "(an older sp-record)");
 	else if (!(m->flags & SP_MOD_ANON))
 		(void)snprintf(why, cap, "no file to read: the recorded path "
 		    "is not an absolute file path");
@@ -367,7 +368,7 @@ spi_sym_resolve(struct sym_ctx *c, uint32_t frame)
 	    perf_map_allowed(c, m->host, m->pid))
 		r = pmap_frame(c, m, f->abs_ip);
 	if (r == 0 && m != NULL && f->mode == SP_FRAME_USER && !(m->flags &
-	    (SP_MOD_KERNEL | SP_MOD_ANON | SP_MOD_VDSO)))
+	    (SP_MOD_KERNEL | SP_MOD_ANON)))
 		r = spi_sym_elf_frame(c, f->module, m, f->rel_ip);
 	if (r < 0)
 		return r;

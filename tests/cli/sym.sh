@@ -318,6 +318,29 @@ c++filt <"$TMP/cxx.txt" >"$TMP/cxx.dem"
 check "c++filt demangles sp-dump's text output" grep -q 'shapes::Spinner::spin(unsigned long)' "$TMP/cxx.dem"
 check "... templates too" grep -q 'void shapes::twice<shapes::Spinner>(shapes::Spinner&)' "$TMP/cxx.dem"
 
+# --- the vDSO (issue 14.11) ------------------------------------------------------------
+# Its frames were never named ([vdso]+0x86c); perf names them from the
+# image.  The recorder records its build-id and keeps it in a bundle;
+# sp-sym reads the bundle's copy, or its own when the kernel is the same.
+rm -rf "$TMP/vbundle"
+run $REC -q --bundle "$TMP/vbundle" --bundle-binaries -o "$TMP/vdso.spl" -- $W/clockloop 500
+vid=$($DUMP "$TMP/vdso.spl" | awk '/^module .* \[vdso\]$/ { print $(NF - 1); exit }')
+check "the [vdso] module has a build-id ($vid)" grep -qE '^[0-9a-f]{40}$' <<<"$vid"
+run $SYM -o "$TMP/vdso-sym.spl" "$TMP/vdso.spl"
+s=$($DUMP "$TMP/vdso.spl" | grep -c '^sample ')
+v=$($DUMP "$TMP/vdso-sym.spl" | awk '/^sample / { if (hit) n++; hit = 0 }
+    /^    #[0-9]+ +__vdso_clock_gettime$/ { hit = 1 } END { if (hit) n++; print n + 0 }')
+check "sp-sym names __vdso_clock_gettime on this host ($v of $s samples)" \
+    test "$s" -gt 0 -a $((v * 2)) -ge "$s"
+check "... from this host's vdso, said so" has "this host's vdso (used)" "$ERR"
+check "the bundle keeps the vdso image by its build-id" \
+    grep -qP "^binary\t$vid\tbinaries/$vid\t\[vdso\]$" "$TMP/vbundle/manifest"
+check "... an ELF file with that build-id" \
+    grep -q "Build ID: $vid" <(readelf -n "$TMP/vbundle/binaries/$vid")
+run $SYM --bundle "$TMP/vbundle" -o "$TMP/vdso-b.spl" "$TMP/vdso.spl"
+check "with --bundle sp-sym reads the bundle's copy" \
+    has "$TMP/vbundle/binaries/$vid (used)" "$ERR"
+
 # --- kernel frames ------------------------------------------------------------------
 run $REC -q --kernel -o "$TMP/kern.spl" -- dd if=/dev/zero of=/dev/null bs=64k count=100000
 run $SYM -o "$TMP/kern-sym.spl" "$TMP/kern.spl"
