@@ -180,6 +180,8 @@ map_file(struct rec_ctx *r, uint32_t pid, const struct sp_map *map,
 		    sp_cfi_table_vaddr(f->cfi, range->offset, &vaddr) == 0) {
 			range->cfi = f->cfi;
 			range->bias = range->start - vaddr;
+			if (vaddr != UINT64_MAX)
+				m->elf_vaddr_plus1 = vaddr + 1;
 		}
 		if (f->build_id_len > 0) {
 			memcpy(m->build_id, f->build_id, f->build_id_len);

@@ -125,9 +125,11 @@ dec_module(struct sp_cur *c, struct sp_module *m)
 	m->dev = sp_rd_varint(c);
 	bid = sp_rd_str(c, &n);
 	m->path = sp_rd_u32v(c);
-	/* An appended field: older spools end the record before it. */
+	/* Appended fields: older spools end the record before them. */
 	if (sp_cur_left(c) > 0)
 		m->uid_plus1 = sp_rd_u32v(c);
+	if (sp_cur_left(c) > 0)
+		m->elf_vaddr_plus1 = sp_rd_varint(c);
 	if (c->err)
 		return NULL;
 	if (n > SP_BUILD_ID_MAX)
@@ -390,8 +392,10 @@ enc_module(struct sp_buf *b, const struct sp_module *m)
 	sp_buf_str(b, m->build_id,
 	    m->build_id_len <= SP_BUILD_ID_MAX ? m->build_id_len : 0);
 	sp_buf_varint(b, m->path);
-	if (m->uid_plus1 != 0)
+	if (m->uid_plus1 != 0 || m->elf_vaddr_plus1 != 0)
 		sp_buf_varint(b, m->uid_plus1);
+	if (m->elf_vaddr_plus1 != 0)
+		sp_buf_varint(b, m->elf_vaddr_plus1);
 }
 
 static void

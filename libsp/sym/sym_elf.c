@@ -201,15 +201,22 @@ file_get(struct sym_ctx *c, uint32_t id, const struct sp_module *m,
 }
 
 /*
- * The ELF address of file offset off: through the binary's PT_LOAD
- * headers; a debug file made by objcopy --only-keep-debug keeps them
- * too, but without file bytes, so it only serves when it answers.
+ * The ELF address of file offset off in module m: through the binary's
+ * PT_LOAD headers; else, as the recorder saw it (m's elf_vaddr_plus1):
+ * a debug file made by objcopy --only-keep-debug keeps the headers but
+ * without file bytes, so it serves last, when it answers at all.
  */
 static int
-file_vaddr(const struct sym_file *f, uint64_t off, uint64_t *vaddr)
+file_vaddr(const struct sym_file *f, const struct sp_module *m, uint64_t off,
+    uint64_t *vaddr)
 {
 	if (f->found.binary != NULL)
 		return sp_elf_file_vaddr(f->found.binary, off, vaddr);
+	if (m->elf_vaddr_plus1 != 0 && off >= m->file_offset &&
+	    off - m->file_offset < m->size) {
+		*vaddr = m->elf_vaddr_plus1 - 1 + (off - m->file_offset);
+		return 0;
+	}
 	if (f->found.debug != NULL)
 		return sp_elf_file_vaddr(f->found.debug, off, vaddr);
 	return -SP_ENOTFOUND;
@@ -294,7 +301,7 @@ spi_sym_elf_frame(struct sym_ctx *c, uint32_t module_id,
 	r = file_get(c, module_id, m, &f);
 	if (r < 0 || f == NULL)
 		return r;
-	if (f->state > 0 && file_vaddr(f, rel_ip, &vaddr) == 0)
+	if (f->state > 0 && file_vaddr(f, m, rel_ip, &vaddr) == 0)
 		r = name_frame(c, f, vaddr, &outer);
 	else if (f->state > 0 && !f->unmapped) {
 		/* The file's segments do not hold what was mapped. */

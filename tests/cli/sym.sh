@@ -185,6 +185,18 @@ check "with --debug-dir, names come from the debug file ($(grep -c '^ok' "$TMP/s
 STACKPULSE_DEBUG_DIRS=$TMP/dbg run $SYM -o "$TMP/strip-env.spl" "$TMP/strip.spl"
 check "STACKPULSE_DEBUG_DIRS works as --debug-dir" \
     grep -q ' work_a$' <($DUMP "$TMP/strip-env.spl")
+# The debug file alone, the binary gone (issue 14.8): its segments have no
+# file bytes, so the recorder's note of the mapping's ELF address maps the
+# frames' file offsets (before: all address-only, "no PT_LOAD holds a
+# recorded file offset").
+mv "$TMP/strip/app" "$TMP/strip/app.gone"
+run $SYM --debug-dir "$TMP/dbg" -o "$TMP/strip-alone.spl" "$TMP/strip.spl"
+frames "$TMP/strip-alone.spl" "/strip/app\$" >"$TMP/alone.frames"
+expect_names $W/tree-O2 <"$TMP/alone.frames" >"$TMP/alone.names"
+check "the debug file alone names the frames ($(grep -c '^ok' "$TMP/alone.names") as nm, $(grep -c '^bad' "$TMP/alone.names") not)" \
+    test "$(grep -c '^ok' "$TMP/alone.names")" -ge 3 -a "$(grep -c '^bad' "$TMP/alone.names")" -eq 0
+check "... with lines from its DWARF" grep -qE '^symbol .*: work_a [^ ]*/tree\.c:[0-9]+$' <($DUMP -v "$TMP/strip-alone.spl")
+mv "$TMP/strip/app.gone" "$TMP/strip/app"
 
 # --- a binary replaced after recording ---------------------------------------------
 mkdir -p "$TMP/repl"

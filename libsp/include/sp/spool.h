@@ -107,6 +107,10 @@ struct sp_module {
 	uint8_t build_id_len;
 	uint8_t build_id[SP_BUILD_ID_MAX];
 	uint32_t uid_plus1;   /* the process's uid + 1, 0 unknown */
+	/* The ELF virtual address of the mapping's first byte + 1, 0
+	 * unknown: with it a debug file alone (no file bytes in its
+	 * segments) maps a frame's file offset to an address. */
+	uint64_t elf_vaddr_plus1;
 };
 
 enum sp_frame_mode {
