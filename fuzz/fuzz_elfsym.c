@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The ELF reader and symbol index on arbitrary bytes: headers, build-id,
- * debuglink, every section (inflated), symbols and lookups. */
+ * debuglink, every section (inflated), symbols, PLT stubs and lookups. */
 #include <stdint.h>
 #include <string.h>
 
@@ -20,7 +20,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct sp_elf_syms *s;
 	const uint8_t *p;
 	const char *name;
-	uint64_t v = 0, entry = 0, start;
+	uint64_t v = 0, entry = 0, plt = 0, start;
 	size_t i, len;
 	uint32_t crc;
 
@@ -36,9 +36,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	(void)sp_elf_file_exec_vaddr(f, size / 2, &v);
 	if (size >= 32) /* e_entry: where real files have a symbol */
 		memcpy(&entry, data + 24, sizeof(entry));
+	(void)sp_elf_file_section_addr(f, ".plt", &plt);
 	if (sp_elf_syms_load(f, &s) == 0) {
-		for (i = 0; i < 32; i++) {
-			uint64_t a = (i & 1 ? entry : v) + (i / 2) * 16;
+		/* Where real files have symbols, and their PLT stubs. */
+		for (i = 0; i < 48; i++) {
+			uint64_t a = (i % 3 == 0 ? entry : i % 3 == 1 ? v : plt) +
+			    (i / 3) * 8;
 
 			name = sp_elf_syms_find(s, a, &start);
 			if (name != NULL && (start > a || name[0] == '\0'))

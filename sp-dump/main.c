@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* sp-dump: show, check and count the records of a spool. */
 #include <err.h>
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -8,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "sp/demangle.h"
 #include "sp/format.h"
 #include "sp/output.h"
 #include "sp/replay.h"
@@ -23,6 +25,8 @@ struct dump {
 	enum mode mode;
 	int json;
 	int verbose;
+	int no_demangle;
+	struct sp_demangle *dm;  /* NULL: names as the spool has them */
 	struct sp_replay *r;
 	uint64_t count[256], bytes[256];
 	uint32_t frames[MAX_DEPTH];
@@ -32,8 +36,8 @@ static void
 usage(int status)
 {
 	(void)fprintf(status ? stderr : stdout,
-	    "usage: sp-dump [--check | --stats] [--json] [-v] [-o FILE]\n"
-	    "               [FILE | -]\n"
+	    "usage: sp-dump [--check | --stats] [--json] [-v] [--no-demangle]\n"
+	    "               [-o FILE] [FILE | -]\n"
 	    "Show a spool's header, modules, threads, process events, samples\n"
 	    "with their stacks and summary counters.\n"
 	    "  -c, --check   validate only; the exit status says (not with\n"
@@ -43,6 +47,9 @@ usage(int status)
 	    "  -j, --json    JSON Lines, one object per record (with --stats:\n"
 	    "                one object)\n"
 	    "  -v, --verbose also show strings, frames and stack nodes\n"
+	    "      --no-demangle\n"
+	    "                C++ and Rust names as the spool has them (mangled;\n"
+	    "                by default c++filt demangles them)\n"
 	    "  -o, --output FILE\n"
 	    "                where to write (default: standard output)\n"
 	    "  -h, --help    this text\n"
@@ -99,6 +106,71 @@ text_str(const struct sp_str *s)
 		else
 			(void)putchar(c);
 	}
+}
+
+/*
+ * Sends the names of frames[0..n) and their inlined callees (all: sym
+ * set, a SYMBOL's lines) that are new to the demangler, one exchange
+ * with c++filt for them all; says once when it cannot.
+ */
+static void
+demangle(const struct dump *d, const uint32_t *frames, size_t n,
+    const struct sp_symbol *sym)
+{
+	const struct sp_defs *defs = sp_replay_defs(d->r);
+	const struct sp_str *fn;
+	struct sp_diag diag;
+	size_t i;
+	uint32_t k;
+
+	for (i = 0; d->dm != NULL && i < (sym != NULL ? 1 : n); i++) {
+		const struct sp_symbol *s = sym != NULL ? sym :
+		    sp_defs_symbol(defs, frames[i]);
+
+		for (k = 0; s != NULL && k < s->count; k++)
+			if ((fn = sp_defs_string(defs, s->lines[k].function)) !=
+			    NULL && (sym != NULL || k == s->count - 1) &&
+			    sp_demangle_add(d->dm, fn->s, fn->len) < 0)
+				errx(1, "%s", sp_strerror(-ENOMEM));
+	}
+	if (d->dm != NULL && sp_demangle_run(d->dm, 0, &diag) < 0)
+		sp_tool_demangle_failed(diag.msg);
+}
+
+/* s, or its demangled text in *tmp. */
+static const struct sp_str *
+shown(const struct dump *d, const struct sp_str *s, struct sp_str *tmp)
+{
+	size_t len;
+
+	if (s == NULL || (tmp->s = sp_demangle_get(d->dm, s->s, s->len,
+	    &len)) == NULL || len > UINT32_MAX)
+		return s;
+	tmp->len = (uint32_t)len;
+	return tmp;
+}
+
+/* The name of frame id as sp_format_frame gives it (into buf), or its
+ * function's demangled text; *len its length. */
+static const char *
+frame_name(const struct dump *d, uint32_t id, char *buf, size_t cap,
+    size_t *len)
+{
+	const struct sp_defs *defs = sp_replay_defs(d->r);
+	const struct sp_symbol *sym = sp_defs_symbol(defs, id);
+	const struct sp_str *fn, *s;
+	struct sp_str tmp;
+
+	if (sym != NULL && (fn = sp_defs_string(defs,
+	    sym->lines[sym->count - 1].function)) != NULL && fn->len > 0 &&
+	    (s = shown(d, fn, &tmp)) == &tmp) {
+		*len = s->len;
+		return s->s;
+	}
+	*len = sp_format_frame(defs, id, buf, cap);
+	if (*len >= cap)
+		*len = cap - 1;
+	return buf;
 }
 
 static double
@@ -203,24 +275,26 @@ print_sample(struct dump *d, const struct sp_record *r)
 	const struct sp_defs *defs = sp_replay_defs(d->r);
 	const struct sp_sample *s = &r->u.sample;
 	const struct sp_thread *t = sp_defs_thread(defs, s->thread);
-	size_t depth = 0, i, n;
-	char name[512];
+	size_t depth = 0, i, n, len;
+	const char *name;
+	char buf[512];
 
 	/* Deeper stacks show their leaf-side MAX_DEPTH frames. */
 	(void)sp_defs_stack(defs, s->stack, d->frames, MAX_DEPTH, &depth);
 	n = depth;
 	if (n > MAX_DEPTH)
 		n = MAX_DEPTH;
+	demangle(d, d->frames, n, NULL);
 	if (d->json) {
 		(void)printf("{\"kind\":\"sample\",\"thread\":%u,\"pid\":%u,"
 		    "\"tid\":%u,\"time\":%" PRIu64 ",\"cpu\":%u,\"stack\":%u,"
 		    "\"frames\":[", s->thread, t->pid, t->tid, s->time, s->cpu,
 		    s->stack);
 		for (i = 0; i < n; i++) {
-			(void)sp_format_frame(defs, d->frames[i], name,
-			    sizeof(name));
+			name = frame_name(d, d->frames[i], buf, sizeof(buf),
+			    &len);
 			(void)fputs(i ? "," : "", stdout);
-			json_str(name, strlen(name));
+			json_str(name, len);
 		}
 		(void)fputs("]}\n", stdout);
 		return;
@@ -228,8 +302,8 @@ print_sample(struct dump *d, const struct sp_record *r)
 	(void)printf("sample %.6f pid %u tid %u cpu %u: %zu frames\n",
 	    rel_seconds(d, s->time), t->pid, t->tid, s->cpu, depth);
 	for (i = 0; i < n; i++) {
-		(void)sp_format_frame(defs, d->frames[i], name, sizeof(name));
-		(void)printf("    #%-3zu %s\n", i, name);
+		name = frame_name(d, d->frames[i], buf, sizeof(buf), &len);
+		(void)printf("    #%-3zu %.*s\n", i, (int)len, name);
 	}
 	if (n < depth)
 		(void)printf("    ... %zu more frames\n", depth - n);
@@ -350,21 +424,25 @@ print_symbol(const struct dump *d, const struct sp_symbol *sym)
 		"kernel", "address" };
 	const struct sp_defs *defs = sp_replay_defs(d->r);
 	const struct sp_symline *l;
-	char name[512];
+	struct sp_str tmp;
+	const char *name;
+	char buf[512];
+	size_t len;
 	uint32_t i;
 
-	(void)sp_format_frame(defs, sym->frame, name, sizeof(name));
+	demangle(d, NULL, 0, sym);
+	name = frame_name(d, sym->frame, buf, sizeof(buf), &len);
 	if (d->json) {
 		(void)printf("{\"kind\":\"symbol\",\"frame\":%u,"
 		    "\"origin\":%u,\"flags\":%u,\"name\":", sym->frame,
 		    sym->origin, sym->flags);
-		json_str(name, strlen(name));
+		json_str(name, len);
 		(void)fputs(",\"module\":", stdout);
 		json_sp_str(sp_defs_string(defs, sym->module_name));
 		(void)fputs(",\"lines\":[", stdout);
 	} else {
-		(void)printf("symbol frame %u: %s (%s, flags 0x%x, module ",
-		    sym->frame, name, origins[sym->origin < 5 ?
+		(void)printf("symbol frame %u: %.*s (%s, flags 0x%x, module ",
+		    sym->frame, (int)len, name, origins[sym->origin < 5 ?
 		    sym->origin : 0], sym->flags);
 		text_str(sp_defs_string(defs, sym->module_name));
 		(void)putchar(')');
@@ -374,14 +452,15 @@ print_symbol(const struct dump *d, const struct sp_symbol *sym)
 		if (d->json) {
 			(void)fputs(i ? ",{\"function\":" : "{\"function\":",
 			    stdout);
-			json_sp_str(sp_defs_string(defs, l->function));
+			json_sp_str(shown(d, sp_defs_string(defs, l->function),
+			    &tmp));
 			(void)fputs(",\"file\":", stdout);
 			json_sp_str(sp_defs_string(defs, l->file));
 			(void)printf(",\"line\":%u}", l->line);
 			continue;
 		}
 		(void)fputs(i ? " <- " : ": ", stdout);
-		text_str(sp_defs_string(defs, l->function));
+		text_str(shown(d, sp_defs_string(defs, l->function), &tmp));
 		(void)putchar(' ');
 		text_str(sp_defs_string(defs, l->file));
 		(void)printf(":%u", l->line);
@@ -565,6 +644,7 @@ main(int argc, char **argv)
 		{ "check", no_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "no-demangle", no_argument, NULL, 1000 + 'D' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "stats", no_argument, NULL, 's' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -596,6 +676,9 @@ main(int argc, char **argv)
 		case 'v':
 			d.verbose = 1;
 			break;
+		case 1000 + 'D':
+			d.no_demangle = 1;
+			break;
 		case 1000 + 'V':
 			sp_tool_version("sp-dump");
 			break;
@@ -608,7 +691,12 @@ main(int argc, char **argv)
 	d.path = optind < argc ? argv[optind] : "-";
 	sp_tool_input(d.path, "spool",
 	    "sp-dump [--check | --stats] [--json] FILE");
+	/* Only the text shows names. */
+	if (d.mode == MODE_TEXT && !d.no_demangle &&
+	    sp_demangle_new(NULL, &d.dm) < 0)
+		errx(1, "%s", sp_strerror(-ENOMEM));
 	status = run(&d);
+	sp_demangle_free(d.dm);
 	sp_replay_free(d.r);
 	if (sp_output_commit(&d.of, &diag) < 0)
 		errx(1, "%s", diag.msg);

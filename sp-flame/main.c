@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "sp/demangle.h"
 #include "sp/flame.h"
 #include "sp/output.h"
 #include "sp/tool.h"
@@ -18,6 +19,7 @@ struct opts {
 	struct sp_flame_svg_opts svg;
 	const char *in, *diff, *out;
 	int skip_bad;
+	int no_demangle;
 };
 
 static void
@@ -26,7 +28,8 @@ usage(int status)
 	(void)fprintf(status ? stderr : stdout,
 	    "usage: sp-flame [--title TEXT] [--width PX] [--icicle]\n"
 	    "                [--colors hot|module|lang] [--diff BEFORE]\n"
-	    "                [--minwidth PX] [--skip-bad] [-o FILE] [FILE | -]\n"
+	    "                [--minwidth PX] [--skip-bad] [--no-demangle]\n"
+	    "                [-o FILE] [FILE | -]\n"
 	    "Draw folded stacks (\"root;...;leaf COUNT\" lines) as an\n"
 	    "interactive SVG flame graph on standard output (or -o FILE).\n"
 	    "  -t, --title TEXT     the title (default \"Flame Graph\")\n"
@@ -38,6 +41,8 @@ usage(int status)
 	    "                       the folded stacks in BEFORE\n"
 	    "  -m, --minwidth PX    leave out frames narrower (default 0.1)\n"
 	    "  -s, --skip-bad       warn about bad lines and draw the rest\n"
+	    "      --no-demangle    C++ and Rust names as the input has them\n"
+	    "                       (by default c++filt demangles them)\n"
 	    "  -o, --output FILE    where to write (default: standard output)\n"
 	    "  -h, --help           this text\n"
 	    "      --version        version, spool format and build-id\n"
@@ -54,6 +59,7 @@ parse_args(int argc, char **argv, struct opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ "icicle", no_argument, NULL, 'i' },
 		{ "minwidth", required_argument, NULL, 'm' },
+		{ "no-demangle", no_argument, NULL, 1000 + 'D' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "skip-bad", no_argument, NULL, 's' },
 		{ "title", required_argument, NULL, 't' },
@@ -104,6 +110,9 @@ parse_args(int argc, char **argv, struct opts *o)
 		case 'w':
 			o->svg.width = (unsigned)sp_tool_int("--width", optarg,
 			    100, 100000);
+			break;
+		case 1000 + 'D':
+			o->no_demangle = 1;
 			break;
 		case 1000 + 'V':
 			sp_tool_version("sp-flame");
@@ -166,9 +175,26 @@ load(const struct opts *o, const char *path)
 	return f;
 }
 
+/* A demangler that has run on the frames of f and before (may be
+ * NULL); it says so when it cannot. */
+static struct sp_demangle *
+demangle(const struct sp_flame *f, const struct sp_flame *before)
+{
+	struct sp_demangle *dm;
+	struct sp_diag diag;
+
+	if (sp_demangle_new(NULL, &dm) < 0 || sp_demangle_add_flame(dm, f) < 0 ||
+	    (before != NULL && sp_demangle_add_flame(dm, before) < 0))
+		errx(1, "%s", sp_strerror(-ENOMEM));
+	if (sp_demangle_run(dm, 1, &diag) < 0)
+		sp_tool_demangle_failed(diag.msg);
+	return dm;
+}
+
 int
 main(int argc, char **argv)
 {
+	struct sp_demangle *dm = NULL;
 	struct sp_flame *f, *before = NULL;
 	struct sp_output_file out;
 	struct sp_diag diag;
@@ -185,6 +211,8 @@ main(int argc, char **argv)
 	if (o.diff != NULL)
 		before = load(&o, o.diff);
 	o.svg.before = before;
+	if (!o.no_demangle)
+		o.svg.demangle = dm = demangle(f, before);
 	if (o.svg.colors == SP_FLAME_MODULE && before == NULL &&
 	    sp_flame_module_frames(f) == 0)
 		warnx("%s: --colors module: no frame names its module "
@@ -203,6 +231,7 @@ main(int argc, char **argv)
 	 * with its errno. */
 	if (sp_output_commit(&out, &diag) < 0)
 		errx(1, "%s", diag.msg);
+	sp_demangle_free(dm);
 	sp_flame_free(f);
 	sp_flame_free(before);
 	return 0;

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "sp/demangle.h"
 #include "sp/fold.h"
 #include "sp/output.h"
 #include "sp/pprof.h"
@@ -21,6 +22,7 @@ struct opts {
 	const char *in, *out;
 	const char *from, *to;  /* as given, for messages */
 	int pprof;
+	int no_demangle;
 };
 
 static void
@@ -32,7 +34,8 @@ usage(int status)
 	    "               [--per-process | --per-thread] [--show-hidden]\n"
 	    "               [--lines] [--modules] [--no-inline]\n"
 	    "               [--user-only | --kernel-only]\n"
-	    "               [--max-depth N] [--pprof] [-o FILE] [FILE | -]\n"
+	    "               [--max-depth N] [--pprof] [--no-demangle]\n"
+	    "               [-o FILE] [FILE | -]\n"
 	    "Fold a spool's samples into stacks, one line per distinct stack,\n"
 	    "root first, ';'-separated, then a space and the count (a ';' in\n"
 	    "a name is written ':').\n"
@@ -54,6 +57,8 @@ usage(int status)
 	    "  -d, --max-depth N   keep the N frames nearest the root, then\n"
 	    "                      [deeper]\n"
 	    "  -g, --pprof         write a gzip'd pprof profile instead\n"
+	    "      --no-demangle   C++ and Rust names as the spool has them\n"
+	    "                      (mangled; by default c++filt demangles them)\n"
 	    "  -o, --output FILE   where to write (default: standard output)\n"
 	    "  -h, --help          this text\n"
 	    "      --version       version, spool format and build-id\n"
@@ -93,6 +98,7 @@ parse_args(int argc, char **argv, struct opts *o)
 		{ "lines", no_argument, NULL, 'l' },
 		{ "max-depth", required_argument, NULL, 'd' },
 		{ "modules", no_argument, NULL, 'M' },
+		{ "no-demangle", no_argument, NULL, 1000 + 'D' },
 		{ "no-inline", no_argument, NULL, 'I' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "per-process", no_argument, NULL, 'P' },
@@ -170,6 +176,9 @@ parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case 'u':
 			o->fo.flags |= SP_FOLD_USER_ONLY;
+			break;
+		case 1000 + 'D':
+			o->no_demangle = 1;
 			break;
 		case 1000 + 'V':
 			sp_tool_version("sp-fold");
@@ -272,10 +281,24 @@ count(const struct opts *o, struct sp_fold **f)
 	return r;
 }
 
+/* Demangles the names of d (the whole spool's) with dm, which the
+ * fold's options name; says so when it cannot. */
+static void
+demangle(struct sp_demangle *dm, const struct sp_defs *d)
+{
+	struct sp_diag diag;
+
+	if (sp_demangle_add_defs(dm, d) < 0)
+		errx(1, "%s", sp_strerror(-ENOMEM));
+	if (sp_demangle_run(dm, 1, &diag) < 0)
+		sp_tool_demangle_failed(diag.msg);
+}
+
 int
 main(int argc, char **argv)
 {
 	struct opts o;
+	struct sp_demangle *dm = NULL;
 	struct sp_fold *f = NULL;
 	struct sp_replay *r;
 	struct sp_output_file out;
@@ -288,7 +311,12 @@ main(int argc, char **argv)
 	if (o.pprof && (o.out == NULL || strcmp(o.out, "-") == 0) &&
 	    isatty(STDOUT_FILENO))
 		errx(2, "--pprof writes binary data: use -o FILE or a pipe");
+	if (!o.no_demangle && sp_demangle_new(NULL, &dm) < 0)
+		errx(1, "%s", sp_strerror(-ENOMEM));
+	o.fo.demangle = dm;
 	r = count(&o, &f);
+	if (dm != NULL)
+		demangle(dm, sp_replay_defs(r));
 	/* Only now, with the spool read: a failed run must not replace
 	 * FILE. */
 	if (sp_output_redirect(&out, o.out, &diag) < 0)
@@ -305,6 +333,7 @@ main(int argc, char **argv)
 		errx(1, "%s", diag.msg);
 	report(&o, f, sp_replay_defs(r));
 	sp_fold_free(f);
+	sp_demangle_free(dm);
 	sp_replay_free(r);
 	return 0;
 }

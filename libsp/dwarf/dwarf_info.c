@@ -270,7 +270,9 @@ add_node(struct sp_dwarf *d, struct dw_unit *u, const struct dw_die *die,
 	n->origin = 0;
 	if (spi_dw_val_ref(u, &die->at[DA_ORIGIN], &n->origin) < 0)
 		(void)spi_dw_val_ref(u, &die->at[DA_SPEC], &n->origin);
-	n->resolved = n->name != NULL || n->origin == 0;
+	n->resolved = n->linkage != NULL || n->origin == 0;
+	if (n->linkage != NULL)
+		n->name = n->linkage;
 	*node = (int32_t)cu->nnodes++;
 	return 0;
 }
@@ -419,10 +421,18 @@ unit_of(struct sp_dwarf *d, uint64_t off)
 	return &d->units[lo];
 }
 
+/*
+ * A C++ or Rust function's DW_AT_name is bare ("_M_lower_bound"); its
+ * DW_AT_linkage_name, which demangles to the qualified name with its
+ * class, namespace and parameters, is usually on the declaration that
+ * DW_AT_specification leads to, past the abstract instance that
+ * DW_AT_abstract_origin names (DWARF 5 §3.3.8.1, §2.13.2).  So the chain
+ * is followed until a linkage name is found, the first DW_AT_name kept
+ * for functions that have none (C).
+ */
 int
 spi_dw_node_name(struct sp_dwarf *d, struct dw_node *n)
 {
-	const char *linkage = n->linkage;
 	uint64_t off = n->origin;
 	unsigned hop;
 
@@ -443,17 +453,18 @@ spi_dw_node_name(struct sp_dwarf *d, struct dw_node *n)
 		c.pos = (size_t)off;
 		if (spi_dw_die_read(&c, u, &die) < 0 || die.ab == NULL)
 			break;
-		n->name = spi_dw_val_str(&d->s, u, &die.at[DA_NAME]);
-		if (linkage == NULL)
-			linkage = spi_dw_val_str(&d->s, u, &die.at[DA_LINKAGE]);
+		n->linkage = spi_dw_val_str(&d->s, u, &die.at[DA_LINKAGE]);
+		if (n->linkage != NULL)
+			break;
+		if (n->name == NULL)
+			n->name = spi_dw_val_str(&d->s, u, &die.at[DA_NAME]);
 		off = 0;
-		if (n->name == NULL &&
-		    spi_dw_val_ref(u, &die.at[DA_ORIGIN], &off) < 0 &&
+		if (spi_dw_val_ref(u, &die.at[DA_ORIGIN], &off) < 0 &&
 		    spi_dw_val_ref(u, &die.at[DA_SPEC], &off) < 0)
 			off = 0;
 	}
-	if (n->name == NULL)
-		n->name = linkage;
+	if (n->linkage != NULL)
+		n->name = n->linkage;
 	n->resolved = 1;
 	return 0;
 }

@@ -63,6 +63,9 @@ spi_elf_error(void)
 int spi_elf_section_at(struct sp_elf_file *f, size_t i,
     const uint8_t **data, size_t *len);
 
+/* The index of the first section named name, or f->shnum. */
+size_t spi_elf_section_find(const struct sp_elf_file *f, const char *name);
+
 /* Whether [off, off + len) lies inside the file. */
 static inline int
 spi_elf_in_file(const struct sp_elf_file *f, uint64_t off, uint64_t len)

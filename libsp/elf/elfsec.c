@@ -98,13 +98,11 @@ spi_elf_section_at(struct sp_elf_file *f, size_t i, const uint8_t **data,
 	return 0;
 }
 
-/*
- * The index of the first section named name, or f->shnum.  Compared in
- * the name table read at open (elf_strptr would refuse one that is not
- * SHT_STRTAB, hiding every section without a word).
- */
-static size_t
-find_section(const struct sp_elf_file *f, const char *name)
+/* Names are compared in the name table read at open (elf_strptr would
+ * refuse one that is not SHT_STRTAB, hiding every section without a
+ * word). */
+size_t
+spi_elf_section_find(const struct sp_elf_file *f, const char *name)
 {
 	const struct sp_elf_sec *names;
 	size_t i, want = strlen(name) + 1;
@@ -127,7 +125,7 @@ int
 sp_elf_file_section(struct sp_elf_file *f, const char *name,
     const uint8_t **data, size_t *len)
 {
-	size_t i = find_section(f, name);
+	size_t i = spi_elf_section_find(f, name);
 
 	if (i == f->shnum)
 		return -SP_ENOTFOUND;
@@ -138,7 +136,7 @@ int
 sp_elf_file_section_addr(const struct sp_elf_file *f, const char *name,
     uint64_t *addr)
 {
-	size_t i = find_section(f, name);
+	size_t i = spi_elf_section_find(f, name);
 
 	if (i == f->shnum)
 		return -SP_ENOTFOUND;
@@ -149,7 +147,7 @@ sp_elf_file_section_addr(const struct sp_elf_file *f, const char *name,
 int
 sp_elf_file_has_section(const struct sp_elf_file *f, const char *name)
 {
-	size_t i = find_section(f, name);
+	size_t i = spi_elf_section_find(f, name);
 
 	return i < f->shnum && f->sh[i].sh_type != SHT_NOBITS;
 }

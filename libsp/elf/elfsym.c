@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Function symbols of .symtab and .dynsym, one name per address, sorted
- * for binary search. */
+/* Function symbols of .symtab and .dynsym, and the PLT stubs, one name
+ * per address, sorted for binary search. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +8,7 @@
 #include "common/buf_int.h"
 #include "common/cursor_int.h"
 #include "elffile_int.h"
+#include "elfplt_int.h"
 #include "sp/elfsym.h"
 
 #define SYM_SIZE sizeof(Elf64_Sym)
@@ -20,7 +21,8 @@ struct cand {
 	uint32_t off;         /* st_name */
 	uint32_t len;         /* strlen(name) */
 	uint16_t shndx;
-	uint8_t rank;         /* binding: 0 global, 1 weak, 2 local, 3 other */
+	uint8_t rank;         /* binding: 0 global, 1 weak, 2 local, 3 other;
+	                         4 a PLT stub (a real symbol there wins) */
 	uint8_t unders;       /* leading underscores, at most 255 */
 };
 
@@ -34,6 +36,7 @@ struct ent {
 struct sp_elf_syms {
 	struct ent *e;
 	size_t n;
+	uint8_t *plt_names;   /* the PLT stubs' names (elfplt.c) */
 };
 
 static int
@@ -102,6 +105,16 @@ cmp_off_desc(const void *a, const void *b)
 	return x->off > y->off ? -1 : x->off < y->off;
 }
 
+static uint8_t
+unders(const char *name, size_t len)
+{
+	size_t u;
+
+	for (u = 0; u < 255 && u < len && name[u] == '_'; u++)
+		;
+	return (uint8_t)u;
+}
+
 /*
  * Sets len and unders of c[0..n), whose names lie in st.  Going down the
  * offsets, each byte of the table is looked at once: a table of many
@@ -110,7 +123,7 @@ cmp_off_desc(const void *a, const void *b)
 static void
 measure(const struct strtab *st, struct cand *c, size_t n)
 {
-	size_t i, scan = st->end, nul = st->end - 1, u;
+	size_t i, scan = st->end, nul = st->end - 1;
 
 	qsort(c, n, sizeof(*c), cmp_off_desc);
 	for (i = 0; i < n; i++) {
@@ -118,9 +131,7 @@ measure(const struct strtab *st, struct cand *c, size_t n)
 			if (st->p[--scan] == 0)
 				nul = scan;
 		c[i].len = (uint32_t)(nul - c[i].off);
-		for (u = 0; u < 255 && u < c[i].len && c[i].name[u] == '_'; u++)
-			;
-		c[i].unders = (uint8_t)u;
+		c[i].unders = unders(c[i].name, c[i].len);
 	}
 }
 
@@ -284,18 +295,103 @@ link_nesting(struct ent *e, size_t n)
 	return 0;
 }
 
+/* The best name of the symbols at addr, for the PLT stubs of IFUNCs:
+ * ctx is the sorted candidates (struct cands). */
+struct cands {
+	const struct cand *c;
+	size_t n;
+};
+
+static const char *
+cand_at(void *ctx, uint64_t addr)
+{
+	const struct cands *cs = ctx;
+	size_t lo = 0, hi = cs->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (cs->c[mid].value < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < cs->n && cs->c[lo].value == addr ? cs->c[lo].name : NULL;
+}
+
+/*
+ * c[0..n) (sorted) and the stubs of plt, sorted together into a new
+ * array *all of n + plt->n.
+ */
+static int
+add_plt(const struct cand *c, size_t n, const struct spi_plt *plt,
+    struct cand **all)
+{
+	struct cand *b, *o;
+	size_t i, j = 0, k = 0;
+
+	b = calloc(plt->n, sizeof(*b));
+	o = malloc((n + plt->n) * sizeof(*o));
+	if (b == NULL || o == NULL) {
+		free(b);
+		free(o);
+		return -ENOMEM;
+	}
+	for (i = 0; i < plt->n; i++) {
+		b[i].value = plt->v[i].start;
+		b[i].size = plt->v[i].size;
+		b[i].name = (const char *)plt->names.p + plt->v[i].name;
+		b[i].len = (uint32_t)strlen(b[i].name);
+		b[i].unders = unders(b[i].name, b[i].len);
+		b[i].shndx = plt->v[i].shndx;
+		b[i].rank = 4;
+	}
+	qsort(b, plt->n, sizeof(*b), cmp_cand);
+	for (i = 0; i < n || j < plt->n;)
+		o[k++] = j == plt->n || (i < n && cmp_cand(&c[i], &b[j]) <= 0) ?
+		    c[i++] : b[j++];
+	free(b);
+	*all = o;
+	return 0;
+}
+
+/*
+ * Sorts c[0..n), adds the PLT stubs of f (a file whose PLT cannot be
+ * read keeps its symbols: the stubs are an extra) and indexes them all.
+ */
 static int
 build_index(struct sp_elf_file *f, struct cand *c, size_t n,
     struct sp_elf_syms *s)
 {
-	if (n == 0)
-		return 0;
-	qsort(c, n, sizeof(*c), cmp_cand);
-	s->e = malloc(n * sizeof(*s->e));
-	if (s->e == NULL)
-		return -ENOMEM;
-	s->n = merge(f, c, n, s->e);
-	return link_nesting(s->e, s->n);
+	struct cands cs = { c, n };
+	struct cand *all = c;
+	struct spi_plt plt;
+	int err;
+
+	if (n > 1)
+		qsort(c, n, sizeof(*c), cmp_cand);
+	memset(&plt, 0, sizeof(plt));
+	err = spi_elf_plt_read(f, cand_at, &cs, &plt);
+	if (err == 0 && plt.n > 0)
+		err = add_plt(c, n, &plt, &all);
+	if (err == -ENOMEM) {
+		spi_elf_plt_fini(&plt);
+		return err;
+	}
+	if (err == 0 && plt.n > 0) {
+		s->plt_names = plt.names.p;
+		plt.names.p = NULL;
+		n += plt.n;
+	}
+	spi_elf_plt_fini(&plt);
+	err = 0;
+	if (n > 0 && (s->e = malloc(n * sizeof(*s->e))) == NULL)
+		err = -ENOMEM;
+	if (err == 0)
+		s->n = merge(f, all, n, s->e);
+	if (all != c)
+		free(all);
+	return err == 0 ? link_nesting(s->e, s->n) : err;
 }
 
 int
@@ -331,6 +427,7 @@ sp_elf_syms_free(struct sp_elf_syms *s)
 	if (s == NULL)
 		return;
 	free(s->e);
+	free(s->plt_names);
 	free(s);
 }
 

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "flame_int.h"
+#include "sp/demangle.h"
 
 #define FRAME_H 16      /* pixels per frame, one less drawn */
 #define PAD 10          /* left and right margins */
@@ -597,6 +598,21 @@ put_samples(FILE *out, const struct sp_flame *t, uint64_t n)
 		    frac);
 }
 
+/* What frame name[0..*len) is shown as: demangled when the options
+ * have it. */
+static const char *
+shown_name(const struct render *r, const char *name, uint32_t *len)
+{
+	const char *t;
+	size_t n;
+
+	t = sp_demangle_get(r->o->demangle, name, *len, &n);
+	if (t == NULL || n > UINT32_MAX)
+		return name;
+	*len = (uint32_t)n;
+	return t;
+}
+
 static void
 frame(struct render *r, struct at x, int depth, uint64_t off)
 {
@@ -610,6 +626,7 @@ frame(struct render *r, struct at x, int depth, uint64_t off)
 	int rgb[3];
 
 	facts(r, x, &name, &len, &now, &was, &width);
+	name = shown_name(r, name, &len);
 	w = (double)width * r->scale;
 	fit = (w - 6) / CHAR_W;
 	color(r, name, len, r->before != NULL ? change(r, now, was) : 0, rgb);

@@ -14,6 +14,7 @@
 
 #include "common/buf_int.h"
 #include "fold_int.h"
+#include "sp/demangle.h"
 #include "sp/format.h"
 
 /*
@@ -116,15 +117,21 @@ put_module(const struct text *t, struct sp_buf *b, const struct sp_frame *fr,
 	sp_buf_u8(b, '`');
 }
 
-/* One logical frame: "function" or "function:file:line" with LINES. */
+/* One logical frame: "function" or "function:file:line" with LINES;
+ * the function demangled when the options give a demangler that has it. */
 static void
 put_logical(const struct text *t, struct sp_buf *b, const struct sp_symline *l)
 {
 	const struct sp_str *fn = sp_defs_string(t->d, l->function);
 	const struct sp_str *file = sp_defs_string(t->d, l->file);
+	const char *shown;
 	char num[16];
+	size_t len;
 
-	if (fn != NULL && fn->len > 0)
+	if (fn != NULL && fn->len > 0 && (shown = sp_demangle_get(
+	    t->f->o.demangle, fn->s, fn->len, &len)) != NULL)
+		put_escaped(b, shown, len);
+	else if (fn != NULL && fn->len > 0)
 		put_escaped(b, fn->s, fn->len);
 	else
 		sp_buf_put(b, "??", 2);

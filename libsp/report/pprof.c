@@ -16,6 +16,7 @@
 
 #include "common/buf_int.h"
 #include "common/intern_int.h"
+#include "sp/demangle.h"
 #include "sp/format.h"
 #include "sp/pprof.h"
 
@@ -126,15 +127,20 @@ sp_string_index(struct pp *p, uint32_t id)
 	return s == NULL ? 0 : string_index(p, s->s, s->len);
 }
 
-/* The id of function (name, file), encoded on first use. */
+/*
+ * The id of function (system name, file), encoded on first use; name is
+ * what people read, the demangled system name (profile.proto: "system
+ * name ... for instance, it can be a C++ mangled name"), which follows
+ * from it.
+ */
 static uint64_t
-function_id(struct pp *p, uint64_t name, uint64_t file)
+function_id(struct pp *p, uint64_t name, uint64_t sysname, uint64_t file)
 {
 	uint8_t k[16];
 	uint64_t hash;
 	uint32_t id;
 
-	memcpy(k, &name, 8);
+	memcpy(k, &sysname, 8);
 	memcpy(k + 8, &file, 8);
 	id = sp_intern_find(&p->ids, K_FUNCTION, k, sizeof(k), &hash);
 	if (id != 0)
@@ -146,7 +152,7 @@ function_id(struct pp *p, uint64_t name, uint64_t file)
 	}
 	field_varint(&p->sub, FUNCTION_ID, id);
 	field_varint(&p->sub, FUNCTION_NAME, name);
-	field_varint(&p->sub, FUNCTION_SYSTEM_NAME, name);
+	field_varint(&p->sub, FUNCTION_SYSTEM_NAME, sysname);
 	field_varint(&p->sub, FUNCTION_FILENAME, file);
 	field_msg(&p->functions, PROFILE_FUNCTION, &p->sub);
 	return id;
@@ -154,9 +160,10 @@ function_id(struct pp *p, uint64_t name, uint64_t file)
 
 /* Appends a Line {function, line} to the location in p->sub2. */
 static void
-put_line(struct pp *p, uint64_t name, uint64_t file, uint32_t line)
+put_line(struct pp *p, uint64_t name, uint64_t sysname, uint64_t file,
+    uint32_t line)
 {
-	uint64_t fn = function_id(p, name, file);
+	uint64_t fn = function_id(p, name, sysname, file);
 
 	field_varint(&p->sub, LINE_FUNCTION_ID, fn);
 	field_varint(&p->sub, LINE_LINE, line);
@@ -168,8 +175,13 @@ static int
 symbol_lines(struct pp *p, uint32_t id, uint8_t *mod)
 {
 	const struct sp_symbol *sym = sp_defs_symbol(p->d, id);
+	const struct sp_demangle *dm = sp_fold_options(p->f)->demangle;
 	const struct sp_symline *l;
+	const struct sp_str *fn;
+	const char *shown;
+	uint64_t sys;
 	uint32_t i, first;
+	size_t len;
 
 	if (sym == NULL || sp_defs_string(p->d,
 	    sym->lines[sym->count - 1].function) == NULL ||
@@ -179,8 +191,12 @@ symbol_lines(struct pp *p, uint32_t id, uint8_t *mod)
 	    sym->count - 1 : 0;
 	for (i = first; i < sym->count; i++) {
 		l = &sym->lines[i];
-		put_line(p, sp_string_index(p, l->function),
-		    sp_string_index(p, l->file), l->line);
+		fn = sp_defs_string(p->d, l->function);
+		shown = fn != NULL ? sp_demangle_get(dm, fn->s, fn->len, &len) :
+		    NULL;
+		sys = sp_string_index(p, l->function);
+		put_line(p, shown != NULL ? string_index(p, shown, len) : sys,
+		    sys, sp_string_index(p, l->file), l->line);
 		*mod |= (l->file ? MOD_FILES : 0) | (l->line ? MOD_LINES : 0);
 	}
 	if (sym->count - first > 1)
@@ -195,6 +211,7 @@ location(struct pp *p, uint32_t id, uint64_t loc)
 	const struct sp_frame *fr = NULL;
 	uint8_t mod = 0, *modp = &mod;
 	char name[512];
+	uint64_t sys;
 
 	if (loc >= p->nframes + 2 || p->loc_done[loc])
 		return;
@@ -218,7 +235,8 @@ location(struct pp *p, uint32_t id, uint64_t loc)
 			(void)snprintf(name, sizeof(name), "[truncated]");
 		else
 			(void)sp_format_frame(p->d, id, name, sizeof(name));
-		put_line(p, cstring_index(p, name), 0, 0);
+		sys = cstring_index(p, name);
+		put_line(p, sys, sys, 0, 0);
 	}
 	field_msg(&p->locations, PROFILE_LOCATION, &p->sub2);
 }

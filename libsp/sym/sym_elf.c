@@ -237,11 +237,15 @@ elf_name(const struct sym_file *f, uint64_t vaddr)
 /*
  * A .symtab keeps the symbol version in the name of a versioned symbol
  * ("clock_gettime@@GLIBC_2.17"): linking detail, not part of the name.
+ * A PLT stub's "@plt" (sp/elfsym.h) says what the code is: it stays.
  */
 static int
 add(struct sym_ctx *c, const char *fn, const char *file, uint32_t line)
 {
 	const char *at = fn[0] != '\0' ? strchr(fn + 1, '@') : NULL;
+
+	if (at != NULL && strcmp(at, "@plt") == 0)
+		at = NULL;
 
 	return spi_sym_add_stable_line(c, fn, at != NULL ? (size_t)(at - fn) :
 	    strlen(fn), file, file != NULL ? strlen(file) : 0, line);

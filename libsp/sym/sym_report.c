@@ -72,7 +72,8 @@ has_symtab(const struct sp_elf_file *f)
  * Why the usable tables of f did not name a frame.  A .dynsym holds only
  * what the file exports, so a stripped binary or library names few of
  * its functions; a .symtab names them all, and misses only code outside
- * every symbol (PLT stubs, hand-written assembly, padding).
+ * every symbol (hand-written assembly, padding; PLT stubs of other
+ * machines than x86-64).
  */
 static const char *
 file_why(const struct sym_file *f, int *want_debug)

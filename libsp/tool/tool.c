@@ -109,6 +109,13 @@ sp_tool_pids(const char *what, const char *list, uint32_t *pids,
 }
 
 void
+sp_tool_demangle_failed(const char *why)
+{
+	warnx("names are not demangled: %s; --no-demangle silences this",
+	    why);
+}
+
+void
 sp_tool_input(const char *path, const char *what, const char *usage)
 {
 	if (strcmp(path, "-") == 0 && isatty(STDIN_FILENO))

@@ -80,6 +80,21 @@ running() {
 	return 1
 }
 
+# cargo_bin: where cargo is (PATH, else rustup's ~/.cargo/bin/cargo), or
+# nothing.
+cargo_bin() {
+	command -v cargo || { [ -x "$HOME/.cargo/bin/cargo" ] && echo "$HOME/.cargo/bin/cargo"; }
+}
+
+# build_rtree CARGO DIR: tests/workloads/rtree, a Rust release binary
+# without dependencies, built offline by CARGO in a copy at DIR (cargo
+# writes Cargo.lock) through `run`: DIR/target/release/rtree.
+build_rtree() {
+	rm -rf "$2" && cp -r tests/workloads/rtree "$2"
+	run env CARGO_TARGET_DIR="$2/target" PATH="$(dirname "$1"):$PATH" \
+	    "$1" build --release --offline --quiet --manifest-path "$2/Cargo.toml"
+}
+
 # split_ok A B: A of A+B samples is 60 % (the tree workload's 3:2 split)
 # within 5 points or 4 standard deviations, whichever is wider.  A share of
 # n samples is binomial, sd sqrt(0.6 * 0.4 / n): with a fixed 5 points, a

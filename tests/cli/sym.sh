@@ -31,29 +31,36 @@ frames() {
 # vaddr BIN OFF_HEX: the ELF address of a file offset (PT_LOAD headers).
 load_map() { readelf -lW "$1" | awk '$1 == "LOAD" { print $2, $3, $5 }'; }
 
+# Awk functions for the lists below: hex(H) (mawk has no strtonum), and
+# vaddr(OFF), the ELF address of file offset OFF through the awk variable
+# loads (load_map's lines), -1 outside them.
+VADDR_AWK='
+function hex(h,  v, i) {
+	v = 0; h = tolower(h); sub(/^0x/, "", h)
+	for (i = 1; i <= length(h); i++)
+		v = v * 16 + index("0123456789abcdef", substr(h, i, 1)) - 1
+	return v
+}
+function vaddr(off,  i, x) {
+	if (!nl) {
+		nl = split(loads, L, "\n")
+		for (i = 1; i <= nl; i++) { split(L[i], x, " "); lo[i] = hex(x[1]); va[i] = hex(x[2]); fs[i] = hex(x[3]) }
+	}
+	for (i = 1; i <= nl; i++) if (off >= lo[i] && off < lo[i] + fs[i]) return off - lo[i] + va[i]
+	return -1
+}'
+
 # expect_names BIN LIST: for each "ID REL NAME FL" line, the nm symbol
 # containing the address; prints "ok" or "bad ID REL NAME nm:EXPECTED".
 expect_names() {
 	local bin=$1
-	awk -v loads="$(load_map "$bin")" '
-	function hex(h,  v, i, c) {
-		v = 0; h = tolower(h); sub(/^0x/, "", h)
-		for (i = 1; i <= length(h); i++)
-			v = v * 16 + index("0123456789abcdef", substr(h, i, 1)) - 1
-		return v
-	}
-	BEGIN {
-		n = split(loads, L, "\n")
-		for (i = 1; i <= n; i++) { split(L[i], x, " "); lo[i] = hex(x[1]); va[i] = hex(x[2]); fs[i] = hex(x[3]) }
-		nl = n
-	}
+	awk -v loads="$(load_map "$bin")" "$VADDR_AWK"'
 	FILENAME != "-" {	# nm -S output: ADDR SIZE TYPE NAME
 		if (NF == 4 && $3 ~ /[tTwW]/) { ns++; a[ns] = hex($1); s[ns] = hex($2); nm[ns] = $4 }
 		next
 	}
 	{
-		off = hex($2); v = -1
-		for (i = 1; i <= nl; i++) if (off >= lo[i] && off < lo[i] + fs[i]) { v = off - lo[i] + va[i]; break }
+		v = vaddr(hex($2))
 		want = ""
 		for (i = 1; i <= ns; i++) if (s[i] > 0 && v >= a[i] && v < a[i] + s[i]) want = nm[i]
 		if (want == "") next
@@ -323,11 +330,14 @@ figures python "$TMP/py.spl"
 rm -f "/tmp/perf-$ppid.map"
 
 # --- C++ names: demangling stays out of sp-sym --------------------------------------
+# The spool keeps the linkage names; the readers demangle what they show
+# (tests/cli/names.sh), --no-demangle shows the spool's.
 run $REC -q -o "$TMP/cxx.spl" -- $W/cxx 500
-$SYM -q "$TMP/cxx.spl" | $DUMP - >"$TMP/cxx.txt"
+$SYM -q "$TMP/cxx.spl" | $DUMP --no-demangle - >"$TMP/cxx.txt"
 check "C++ frames carry their mangled (linkage) names" grep -q '_ZN6shapes7Spinner4spinEm' "$TMP/cxx.txt"
+need c++filt binutils
 c++filt <"$TMP/cxx.txt" >"$TMP/cxx.dem"
-check "c++filt demangles sp-dump's text output" grep -q 'shapes::Spinner::spin(unsigned long)' "$TMP/cxx.dem"
+check "c++filt demangles sp-dump --no-demangle's text output" grep -q 'shapes::Spinner::spin(unsigned long)' "$TMP/cxx.dem"
 check "... templates too" grep -q 'void shapes::twice<shapes::Spinner>(shapes::Spinner&)' "$TMP/cxx.dem"
 
 # --- the vDSO (issue 14.11) ------------------------------------------------------------
@@ -352,6 +362,43 @@ check "... an ELF file with that build-id" \
 run $SYM --bundle "$TMP/vbundle" -o "$TMP/vdso-b.spl" "$TMP/vdso.spl"
 check "with --bundle sp-sym reads the bundle's copy" \
     has "$TMP/vbundle/binaries/$vid (used)" "$ERR"
+# --- PLT stubs: NAME@plt, as objdump labels them ------------------------------------
+# plt_names BIN: reads "ID REL NAME FL" frames of BIN (frames above); for
+# each in .plt, .plt.sec or .plt.got, "ok" when NAME is objdump's label
+# of the stub holding it ("<NAME@plt>"; the head of .plt, ".plt"), else
+# "bad ID REL NAME objdump:LABEL".
+plt_names() {
+	local bin=$1
+	awk -v loads="$(load_map "$bin")" -v secs="$(readelf -SW "$bin" |
+	    sed 's/^ *\[ *[0-9]*\] *//' | awk '$1 ~ /^\.plt(\.sec|\.got)?$/ { print $1, $3, $5, $6 }')" "$VADDR_AWK"'
+	BEGIN {
+		ns = split(secs, S, "\n")
+		for (i = 1; i <= ns; i++) { split(S[i], x, " "); sn[i] = x[1]; sa[i] = hex(x[2]); sz[i] = hex(x[3]); es[i] = hex(x[4]) }
+	}
+	FILENAME != "-" {	# objdump -d: "0000000000001040 <plt_tiny@plt>:"
+		if ($0 ~ /^[0-9a-f]+ <.*@plt>:$/) { n = $0; sub(/^[0-9a-f]+ </, "", n); sub(/>:$/, "", n); lab[hex($1)] = n }
+		next
+	}
+	{
+		v = vaddr(hex($2))
+		for (i = 1; i <= ns; i++) if (v >= sa[i] && v < sa[i] + sz[i]) break
+		if (i > ns) next
+		e = es[i] == 8 || es[i] == 16 ? es[i] : 16
+		stub = sa[i] + int((v - sa[i]) / e) * e
+		want = stub in lab ? lab[stub] : stub == sa[i] && sn[i] == ".plt" ? ".plt" : "(none)"
+		print (want == $3 ? "ok" : "bad " $1 " " $2 " " $3 " objdump:" want)
+	}' <(objdump -d -j .plt -j .plt.sec -j .plt.got "$bin") -
+}
+
+for w in plt-lazy plt-now; do
+	run $REC -q -o "$TMP/$w.spl" -- $W/$w 400
+	run $SYM -o "$TMP/$w.sym.spl" "$TMP/$w.spl"
+	frames "$TMP/$w.sym.spl" "/$w\$" | plt_names $W/$w >"$TMP/$w.plt"
+	n=$(grep -c . "$TMP/$w.plt")
+	ok=$(grep -c '^ok' "$TMP/$w.plt")
+	check "$w: frames in PLT stubs are named as objdump labels the stub, NAME@plt ($ok of $n)" \
+	    test "$n" -gt 0 -a "$ok" -eq "$n"
+done
 
 # --- kernel frames ------------------------------------------------------------------
 run $REC -q --kernel -o "$TMP/kern.spl" -- dd if=/dev/zero of=/dev/null bs=64k count=100000

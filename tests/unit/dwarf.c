@@ -475,7 +475,30 @@ puts_(struct wbuf *w, const char *s)
 	while (*s++ != '\0');
 }
 
-enum { AB_CU = 1, AB_SUB, AB_BLOCK, AB_ORIGIN_SUB, AB_INLINED, AB_DECL };
+enum { AB_CU = 1, AB_SUB, AB_BLOCK, AB_ORIGIN_SUB, AB_INLINED, AB_DECL,
+	AB_DECL_LINK, AB_SPEC };
+
+/* A DIE of abbreviation ab: a reference (DW_AT_abstract_origin) to the
+ * DIE at origin, then low and high pc (as a length). */
+static void
+put_ref_range(struct wbuf *w, unsigned ab, size_t origin, uint64_t lo,
+    uint32_t len)
+{
+	put(w, ab, 1);
+	put(w, origin, 4);
+	put(w, lo, 8);
+	put(w, len, 4);
+}
+
+/* A subprogram named name over [lo, lo + len), with children. */
+static void
+put_sub(struct wbuf *w, const char *name, uint64_t lo, uint32_t len)
+{
+	put(w, AB_SUB, 1);
+	puts_(w, name);
+	put(w, lo, 8);
+	put(w, len, 4);
+}
 
 static void
 abbrevs(struct wbuf *w)
@@ -489,6 +512,8 @@ abbrevs(struct wbuf *w)
 		AB_INLINED, 0x1d, 0, 0x31, 0x13, 0x11, 0x01, 0x12, 0x06,
 		0x58, 0x0b, 0x59, 0x0b, 0, 0,
 		AB_DECL, 0x2e, 0, 0x03, 0x08, 0, 0,
+		AB_DECL_LINK, 0x2e, 0, 0x03, 0x08, 0x6e, 0x08, 0, 0,
+		AB_SPEC, 0x2e, 0, 0x47, 0x13, 0, 0,
 		0 };
 
 	memcpy(w->b, ab, sizeof(ab));
@@ -583,14 +608,8 @@ Test(dwarf, hand_made_unit_names_lines_and_inline_chain)
 	decl = info.n;
 	put(&info, AB_DECL, 1);
 	puts_(&info, "g");
-	put(&info, AB_SUB, 1);
-	puts_(&info, "f");
-	put(&info, 0x1000, 8);
-	put(&info, 0x200, 4);
-	put(&info, AB_INLINED, 1);
-	put(&info, decl, 4);
-	put(&info, 0x1080, 8);
-	put(&info, 0x100, 4);
+	put_sub(&info, "f", 0x1000, 0x200);
+	put_ref_range(&info, AB_INLINED, decl, 0x1080, 0x100);
 	put(&info, 0x2a01, 2);	/* call_file 1, call_line 42 */
 	put(&info, 0, 1);
 	unit_end(&info);
@@ -615,6 +634,53 @@ Test(dwarf, hand_made_unit_names_lines_and_inline_chain)
 	sp_dwarf_free(d);
 }
 
+/*
+ * As g++ writes a method inlined and out of line: the declaration in its
+ * class has DW_AT_name and DW_AT_linkage_name, the abstract instance
+ * only DW_AT_specification, the inlined and concrete copies point at
+ * the abstract instance.  The linkage name is taken (it demangles to the
+ * qualified name); a C function's DW_AT_name where there is none.
+ */
+Test(dwarf, linkage_names_through_origin_and_specification)
+{
+	static struct wbuf info, ab, line;
+	struct sp_dwarf_frame f[4];
+	struct sp_dwarf_sections s;
+	struct sp_dwarf *d;
+	size_t decl, abstract, cdecl;
+
+	unit_start(&info);
+	decl = info.n;
+	put(&info, AB_DECL_LINK, 1);
+	puts_(&info, "m");
+	puts_(&info, "_ZN1A1mEv");
+	abstract = info.n;
+	put(&info, AB_SPEC, 1);
+	put(&info, decl, 4);
+	cdecl = info.n;
+	put(&info, AB_DECL, 1);
+	puts_(&info, "g");
+	put_sub(&info, "f", 0x1000, 0x200);
+	put_ref_range(&info, AB_INLINED, abstract, 0x1080, 0x100);
+	put(&info, 0x2a01, 2);	/* call_file 1, call_line 42 */
+	put_ref_range(&info, AB_INLINED, cdecl, 0x1190, 0x10);
+	put(&info, 0x2b01, 2);
+	put(&info, 0, 1);
+	put_ref_range(&info, AB_ORIGIN_SUB, abstract, 0x1400, 0x100);
+	unit_end(&info);
+	sections(&s, &info, &ab, &line);
+	cr_assert_eq(sp_dwarf_open(&s, &d), 0);
+	cr_assert_eq(sp_dwarf_lookup(d, 0x1080, f, 4), 2);
+	cr_assert_str_eq(f[0].function, "_ZN1A1mEv", "inlined method");
+	cr_assert_str_eq(f[1].function, "f");
+	cr_assert_eq(f[1].line, 42);
+	cr_assert_eq(sp_dwarf_lookup(d, 0x1190, f, 4), 2);
+	cr_assert_str_eq(f[0].function, "g", "inlined C function");
+	cr_assert_eq(sp_dwarf_lookup(d, 0x1400, f, 4), 1);
+	cr_assert_str_eq(f[0].function, "_ZN1A1mEv", "method out of line");
+	sp_dwarf_free(d);
+}
+
 Test(dwarf, origin_cycles_end_without_a_name)
 {
 	static struct wbuf info, ab, line;
@@ -625,19 +691,10 @@ Test(dwarf, origin_cycles_end_without_a_name)
 
 	unit_start(&info);
 	self = info.n;		/* its own origin */
-	put(&info, AB_ORIGIN_SUB, 1);
-	put(&info, self, 4);
-	put(&info, 0x1000, 8);
-	put(&info, 0x100, 4);
+	put_ref_range(&info, AB_ORIGIN_SUB, self, 0x1000, 0x100);
 	x = info.n;		/* two pointing at each other */
-	put(&info, AB_ORIGIN_SUB, 1);
-	put(&info, x + 17, 4);
-	put(&info, 0x1100, 8);
-	put(&info, 0x100, 4);
-	put(&info, AB_ORIGIN_SUB, 1);
-	put(&info, x, 4);
-	put(&info, 0x1200, 8);
-	put(&info, 0x100, 4);
+	put_ref_range(&info, AB_ORIGIN_SUB, x + 17, 0x1100, 0x100);
+	put_ref_range(&info, AB_ORIGIN_SUB, x, 0x1200, 0x100);
 	unit_end(&info);
 	sections(&s, &info, &ab, &line);
 	cr_assert_eq(sp_dwarf_open(&s, &d), 0);

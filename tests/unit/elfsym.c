@@ -195,16 +195,52 @@ check_open_end(const struct sp_elf_syms *x, const struct nmsym *s, size_t n,
 		    "%s: past its section", s[i].name);
 }
 
+/* --- objdump's view of the PLT stubs ---------------------------------------- */
+
+#define MAXSTUBS 1024
+
+struct stub {
+	uint64_t addr;
+	char label[256];   /* "NAME@plt", "*ABS*+0xADDR@plt", "NAME@plt-0x10" */
+};
+
+/* The labels objdump -d gives the code of .plt, .plt.sec and .plt.got:
+ * one per stub, the head of .plt relative to the next one (or .plt). */
+static size_t
+objdump_stubs(const char *path, struct stub *out)
+{
+	char *d = run("objdump -d -j .plt -j .plt.sec -j .plt.got %s "
+	    "2>/dev/null", path), *line, *save = NULL;
+	unsigned long long addr;
+	size_t n = 0;
+
+	for (line = strtok_r(d, "\n", &save); line != NULL;
+	    line = strtok_r(NULL, "\n", &save)) {
+		struct stub *s = &out[n];
+
+		if (sscanf(line, "%llx <%255[^>]>:", &addr, s->label) != 2)
+			continue;
+		cr_assert_lt(n, MAXSTUBS);
+		s->addr = addr;
+		n++;
+	}
+	free(d);
+	return n;
+}
+
 /*
  * Every function nm lists resolves, at its first and last byte, to the
- * name the alias rule picks; the index holds one entry per address; the
- * first byte after a symbol that nothing covers resolves to nothing.
+ * name the alias rule picks; the index holds one entry per address (and
+ * one per PLT stub, each of which objdump labels); the first byte after
+ * a symbol that nothing covers resolves to nothing.
  */
 static void
 check_against_nm(const char *path, int dynamic, size_t min)
 {
 	static struct nmsym s[MAXSYMS];
+	static struct stub plt[MAXSTUBS];
 	size_t n = nm_functions(path, dynamic, s), i, aliased = 0;
+	size_t stubs = objdump_stubs(path, plt);
 	struct sp_elf_file *f;
 	struct sp_elf_syms *x;
 	struct sp_diag d;
@@ -214,7 +250,11 @@ check_against_nm(const char *path, int dynamic, size_t min)
 	cr_assert_geq(n, min, "%s: nm lists %zu functions", path, n);
 	cr_assert_eq(sp_elf_file_open(path, &f, &d), 0, "%s", d.msg);
 	cr_assert_eq(sp_elf_syms_load(f, &x), 0);
-	cr_assert_eq(sp_elf_syms_count(x), distinct_addrs(s, n), "%s", path);
+	/* objdump labels the head of a section without bytes too. */
+	if (!sp_elf_file_has_section(f, ".plt"))
+		stubs = 0;
+	cr_assert_eq(sp_elf_syms_count(x), distinct_addrs(s, n) + stubs, "%s",
+	    path);
 	for (i = 0; i < n; i++) {
 		want = expected_at(s, n, s[i].addr);
 		aliased += strcmp(want, s[i].name) != 0;
@@ -462,6 +502,89 @@ Test(elfsym, data_and_unknown_addresses_have_no_name)
 	sp_elf_file_free(f);
 }
 
+/*
+ * Whether name is "SYM@plt" for a symbol nm (or nm -D) lists at addr
+ * (its version, "@@GLIBC_2.2.5", left out):
+ * the stub of an R_X86_64_IRELATIVE slot, which objdump labels
+ * "*ABS*+0xADDR@plt", is named after the IFUNC at the addend.
+ */
+static int
+ifunc_stub(const char *path, uint64_t addr, const char *name)
+{
+	char *nm = run("{ nm --defined-only %s; nm -D --defined-only %s; } "
+	    "2>/dev/null", path, path), *line, *save = NULL, sym[256];
+	unsigned long long a;
+	size_t len = strlen(name);
+	int ok = 0;
+
+	for (line = strtok_r(nm, "\n", &save); line != NULL && !ok;
+	    line = strtok_r(NULL, "\n", &save))
+		ok = sscanf(line, "%llx %*c %255[^@]", &a, sym) == 2 &&
+		    a == addr &&
+		    len == strlen(sym) + 4 && strncmp(name, sym, len - 4) == 0 &&
+		    strcmp(name + len - 4, "@plt") == 0;
+	free(nm);
+	return ok;
+}
+
+/*
+ * Each stub objdump labels NAME@plt is found as NAME@plt from its first
+ * byte to its eighth (the smallest stub, .plt.got's, has 8), an IFUNC's
+ * as SYM@plt, the head of .plt as ".plt".  Returns the stubs checked.
+ */
+static size_t
+check_plt(const char *path, size_t min)
+{
+	static struct stub st[MAXSTUBS];
+	size_t n = objdump_stubs(path, st), i, len, checked = 0;
+	unsigned long long target;
+	struct sp_elf_file *f;
+	struct sp_elf_syms *x;
+	uint64_t start, head = 0;
+	const char *got;
+
+	cr_assert_eq(sp_elf_file_open(path, &f, NULL), 0, "%s", path);
+	cr_assert_eq(sp_elf_syms_load(f, &x), 0);
+	(void)sp_elf_file_section_addr(f, ".plt", &head);
+	for (i = 0; i < n; i++) {
+		const char *want = st[i].label;
+
+		len = strlen(want);
+		if (st[i].addr == head)
+			want = ".plt";
+		else if (len < 4 || strcmp(want + len - 4, "@plt") != 0)
+			continue;
+		got = sp_elf_syms_find(x, st[i].addr, &start);
+		cr_assert_not_null(got, "%s: %s", path, st[i].label);
+		cr_assert_eq(start, st[i].addr, "%s: %s", path, got);
+		if (sscanf(want, "*ABS*+%llx@plt", &target) == 1)
+			cr_assert(ifunc_stub(path, target, got), "%s: %s is %s",
+			    path, st[i].label, got);
+		else
+			cr_assert_str_eq(got, want, "%s", path);
+		cr_assert_eq(sp_elf_syms_find(x, st[i].addr + 7, NULL), got);
+		checked++;
+	}
+	cr_assert_geq(checked, min, "%s: %zu stubs", path, checked);
+	sp_elf_syms_free(x);
+	sp_elf_file_free(f);
+	return checked;
+}
+
+Test(elfsym, plt_stubs_are_named_as_objdump_labels_them)
+{
+	char *libc = run("realpath \"$(gcc -print-file-name=libc.so.6)\"");
+
+	libc[strcspn(libc, "\n")] = '\0';
+	check_plt(SYMS, 4);		/* an IFUNC's stub, .plt.got */
+	check_plt(SYMS "-stripped", 4);
+	check_plt("build/tests/plt-lazy", 9);
+	check_plt("build/tests/plt-now", 9);	/* IBT: .plt.sec */
+	check_plt("build/tests/libplt.so", 2);
+	check_plt(libc, 40);		/* IFUNCs */
+	free(libc);
+}
+
 /* By name: main's range as nm -S gives it; an alias that lost to another
  * name (global_mul, alias_global_longer share an address) and an absent
  * name are not found. */
@@ -490,21 +613,6 @@ Test(elfsym, a_symbol_is_found_by_name)
 }
 
 /* --- hostile files: the real binary with one field changed ------------------ */
-
-static Elf64_Shdr *
-shdr_named(uint8_t *img, const char *name)
-{
-	Elf64_Ehdr *e = (Elf64_Ehdr *)img;
-	Elf64_Shdr *sh = (Elf64_Shdr *)(img + e->e_shoff);
-	const char *names = (const char *)img + sh[e->e_shstrndx].sh_offset;
-	int i;
-
-	for (i = 0; i < e->e_shnum; i++)
-		if (strcmp(names + sh[i].sh_name, name) == 0)
-			return &sh[i];
-	cr_assert_fail("no section %s", name);
-	return NULL;
-}
 
 Test(hostile, truncated_section_table)
 {

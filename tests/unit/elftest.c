@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include <criterion/criterion.h>
 #include <ctype.h>
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -163,4 +164,19 @@ nm_addr(const char *path, char cls, const char *name)
 	cr_assert_eq(sscanf(s, "%llx", &a), 1);
 	free(nm);
 	return a;
+}
+
+Elf64_Shdr *
+shdr_named(uint8_t *img, const char *name)
+{
+	Elf64_Ehdr *e = (Elf64_Ehdr *)img;
+	Elf64_Shdr *sh = (Elf64_Shdr *)(img + e->e_shoff);
+	const char *names = (const char *)img + sh[e->e_shstrndx].sh_offset;
+	int i;
+
+	for (i = 0; i < e->e_shnum; i++)
+		if (strcmp(names + sh[i].sh_name, name) == 0)
+			return &sh[i];
+	cr_assert_fail("no section %s", name);
+	return NULL;
 }

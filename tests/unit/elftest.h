@@ -4,6 +4,7 @@
 
 /* Helpers of the ELF tests: running nm and readelf, files and paths. */
 
+#include <elf.h>
 #include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -39,6 +40,10 @@ struct ids {
 
 /* The build-id of SYMS, by readelf. */
 void syms_id(struct ids *i);
+
+/* The header of the first section named name in the ELF64 image img,
+ * or the test fails. */
+Elf64_Shdr *shdr_named(uint8_t *img, const char *name);
 
 /* The address nm gives the symbol name of class cls in path. */
 uint64_t nm_addr(const char *path, char cls, const char *name);

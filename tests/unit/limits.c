@@ -16,6 +16,7 @@
 #include "spool/codec_int.h"
 #include "elftest.h"
 #include "common/procfs_int.h"
+#include "elf/elfplt_int.h"
 #include "sp/cfi.h"
 #include "sp/elffile.h"
 #include "sp/dwarf.h"
@@ -360,6 +361,73 @@ Test(limits, elf_symbols_nested_16_deep_are_found_17_are_not)
 		sp_elf_syms_free(x);
 		sp_elf_file_free(f);
 	}
+}
+
+/* Stubs of plt-lazy's .plt and .plt.got found named SYMBOL@plt at
+ * their start. */
+static size_t
+plt_named(const struct sp_elf_syms *x, const Elf64_Shdr *plt,
+    const Elf64_Shdr *got)
+{
+	const Elf64_Shdr *sec[] = { plt, got };
+	const char *name;
+	uint64_t a, start;
+	size_t n = 0, i, len;
+
+	for (i = 0; i < 2; i++)
+		for (a = sec[i]->sh_addr; a < sec[i]->sh_addr +
+		    sec[i]->sh_size; a += 8) {
+			name = sp_elf_syms_find(x, a, &start);
+			len = name != NULL ? strlen(name) : 0;
+			n += start == a && len > 4 &&
+			    strcmp(name + len - 4, "@plt") == 0;
+		}
+	return n;
+}
+
+/*
+ * plt-lazy with every GOT slot's relocation naming one string the size
+ * of a whole string table: its 7 stubs would cost 7 times the table.
+ * SPI_ELF_PLT_NAMES_MAX bytes of names are made (".plt" first, 5 bytes,
+ * then each stub's name, its NUL and "@plt"): as many stubs as fit in
+ * it are named, the next one is not.
+ */
+Test(limits, plt_names_up_to_4_strtab_bytes_plus_64_a_stub)
+{
+	size_t len, i, fit;
+	uint8_t *img = slurp("build/tests/plt-lazy", &len);
+	Elf64_Shdr *str = shdr_named(img, ".strtab");
+	Elf64_Shdr *sym = shdr_named(img, ".symtab");
+	Elf64_Shdr *plt = shdr_named(img, ".plt");
+	Elf64_Shdr *got = shdr_named(img, ".plt.got");
+	const char *const rela[] = { ".rela.plt", ".rela.dyn" };
+	struct sp_elf_file *f;
+	struct sp_elf_syms *x;
+	uint64_t budget, name_len = str->sh_size - 1;
+
+	memset(img + str->sh_offset, 'a', name_len);
+	((Elf64_Sym *)(img + sym->sh_offset))[1].st_name = 0;
+	for (i = 0; i < 2; i++) {
+		Elf64_Shdr *r = shdr_named(img, rela[i]);
+		Elf64_Rela *e = (Elf64_Rela *)(img + r->sh_offset);
+		size_t k;
+
+		r->sh_link = (Elf64_Word)(sym - (Elf64_Shdr *)(img +
+		    ((Elf64_Ehdr *)img)->e_shoff));
+		for (k = 0; k < r->sh_size / sizeof(*e); k++)
+			e[k].r_info = ELF64_R_INFO(1, ELF64_R_TYPE(e[k].r_info));
+	}
+	budget = SPI_ELF_PLT_NAMES_MAX(str->sh_size,
+	    (plt->sh_size + got->sh_size) / 8);
+	fit = (size_t)((budget - 5) / (name_len + 5));
+	cr_assert(fit >= 1 && fit < 7, "the limit is reached: %zu fit", fit);
+	cr_assert_eq(sp_elf_file_open_mem(img, len, &f, NULL), 0);
+	cr_assert_eq(sp_elf_syms_load(f, &x), 0);
+	cr_assert_eq(plt_named(x, plt, got), fit);
+	cr_assert_str_eq(sp_elf_syms_find(x, plt->sh_addr, NULL), ".plt");
+	sp_elf_syms_free(x);
+	sp_elf_file_free(f);
+	free(img);
 }
 
 /* --- CFI ------------------------------------------------------------------------ */

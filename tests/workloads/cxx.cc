@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: MIT
-// C++ names for sp-sym's demangling test: a namespaced method and a
-// template, whose symbols are mangled.  usage: cxx [MILLISECONDS]
+// C++ names for sp-sym's and the readers' demangling tests: a namespaced
+// method, a template, and a std::map lookup, whose symbols are mangled.
+// Built -O0 (cxx: nothing inlined) and -O2 (cxx-O2: std::map's find and
+// _Rb_tree's _M_lower_bound inlined into lookups, frames DWARF names).
+// usage: cxx [MILLISECONDS]
 #include <chrono>
 #include <cstdlib>
+#include <map>
 
 namespace shapes {
 struct Spinner {
@@ -20,7 +24,23 @@ twice(T &t)
 	t.spin(200000);
 	t.spin(200000);
 }
+
+long __attribute__((noinline))
+lookups(const std::map<int, int> &m, int n)
+{
+	long s = 0;
+
+	for (int i = 0; i < n; i++) {
+		auto it = m.find(i * 7 % 1000);
+
+		if (it != m.end())
+			s += it->second;
+	}
+	return s;
 }
+}
+
+static volatile long sink;
 
 int
 main(int argc, char **argv)
@@ -29,8 +49,13 @@ main(int argc, char **argv)
 	auto end = std::chrono::steady_clock::now() +
 	    std::chrono::milliseconds(ms);
 	shapes::Spinner s;
+	std::map<int, int> m;
 
-	while (std::chrono::steady_clock::now() < end)
+	for (int i = 0; i < 1000; i += 2)
+		m[i] = i;
+	while (std::chrono::steady_clock::now() < end) {
 		shapes::twice(s);
+		sink = sink + shapes::lookups(m, 20000);
+	}
 	return 0;
 }

@@ -93,9 +93,11 @@ struct sp_dwarf_frame {
  * subprogram) last; a longer chain loses its outermost frames.  The
  * innermost frame's file and line come from the line table row for addr;
  * each outer frame gets the DW_AT_call_file / DW_AT_call_line of the
- * inlined subroutine it contains.  Function names come from DW_AT_name,
- * following DW_AT_abstract_origin and DW_AT_specification, else from
- * DW_AT_linkage_name.  Returns the number of frames (>= 1); 0 when no
+ * inlined subroutine it contains.  Function names are the
+ * DW_AT_linkage_name (mangled: it demangles to the qualified name, where
+ * DW_AT_name of a C++ method is bare), else the DW_AT_name, of the DIE
+ * or of those DW_AT_abstract_origin and DW_AT_specification lead to.
+ * Returns the number of frames (>= 1); 0 when no
  * unit covers addr; -SP_EFORMAT (or -SP_ELIMIT) when the unit covering
  * addr is malformed (other units stay usable); -ENOMEM; -SP_EUSAGE when
  * max is 0.  Strings stay valid until sp_dwarf_free.

@@ -3,8 +3,8 @@
 #define SP_ELFSYM_H
 
 /*
- * An ELF file's function symbols, indexed by address: what names a
- * frame when there is no DWARF.
+ * An ELF file's function symbols and PLT stubs, indexed by address: what
+ * names a frame when there is no DWARF.
  */
 
 #include <stddef.h>
@@ -34,6 +34,15 @@ struct sp_elf_syms;
  *
  * A table in SHT_NOBITS (as in a debug file's .dynsym), or whose string
  * table is, is skipped.
+ *
+ * PLT stubs, which no symbol covers, are named as objdump -d labels them
+ * and perf names them: "SYMBOL@plt" after the dynamic relocation of the
+ * GOT slot each stub of .plt, .plt.sec or .plt.got jumps through (an
+ * R_X86_64_IRELATIVE slot after the IFUNC symbol at its addend), ".plt"
+ * for the lazy binding code at the head of .plt.  x86-64 files only; a
+ * symbol at a stub's address wins.  A PLT that cannot be read (malformed
+ * relocations, -SP_ELIMIT) leaves the stubs unnamed, not the symbols; a
+ * crafted file's names are capped (elfplt_int.h).
  *
  * Returns 0 with *out (also when f has no symbols: an empty index),
  * -SP_EFORMAT (a table outside the file, an entry size other than 24,

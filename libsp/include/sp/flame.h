@@ -52,6 +52,7 @@
 #define SP_FLAME_DECIMALS_MAX 9          /* decimals of a count kept */
 
 struct sp_flame;
+struct sp_demangle;
 
 struct sp_flame_bad {
 	uint64_t line;      /* 1-based line number */
@@ -135,6 +136,9 @@ struct sp_flame_svg_opts {
 	 * frame is as wide as the larger of its two shares and its callees
 	 * side by side (data-n is that width, in samples). */
 	const struct sp_flame *before;
+	/* NULL, or a demangler (sp/demangle.h) that has run on the names:
+	 * each frame is shown (label, title, colour) as it gives the name. */
+	const struct sp_demangle *demangle;
 };
 
 /* The defaults above (width 1200, minwidth 0.1, hot colours). */

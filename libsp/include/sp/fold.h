@@ -10,8 +10,9 @@
  *   root;caller;...;leaf COUNT
  *
  * one line per distinct stack, root first, lines sorted bytewise.  A frame
- * prints as its function name when sp-sym named it, else as
- * "module+0xOFFSET" (sp_format_frame).  Inline chains expand into one
+ * prints as its function name when sp-sym named it (demangled when the
+ * options give a demangler, sp/demangle.h), else as "module+0xOFFSET"
+ * (sp_format_frame).  Inline chains expand into one
  * frame per logical frame, outermost first.  Kernel frames end in "_[k]"
  * (stackcollapse-perf's mark, which flame graph colourings know).  With
  * SP_FOLD_MODULES a named frame starts with its module, "module`function"
@@ -33,6 +34,8 @@
 
 #include "sp/replay.h"
 #include "sp/snapshot.h"
+
+struct sp_demangle;
 
 enum sp_fold_flag {
 	SP_FOLD_SHOW_HIDDEN = 1 << 0, /* keep frames flagged SP_SYM_HIDDEN */
@@ -66,6 +69,14 @@ struct sp_fold_options {
 	 * "[deeper]" as the leaf of every stack that was cut.
 	 */
 	uint32_t max_depth;
+	/*
+	 * NULL: names as the spool has them.  Else function names are
+	 * written as this demangler gives them (sp_demangle_get), by
+	 * sp_fold_write and sp_pprof_write (whose Function keeps the
+	 * mangled one as system_name); it must outlive the fold, and have
+	 * run on the names before they are written.
+	 */
+	const struct sp_demangle *demangle;
 };
 
 struct sp_fold_stats {

@@ -22,7 +22,9 @@
  *                locations without mapping
  *   mapping      one per module a location uses: start, limit, file
  *                offset, path, build-id in hex
- *   function     one per (name, file)
+ *   function     one per (system name, file): system_name as the spool
+ *                has it, name demangled when the fold's options give a
+ *                demangler (sp/fold.h)
  *   time_nanos   the header's start_time_us; duration_nanos from the
  *                stream clock of the first and last counted sample
  */

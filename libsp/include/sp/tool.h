@@ -62,6 +62,15 @@ void sp_tool_pids(const char *what, const char *list, uint32_t *pids,
  */
 void sp_tool_input(const char *path, const char *what, const char *usage);
 
+/*
+ * Says that names stay mangled, and why (why: the demangler's message,
+ * sp/demangle.h), in one line that names the way out:
+ *   sp-fold: names are not demangled: c++filt not found (install
+ *   binutils); --no-demangle silences this
+ * Returns (a tool goes on with the names as they are).
+ */
+void sp_tool_demangle_failed(const char *why);
+
 struct sp_replay;
 
 /*
