@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "sp/debugfind.h"
@@ -25,6 +26,7 @@ struct opts {
 	size_t ndirs;
 	uint32_t pids[MAX_PIDS];
 	int quiet, strict;
+	int maps_said;    /* --perf-maps or --perf-maps-for given */
 };
 
 static void
@@ -33,7 +35,7 @@ usage(int status)
 	(void)fprintf(status ? stderr : stdout,
 	    "usage: sp-sym [-o FILE] [--debug-dir DIR]... [--sysroot DIR]\n"
 	    "              [--bundle DIR] [--perf-map-dir DIR]\n"
-	    "              [--perf-maps-for PID,... | --perf-maps all]\n"
+	    "              [--perf-maps-for PID,... | --perf-maps all|none]\n"
 	    "              [--kallsyms FILE] [--strict] [-q] [FILE | -]\n"
 	    "Name the frames of a spool (ELF symbols, DWARF lines and inline\n"
 	    "frames, perf maps, kallsyms) and write a symbolized spool.\n"
@@ -44,8 +46,12 @@ usage(int status)
 	    "  -r, --sysroot DIR     the recorded machine's files are under DIR\n"
 	    "  -b, --bundle DIR      use the bundle sp-record --bundle kept first\n"
 	    "  -m, --perf-map-dir DIR  perf-PID.map files are in DIR (default /tmp)\n"
-	    "  -p, --perf-maps-for PID,...  also read these processes' perf maps\n"
-	    "  -P, --perf-maps all   read every process's perf map\n"
+	    "  -p, --perf-maps-for PID,...  read only these processes' perf maps\n"
+	    "                        (and Python runtimes')\n"
+	    "  -P, --perf-maps all|none  read every recorded process's perf map\n"
+	    "                        (the default: the bundle's, or one its user\n"
+	    "                        owns, not modified after the recording), or\n"
+	    "                        none\n"
 	    "  -k, --kallsyms FILE   kernel symbols of the recorded boot\n"
 	    "  -s, --strict          exit 1 when a frame stayed address-only\n"
 	    "  -q, --quiet           no report\n"
@@ -102,14 +108,18 @@ parse_args(int argc, char **argv, struct opts *o)
 			o->out = optarg;
 			break;
 		case 'P':
-			if (strcmp(optarg, "all") != 0)
-				errx(2, "--perf-maps takes 'all', not '%s'",
-				    optarg);
-			o->so.perf_maps_all = 1;
+			if (strcmp(optarg, "all") != 0 &&
+			    strcmp(optarg, "none") != 0)
+				errx(2, "--perf-maps takes 'all' or 'none', not "
+				    "'%s'", optarg);
+			o->so.perf_maps_all = optarg[0] == 'a';
+			o->so.perf_maps_none = optarg[0] == 'n';
+			o->maps_said = 1;
 			break;
 		case 'p':
 			sp_tool_pids("--perf-maps-for", optarg, o->pids,
 			    MAX_PIDS, &o->so.nperf_map_pids);
+			o->maps_said = 1;
 			break;
 		case 'q':
 			o->quiet = 1;
@@ -131,6 +141,25 @@ parse_args(int argc, char **argv, struct opts *o)
 		usage(2);
 	o->in = optind < argc ? argv[optind] : "-";
 	o->so.perf_map_pids = o->pids;
+	/* Every recorded process's map, as perf report reads them. */
+	if (!o->maps_said)
+		o->so.perf_maps_all = 1;
+}
+
+/*
+ * A spool read from a file was written up to its modification time: a
+ * perf map modified after it (a few seconds' grace for the last flush)
+ * is another process's that got the pid since.  A pipe gives no bound.
+ */
+static void
+perf_map_bound(struct opts *o)
+{
+	struct stat st;
+	int got = strcmp(o->in, "-") == 0 ? fstat(STDIN_FILENO, &st) :
+	    stat(o->in, &st);
+
+	if (got == 0 && S_ISREG(st.st_mode))
+		o->so.perf_map_before = (int64_t)st.st_mtime + 5;
 }
 
 /* --debug-dir dirs, then STACKPULSE_DEBUG_DIRS (default /usr/lib/debug). */
@@ -202,6 +231,12 @@ print_report(const struct opts *o, const struct sp_sym_report *r)
 		(void)fprintf(stderr, "sp-sym: %" PRIu64 " files had another "
 		    "build-id than the recorded one and were not used\n",
 		    r->mismatches);
+	if (r->perf_maps || r->perf_maps_late)
+		(void)fprintf(stderr, "sp-sym: %" PRIu64 " perf maps read%s; %"
+		    PRIu64 " refused, modified after the recording (another "
+		    "process with the pid?)\n", r->perf_maps,
+		    o->so.bundle != NULL ? " (the bundle's first)" : "",
+		    r->perf_maps_late);
 	for (i = 0; i < r->nmissing; i++)
 		print_missing(&r->missing[i]);
 	if (r->copied_address)
@@ -275,6 +310,7 @@ main(int argc, char **argv)
 	sp_tool_input(o.in, "spool", "sp-sym [-o FILE] FILE");
 	/* The input first: one that is not a spool leaves no output. */
 	in = sp_tool_replay(o.in);
+	perf_map_bound(&o);
 	memset(&diag, 0, sizeof(diag));
 	if ((rc = sp_output_spool(&out, o.out, &fd, &diag)) < 0)
 		errx(rc == -SP_EUSAGE ? 2 : 1, "%s", diag.msg);

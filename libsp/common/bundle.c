@@ -145,15 +145,49 @@ has_note(const struct sp_bundle *b, const char *kind, int pid)
 	    memmem(b->manifest.p, b->manifest.len, line, strlen(line)) != NULL;
 }
 
+/* pid's pid in its innermost PID namespace (the last of /proc/PID/status's
+ * NSpid), or pid itself. */
+static pid_t
+ns_pid(pid_t pid)
+{
+	char path[64], *buf, *line, *end;
+	size_t len;
+	long v = pid;
+
+	(void)snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if (sp_read_file(path, SP_PROC_FILE_MAX, &buf, &len) != 0)
+		return pid;
+	line = strstr(buf, "\nNSpid:");
+	if (line != NULL) {
+		for (line += 7; ; line = end) {
+			long x = strtol(line, &end, 10);
+
+			if (end == line)
+				break;
+			v = x;
+		}
+	}
+	free(buf);
+	return v > 0 ? (pid_t)v : pid;
+}
+
 int
 sp_bundle_perf_map(struct sp_bundle *b, pid_t pid, uid_t uid)
 {
-	char src[64], name[64], key[16];
+	char src[96], name[64], key[16];
 	struct stat st;
+	pid_t nspid;
 	int fd, err;
 
 	(void)snprintf(src, sizeof(src), "/tmp/perf-%d.map", (int)pid);
 	fd = open(src, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	/* In a PID namespace the runtime names its map by the pid it sees
+	 * there, in its own /tmp (node in a container: /tmp/perf-1.map). */
+	if (fd < 0 && errno == ENOENT && (nspid = ns_pid(pid)) != pid) {
+		(void)snprintf(src, sizeof(src), "/proc/%d/root/tmp/perf-%d.map",
+		    (int)pid, (int)nspid);
+		fd = open(src, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	}
 	if (fd < 0)
 		return errno == ENOENT ? 0 : -errno;
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {

@@ -89,6 +89,8 @@ struct rec_proc {
 	int tracked;          /* its samples are recorded */
 	int attached;         /* a -p target: its exit is logged */
 	int python;           /* last PYTHON status written */
+	int pmap_copied;      /* its perf map was copied into the bundle at
+	                       * its first frame in code with no file */
 	uid_t uid;            /* owner, for perf-map checks; -1 unknown */
 	struct rec_range *maps;  /* sorted by start, not overlapping */
 	size_t nmaps, capmaps;

@@ -173,6 +173,14 @@ user_frame(struct sp_recorder *r, struct rec_proc *p, uint64_t ip,
 	}
 	if (m->file != NULL && m->file->path != NULL)
 		spi_rec_keep_binary(&r->ctx, p->pid, m);
+	/* JIT code: its perf map, copied while the process lives (one in a
+	 * PID namespace is reached through /proc/PID/root only then); the
+	 * exit and the end copy it again, with what was appended. */
+	if (m->file == NULL && m->cfi == NULL && r->ctx.bundle != NULL &&
+	    !p->pmap_copied) {
+		p->pmap_copied = 1;
+		(void)sp_bundle_perf_map(r->ctx.bundle, (pid_t)p->pid, p->uid);
+	}
 	return frame_id(r, m->module, SP_FRAME_USER, ip - m->start + m->offset,
 	    ip, id);
 }

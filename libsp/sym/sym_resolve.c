@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/buf_int.h"
@@ -73,6 +74,8 @@ perf_map_allowed(const struct sym_ctx *c, uint32_t host, uint32_t pid)
 {
 	size_t i;
 
+	if (c->o->perf_maps_none)
+		return 0;
 	if (c->o->perf_maps_all)
 		return 1;
 	for (i = 0; i < c->o->nperf_map_pids; i++)
@@ -97,6 +100,7 @@ pmap_read(const struct sym_ctx *c, uint32_t pid, uint32_t uid_plus1)
 	struct sp_perf_map *m = NULL;
 	char path[4096];
 	uid_t uid = geteuid() == 0 ? (uid_t)-1 : geteuid();
+	struct stat st;
 	int n;
 
 	if (c->o->bundle != NULL) {
@@ -111,8 +115,15 @@ pmap_read(const struct sym_ctx *c, uint32_t pid, uint32_t uid_plus1)
 		uid = (uid_t)(uid_plus1 - 1);
 	n = snprintf(path, sizeof(path), "%s/perf-%u.map",
 	    c->o->perf_map_dir != NULL ? c->o->perf_map_dir : "/tmp", pid);
-	if (n > 0 && (size_t)n < sizeof(path) &&
-	    sp_perf_map_open(path, uid, &m, NULL) == 0)
+	if (n <= 0 || (size_t)n >= sizeof(path))
+		return NULL;
+	/* Written after the recording: the pid's next process's. */
+	if (c->o->perf_map_before != 0 && lstat(path, &st) == 0 &&
+	    (int64_t)st.st_mtime > c->o->perf_map_before) {
+		c->rep->perf_maps_late++;
+		return NULL;
+	}
+	if (sp_perf_map_open(path, uid, &m, NULL) == 0)
 		return m;
 	return NULL;
 }
@@ -139,6 +150,8 @@ pmap_get(struct sym_ctx *c, const struct sp_module *m,
 	/* Other hosts' maps are not on this machine. */
 	v->map = header_host(c, host) ? pmap_read(c, pid, m->uid_plus1) :
 	    NULL;
+	if (v->map != NULL)
+		c->rep->perf_maps++;
 	*out = v->map;
 	return 0;
 }

@@ -221,8 +221,35 @@ check "... and not used: its frames stay address-only ($a, $n named)" test "$n" 
 # --- a JIT's perf map ---------------------------------------------------------------
 run $REC -q -o "$TMP/jit.spl" -- $W/jit 500
 jpid=$($DUMP --json "$TMP/jit.spl" | grep -o '"kind":"sample","thread":[0-9]*,"pid":[0-9]*' | head -1 | grep -o '[0-9]*$')
-run $SYM -o "$TMP/jit-no.spl" "$TMP/jit.spl"
-check "without --perf-maps the JIT is not named" \
+# By default every recorded process's perf map is read (issue 14.10;
+# before, only with --perf-maps): the owner's, not modified after the
+# recording, which a reused pid's map would be.
+run $SYM -o "$TMP/jit-def.spl" "$TMP/jit.spl"
+n=$($DUMP "$TMP/jit-def.spl" | grep -c '#0   jit_spin_loop$')
+check "by default the JIT frames are named from its perf map ($n)" test "$n" -gt 0
+check "... and the report counts the map read" has "sp-sym: 1 perf maps read; 0 refused" "$ERR"
+touch -d '+1 hour' "/tmp/perf-$jpid.map"
+run $SYM -o "$TMP/jit-late.spl" "$TMP/jit.spl"
+check "a map modified after the recording is refused" \
+    test "$($DUMP "$TMP/jit-late.spl" | grep -c 'jit_spin_loop')" -eq 0
+check "... and counted" has "sp-sym: 0 perf maps read; 1 refused, modified after the recording" "$ERR"
+touch "/tmp/perf-$jpid.map"
+touch "$TMP/jit.spl"
+# A JIT in its own PID namespace and /tmp (a container): it writes
+# /tmp/perf-1.map there, which was neither bundled nor found.  The
+# recorder keeps it through /proc/PID/root (NSpid), while it runs.
+rm -rf "$TMP/nsbundle"
+run $REC -q --bundle "$TMP/nsbundle" -o "$TMP/ns.spl" -- unshare --pid --fork --mount \
+    --mount-proc sh -c "mount -t tmpfs tmpfs /tmp && exec $PWD/$W/jit 500"
+check "a JIT in its own PID namespace and /tmp is recorded (exit $RC)" test "$RC" -eq 0
+check "its map, perf-1.map in its /tmp, is in the bundle" \
+    grep -qP '^perf-map\t[0-9]+\tperf-maps/perf-[0-9]+\.map\t/proc/[0-9]+/root/tmp/perf-1\.map$' \
+    "$TMP/nsbundle/manifest"
+run $SYM --bundle "$TMP/nsbundle" -o "$TMP/ns-sym.spl" "$TMP/ns.spl"
+check "sp-sym --bundle names its JIT frames from it (no option needed)" \
+    grep -q '#0   jit_spin_loop$' <($DUMP "$TMP/ns-sym.spl")
+run $SYM --perf-maps none -o "$TMP/jit-no.spl" "$TMP/jit.spl"
+check "with --perf-maps none the JIT is not named" \
     test "$($DUMP "$TMP/jit-no.spl" | grep -c 'jit_spin_loop')" -eq 0
 run $SYM --perf-maps all -o "$TMP/jit-all.spl" "$TMP/jit.spl"
 n=$($DUMP "$TMP/jit-all.spl" | grep -c '#0   jit_spin_loop$')
@@ -270,9 +297,12 @@ JS
 	npid=$($DUMP --json "$TMP/node.spl" | grep -o '"kind":"sample","thread":[0-9]*,"pid":[0-9]*' | head -1 | grep -o '[0-9]*$')
 	nmap=/tmp/perf-$npid.map
 	check "node wrote its perf map ($nmap)" grep -q ' JS:.*spHotLoop' "$nmap"
-	run $SYM -o "$TMP/node-no.spl" "$TMP/node.spl"
-	check "without --perf-maps-for, node's JIT frames are not named" \
+	run $SYM --perf-maps none -o "$TMP/node-no.spl" "$TMP/node.spl"
+	check "with --perf-maps none, node's JIT frames are not named" \
 	    test "$($DUMP "$TMP/node-no.spl" | grep -c spHotLoop)" -eq 0
+	run $SYM -o "$TMP/node-def.spl" "$TMP/node.spl"
+	check "by default they are (its perf map is read)" \
+	    test "$($DUMP "$TMP/node-def.spl" | grep -c spHotLoop)" -gt 0
 	run $SYM --perf-maps-for "$npid" -o "$TMP/node-sym.spl" "$TMP/node.spl"
 	$DUMP --json "$TMP/node-sym.spl" >"$TMP/node.json"
 	# "ID ABS_IP" of each frame whose symbol names spHotLoop.

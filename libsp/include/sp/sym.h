@@ -44,6 +44,11 @@ struct sp_sym_options {
 	const uint32_t *perf_map_pids; /* also read these pids' perf maps */
 	size_t nperf_map_pids;
 	int perf_maps_all;           /* read every process's perf map */
+	int perf_maps_none;          /* read none, Python runtimes' neither */
+	/* Refuse a perf map modified after this time (seconds since the
+	 * epoch; 0: no bound): one written after the recording ended is
+	 * another process's that got the pid. */
+	int64_t perf_map_before;
 	const char *kallsyms;        /* NULL: the bundle's, or this host's */
 	/*
 	 * Called now and then (every few thousand records) with the input
@@ -87,6 +92,8 @@ struct sp_sym_report {
 	uint64_t python_frames, jit_frames, hidden, truncated;
 	uint64_t inline_lines;     /* logical frames beyond the first */
 	uint64_t mismatches;       /* files rejected: build-id (or CRC) */
+	uint64_t perf_maps;        /* perf maps read (the bundle's or found) */
+	uint64_t perf_maps_late;   /* refused: modified after the recording */
 	uint64_t stale_symbols;    /* input SYMBOLs not right after their FRAME */
 	uint64_t skipped_records;  /* records of kinds this library does not know */
 	char kernel[320];          /* where kernel names came from, or why none */
