@@ -305,8 +305,8 @@ check "the stacks below it are complete ($t truncated)" test $((t * 100)) -le "$
 # --- a JIT with a perf map, kept in a bundle ------------------------------------
 # libc3.so is preloaded and never called: mapped, never sampled.
 rm -rf "$TMP/bundle"
-run env LD_PRELOAD="$PWD/$W/libc3.so" $REC --bundle "$TMP/bundle" --bundle-binaries \
-    -o "$TMP/jit.spl" -- $W/jit 500
+run $REC --bundle "$TMP/bundle" --bundle-binaries \
+    -o "$TMP/jit.spl" -- env LD_PRELOAD="$PWD/$W/libc3.so" $W/jit 500
 check "records a JIT workload into a bundle" test "$RC" -eq 0
 jpid=$(samples_json "$TMP/jit.spl" | grep -o '"pid":[0-9]*' | head -1 | cut -d: -f2)
 jaddr=$(grep -o 'jit=0x[0-9a-f]*' "$TMP/out" | cut -d= -f2)

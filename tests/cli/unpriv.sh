@@ -40,7 +40,7 @@ check "without --kernel no warning at the start" \
 check "the summary says kernel time was not sampled, the cause and the fix" \
     grep -qx 'sp-record: kernel time not sampled: perf_event_paranoid is 2; run as root or with CAP_PERFMON' <<<"$ERR"
 check "and so does the spool (user time only, kernel_enabled 0)" \
-    test "$($DUMP "$d/own.spl" | grep -c '^recording: .* user time only, ')/$(counter "$d/own.spl" kernel_enabled)" = 1/0
+    test "$($DUMP "$d/own.spl" | grep -cE '^recording: .*[ ,]user time only, command ')/$(counter "$d/own.spl" kernel_enabled)" = 1/0
 s=$(counter "$d/own.spl" samples)
 cpu_ms=$(grep -o 'cpu_ms=[0-9]*' "$TMP/err" | cut -d= -f2)
 check "samples for its CPU time ($s for ${cpu_ms}ms)" \
