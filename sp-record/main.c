@@ -344,11 +344,15 @@ static long
 paranoid(void)
 {
 	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
+	char line[32], *end;
 	long v = 2;
 
 	if (f != NULL) {
-		if (fscanf(f, "%ld", &v) != 1)
-			v = 2;
+		if (fgets(line, sizeof(line), f) != NULL) {
+			v = strtol(line, &end, 10);
+			if (end == line)
+				v = 2;
+		}
 		(void)fclose(f);
 	}
 	return v;

@@ -189,7 +189,7 @@ children_files(pid_t pid, pid_t **v, size_t *cap, size_t *n)
 		if (err == -ENOENT)
 			continue;
 		any = 1;
-		if (err)
+		if (err || buf == NULL)
 			continue;
 		for (s = buf; err == 0; s = end) {
 			long c = strtol(s, &end, 10);
@@ -215,8 +215,8 @@ sp_proc_stat(pid_t pid, char *state, pid_t *ppid)
 	int err;
 
 	(void)snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if ((err = sp_read_file(path, 4096, &buf, &len)) != 0)
-		return err == -ENOENT ? -ESRCH : err;
+	if ((err = sp_read_file(path, 4096, &buf, &len)) != 0 || buf == NULL)
+		return err == -ENOENT ? -ESRCH : err ? err : -SP_EFORMAT;
 	/* "pid (comm) state ppid ...": comm may hold ')' and spaces. */
 	end = strrchr(buf, ')');
 	err = -SP_EFORMAT;
@@ -267,13 +267,16 @@ sp_proc_descendants(pid_t pid, pid_t **pids, size_t *n)
 	*n = 0;
 	/* Breadth first: v grows as each process's children are read. */
 	err = children_files(pid, &v, &cap, n);
-	for (i = 0; err == 0 && i < *n; i++)
+	for (i = 0; err == 0 && v != NULL && i < *n; i++)
 		err = children_files(v[i], &v, &cap, n);
 	if (err == -ENOENT) {
 		*n = 0;
 		err = all_parents(&pairs, &pcap, &np);
 		for (i = 0; err == 0 && i <= *n; i++) {
-			pid_t parent = i == 0 ? pid : v[i - 1];
+			pid_t parent = i == 0 || v == NULL ? pid : v[i - 1];
+
+			if (i > 0 && v == NULL)
+				break;
 
 			for (k = 0; err == 0 && k < np; k += 2)
 				if (pairs[k + 1] == parent)

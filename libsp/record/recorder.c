@@ -391,7 +391,7 @@ write_recording(struct sp_recorder *r)
 	rec.u.recording.event.len = (uint32_t)strlen(r->event_name);
 	rec.u.recording.frequency = r->o.frequency;
 	rec.u.recording.stack_bytes = r->o.stack_bytes;
-	rec.u.recording.flags = (r->attr.sample_type & PERF_SAMPLE_CALLCHAIN ?
+	rec.u.recording.flags = ((r->attr.sample_type & PERF_SAMPLE_CALLCHAIN) ?
 	    SP_RECORDING_KERNEL : 0) |
 	    (r->o.children ? SP_RECORDING_CHILDREN : 0) |
 	    (r->attr.exclude_kernel ? 0 : SP_RECORDING_KERNEL_TIME);

@@ -149,6 +149,8 @@ bundle_binary(struct search *r, const char *path, const char *idhex)
 static int
 own_vdso(struct search *r)
 {
+	/* The auxiliary vector gives the image's address as a number. */
+	/* NOLINTNEXTLINE(performance-no-int-to-ptr) */
 	const Elf64_Ehdr *e = (const Elf64_Ehdr *)getauxval(AT_SYSINFO_EHDR);
 	struct sp_elf_file *f;
 	size_t len;
