@@ -23,16 +23,12 @@ RATE=${RATE:-20000} SECS=${SECS:-10} REPS=${REPS:-3} BIG=${BIG:-5000000}
 BIN=build/bin OUTDIR=build/bench
 die() { echo "bench/fold.sh: $*" >&2; exit 1; }
 note() { echo "[bench] $*" >&2; }
+. bench/lib.bash
 
 # --- prerequisites -------------------------------------------------------------
 [[ -x $BIN/sp-fold && -x build/glibc/mkfold && -x build/tests/tree ]] ||
     die "run ./configure.sh && ninja build/bin/sp-fold build/glibc/mkfold build/tests/tree"
-if ! command -v perf >/dev/null && [[ $EUID -eq 0 ]] && command -v apt-get >/dev/null; then
-	note "installing linux-perf (the peer this benchmark compares with)"
-	apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive \
-	    apt-get install -y -qq linux-perf >/dev/null || die "apt-get install linux-perf failed"
-fi
-command -v perf >/dev/null || die "perf is missing: apt-get install linux-perf"
+need_perf
 [[ -x /usr/bin/time ]] || die "/usr/bin/time is missing: apt-get install time"
 
 if [[ -w /dev/shm ]]; then T=$(mktemp -d /dev/shm/sp-fold-bench.XXXXXX); else T=$(mktemp -d); fi

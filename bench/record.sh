@@ -15,25 +15,15 @@ MB=${MB:-1024} REPS=${REPS:-3} RATES=${RATES:-"1000 10000"}
 BIN=build/bin OUTDIR=build/bench
 die() { echo "bench/record.sh: $*" >&2; exit 1; }
 note() { echo "[bench] $*" >&2; }
+. bench/lib.bash
 
 # --- prerequisites -------------------------------------------------------------
 [[ -x $BIN/sp-record && -x $BIN/sp-dump ]] ||
     die "$BIN/sp-record or sp-dump is missing: run ./configure.sh && ninja"
-# The peer is installed by the benchmark that needs it, as root on Debian.
-if ! command -v perf >/dev/null && [[ $EUID -eq 0 ]] && command -v apt-get >/dev/null; then
-    note "installing linux-perf (the peer this benchmark compares with)"
-    apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive \
-        apt-get install -y -qq linux-perf >/dev/null || die "apt-get install linux-perf failed"
-fi
-command -v perf >/dev/null || die "perf is missing: apt-get install linux-perf"
-perf --version >/dev/null 2>&1 ||
-    die "perf does not run for kernel $(uname -r) (install the matching linux-perf)"
+need_perf
 command -v sha256sum >/dev/null || die "sha256sum is missing: apt-get install coreutils"
 MAXRATE_FILE=/proc/sys/kernel/perf_event_max_sample_rate
 [[ -r $MAXRATE_FILE ]] || die "$MAXRATE_FILE is unreadable: no perf_event support?"
-PARANOID=$(cat /proc/sys/kernel/perf_event_paranoid)
-[[ $EUID -eq 0 || $PARANOID -le 1 ]] || die "perf record samples the kernel too:" \
-    "run as root or with kernel.perf_event_paranoid <= 1 (now $PARANOID)"
 
 # --- scratch space --------------------------------------------------------------
 # tmpfs when it has room, so that neither profiler waits on the disk (at

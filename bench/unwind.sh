@@ -18,6 +18,7 @@ MAXSTACK=${MAXSTACK:-1024}
 BIN=build/bin OUTDIR=build/bench REPLAY=build/musl/unwreplay W=build/tests
 die() { echo "bench/unwind.sh: $*" >&2; exit 1; }
 note() { echo "[bench] $*" >&2; }
+. bench/lib.bash
 
 # --- prerequisites -------------------------------------------------------------
 [[ -x $BIN/sp-record && -x $REPLAY ]] ||
@@ -25,20 +26,8 @@ note() { echo "[bench] $*" >&2; }
 for w in tree-O2 tree recurse threads-O2; do
 	[[ -x $W/$w ]] || die "$W/$w is missing: run ninja"
 done
-# The peer is installed by the benchmark that needs it, as root on Debian.
-if ! command -v perf >/dev/null && [[ $EUID -eq 0 ]] && command -v apt-get >/dev/null; then
-    note "installing linux-perf (the peer this benchmark compares with)"
-    apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive \
-        apt-get install -y -qq linux-perf >/dev/null || die "apt-get install linux-perf failed"
-fi
-command -v perf >/dev/null || die "perf is missing: apt-get install linux-perf"
-perf --version >/dev/null 2>&1 ||
-    die "perf does not run for kernel $(uname -r) (install the matching linux-perf)"
-PARANOID=$(cat /proc/sys/kernel/perf_event_paranoid)
-[[ $EUID -eq 0 || $PARANOID -le 1 ]] || die "perf record samples the kernel too:" \
-    "run as root or with kernel.perf_event_paranoid <= 1 (now $PARANOID)"
-MAXRATE=$(cat /proc/sys/kernel/perf_event_max_sample_rate)
-(( RATE <= MAXRATE )) || die "RATE=$RATE exceeds perf_event_max_sample_rate $MAXRATE"
+need_perf
+need_rate "$RATE"
 
 # --- scratch space --------------------------------------------------------------
 # tmpfs when it can, so that neither profiler waits on the disk.  perf runs

@@ -1,0 +1,38 @@
+# bench/lib.bash: what the benchmarks share.  Sourced by bench/*.sh once
+# they have defined die (print and exit 1) and note (a progress line).
+
+# need CMD PACKAGE: succeeds when CMD is on PATH, installing PACKAGE with
+# apt-get first (as root, on Debian) where it is not; a fresh machine's
+# package lists may be missing or old, so a failed install is retried
+# after apt-get update.  apt's output goes to $APT_LOG (default: nowhere);
+# apt waits for another apt (a test suite's) to release the dpkg lock.
+need() {
+	local apt=(apt-get -o DPkg::Lock::Timeout=600 -qq) log=${APT_LOG:-/dev/null}
+	command -v "$1" >/dev/null && return 0
+	[[ $EUID -eq 0 ]] && command -v apt-get >/dev/null || return 1
+	note "installing $2 (for $1)"
+	DEBIAN_FRONTEND=noninteractive "${apt[@]}" install -y "$2" >>"$log" 2>&1 ||
+		{ "${apt[@]}" update >>"$log" 2>&1 &&
+		DEBIAN_FRONTEND=noninteractive "${apt[@]}" install -y "$2" >>"$log" 2>&1; }
+	command -v "$1" >/dev/null
+}
+
+# need_perf: perf, the peer the benchmarks compare with, is installed
+# (linux-perf), runs for this kernel and may sample the kernel too (root,
+# or perf_event_paranoid <= 1).  Dies otherwise.
+need_perf() {
+	local paranoid
+	need perf linux-perf || die "perf is missing: apt-get install linux-perf"
+	perf --version >/dev/null 2>&1 ||
+	    die "perf does not run for kernel $(uname -r) (install the matching linux-perf)"
+	paranoid=$(cat /proc/sys/kernel/perf_event_paranoid)
+	[[ $EUID -eq 0 || $paranoid -le 1 ]] || die "perf record samples the kernel too:" \
+	    "run as root or with kernel.perf_event_paranoid <= 1 (now $paranoid)"
+}
+
+# need_rate RATE: the kernel allows RATE samples a second.  Dies otherwise.
+need_rate() {
+	local maxrate
+	maxrate=$(cat /proc/sys/kernel/perf_event_max_sample_rate)
+	(( $1 <= maxrate )) || die "RATE=$1 exceeds perf_event_max_sample_rate $maxrate"
+}

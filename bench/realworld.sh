@@ -1,0 +1,395 @@
+#!/usr/bin/env bash
+# bench/realworld.sh: how whole and how named the stacks of real
+# toolchains' programs are, sp-record next to perf (issue 14).
+#
+# A benchmark, not a test: it prints measurements and never fails on them.
+# Each workload is built here (into a scratch folder, never into the tree)
+# and run for about CPU_MS of CPU time under
+#   sp-record -F RATE -o X.spl -- CMD;  sp-sym X.spl | sp-fold
+#   perf record -F RATE -g --call-graph dwarf,8192 -e cpu-clock -- CMD;
+#       perf script -F comm,pid,tid,ip,sym,dso | (the fold below)
+# sp first, then perf, workload after workload, REPS rounds.  Per workload
+# and tool, the medians over the rounds of: samples, complete-stack share,
+# unnamed-frame share, bytes per sample (spool or perf.data size over
+# samples); then the five most frequent leaves over all rounds.
+#
+# Both tools' stacks are judged from their folded form (root first), by
+# one awk (stats below), with the same rules:
+# - complete: the root frame is an outermost function: _start,
+#   __libc_start_main (perf: __libc_start_main_impl, its name in libc's
+#   symbol table) or __libc_start_call_main, a thread's first frame
+#   (clone, clone3, start_thread, with glibc's __/__GI___ prefixes), or
+#   where Go starts or switches a stack (runtime.goexit, mstart,
+#   systemstack, rt0_go, morestack, mcall, and asmcgocall and sigtramp
+#   as tests/cli/unwind.sh counts them; with or without .abi0).  One more
+#   case: an unnamed root whose next frame is __libc_start_main[_impl] is a
+#   stripped executable's _start (dd's): nothing else calls it.  A root
+#   [truncated], [unknown], 0x... or MODULE+0x... is incomplete, and so
+#   is one that is any other function (the walk stopped early).
+# - unnamed: frames shown as [unknown], 0x... or MODULE+0x..., over all
+#   frames (inline frames count, sp's [truncated] marker does not); the
+#   table also gives frames per sample, counted so.
+# - kernel time: sp-record without --kernel samples it as one [kernel]
+#   frame above the user stack; perf's kernel callchain is folded into one
+#   [kernel] frame likewise, so both stacks are compared on the user side
+#   and both count one named frame for the kernel.
+# - perf's frames are its perf script names (demangled, inline frames as
+#   lines of their own); a frame perf cannot name is written MODULE+0xIP
+#   (0xIP without a module), as sp-sym writes it, so that leaves group
+#   by address alike.
+# Knobs (environment): CPU_MS=3000 REPS=3 RATE=999.
+# Table on stdout and in build/bench/realworld.txt.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+CPU_MS=${CPU_MS:-3000} REPS=${REPS:-3} RATE=${RATE:-999}
+BIN=build/bin OUTDIR=build/bench
+die() { echo "bench/realworld.sh: $*" >&2; exit 1; }
+note() { echo "[bench] $*" >&2; }
+. bench/lib.bash
+
+# --- scratch space --------------------------------------------------------------
+# Under build/ (or $TMPDIR when set): the builds, the spools and perf.data
+# files (~8.5 KB a sample).  perf runs with HOME=$T: its build-id cache
+# (~/.debug) stays in here, is removed with it, and no ~/.perfconfig
+# applies.
+if [[ -n ${TMPDIR:-} ]]; then
+	T=$(mktemp -d "$TMPDIR/sp-realworld.XXXXXX")
+else
+	mkdir -p build/bench-tmp && T=$(mktemp -d "$PWD/build/bench-tmp/realworld.XXXXXX")
+fi
+trap 'rm -rf "$T"' EXIT
+trap 'exit 130' INT TERM
+
+# --- prerequisites -------------------------------------------------------------
+for t in sp-record sp-sym sp-fold sp-dump; do
+	[[ -x $BIN/$t ]] || die "$BIN/$t is missing: run ./configure.sh && ninja"
+done
+for w in clockloop fmt-musl-static; do
+	[[ -x build/tests/$w ]] || die "build/tests/$w is missing: run ninja"
+done
+APT_LOG=$T/apt.log
+need_perf
+need_rate "$RATE"
+# Toolchains: a missing one makes its workloads a SKIP row, not an error.
+need ld.bfd binutils || true
+need ld.lld lld || true
+need go golang-go || true
+need g++ g++ || true
+cargo=$(command -v cargo || { [[ -x $HOME/.cargo/bin/cargo ]] && echo "$HOME/.cargo/bin/cargo"; } || true)
+# pyenv X.Y: the newest pyenv build of CPython X.Y, or nothing.
+pyenv() {
+	find "${PYENV_ROOT:-$HOME/.pyenv}/versions" -maxdepth 3 \
+	    -path "*/versions/$1.*/bin/python$1" 2>/dev/null | sort -V | tail -1
+}
+py312=$(pyenv 3.12) py311=$(pyenv 3.11)
+
+# Private copies: a rebuild in the tree during the run cannot change them.
+BUILT=$(stat -c %y $BIN/sp-record | cut -d. -f1)
+mkdir "$T/w" "$T/bin"
+cp $BIN/sp-record $BIN/sp-sym $BIN/sp-fold $BIN/sp-dump "$T/bin/" && BIN=$T/bin
+cp build/tests/clockloop build/tests/fmt-musl-static "$T/w/"
+W=$T/w
+LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
+start=$SECONDS
+
+# --- builds -----------------------------------------------------------------------
+# build NAME CMD...: runs CMD (a build); on failure the workload is skipped
+# with the last line of its output as the reason.
+declare -A SKIP
+build() {
+	local name=$1
+	shift
+	note "building $name"
+	"$@" >"$T/build.$name.log" 2>&1 ||
+	    SKIP[$name]="build failed: $(tail -1 "$T/build.$name.log")"
+}
+# skip_unless NAME CMD...: the workload is skipped unless every CMD is on PATH.
+skip_unless() {
+	local name=$1 c
+	shift
+	for c in "$@"; do
+		command -v "$c" >/dev/null || { SKIP[$name]="$c is not installed"; return 1; }
+	done
+}
+if skip_unless except-lld g++ ld.lld; then
+	build except-lld g++ -O2 -g -fuse-ld=lld -o "$W/except-lld" tests/workloads/except.cc
+fi
+if skip_unless except-bfd g++ ld.bfd; then
+	build except-bfd g++ -O2 -g -fuse-ld=bfd -o "$W/except-bfd" tests/workloads/except.cc
+fi
+if skip_unless tree-clang-lld clang ld.lld; then
+	build tree-clang-lld clang -O2 -fuse-ld=lld -o "$W/tree-clang-lld" tests/workloads/tree.c
+fi
+if [[ -z $cargo ]]; then
+	SKIP[rtree]="cargo is not installed (neither on PATH nor ~/.cargo/bin)"
+else
+	cp -r tests/workloads/rtree "$W/rtree"
+	build rtree env CARGO_TARGET_DIR="$W/rtree/target" PATH="$(dirname "$cargo"):$PATH" \
+	    "$cargo" build --release --offline --quiet --manifest-path "$W/rtree/Cargo.toml"
+fi
+if skip_unless gowork go; then
+	cp -r tests/workloads/gowork "$W/gowork"
+	build gowork env -C "$W/gowork" GOCACHE="$W/gowork/cache" GOPATH="$W/gowork/path" \
+	    GOFLAGS=-mod=mod GOPROXY=off GOTOOLCHAIN=local go build -o "$W/gowork/gowork" .
+fi
+[[ -n $py312 ]] || SKIP[py312-perf]="no CPython 3.12 among the pyenv builds"
+[[ -n $py311 ]] || SKIP[py311]="no CPython 3.11 among the pyenv builds"
+cp tests/workloads/pytree.py "$W/"
+# cpu_s CMD...: user+sys seconds of CMD (bash's time), and its wall
+# seconds before them.
+cpu_s() {
+	local TIMEFORMAT='%3R %3U %3S'
+	{ time "$@" >/dev/null 2>&1; } 2>&1 | awk '{ printf "%.3f %.3f\n", $1, $2 + $3 }'
+}
+# dd moves blocks for as many CPU ms as the others run: its CPU per block
+# is measured once, here.  gowork (four goroutines) and clockloop run for
+# milliseconds of the clock: the CPU they get per wall second, here and
+# now (on a loaded machine, less than their threads), sets how long.
+read -r _ c < <(cpu_s dd if=/dev/zero of=/dev/null bs=64k count=50000)
+DDCOUNT=$(awk -v c="$c" -v ms="$CPU_MS" 'BEGIN { if (c < 0.01) c = 0.01
+    printf "%d", 50000 * ms / 1000 / c }')
+# wall_ms "W C": CPU_MS of CPU at C CPU seconds per W wall seconds.
+wall_ms() { awk -v wc="$1" -v ms="$CPU_MS" 'BEGIN { split(wc, a, " ")
+    r = a[1] > 0 ? a[2] / a[1] : 1
+    if (r < 0.2) r = 0.2
+    printf "%d", ms / r }'; }
+CLOCKMS=$(wall_ms "$(cpu_s "$W/clockloop" 300)")
+GOMS=$CPU_MS
+[[ -n ${SKIP[gowork]:-} ]] || GOMS=$(wall_ms "$(cpu_s "$W/gowork/gowork" 300)")
+
+# name|what|command: ~CPU_MS of CPU each.
+WORKLOADS=(
+	"except-lld|g++ -O2 -g -fuse-ld=lld except.cc (C++ exceptions)|$W/except-lld $CPU_MS"
+	"except-bfd|g++ -O2 -g -fuse-ld=bfd except.cc (GNU ld)|$W/except-bfd $CPU_MS"
+	"tree-clang-lld|clang -O2 -fuse-ld=lld tree.c|$W/tree-clang-lld $CPU_MS cpu"
+	"rtree|Rust release (cargo, rust-lld)|$W/rtree/target/release/rtree $CPU_MS cpu"
+	"gowork|Go (go build), 4 goroutines, $GOMS ms|$W/gowork/gowork $GOMS"
+	"py312-perf|CPython 3.12 -X perf pytree.py|$py312 -X perf $W/pytree.py $CPU_MS"
+	"py311|CPython 3.11 pytree.py|$py311 $W/pytree.py $CPU_MS"
+	"dd|dd bs=64k count=$DDCOUNT (kernel time)|dd if=/dev/zero of=/dev/null bs=64k count=$DDCOUNT"
+	"clockloop|clockloop $CLOCKMS ms (vDSO)|$W/clockloop $CLOCKMS"
+	"fmt-musl|fmt-musl-static (musl static, printf)|$W/fmt-musl-static $CPU_MS"
+)
+
+# --- judging folded stacks -------------------------------------------------------
+# stats: folded stacks (root first, ';'-separated, a space and the count
+# last; names may hold spaces) on stdin; prints "samples complete
+# unnamed frames" on its first line, then "count<TAB>leaf" per leaf.
+# The rules are in the header of this file.
+stats() {
+	awk 'function unnamed(f) { return f == "[unknown]" || f ~ /^0x[0-9a-f]+$/ ||
+	    f ~ /\+0x[0-9a-f]+$/ }
+	{
+		n = $NF
+		s = substr($0, 1, length($0) - length(n) - 1)
+		k = split(s, f, ";")
+		for (i = 1; i <= k; i++)
+			sub(/_\[k\]$/, "", f[i])	# sp-fold marks kernel frames
+		samples += n
+		r = f[1]
+		sub(/\.abi0$/, "", r)
+		if (r ~ /^(_start|__libc_start_main(_impl)?|__libc_start_call_main|(__|__GI___)?clone3?|start_thread)$/ ||
+		    r ~ /^runtime\.(goexit|mstart|systemstack|rt0_go|morestack|mcall|asmcgocall|sigtramp)$/ ||
+		    (unnamed(r) && k > 1 && f[2] ~ /^__libc_start_main(_impl)?$/))
+			complete += n
+		for (i = 1; i <= k; i++) {
+			if (f[i] == "[truncated]")
+				continue
+			frames += n
+			if (unnamed(f[i]))
+				bad += n
+		}
+		leaf[f[k]] += n
+	}
+	END {
+		print samples + 0, complete + 0, bad + 0, frames + 0
+		for (l in leaf)
+			printf "%d\t%s\n", leaf[l], l
+	}'
+}
+
+# perf_fold: perf script -F comm,pid,tid,ip,sym,dso on stdin, folded stacks
+# (root first, as sp-fold prints them) on stdout.  A sample is a paragraph:
+# a header line, then its callchain leaf first, one "IP SYM (DSO)" line per
+# frame, "(inlined)" for DSO on an inline frame.  Written for this bench.
+# For some addresses (most of Rust's) perf prints the function's symbol
+# first, then the inline chain at the same IP, innermost first, ending
+# with the function itself under its DWARF name (rtree::unit, then
+# search_node ... unit): that symbol line is a duplicate and is dropped,
+# so that the leaf is the innermost inline function, as where perf puts
+# the symbol last (glibc's) and as sp-fold does.
+perf_fold() {
+	awk 'BEGIN { RS = ""; FS = "\n" }
+	{
+		k = 0
+		for (i = 2; i <= NF; i++) {	# leaf first
+			line = $i
+			sub(/^[ \t]+/, "", line)
+			ip = line
+			sub(/ .*/, "", ip)
+			sym = substr(line, length(ip) + 2)
+			dso = ""
+			if (match(sym, / \([^()]*\)$/)) {
+				dso = substr(sym, RSTART + 2, RLENGTH - 3)
+				sym = substr(sym, 1, RSTART - 1)
+			}
+			k++
+			fip[k] = ip; fsym[k] = sym; fdso[k] = dso
+		}
+		s = ""
+		last = ""
+		for (i = k; i >= 1; i--) {	# root first
+			ip = fip[i]; sym = fsym[i]; dso = fdso[i]
+			if (dso != "inlined" && i < k && fip[i + 1] == ip && fdso[i + 1] == "inlined")
+				continue
+			if (dso ~ /^\[kernel/ || dso ~ /\.ko$/ || (ip ~ /^ffff/ && length(ip) == 16)) {
+				if (last == "[kernel]")
+					continue
+				sym = "[kernel]"
+			} else if (sym == "[unknown]" || sym == "") {
+				m = dso
+				sub(/.*\//, "", m)
+				sym = (dso == "" || dso == "[unknown]") ? "0x" ip : m "+0x" ip
+			}
+			gsub(/;/, ":", sym)
+			s = s (s == "" ? "" : ";") sym
+			last = sym
+		}
+		if (s == "")
+			s = "[unknown]"	# a sample without a chain
+		c[s]++
+	}
+	END { for (s in c) print s, c[s] }'
+}
+
+# pids_perf_maps FILE: removes /tmp/perf-PID.map of the PIDs in FILE (one a
+# line): CPython -X perf writes them, both tools have read them.
+drop_perf_maps() {
+	local p
+	sort -u "$1" | while read -r p; do
+		[[ $p =~ ^[0-9]+$ ]] && rm -f "/tmp/perf-$p.map"
+	done
+}
+
+# measure NAME ROUND TOOL CMD...: one recording; appends
+# "NAME TOOL samples complete unnamed frames bytes" to $T/rows and the
+# leaves to $T/leaves.NAME.TOOL.  A failure is a note, not numbers.
+measure() {
+	local name=$1 round=$2 tool=$3 bytes spn n c u f
+	shift 3
+	if [[ $tool == sp ]]; then
+		if ! "$BIN"/sp-record -q -F "$RATE" -o "$T/x.spl" -- "$@" >"$T/log" 2>&1; then
+			echo "$name sp: sp-record failed (round $round): $(tail -1 "$T/log")" >>"$T/notes"
+			return
+		fi
+		bytes=$(stat -c %s "$T/x.spl")
+		"$BIN"/sp-dump "$T/x.spl" | awk '$1 == "thread" { print $4 }' >"$T/pids"
+		"$BIN"/sp-sym -q "$T/x.spl" | "$BIN"/sp-fold >"$T/x.folded" 2>"$T/log" ||
+		    echo "$name sp: sp-sym | sp-fold failed (round $round): $(tail -1 "$T/log")" >>"$T/notes"
+		# The spool's own count, to check the fold against.
+		spn=$("$BIN"/sp-dump --stats --json "$T/x.spl" | grep -o '"samples":[0-9]*' | head -1 | cut -d: -f2)
+		rm -f "$T/x.spl"
+	else
+		if ! HOME=$T perf record -q -F "$RATE" -g --call-graph dwarf,8192 -e cpu-clock \
+		    -o "$T/x.data" -- "$@" >"$T/log" 2>&1; then
+			echo "$name perf: perf record failed (round $round): $(grep -v '^$' "$T/log" | tail -1)" >>"$T/notes"
+			rm -f "$T/x.data"
+			return
+		fi
+		bytes=$(stat -c %s "$T/x.data")
+		HOME=$T perf script -F comm,pid,tid,ip,sym,dso -i "$T/x.data" >"$T/x.txt" 2>"$T/log" ||
+		    echo "$name perf: perf script failed (round $round): $(tail -1 "$T/log")" >>"$T/notes"
+		awk 'BEGIN { RS = ""; FS = "\n" } { k = split($1, a, " "); print a[k] }' \
+		    "$T/x.txt" | sed 's|/.*||' >"$T/pids"
+		perf_fold <"$T/x.txt" >"$T/x.folded"
+		spn=$(awk 'BEGIN { RS = "" } END { print NR }' "$T/x.txt")
+		rm -f "$T/x.data" "$T/x.txt"
+	fi
+	drop_perf_maps "$T/pids"
+	stats <"$T/x.folded" >"$T/x.stats"
+	read -r n c u f <"$T/x.stats"
+	[[ $n == "$spn" ]] ||
+	    echo "$name $tool: the folded stacks hold $n samples, the recording $spn (round $round)" >>"$T/notes"
+	echo "$name $tool $n $c $u $f $bytes" >>"$T/rows"
+	tail -n +2 "$T/x.stats" >>"$T/leaves.$name.$tool"
+	rm -f "$T/x.folded" "$T/x.stats"
+}
+
+# --- runs -----------------------------------------------------------------------------
+note "warm-up (page cache, perf's build-id cache; not measured)"
+HOME=$T perf record -q -e cpu-clock -F "$RATE" -g --call-graph dwarf,8192 -o "$T/x.data" -- \
+    "$W/clockloop" 100 >/dev/null 2>&1 && HOME=$T perf script -i "$T/x.data" >/dev/null 2>&1
+rm -f "$T/x.data"
+for round in $(seq "$REPS"); do
+	for wl in "${WORKLOADS[@]}"; do
+		IFS='|' read -r name what cmd <<<"$wl"
+		[[ -z ${SKIP[$name]:-} ]] || continue
+		note "round $round/$REPS: $name"
+		# shellcheck disable=SC2086 # cmd is a word list
+		{ measure "$name" "$round" sp $cmd; measure "$name" "$round" perf $cmd; }
+	done
+done
+
+# --- table ------------------------------------------------------------------------------
+# med NAME TOOL EXPR: median over the rounds of an awk expression of a row's
+# fields ($3 samples, $4 complete, $5 unnamed, $6 frames, $7 bytes).
+med() {
+	awk -v w="$1" -v t="$2" '$1 == w && $2 == t { print '"$3"' }' "$T/rows" | sort -g |
+	    awk '{ v[NR] = $1 } END { if (!NR) { print "-"; exit }
+	    m = int((NR + 1) / 2); printf "%.1f\n", (NR % 2) ? v[m] : (v[m] + v[m + 1]) / 2 }'
+}
+# leaves NAME TOOL: the 5 most frequent leaves over every round, with their
+# share of the samples.
+leaves() {
+	local f=$T/leaves.$1.$2
+	[[ -s $f ]] || { echo "-"; return; }
+	awk -F '\t' '{ c[$2] += $1; t += $1 } END { for (l in c) printf "%d\t%s\t%.1f\n", c[l], l, 100 * c[l] / t }' "$f" |
+	    sort -t "$(printf '\t')" -k1,1nr -k2,2 | head -5 |
+	    awk -F '\t' '{ l = $2; if (length(l) > 40) l = substr(l, 1, 37) "..."
+	    printf "%s%s %s%%", (NR > 1 ? ", " : ""), l, $3 } END { print "" }'
+}
+fmt() { printf "%-15s %-5s %8s %7s %9s %8s %8s\n" "$@"; }
+versions() {
+	local v=()
+	command -v g++ >/dev/null && v+=("$(g++ -dumpfullversion 2>/dev/null | sed 's/^/g++ /')")
+	command -v clang >/dev/null && v+=("$(clang --version | head -1 | sed 's/.*clang version \([^ ]*\).*/clang \1/')")
+	command -v ld.lld >/dev/null && v+=("$(ld.lld --version | sed 's/.*LLD \([^ ]*\).*/lld \1/')")
+	[[ -n $cargo ]] && v+=("$("$(dirname "$cargo")"/rustc --version 2>/dev/null | awk '{ print "rustc", $2 }')")
+	command -v go >/dev/null && v+=("$(go version | awk '{ print $3 }')")
+	[[ -n $py312 ]] && v+=("$("$py312" --version 2>&1)")
+	[[ -n $py311 ]] && v+=("$("$py311" --version 2>&1)")
+	local IFS=, all
+	all="${v[*]}"
+	echo "${all//,/, }"
+}
+mkdir -p "$OUTDIR"
+{
+	echo "# bench/realworld.sh  $(date -u +%FT%TZ)  $(uname -r)  $(nproc) CPUs  HEAD $(git rev-parse --short HEAD 2>/dev/null || echo ?)$(git diff --quiet HEAD 2>/dev/null || echo ' (dirty tree)')"
+	echo "# ~$CPU_MS ms of CPU per workload at $RATE Hz, medians of $REPS rounds; sp-record built $BUILT; $(perf --version)"
+	echo "#   sp: sp-record -F $RATE | sp-sym | sp-fold;  perf: perf record -F $RATE -g --call-graph dwarf,8192 -e cpu-clock | perf script"
+	echo "# toolchains: $(versions)"
+	echo "# compl%: stacks whose root is an outermost function (_start, __libc_start_main, clone*, start_thread, Go's"
+	echo "#   stack starts; rules in the script); unnamed%: frames shown as [unknown], 0x..., MODULE+0x...;"
+	echo "#   frm/smp: frames per sample (inline frames too); B/smp: spool or perf.data bytes per sample;"
+	echo "#   kernel time is one [kernel] frame for both; leaves: the 5 most frequent, over all rounds"
+	fmt workload tool samples "compl%" "unnamed%" "frm/smp" "B/smp"
+	for wl in "${WORKLOADS[@]}"; do
+		IFS='|' read -r name what cmd <<<"$wl"
+		if [[ -n ${SKIP[$name]:-} ]]; then
+			echo "$name: SKIP: ${SKIP[$name]}"
+			continue
+		fi
+		echo "$name: $what"
+		for tool in sp perf; do
+			# shellcheck disable=SC2016 # awk expressions of a row's fields
+			fmt "" "$tool" "$(med "$name" "$tool" '$3' | sed 's/\.0$//')" \
+			    "$(med "$name" "$tool" '($3 ? 100 * $4 / $3 : 0)')" \
+			    "$(med "$name" "$tool" '($6 ? 100 * $5 / $6 : 0)')" \
+			    "$(med "$name" "$tool" '($3 ? $6 / $3 : 0)')" \
+			    "$(med "$name" "$tool" '($3 ? $7 / $3 : 0)')"
+			echo "                      leaves: $(leaves "$name" "$tool")"
+		done
+	done
+	[[ -f $T/notes ]] && sed 's/^/Note: /' "$T/notes"
+	echo "Took $((SECONDS - start)) s; load average $LOAD0 before, $(cut -d' ' -f1-3 /proc/loadavg) after"
+} | tee "$OUTDIR/realworld.txt"
