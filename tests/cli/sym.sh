@@ -237,10 +237,12 @@ touch "/tmp/perf-$jpid.map"
 touch "$TMP/jit.spl"
 # A JIT in its own PID namespace and /tmp (a container): it writes
 # /tmp/perf-1.map there, which was neither bundled nor found.  The
-# recorder keeps it through /proc/PID/root (NSpid), while it runs.
+# recorder keeps it through /proc/PID/root (NSpid), while it runs.  The
+# workload is run through a descriptor opened before the new /tmp hides
+# it (a checkout may be under /tmp).
 rm -rf "$TMP/nsbundle"
 run $REC -q --bundle "$TMP/nsbundle" -o "$TMP/ns.spl" -- unshare --pid --fork --mount \
-    --mount-proc sh -c "mount -t tmpfs tmpfs /tmp && exec $PWD/$W/jit 500"
+    --mount-proc sh -c "exec 3<'$PWD/$W/jit' && mount -t tmpfs tmpfs /tmp && exec /proc/self/fd/3 500"
 check "a JIT in its own PID namespace and /tmp is recorded (exit $RC)" test "$RC" -eq 0
 check "its map, perf-1.map in its /tmp, is in the bundle" \
     grep -qP '^perf-map\t[0-9]+\tperf-maps/perf-[0-9]+\.map\t/proc/[0-9]+/root/tmp/perf-1\.map$' \
