@@ -318,10 +318,16 @@ truncation_advice(struct sp_recorder *r, const struct opts *o, char *buf,
 	 * still or leads out of the code: the code has neither. */
 	unsigned long long info = counter(r, "unwind_bad_fp") +
 	    counter(r, "unwind_no_progress") + counter(r, "unwind_bad_ra");
+	/* The kernel could not read the stack at all (a sample in a page
+	 * fault): no option changes that. */
+	unsigned long long none = counter(r, "unwind_no_stack");
 	unsigned stack = o->ro.stack_bytes ? o->ro.stack_bytes :
 	    SP_STACK_BYTES_DEFAULT;
 
-	if (info > bounds && info > depth && info > regs)
+	if (none > info && none > bounds && none > depth && none > regs)
+		(void)snprintf(buf, cap, "the kernel copied no stack for them "
+		    "(samples in page faults or with the stack unreadable)");
+	else if (info > bounds && info > depth && info > regs)
 		(void)snprintf(buf, cap, "code with neither CFI nor frame "
 		    "pointers (build it with -fno-omit-frame-pointer, or keep "
 		    "its .eh_frame)");

@@ -8,7 +8,8 @@
  * build-id must equal the recorded one), unwinds the registers and stack
  * bytes with sp_unwind_dwarf exactly as the recorder does, and compares
  * the user frames with those the recorder stored.  It prints key=value
- * lines: how many replays matched, the complete-stack share, and the cost
+ * lines: how many replays matched, the complete-stack share (and how
+ * many samples the kernel copied no stack for), and the cost
  * per sample and per frame (median and p99, ns) of the last pass.  -v
  * shows the first differences.
  *
@@ -57,7 +58,7 @@ struct replay {
 	struct sp_unwind_cache *cache;
 	uint32_t pid;                /* of the sample being replayed */
 	/* results */
-	uint64_t samples, equal, differ, complete, frames, no_file;
+	uint64_t samples, equal, differ, complete, frames, no_file, no_stack;
 	struct sp_unwind_stats st;
 	uint64_t *ns_sample, *ns_frame;
 	size_t nns, capns;
@@ -379,6 +380,7 @@ replay_one(struct replay *r, const struct sp_defs *defs, uint32_t stack,
 	r->samples++;
 	r->frames += res.n;
 	r->complete += res.complete != 0;
+	r->no_stack += res.error == SP_UNW_NO_STACK;
 	keep_ns(r, dt, res.n ? dt / res.n : dt);
 	/* The recorded user frames, leaf first, after any kernel frames. */
 	if (sp_defs_stack(defs, stack, ids, MAX_FRAMES + 64, &depth) != 0)
@@ -505,7 +507,7 @@ usage:
 		 * tables and the row cache stay warm, as in a recorder. */
 		r.nmaps = 0;
 		r.samples = r.equal = r.differ = r.complete = r.frames = 0;
-		r.no_file = 0;
+		r.no_file = r.no_stack = 0;
 		r.nns = 0;
 		memset(&r.st, 0, sizeof(r.st));
 		pass_cpu = cpu_ns();
@@ -520,6 +522,7 @@ usage:
 	printf("samples=%" PRIu64 "\nequal=%" PRIu64 "\ndiffer=%" PRIu64
 	    "\ncomplete=%" PRIu64 "\nframes=%" PRIu64 "\n", r.samples, r.equal,
 	    r.differ, r.complete, r.frames);
+	printf("no_stack=%" PRIu64 "\n", r.no_stack);
 	printf("modules_without_file=%" PRIu64 "\ncfi_steps=%" PRIu64
 	    "\ncache_hits=%" PRIu64 "\nleaf_insn=%" PRIu64 "\n", r.no_file,
 	    r.st.cfi_steps, r.st.cache_hits, r.st.leaf_insn);

@@ -17,6 +17,7 @@ static const char *const error_names[SP_UNW_ERRORS_] = {
 	[SP_UNW_DEPTH] = "unwind_depth",
 	[SP_UNW_NO_REGS] = "unwind_no_regs",
 	[SP_UNW_BAD_RA] = "unwind_bad_ra",
+	[SP_UNW_NO_STACK] = "unwind_no_stack",
 };
 
 const char *
@@ -384,7 +385,8 @@ sp_unwind_dwarf(const struct sp_uregs *regs, const struct sp_ustack *stk,
 			err = fp_step(&w, &cur, &next);
 			if (err) {
 				res->error = err == -SP_EFORMAT && !cut ?
-				    SP_UNW_BAD_FP : SP_UNW_STACK_BOUNDS;
+				    SP_UNW_BAD_FP : stk->len == 0 ?
+				    SP_UNW_NO_STACK : SP_UNW_STACK_BOUNDS;
 				return;
 			}
 		}

@@ -18,7 +18,6 @@ OWN_TREE=$PWD/$TMP/tree
 cp $W/tree "$OWN_TREE"
 
 samples_json() { $DUMP --json "$1" | grep '"kind":"sample"'; }
-counter() { $DUMP --stats --json "$1" | grep -o "\"$2\":[0-9]*" | head -1 | cut -d: -f2; }
 field() { grep -o "$1=[0-9]*" "$2" | head -1 | cut -d= -f2; }	# NAME FILE
 
 # --- SIGKILL at 20 moments -----------------------------------------------------
@@ -231,13 +230,17 @@ awk -v out="$TMP/dl.verdict" '
 	FILENAME != "-" { lib[NR] = $1; s[NR] = $2; e[NR] = $3; n = NR; next }
 	/"kind":"symbol"/ && /"module":"libdl[ab]\.so"/ {
 		match($0, /"name":"[^"]*"/); f = substr($0, RSTART + 8, RLENGTH - 9)
+		sub(/@plt$/, "", f)	# lib_spin_us calls busy through its PLT stub
 		match($0, /"module":"libdl[ab]/); m = substr($0, RSTART + RLENGTH - 1, 1)
 		if (f ~ /^decoy_/ || (f ~ /^busy_/ && substr(f, 6) != m)) badsym++
 		next
 	}
 	/"kind":"sample"/ {
+		# The first user frame, after the kernel frame when the sample was
+		# in it (an interrupt, a page fault in the library code).
+		sub(/"frames":\["\[kernel\]",/, "\"frames\":[")
 		if (match($0, /"frames":\["decoy_/)) { decoy++; next }
-		if (!match($0, /"frames":\["busy_[ab]"/)) next
+		if (!match($0, /"frames":\["busy_[ab](@plt)?"/)) next
 		l = substr($0, RSTART + 16, 1)
 		match($0, /"time":[0-9]+/); t = substr($0, RSTART + 7, RLENGTH - 7) + 0
 		lo = 1; hi = n

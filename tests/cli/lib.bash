@@ -21,6 +21,12 @@ run() {
 	ERR=$(cat "$TMP/err")
 }
 
+# counter SPOOL NAME: the value of a summary counter (empty without one).
+counter() {
+	${DUMP:-$BIN/sp-dump} --stats --json "$1" |
+	    grep -o "\"$2\":[0-9]*" | head -1 | cut -d: -f2
+}
+
 pass() { echo "PASS $1"; }
 fail() {
 	echo "FAIL $1"

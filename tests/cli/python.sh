@@ -9,7 +9,6 @@ SYM=$BIN/sp-sym
 FOLD=$BIN/sp-fold
 PYW=tests/workloads/pytree.py
 
-counter() { $DUMP --stats --json "$1" | grep -o "\"$2\":[0-9]*" | head -1 | cut -d: -f2; }
 
 # python X.Y: the newest pyenv build of CPython X.Y, or nothing.
 python() {

@@ -10,7 +10,6 @@ W=build/tests
 
 # samples_json FILE: the sample lines of sp-dump --json.
 samples_json() { $DUMP --json "$1" | grep '"kind":"sample"'; }
-counter() { $DUMP --stats --json "$1" | grep -o "\"$2\":[0-9]*" | head -1 | cut -d: -f2; }
 
 # --- a known call tree: modules, time split ----------------------------------
 # (The sample count against the CPU time, and loss at 1 kHz, are rates:

@@ -9,7 +9,6 @@ REC=${RECORD:-$BIN/sp-record}
 DUMP=$BIN/sp-dump
 W=build/tests
 
-counter() { $DUMP --stats --json "$1" | grep -o "\"$2\":[0-9]*" | head -1 | cut -d: -f2; }
 # files_in DIR: what DIR holds, hidden files too, one line.
 files_in() { ls -A "$1" | tr '\n' ' '; }
 rm -rf "${TMP:?}"/*	# no spool of an earlier run may pass for this one's

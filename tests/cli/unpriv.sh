@@ -12,7 +12,6 @@ DUMP=$BIN/sp-dump
 W=build/tests
 U=spunpriv
 
-counter() { $DUMP --stats --json "$1" | grep -o "\"$2\":[0-9]*" | head -1 | cut -d: -f2; }
 
 if [ "$(id -u)" -ne 0 ]; then
 	fail "the unprivileged test needs root to set perf_event_paranoid"

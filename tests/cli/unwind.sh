@@ -12,7 +12,6 @@ REC=${RECORD:-$BIN/sp-record}
 DUMP=$BIN/sp-dump
 W=build/tests
 
-counter() { $DUMP --stats --json "$1" | grep -o "\"$2\":[0-9]*" | head -1 | cut -d: -f2; }
 
 # Hexadecimal numbers in awk (mawk has no strtonum).
 HEX='function hex(h,  v, i) {
@@ -44,7 +43,16 @@ to_offsets() {
 fns() {
 	local file=$1
 	shift
-	nm -S "$file" | awk -v mod="$(basename "$file")" -v want=" $* " "$HEX"'
+	# A function written in assembly may have no size (musl's _start):
+	# it ends where the next symbol begins (nm -n sorts by address).
+	nm -S -n "$file" | awk -v mod="$(basename "$file")" -v want=" $* " "$HEX"'
+	open != "" && hex($1) > start {
+		printf "%s %s %.0f %.0f\n", open, mod, start, hex($1)
+		got[open] = 1; open = ""
+	}
+	NF == 3 && $2 ~ /^[Tt]$/ && index(want, " " $3 " ") && !seen[$3]++ {
+		open = $3; start = hex($1)
+	}
 	NF == 4 {
 		f = $4
 		sub(/\.cold$/, "", f)
@@ -111,9 +119,12 @@ classify() {
 		fr = substr($0, index($0, "\"frames\":[") + 10)
 		sub(/\]\}$/, "", fr)
 		nf = split(fr, F, ",")
-		set = ","; leaf = "-"; last = "-"
+		set = ","; leaf = "-"; last = "-"; user = 0
 		for (k = 1; k <= nf; k++) {
 			x = F[k]; gsub(/"/, "", x); lab = "-"
+			if (x == "[kernel]")
+				continue # kernel time: the leaf is the first user frame
+			user++
 			if (x == "[truncated]")
 				lab = "truncated"
 			else if (match(x, /\+0x[0-9a-f]+$/)) {
@@ -125,7 +136,7 @@ classify() {
 						if (!index(set, "," L[j] ",")) set = set L[j] ","
 					}
 			}
-			if (k == 1) leaf = lab
+			if (user == 1) leaf = lab
 			if (lab != "truncated") last = lab
 		}
 		print leaf, lab, last, set

@@ -20,8 +20,6 @@ REC=$BIN/sp-record
 DUMP=$BIN/sp-dump
 W=build/tests
 
-counter() { $DUMP --stats --json "$1" | grep -o "\"$2\":[0-9]*" | head -1 | cut -d: -f2; }
-
 # --- a known call tree at 1 kHz ----------------------------------------------
 run $REC -o "$TMP/tree.spl" -- $W/tree 2000
 check "records tree for 2 s" test "$RC" -eq 0

@@ -277,6 +277,26 @@ Test(unwind_fp, stops_at_the_copy_a_loop_and_the_depth_limit)
 	cr_assert_eq(res.n, 2);
 }
 
+/* A sample the kernel could copy no stack for (taken in a page fault)
+ * says so: no option would have made it longer. */
+Test(unwind_fp, no_stack_bytes_is_its_own_reason)
+{
+	uint8_t stack[1];
+	struct sp_uregs regs = { { 0 } };
+	struct sp_ustack stk = { stack, 0 };
+	struct sp_unwind_result res;
+	uint64_t ips[8];
+
+	regs.r[SP_REG_IP] = 0x401000;
+	regs.r[SP_REG_SP] = 0x1000;
+	regs.r[SP_REG_BP] = 0x1010;
+	unwind_fp(&regs, &stk, ips, 8, &res);
+	cr_assert_not(res.complete);
+	cr_assert_eq(res.error, SP_UNW_NO_STACK);
+	cr_assert_eq(res.n, 1);
+	cr_assert_str_eq(sp_unwind_error_name(SP_UNW_NO_STACK), "unwind_no_stack");
+}
+
 /* Where a frame pointer leads out of the code, or to a zero return
  * address, the walk stops short: no frame made of garbage, no claim that
  * the stack is complete. */

@@ -41,6 +41,8 @@ enum sp_unwind_error {
 	SP_UNW_NO_REGS,      /* the sample carried no user registers */
 	SP_UNW_BAD_RA,       /* a return address in no executable mapping, or
 	                      * 0 where no CFI says the stack ends */
+	SP_UNW_NO_STACK,     /* the kernel copied no stack bytes (it could
+	                      * not read the stack: a sample in a page fault) */
 	SP_UNW_ERRORS_
 };
 
