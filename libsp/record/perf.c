@@ -6,6 +6,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "common/cursor_int.h"
 #include "perf_int.h"
 #include "sp/error.h"
 
@@ -42,12 +43,56 @@ sp_ring_unmap(struct sp_ring *r)
 	r->base = NULL;
 }
 
+/* Copies n bytes at ring position pos, across the wrap. */
+static void
+ring_read(const struct sp_ring *r, uint64_t pos, void *dst, size_t n)
+{
+	const uint8_t *data = r->base + (r->map_len - r->data_size);
+	size_t off = pos & (r->data_size - 1), first = r->data_size - off;
+
+	if (first >= n) {
+		memcpy(dst, data + off, n);
+	} else {
+		memcpy(dst, data + off, first);
+		memcpy((uint8_t *)dst + first, data, n - first);
+	}
+}
+
+uint64_t
+sp_perf_record_time(const uint8_t *rec, size_t len)
+{
+	struct perf_event_header h;
+
+	memcpy(&h, rec, sizeof(h));
+	if (h.type == PERF_RECORD_SAMPLE)
+		return len >= 24 ? sp_le64(rec + 16) : 0;
+	return len >= 8 + 24 ? sp_le64(rec + len - 16) : 0;
+}
+
+/* The record at pos's time, read in the ring (as sp_perf_record_time). */
+static uint64_t
+ring_time(const struct sp_ring *r, uint64_t pos,
+    const struct perf_event_header *h)
+{
+	uint8_t t[8];
+
+	if (h->type == PERF_RECORD_SAMPLE) {
+		if (h->size < 24)
+			return 0;
+		ring_read(r, pos + 16, t, 8);
+	} else {
+		if (h->size < 8 + 24)
+			return 0;
+		ring_read(r, pos + h->size - 16, t, 8);
+	}
+	return sp_le64(t);
+}
+
 int
-sp_ring_drain(struct sp_ring *r, struct sp_buf *out)
+sp_ring_drain(struct sp_ring *r, struct sp_buf *out, uint64_t until)
 {
 	struct perf_event_mmap_page *meta = (void *)r->base;
-	const uint8_t *data = r->base + (r->map_len - r->data_size);
-	uint64_t head, tail, mask = r->data_size - 1;
+	uint64_t head, tail;
 	int n = 0;
 
 	/* perf_event_open(2): read data_head, then a read barrier. */
@@ -55,32 +100,22 @@ sp_ring_drain(struct sp_ring *r, struct sp_buf *out)
 	tail = meta->data_tail;
 	while (tail < head) {
 		struct perf_event_header hdr;
-		size_t off = tail & mask, first;
 
 		if (head - tail < sizeof(hdr))
 			break;
-		first = r->data_size - off;
-		if (first >= sizeof(hdr)) {
-			memcpy(&hdr, data + off, sizeof(hdr));
-		} else {
-			memcpy(&hdr, data + off, first);
-			memcpy((uint8_t *)&hdr + first, data, sizeof(hdr) - first);
-		}
+		ring_read(r, tail, &hdr, sizeof(hdr));
 		if (hdr.size < sizeof(hdr) || hdr.size > head - tail) {
 			tail = head; /* the kernel wrote nonsense: skip all */
 			n = -SP_EFORMAT;
 			break;
 		}
+		if (until != UINT64_MAX && ring_time(r, tail, &hdr) > until)
+			break; /* stays in the ring for the next drain */
 		if (sp_buf_reserve(out, hdr.size) < 0) {
 			n = -ENOMEM;
 			break;
 		}
-		if (first >= hdr.size) {
-			memcpy(out->p + out->len, data + off, hdr.size);
-		} else {
-			memcpy(out->p + out->len, data + off, first);
-			memcpy(out->p + out->len + first, data, hdr.size - first);
-		}
+		ring_read(r, tail, out->p + out->len, hdr.size);
 		out->len += hdr.size;
 		tail += hdr.size;
 		n++;

@@ -34,11 +34,17 @@ int sp_ring_map(struct sp_ring *r, int fd, size_t data_size, size_t page);
 void sp_ring_unmap(struct sp_ring *r);
 
 /*
- * Appends every complete record now in the ring to out, each contiguous
- * (wrapped records are reassembled), and frees their space in the ring.
- * Returns the number of records, or -ENOMEM / -SP_EFORMAT for a record
- * header that makes no sense (the ring is then reset to its head).
+ * Appends the complete records now in the ring to out, each contiguous
+ * (wrapped records are reassembled), and frees their space in the ring;
+ * it stops before the first record timed after until (UINT64_MAX: takes
+ * them all), which stays for the next call.  Returns the number of
+ * records, or -ENOMEM / -SP_EFORMAT for a record header that makes no
+ * sense (the ring is then reset to its head).
  */
-int sp_ring_drain(struct sp_ring *r, struct sp_buf *out);
+int sp_ring_drain(struct sp_ring *r, struct sp_buf *out, uint64_t until);
+
+/* A perf record's time (samples: after pid/tid; others: the sample_id
+ * trailer), 0 when it has none. */
+uint64_t sp_perf_record_time(const uint8_t *rec, size_t len);
 
 #endif

@@ -737,29 +737,28 @@ cmp_items(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-/* The time of a perf record (samples: after pid/tid; others: trailer). */
-static uint64_t
-record_time(const uint8_t *rec, size_t len)
-{
-	struct perf_event_header h;
+/*
+ * How long a record may take from its timestamp to its ring's head: the
+ * kernel takes the time, then copies the stack.  A drain takes records
+ * up to its own start less this, so that none written later on another
+ * CPU comes out of order (a sample of a library processed after the
+ * mmap that replaced it would be named through the new one).
+ */
+#define WRITE_NS 250000ull
 
-	memcpy(&h, rec, sizeof(h));
-	if (h.type == PERF_RECORD_SAMPLE)
-		return len >= 24 ? sp_le64(rec + 16) : 0;
-	return len >= 8 + 24 ? sp_le64(rec + len - 16) : 0;
-}
-
-/* Drains all rings, sorts their records by time, processes them. */
+/* Drains the rings (all: to their heads; else the records older than
+ * this call less WRITE_NS), sorts the records by time, processes them. */
 static int
-drain(struct sp_recorder *r)
+drain(struct sp_recorder *r, int all)
 {
+	uint64_t until = all ? UINT64_MAX : mono_now() - WRITE_NS;
 	size_t n = 0, off, i;
 	int k, swept = 0, err = 0;
 
 	r->drain.len = 0;
 	for (k = 0; k < r->nr_cpus; k++)
 		if (r->rings[k].base != NULL &&
-		    sp_ring_drain(&r->rings[k], &r->drain) == -ENOMEM)
+		    sp_ring_drain(&r->rings[k], &r->drain, until) == -ENOMEM)
 			return -ENOMEM;
 	for (off = 0; off < r->drain.len; off += sp_le16(r->drain.p + off + 6))
 		n++;
@@ -770,7 +769,7 @@ drain(struct sp_recorder *r)
 
 		r->items[i].off = off;
 		r->items[i].seq = (uint32_t)i;
-		r->items[i].time = record_time(r->drain.p + off, len);
+		r->items[i].time = sp_perf_record_time(r->drain.p + off, len);
 		off += len;
 	}
 	if (n > 1) /* items is NULL until a ring had a record */
@@ -842,7 +841,7 @@ sp_recorder_poll(struct sp_recorder *r, int timeout_ms)
 
 	if (epoll_wait(r->epfd, ev, 16, timeout_ms) < 0 && errno != EINTR)
 		return -errno;
-	err = drain(r);
+	err = drain(r, 0);
 	if (err == 0 && !r->o.stop)
 		err = rescan_threads(r);
 	return err;
@@ -921,7 +920,7 @@ sp_recorder_finish(struct sp_recorder *r)
 
 	for (i = 0; i < r->nevents; i++)
 		(void)ioctl(r->events[i].fd, PERF_EVENT_IOC_DISABLE, 0);
-	err = drain(r);
+	err = drain(r, 1);
 	close_events(r);
 	if (r->ctx.bundle != NULL) {
 		sp_imap_each(&r->procs, bundle_maps, r);
