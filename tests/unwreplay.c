@@ -367,7 +367,7 @@ replay_one(struct replay *r, const struct sp_defs *defs, uint32_t stack,
 	uint64_t ips[MAX_FRAMES], t0, dt;
 	struct sp_unwind_result res;
 	struct sp_uregs regs;
-	struct sp_ustack stk = { raw->stack, raw->stack_len };
+	struct sp_ustack stk = { raw->stack, raw->stack_len, 0 };
 	size_t depth = 0, i, k;
 	int same = 1, trunc = 0;
 

@@ -236,6 +236,7 @@ read_stack(struct sp_cur *c, struct sp_ustack *stk)
 
 	stk->data = NULL;
 	stk->len = 0;
+	stk->whole = 0;
 	if (c->err || size == 0)
 		return;
 	if (size > sp_cur_left(c)) {
@@ -246,6 +247,7 @@ read_stack(struct sp_cur *c, struct sp_ustack *stk)
 	dyn = sp_rd_u64(c);
 	/* dyn_size: how much of the copy is real stack. */
 	stk->len = (size_t)(dyn < size ? dyn : size);
+	stk->whole = dyn < size;
 }
 
 /* The unwinder's lookup: ctx is the sampled process. */

@@ -179,10 +179,13 @@ fp_step(struct walk *w, const struct frame *cur, struct frame *next)
 {
 	uint64_t fp = cur->r[SP_DW_RBP], nfp, ra;
 
-	if (!(cur->valid & (1u << SP_DW_RBP)) || (fp & 7))
+	/* Misaligned, or below the frame it would be the caller's of: not
+	 * a frame pointer (code that keeps none uses rbp for data). */
+	if (!(cur->valid & (1u << SP_DW_RBP)) || (fp & 7) ||
+	    ((cur->valid & (1u << SP_DW_RSP)) && fp < cur->r[SP_DW_RSP]))
 		return -SP_EFORMAT;
 	if (load(w, fp, &nfp) < 0 || load(w, fp + 8, &ra) < 0)
-		return -SP_ENOTFOUND;
+		return -SP_ETRUNC; /* beyond the copy: above, as fp >= rsp */
 	memset(next, 0, sizeof(*next));
 	next->r[SP_DW_RBP] = nfp;
 	next->r[SP_DW_RSP] = fp + 16;
@@ -383,6 +386,10 @@ sp_unwind_dwarf(const struct sp_uregs *regs, const struct sp_ustack *stk,
 				return;
 			}
 			err = fp_step(&w, &cur, &next);
+			/* Past a copy that holds the whole stack: garbage. */
+			if (err == -SP_ETRUNC && stk->whole && stk->len > 0 &&
+			    !cut)
+				err = -SP_EFORMAT;
 			if (err) {
 				res->error = err == -SP_EFORMAT && !cut ?
 				    SP_UNW_BAD_FP : stk->len == 0 ?

@@ -231,7 +231,7 @@ Test(unwind_fp, walks_a_chain_to_the_zero_frame_pointer)
 {
 	uint8_t stack[256];
 	struct sp_uregs regs;
-	struct sp_ustack stk = { stack, sizeof(stack) };
+	struct sp_ustack stk = { stack, sizeof(stack), 0 };
 	struct sp_unwind_result res;
 	uint64_t ips[8];
 
@@ -249,7 +249,7 @@ Test(unwind_fp, stops_at_the_copy_a_loop_and_the_depth_limit)
 {
 	uint8_t stack[64] = { 0 };
 	struct sp_uregs regs = { { 0 } };
-	struct sp_ustack stk = { stack, sizeof(stack) };
+	struct sp_ustack stk = { stack, sizeof(stack), 0 };
 	struct sp_unwind_result res;
 	uint64_t ips[8];
 
@@ -258,11 +258,21 @@ Test(unwind_fp, stops_at_the_copy_a_loop_and_the_depth_limit)
 	unwind_fp(&regs, &stk, ips, 8, &res);
 	cr_assert_not(res.complete);
 	cr_assert_eq(res.error, SP_UNW_STACK_BOUNDS);
+	/* The same when the copy holds the whole stack: no frame pointer
+	 * (code that keeps none uses rbp for data), and so below rsp. */
+	stk.whole = 1;
+	unwind_fp(&regs, &stk, ips, 8, &res);
+	cr_assert_eq(res.error, SP_UNW_BAD_FP);
+	stk.whole = 0;
+	regs.r[SP_REG_BP] = 0x0ff8;
+	unwind_fp(&regs, &stk, ips, 8, &res);
+	cr_assert_eq(res.error, SP_UNW_BAD_FP);
 	regs.r[SP_REG_BP] = 0x1010;
-	sp_put_le64(stack + 0x10, 0x1010); /* points at itself */
+	sp_put_le64(stack + 0x10, 0x1010); /* points at itself: */
 	sp_put_le64(stack + 0x18, 0x402000); /* (a zero one ends the walk) */
 	unwind_fp(&regs, &stk, ips, 8, &res);
-	cr_assert_eq(res.error, SP_UNW_NO_PROGRESS);
+	/* the next frame pointer is below the frame it would be above */
+	cr_assert_eq(res.error, SP_UNW_BAD_FP);
 	regs.r[SP_REG_BP] = 0x1011;
 	unwind_fp(&regs, &stk, ips, 8, &res);
 	cr_assert_eq(res.error, SP_UNW_BAD_FP);
@@ -283,7 +293,7 @@ Test(unwind_fp, no_stack_bytes_is_its_own_reason)
 {
 	uint8_t stack[1];
 	struct sp_uregs regs = { { 0 } };
-	struct sp_ustack stk = { stack, 0 };
+	struct sp_ustack stk = { stack, 0, 0 };
 	struct sp_unwind_result res;
 	uint64_t ips[8];
 
@@ -304,7 +314,7 @@ Test(unwind_fp, a_return_address_outside_the_code_ends_the_walk_truncated)
 {
 	uint8_t stack[256];
 	struct sp_uregs regs;
-	struct sp_ustack stk = { stack, sizeof(stack) };
+	struct sp_ustack stk = { stack, sizeof(stack), 0 };
 	struct sp_unwind_result res;
 	uint64_t ips[8];
 

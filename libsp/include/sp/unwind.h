@@ -25,10 +25,13 @@ struct sp_uregs {
 	uint64_t r[SP_REG_COUNT];
 };
 
-/* Stack bytes copied from address r[SP_REG_SP] upward. */
+/* Stack bytes copied from address r[SP_REG_SP] upward.  whole: the copy
+ * reaches the stack's top (the kernel copied less than was asked), so a
+ * frame pointer beyond it is no frame pointer. */
 struct sp_ustack {
 	const uint8_t *data;
 	size_t len;
+	int whole;
 };
 
 /* Why a walk ended before the outermost frame, counted per kind. */
