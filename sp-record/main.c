@@ -308,7 +308,7 @@ print_size(char *buf, size_t cap, unsigned long long bytes)
 
 /* Why stacks were cut short, by the unwinder's most frequent reason. */
 static void
-truncation_advice(struct sp_recorder *r, const struct opts *o, char *buf,
+other_advice(struct sp_recorder *r, const struct opts *o, char *buf,
     size_t cap)
 {
 	unsigned long long bounds = counter(r, "unwind_stack_bounds");
@@ -343,6 +343,39 @@ truncation_advice(struct sp_recorder *r, const struct opts *o, char *buf,
 	else
 		(void)snprintf(buf, cap, "samples without user registers "
 		    "(in the kernel: add --kernel)");
+}
+
+/* Runtimes whose JIT code keeps no frame pointers unless told to. */
+static const struct {
+	const char *exe, *option;
+} jit_options[] = {
+	{ "java", "-XX:+PreserveFramePointer" },
+};
+
+/* Why stacks were cut short: in a JIT's code, the runtime's option that
+ * keeps frame pointers; else the unwinder's most frequent reason. */
+static void
+truncation_advice(struct sp_recorder *r, const struct opts *o, char *buf,
+    size_t cap)
+{
+	unsigned long long jit = counter(r, "jit_truncated_stacks");
+	const char *rt = sp_recorder_jit_runtime(r);
+	size_t i;
+
+	if (rt != NULL && jit * 2 >= counter(r, "truncated_stacks")) {
+		for (i = 0; i < sizeof(jit_options) / sizeof(*jit_options); i++)
+			if (strcmp(rt, jit_options[i].exe) == 0) {
+				(void)snprintf(buf, cap, "%s's JIT code keeps "
+				    "no frame pointers unless run with %s", rt,
+				    jit_options[i].option);
+				return;
+			}
+		(void)snprintf(buf, cap, "%s's JIT code keeps no frame "
+		    "pointers (if the runtime has an option to keep them, "
+		    "use it)", rt);
+		return;
+	}
+	other_advice(r, o, buf, cap);
 }
 
 /* /proc/sys/kernel/perf_event_paranoid, or 2 (the kernel's default). */

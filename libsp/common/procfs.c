@@ -2,6 +2,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -313,6 +314,25 @@ sp_proc_comm(pid_t pid, pid_t tid, char *buf, size_t cap)
 	while (r > 0 && buf[r - 1] == '\n')
 		r--;
 	buf[r] = '\0';
+	return 0;
+}
+
+int
+sp_proc_exe_name(pid_t pid, char *buf, size_t cap)
+{
+	char path[64], target[PATH_MAX];
+	const char *base;
+	ssize_t r;
+
+	buf[0] = '\0';
+	(void)snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	r = readlink(path, target, sizeof(target) - 1);
+	if (r < 0)
+		return -errno;
+	target[r] = '\0';
+	base = strrchr(target, '/');
+	base = base != NULL ? base + 1 : target;
+	(void)snprintf(buf, cap, "%s", base);
 	return 0;
 }
 

@@ -67,6 +67,10 @@ int sp_proc_descendants(pid_t pid, pid_t **pids, size_t *n);
 /* Reads /proc/PID/task/TID/comm into buf (NUL-terminated, no newline). */
 int sp_proc_comm(pid_t pid, pid_t tid, char *buf, size_t cap);
 
+/* The file name of /proc/PID/exe's target ("java"), NUL-terminated and
+ * cut to cap - 1 bytes. */
+int sp_proc_exe_name(pid_t pid, char *buf, size_t cap);
+
 /* Reads a small integer file such as /proc/sys/kernel/perf_event_paranoid. */
 int sp_read_long(const char *path, long *v);
 

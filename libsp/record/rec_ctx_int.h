@@ -42,6 +42,7 @@ enum rec_counter {
 	                          * followed (children off) */
 	C_EMPTY_STACKS,
 	C_TRUNCATED_STACKS,
+	C_JIT_TRUNCATED,      /* of those, ended in code with no file (JIT) */
 	C_IGNORED_USER_CALLCHAIN, /* user frames the kernel sent anyway */
 	C_UNKNOWN_MODULE,     /* user frames outside every known mapping */
 	C_MAPS_RESCANS,
@@ -96,6 +97,8 @@ struct rec_proc {
 	size_t nmaps, capmaps;
 	uint64_t last_rescan; /* time of the last /proc maps rescan */
 	uint64_t start_time;  /* /proc/PID/stat starttime; 0 unknown */
+	uint64_t jit_cut;     /* its walks that ended in code with no file */
+	char exe[32];         /* its executable's name, read at the first */
 };
 
 /* The recorder's state its helpers use; struct sp_recorder holds one. */

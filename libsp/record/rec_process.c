@@ -307,6 +307,25 @@ read_code(void *ctx, uint64_t addr, uint8_t *buf, size_t len)
 	    m->offset, buf, len);
 }
 
+/* A walk that ended in code with no file and no CFI is a JIT's that
+ * keeps no frame pointers: counted, and the process with the most such
+ * walks names the runtime whose flag the summary gives. */
+static void
+jit_cut(struct sp_recorder *r, struct rec_proc *p, uint64_t ip)
+{
+	const struct rec_range *m = spi_rec_find_range(p, ip);
+
+	if (m == NULL || m->file != NULL || m->cfi != NULL)
+		return;
+	r->ctx.c[C_JIT_TRUNCATED]++;
+	if (p->jit_cut++ == 0)
+		(void)sp_proc_exe_name((pid_t)p->pid, p->exe, sizeof(p->exe));
+	if (p->jit_cut > r->jit_top) {
+		r->jit_top = p->jit_cut;
+		memcpy(r->jit_runtime, p->exe, sizeof(r->jit_runtime));
+	}
+}
+
 /* User frames from the unwinder (return addresses come rewound into
  * their call instructions). */
 static int
@@ -337,6 +356,11 @@ user_frames(struct sp_recorder *r, struct rec_proc *p,
 	*complete = res.complete;
 	if (!res.complete)
 		r->ctx.c[C_UNW(res.error)]++;
+	/* Not cut by a limit or a missing copy: in JIT code, a frame
+	 * pointer that is none reads garbage, often past the copy. */
+	if (!res.complete && res.n > 0 && res.error != SP_UNW_DEPTH &&
+	    res.error != SP_UNW_NO_STACK && res.error != SP_UNW_NO_REGS)
+		jit_cut(r, p, r->ips[res.n - 1]);
 	return 0;
 }
 

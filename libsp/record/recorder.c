@@ -46,6 +46,7 @@ static const char *const counter_names[C_FALLBACK_FIRST_] = {
 	[C_CHILDREN_NOT_FOLLOWED] = "children_not_followed",
 	[C_EMPTY_STACKS] = "empty_stacks",
 	[C_TRUNCATED_STACKS] = "truncated_stacks",
+	[C_JIT_TRUNCATED] = "jit_truncated_stacks",
 	[C_IGNORED_USER_CALLCHAIN] = "ignored_user_callchain_frames",
 	[C_UNKNOWN_MODULE] = "unknown_module_frames",
 	[C_MAPS_RESCANS] = "maps_rescans",
@@ -877,6 +878,13 @@ sp_recorder_counters(struct sp_recorder *r, const struct sp_counter **out)
 	}
 	*out = r->counters;
 	return C_COUNT_;
+}
+
+const char *
+sp_recorder_jit_runtime(const struct sp_recorder *r)
+{
+	return r->jit_top > 0 && r->jit_runtime[0] != '\0' ? r->jit_runtime :
+	    NULL;
 }
 
 const char *

@@ -40,6 +40,8 @@ struct rec_item {
 
 struct sp_recorder {
 	struct rec_ctx ctx;
+	uint64_t jit_top;         /* most jit_cut of one process so far */
+	char jit_runtime[32];     /* that process's executable name */
 	struct sp_recorder_opts o;
 	struct perf_event_attr attr;
 	const char *event_name;

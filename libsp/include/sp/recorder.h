@@ -128,6 +128,14 @@ size_t sp_recorder_live(const struct sp_recorder *r);
 size_t sp_recorder_counters(struct sp_recorder *r,
     const struct sp_counter **out);
 
+/*
+ * The executable name of the process with the most stacks cut short in
+ * code with no file (a JIT's without frame pointers; counted as
+ * jit_truncated_stacks), "java" say, or NULL when none was.  The caller
+ * can name the runtime's option that keeps frame pointers.
+ */
+const char *sp_recorder_jit_runtime(const struct sp_recorder *r);
+
 /* The event actually used: "cycles" or "cpu-clock" (NULL before attach). */
 const char *sp_recorder_event(const struct sp_recorder *r);
 
