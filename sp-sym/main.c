@@ -21,6 +21,9 @@
 
 struct opts {
 	struct sp_sym_options so;
+	struct sp_debuginfod dbgd;
+	const char *dbgd_urls;   /* --debuginfod, or NULL */
+	int no_dbgd;             /* --no-debuginfod */
 	const char *in, *out;
 	const char *dirs[SP_DEBUG_DIRS_MAX];
 	size_t ndirs;
@@ -36,7 +39,8 @@ usage(int status)
 	    "usage: sp-sym [-o FILE] [--debug-dir DIR]... [--sysroot DIR]\n"
 	    "              [--bundle DIR] [--perf-map-dir DIR]\n"
 	    "              [--perf-maps-for PID,... | --perf-maps all|none]\n"
-	    "              [--kallsyms FILE] [--strict] [-q] [FILE | -]\n"
+	    "              [--kallsyms FILE] [--debuginfod URLS | --no-debuginfod]\n"
+	    "              [--strict] [-q] [FILE | -]\n"
 	    "Name the frames of a spool (ELF symbols, DWARF lines and inline\n"
 	    "frames, perf maps, kallsyms) and write a symbolized spool.\n"
 	    "  -o, --output FILE     where to write it (default: standard output)\n"
@@ -53,6 +57,11 @@ usage(int status)
 	    "                        owns, not modified after the recording), or\n"
 	    "                        none\n"
 	    "  -k, --kallsyms FILE   kernel symbols of the recorded boot\n"
+	    "      --debuginfod URLS  ask these debuginfod servers (space-\n"
+	    "                        separated; default: DEBUGINFOD_URLS) for\n"
+	    "                        debug files nothing here has; cached where\n"
+	    "                        elfutils' client caches them\n"
+	    "      --no-debuginfod   ask none, whatever DEBUGINFOD_URLS says\n"
 	    "  -s, --strict          exit 1 when a frame stayed address-only\n"
 	    "  -q, --quiet           no report\n"
 	    "  -h, --help            this text\n"
@@ -61,14 +70,44 @@ usage(int status)
 	exit(status);
 }
 
+/* --debuginfod, else DEBUGINFOD_URLS (as elfutils' tools and perf), and
+ * DEBUGINFOD_TIMEOUT; --no-debuginfod: none. */
+static void
+debuginfod(struct opts *o)
+{
+	/* The caller's environment, read once at startup. */
+	/* NOLINTBEGIN(concurrency-mt-unsafe) */
+	const char *urls = o->dbgd_urls != NULL ? o->dbgd_urls :
+	    getenv("DEBUGINFOD_URLS");
+	const char *t = getenv("DEBUGINFOD_TIMEOUT");
+	/* NOLINTEND(concurrency-mt-unsafe) */
+	char *end;
+	long s;
+
+	if (o->no_dbgd || urls == NULL || urls[strspn(urls, " ")] == '\0')
+		return;
+	o->dbgd.urls = urls;
+	if (t != NULL && t[0] != '\0') {
+		errno = 0;
+		s = strtol(t, &end, 10);
+		if (*end != '\0' || errno != 0 || s < 1 || s > 3600)
+			errx(2, "DEBUGINFOD_TIMEOUT is '%s'; give seconds, 1 to "
+			    "3600", t);
+		o->dbgd.timeout_s = (int)s;
+	}
+	o->so.debuginfod = &o->dbgd;
+}
+
 static void
 parse_args(int argc, char **argv, struct opts *o)
 {
 	static const struct option longopts[] = {
 		{ "bundle", required_argument, NULL, 'b' },
 		{ "debug-dir", required_argument, NULL, 'd' },
+		{ "debuginfod", required_argument, NULL, 1000 + 'D' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "kallsyms", required_argument, NULL, 'k' },
+		{ "no-debuginfod", no_argument, NULL, 1000 + 'N' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "perf-map-dir", required_argument, NULL, 'm' },
 		{ "perf-maps", required_argument, NULL, 'P' },
@@ -133,6 +172,12 @@ parse_args(int argc, char **argv, struct opts *o)
 		case 1000 + 'V':
 			sp_tool_version("sp-sym");
 			break;
+		case 1000 + 'D':
+			o->dbgd_urls = optarg;
+			break;
+		case 1000 + 'N':
+			o->no_dbgd = 1;
+			break;
 		default:
 			sp_tool_bad_option("sp-sym", ch, argv);
 		}
@@ -144,6 +189,7 @@ parse_args(int argc, char **argv, struct opts *o)
 	/* Every recorded process's map, as perf report reads them. */
 	if (!o->maps_said)
 		o->so.perf_maps_all = 1;
+	debuginfod(o);
 }
 
 /*
@@ -187,7 +233,7 @@ progress(void *arg, uint64_t bytes, uint64_t frames)
 
 /* A module that kept address-only frames: how many, why, where it looked. */
 static void
-print_missing(const struct sp_sym_missing *m)
+print_missing(const struct opts *o, const struct sp_sym_missing *m)
 {
 	if (m->no_symbols)
 		(void)fprintf(stderr, "sp-sym: %s (build-id %s): %s, %" PRIu64
@@ -206,8 +252,10 @@ print_missing(const struct sp_sym_missing *m)
 		(void)fprintf(stderr, "sp-sym:   hint: put its debug "
 		    "file at DIR/.build-id/%.2s/%s.debug (--debug-dir "
 		    "DIR), the binary at BUNDLE/binaries/%s (record "
-		    "with --bundle-binaries), or pass --sysroot\n",
-		    m->build_id, m->build_id + 2, m->build_id);
+		    "with --bundle-binaries), or pass --sysroot%s\n",
+		    m->build_id, m->build_id + 2, m->build_id,
+		    o->so.debuginfod == NULL ? ", or ask a debuginfod server "
+		    "(--debuginfod URL)" : "");
 }
 
 static void
@@ -227,6 +275,11 @@ print_report(const struct opts *o, const struct sp_sym_report *r)
 	    r->jit_frames, r->hidden);
 	if (r->kernel[0] != '\0')
 		(void)fprintf(stderr, "sp-sym: kernel symbols: %s\n", r->kernel);
+	if (r->debuginfod_files)
+		(void)fprintf(stderr, "sp-sym: %" PRIu64 " debug files from "
+		    "debuginfod: %.1f KiB fetched now, the rest from its "
+		    "cache\n", r->debuginfod_files,
+		    (double)r->debuginfod_bytes / 1024);
 	if (r->mismatches)
 		(void)fprintf(stderr, "sp-sym: %" PRIu64 " files had another "
 		    "build-id than the recorded one and were not used\n",
@@ -238,7 +291,7 @@ print_report(const struct opts *o, const struct sp_sym_report *r)
 		    o->so.bundle != NULL ? " (the bundle's first)" : "",
 		    r->perf_maps_late);
 	for (i = 0; i < r->nmissing; i++)
-		print_missing(&r->missing[i]);
+		print_missing(o, &r->missing[i]);
 	if (r->copied_address)
 		(void)fprintf(stderr, "sp-sym: %" PRIu64 " address-only "
 		    "symbols were copied from the input, not looked up again "

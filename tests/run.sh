@@ -24,6 +24,9 @@
 # suite's last duration, so that the longest start first.
 set -u
 cd "$(dirname "$0")/.." || exit 1
+# Hermetic: no debuginfod server of the machine's (Debian's profile sets
+# one) is asked by a suite that did not start its own.
+unset DEBUGINFOD_URLS DEBUGINFOD_CACHE_PATH
 logs=build/test-logs
 times=build/test-times
 # The fuzz targets that read spools also replay tests/bad.

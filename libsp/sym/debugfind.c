@@ -8,6 +8,7 @@
 #include <elf.h>
 #include <sys/auxv.h>
 
+#include "common/hex_int.h"
 #include "sp/bundle.h"
 #include "sp/debugfind.h"
 
@@ -85,19 +86,6 @@ join(char *buf, const char *a, const char *b, const char *c)
 	int n = snprintf(buf, PATH_MAX, "%s%s%s", a, b, c);
 
 	return n < 0 || n >= PATH_MAX ? -ENAMETOOLONG : 0;
-}
-
-static void
-hex(char *out, const uint8_t *p, size_t n)
-{
-	static const char digits[] = "0123456789abcdef";
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		out[2 * i] = digits[p[i] >> 4];
-		out[2 * i + 1] = digits[p[i] & 15];
-	}
-	out[2 * n] = '\0';
 }
 
 /* A binary candidate: 0 (taken or not), or -ENOMEM. */
@@ -185,7 +173,7 @@ find_binary(struct search *r)
 
 	if (r->s->bundle != NULL && r->id != NULL &&
 	    r->id_len <= SP_ELF_BUILD_ID_MAX) {
-		hex(idhex, r->id, r->id_len);
+		sp_hex(idhex, r->id, r->id_len);
 		if (join(buf, r->s->bundle, "/binaries/", idhex) == 0)
 			err = bundle_binary(r, buf, idhex);
 	}
@@ -248,8 +236,8 @@ by_build_id(struct search *r)
 
 	if (r->id == NULL || r->id_len < 2 || r->id_len > SP_ELF_BUILD_ID_MAX)
 		return 0;
-	hex(xx, r->id, 1);
-	hex(rest, r->id + 1, r->id_len - 1);
+	sp_hex(xx, r->id, 1);
+	sp_hex(rest, r->id + 1, r->id_len - 1);
 	memcpy(rest + 2 * (r->id_len - 1), ".debug", sizeof(".debug"));
 	for (i = 0; i < r->nroots && err == 0; i++)
 		for (j = 0; j < r->ndirs && err == 0; j++) {
@@ -303,6 +291,36 @@ by_debuglink(struct search *r)
 	return err;
 }
 
+/* Last: a debuginfod server, for a module nothing here names in full. */
+static int
+by_debuginfod(struct search *r)
+{
+	char path[PATH_MAX], why[512];
+	uint64_t fetched;
+	int err;
+
+	if (r->s->debuginfod == NULL || r->id == NULL || r->out->debug != NULL ||
+	    (r->out->binary != NULL &&
+	    sp_elf_file_has_section(r->out->binary, ".debug_info")))
+		return 0;
+	err = sp_debuginfod_find(r->s->debuginfod, r->id, r->id_len, path,
+	    sizeof(path), &fetched, why, sizeof(why));
+	if (err < 0)
+		return err;
+	if (err > 0) {
+		if (why[0] != '\0')
+			note(r, "debuginfod", why);
+		return 0;
+	}
+	if ((err = debug_at(r, path, NULL)) != 0)
+		return err;
+	if (r->out->debug != NULL) {
+		r->out->debuginfod = 1;
+		r->out->fetched = fetched;
+	}
+	return 0;
+}
+
 int
 sp_debug_find(const struct sp_debug_search *s, const char *path,
     const uint8_t *build_id, size_t id_len, struct sp_debug_found *out)
@@ -341,6 +359,8 @@ sp_debug_find(const struct sp_debug_search *s, const char *path,
 		err = by_build_id(&r);
 	if (err == 0)
 		err = by_debuglink(&r);
+	if (err == 0)
+		err = by_debuginfod(&r);
 	return err;
 }
 

@@ -121,11 +121,14 @@ file_open(struct sym_ctx *c, struct sym_file *fl)
 	s.ndebug_dirs = o->ndebug_dirs;
 	s.sysroot = o->sysroot;
 	s.bundle = o->bundle;
+	s.debuginfod = o->debuginfod;
 	err = sp_debug_find(&s, fl->path, fl->build_id, fl->id_len,
 	    &fl->found);
 	if (err == -ENOMEM)
 		return err;
 	c->rep->mismatches += fl->found.mismatches;
+	c->rep->debuginfod_files += fl->found.debuginfod != 0;
+	c->rep->debuginfod_bytes += fl->found.fetched;
 	if ((err = syms_of(c, fl->found.debug, &fl->dsyms)) < 0 ||
 	    (err = syms_of(c, fl->found.binary, &fl->bsyms)) < 0)
 		return err;

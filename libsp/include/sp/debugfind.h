@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sp/debuginfod.h"
 #include "sp/elffile.h"
 
 #define SP_DEBUG_DIR_DEFAULT "/usr/lib/debug"
@@ -25,6 +26,9 @@ struct sp_debug_search {
 	size_t ndebug_dirs;
 	const char *sysroot;    /* NULL: none; else the target's root mounted here */
 	const char *bundle;     /* NULL or a bundle dir: binaries/BUILDID (hex) */
+	/* NULL: none; else asked last, when no debug file was found and
+	 * the binary has no DWARF (sp/debuginfod.h) */
+	struct sp_debuginfod *debuginfod;
 };
 
 struct sp_debug_found {
@@ -36,6 +40,8 @@ struct sp_debug_found {
 	char tried[1024];
 	unsigned mismatches;  /* files rejected: build-id or CRC differed */
 	int unverified;       /* binary taken without a build-id to check */
+	int debuginfod;       /* the debug file came from debuginfod's cache */
+	uint64_t fetched;     /* bytes fetched from a server for it */
 };
 
 /*
@@ -56,8 +62,11 @@ struct sp_debug_found {
  *     root + dirname(path)/.debug/NAME, root + DIR + dirname(path)/NAME
  *     for each DIR; the file's CRC-32 must be C, its build-id (if both
  *     have one) the binary's, and it must not be the binary itself.
+ *   then, with s->debuginfod, when no debug file was found and the
+ *     binary (if found) has no .debug_info: the debuginfod cache, then
+ *     its servers (what they said is in out->tried).
  * A debug file's own debuglink is never followed, so the search is
- * bounded (at most 7 + 4 * SP_DEBUG_DIRS_MAX files) and cannot loop.
+ * bounded (at most 8 + 4 * SP_DEBUG_DIRS_MAX files) and cannot loop.
  *
  * Returns 0, also when nothing was found (both NULL), -SP_EUSAGE for
  * more than SP_DEBUG_DIRS_MAX dirs, or -ENOMEM.  Any other failure to

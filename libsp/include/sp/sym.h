@@ -31,6 +31,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sp/debuginfod.h"
 #include "sp/replay.h"
 
 struct sp_sym_options {
@@ -50,6 +51,9 @@ struct sp_sym_options {
 	 * another process's that got the pid. */
 	int64_t perf_map_before;
 	const char *kallsyms;        /* NULL: the bundle's, or this host's */
+	/* NULL: no debuginfod; else asked for debug files nothing here has
+	 * (sp/debuginfod.h, sp/debugfind.h) */
+	struct sp_debuginfod *debuginfod;
 	/*
 	 * Called now and then (every few thousand records) with the input
 	 * bytes read so far; may be NULL.
@@ -92,6 +96,8 @@ struct sp_sym_report {
 	uint64_t python_frames, jit_frames, hidden, truncated;
 	uint64_t inline_lines;     /* logical frames beyond the first */
 	uint64_t mismatches;       /* files rejected: build-id (or CRC) */
+	uint64_t debuginfod_files; /* debug files from debuginfod (its cache) */
+	uint64_t debuginfod_bytes; /* of them fetched from a server now */
 	uint64_t perf_maps;        /* perf maps read (the bundle's or found) */
 	uint64_t perf_maps_late;   /* refused: modified after the recording */
 	uint64_t stale_symbols;    /* input SYMBOLs not right after their FRAME */

@@ -1,0 +1,695 @@
+/* SPDX-License-Identifier: MIT */
+/* Debug files from debuginfod servers, through elfutils' client cache. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <netdb.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/hex_int.h"
+#include "sp/debuginfod.h"
+#include "sp/elffile.h"
+#include "sp/error.h"
+
+#define REDIRECTS_MAX 4
+/* elfutils' client: an empty file marks a miss for this long. */
+#define MISS_SECONDS 600
+
+/* One fetch: where it goes and what it says. */
+struct fetch {
+	int timeout_ms;
+	int misses;     /* servers that answered 404 */
+	char *why;
+	size_t whycap;
+	uint64_t bytes;
+};
+
+/* Appends "; " and a formatted note to why (cut when full). */
+__attribute__((format(printf, 2, 3))) static void
+say(struct fetch *f, const char *fmt, ...)
+{
+	size_t used = strlen(f->why);
+	va_list ap;
+
+	if (used + 3 >= f->whycap)
+		return;
+	if (used > 0) {
+		memcpy(f->why + used, "; ", 3);
+		used += 2;
+	}
+	va_start(ap, fmt);
+	(void)vsnprintf(f->why + used, f->whycap - used, fmt, ap);
+	va_end(ap);
+}
+
+/* The cache directory, as elfutils' client finds it; 0 or -ENOENT. */
+static int
+cache_dir(const struct sp_debuginfod *d, char *buf, size_t cap)
+{
+	/* The caller's environment, read; libsp never changes it. */
+	/* NOLINTBEGIN(concurrency-mt-unsafe) */
+	const char *c = getenv("DEBUGINFOD_CACHE_PATH");
+	const char *x = getenv("XDG_CACHE_HOME"), *h = getenv("HOME");
+	/* NOLINTEND(concurrency-mt-unsafe) */
+	int n;
+
+	if (d->cache != NULL)
+		n = snprintf(buf, cap, "%s", d->cache);
+	else if (c != NULL && c[0] != '\0')
+		n = snprintf(buf, cap, "%s", c);
+	else if (x != NULL && x[0] != '\0')
+		n = snprintf(buf, cap, "%s/debuginfod_client", x);
+	else if (h != NULL && h[0] != '\0')
+		n = snprintf(buf, cap, "%s/.cache/debuginfod_client", h);
+	else
+		return -ENOENT;
+	return n < 0 || (size_t)n >= cap ? -ENAMETOOLONG : 0;
+}
+
+/* mkdir -p for the cache's own two levels and its parents. */
+static int
+make_dirs(const char *path)
+{
+	char buf[PATH_MAX];
+	size_t i, n = strlen(path);
+
+	if (n >= sizeof(buf))
+		return -ENAMETOOLONG;
+	memcpy(buf, path, n + 1);
+	for (i = 1; i <= n; i++)
+		if (buf[i] == '/' || buf[i] == '\0') {
+			char c = buf[i];
+
+			buf[i] = '\0';
+			if (mkdir(buf, 0700) < 0 && errno != EEXIST)
+				return -errno;
+			buf[i] = c;
+		}
+	return 0;
+}
+
+/* Whether path is an ELF file with build-id id: 1, or 0. */
+static int
+has_id(const char *path, const uint8_t *id, size_t id_len)
+{
+	struct sp_elf_file *f;
+	const uint8_t *fid;
+	size_t len;
+	int ok;
+
+	if (sp_elf_file_open(path, &f, NULL) != 0)
+		return 0;
+	ok = sp_elf_file_build_id(f, &fid, &len) == 0 && len == id_len &&
+	    memcmp(fid, id, len) == 0;
+	sp_elf_file_free(f);
+	return ok;
+}
+
+/* --- HTTP ------------------------------------------------------------------ */
+
+/* A parsed http:// URL: host, port, and the path prefix (no trailing /). */
+struct url {
+	char host[256], port[8], path[1024];
+};
+
+static int
+parse_url(const char *u, struct url *out)
+{
+	const char *p = u + strlen("http://"), *end, *colon;
+	size_t n;
+
+	memset(out, 0, sizeof(*out));
+	if (*p == '[') { /* [IPv6] */
+		end = strchr(p, ']');
+		if (end == NULL || (size_t)(end - p - 1) >= sizeof(out->host))
+			return -1;
+		memcpy(out->host, p + 1, (size_t)(end - p - 1));
+		p = end + 1;
+	} else {
+		n = strcspn(p, ":/");
+		if (n == 0 || n >= sizeof(out->host))
+			return -1;
+		memcpy(out->host, p, n);
+		p += n;
+	}
+	memcpy(out->port, "80", sizeof("80"));
+	if (*p == ':') {
+		colon = ++p;
+		n = strspn(p, "0123456789");
+		if (n == 0 || n > 5)
+			return -1;
+		memcpy(out->port, colon, n);
+		out->port[n] = '\0';
+		p += n;
+	}
+	if (*p != '\0' && *p != '/')
+		return -1;
+	n = strlen(p);
+	while (n > 0 && p[n - 1] == '/')
+		n--;
+	if (n >= sizeof(out->path))
+		return -1;
+	memcpy(out->path, p, n);
+	out->path[n] = '\0';
+	return 0;
+}
+
+/* Waits for fd to be ready; 0, or -ETIMEDOUT. */
+static int
+wait_fd(int fd, short events, int timeout_ms)
+{
+	struct pollfd p = { fd, events, 0 };
+	int n;
+
+	do
+		n = poll(&p, 1, timeout_ms);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	return n == 0 ? -ETIMEDOUT : 0;
+}
+
+/* A connected socket to u, or -errno / -SP_EFORMAT (name not found). */
+static int
+connect_to(const struct url *u, int timeout_ms, const char **what)
+{
+	struct addrinfo hints, *res, *a;
+	int fd = -1, err = -ECONNREFUSED, soerr;
+	socklen_t len = sizeof(soerr);
+
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	if (getaddrinfo(u->host, u->port, &hints, &res) != 0) {
+		*what = "host not found";
+		return -ENOENT;
+	}
+	*what = NULL;
+	for (a = res; a != NULL; a = a->ai_next) {
+		fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC |
+		    SOCK_NONBLOCK, a->ai_protocol);
+		if (fd < 0) {
+			err = -errno;
+			continue;
+		}
+		if (connect(fd, a->ai_addr, a->ai_addrlen) == 0)
+			break;
+		err = -errno;
+		if (err == -EINPROGRESS) {
+			err = wait_fd(fd, POLLOUT, timeout_ms);
+			if (err == 0 && getsockopt(fd, SOL_SOCKET, SO_ERROR,
+			    &soerr, &len) == 0)
+				err = -soerr;
+			if (err == 0)
+				break;
+		}
+		(void)close(fd);
+		fd = -1;
+	}
+	freeaddrinfo(res);
+	return fd >= 0 ? fd : err;
+}
+
+static int
+send_all(int fd, const char *p, size_t n, int timeout_ms)
+{
+	while (n > 0) {
+		ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
+
+		if (w < 0 && (errno == EAGAIN || errno == EINTR)) {
+			int err = wait_fd(fd, POLLOUT, timeout_ms);
+
+			if (err)
+				return err;
+			continue;
+		}
+		if (w < 0)
+			return -errno;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/* A received response, read through a small buffer. */
+struct conn {
+	int fd, timeout_ms;
+	char buf[SP_DEBUGINFOD_HEADER_MAX];
+	size_t off, len;
+};
+
+/* More bytes into c->buf; >0 read, 0 at the end, -errno, -ETIMEDOUT. */
+static ssize_t
+fill(struct conn *c)
+{
+	ssize_t n;
+
+	if (c->off > 0) {
+		memmove(c->buf, c->buf + c->off, c->len - c->off);
+		c->len -= c->off;
+		c->off = 0;
+	}
+	if (c->len == sizeof(c->buf))
+		return -E2BIG;
+	for (;;) {
+		n = recv(c->fd, c->buf + c->len, sizeof(c->buf) - c->len, 0);
+		if (n >= 0)
+			break;
+		if (errno != EAGAIN && errno != EINTR)
+			return -errno;
+		n = wait_fd(c->fd, POLLIN, c->timeout_ms);
+		if (n < 0)
+			return n;
+	}
+	c->len += (size_t)n;
+	return n;
+}
+
+/* One line (CRLF or LF cut off) of at most cap - 1 bytes; 0, or -errno,
+ * -E2BIG (too long), -EPIPE (the connection ended). */
+static int
+read_line(struct conn *c, char *line, size_t cap)
+{
+	for (;;) {
+		char *nl = memchr(c->buf + c->off, '\n', c->len - c->off);
+		ssize_t r;
+
+		if (nl != NULL) {
+			size_t n = (size_t)(nl - (c->buf + c->off));
+
+			if (n > 0 && c->buf[c->off + n - 1] == '\r')
+				n--;
+			if (n >= cap)
+				return -E2BIG;
+			memcpy(line, c->buf + c->off, n);
+			line[n] = '\0';
+			c->off = (size_t)(nl - c->buf) + 1;
+			return 0;
+		}
+		r = fill(c);
+		if (r == 0)
+			return -EPIPE;
+		if (r < 0)
+			return (int)r;
+	}
+}
+
+/* Copies up to n body bytes (all to the end when n is UINT64_MAX) to
+ * out; 0, -EPIPE short, -EFBIG over the limit, -errno. */
+static int
+copy_body(struct conn *c, int out, uint64_t n, struct fetch *f)
+{
+	while (n > 0) {
+		size_t have = c->len - c->off, take;
+
+		if (have == 0) {
+			ssize_t r = fill(c);
+
+			if (r == 0)
+				return n == UINT64_MAX ? 0 : -EPIPE;
+			if (r < 0)
+				return (int)r;
+			continue;
+		}
+		take = n < have ? (size_t)n : have;
+		if (f->bytes + take > SP_DEBUGINFOD_FILE_MAX)
+			return -EFBIG;
+		for (size_t done = 0; done < take;) {
+			ssize_t w = write(out, c->buf + c->off + done,
+			    take - done);
+
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w < 0)
+				return -errno;
+			done += (size_t)w;
+		}
+		c->off += take;
+		f->bytes += take;
+		if (n != UINT64_MAX)
+			n -= take;
+	}
+	return 0;
+}
+
+static int
+copy_chunked(struct conn *c, int out, struct fetch *f)
+{
+	char line[128], *end;
+	unsigned long long size;
+	int err;
+
+	for (;;) {
+		if ((err = read_line(c, line, sizeof(line))) != 0)
+			return err;
+		errno = 0;
+		size = strtoull(line, &end, 16);
+		if (end == line || errno != 0 || size > SP_DEBUGINFOD_FILE_MAX)
+			return -SP_EFORMAT;
+		if (size == 0)
+			return 0; /* trailers, if any, are not needed */
+		if ((err = copy_body(c, out, size, f)) != 0 ||
+		    (err = read_line(c, line, sizeof(line))) != 0)
+			return err;
+	}
+}
+
+/*
+ * GET u's prefix + rel into out.  Returns the HTTP status (200 with the
+ * body in out), or -errno (-SP_EFORMAT: not HTTP), and for a redirect
+ * its Location in loc.
+ */
+static int
+http_get(const struct url *u, const char *rel, int out, struct fetch *f,
+    char *loc, size_t loccap)
+{
+	struct conn *c;
+	char req[2048], line[1024];
+	uint64_t length = UINT64_MAX;
+	int fd, status, chunked = 0, err, n;
+	const char *what;
+
+	fd = connect_to(u, f->timeout_ms, &what);
+	if (fd < 0)
+		return fd;
+	n = snprintf(req, sizeof(req), "GET %s%s HTTP/1.1\r\nHost: %s%s%s:%s"
+	    "\r\nUser-Agent: stackpulse\r\nAccept-Encoding: identity\r\n"
+	    "Connection: close\r\n\r\n", u->path, rel,
+	    strchr(u->host, ':') != NULL ? "[" : "", u->host,
+	    strchr(u->host, ':') != NULL ? "]" : "", u->port);
+	if (n < 0 || (size_t)n >= sizeof(req)) {
+		(void)close(fd);
+		return -ENAMETOOLONG;
+	}
+	if ((err = send_all(fd, req, (size_t)n, f->timeout_ms)) != 0) {
+		(void)close(fd);
+		return err;
+	}
+	if ((c = calloc(1, sizeof(*c))) == NULL) {
+		(void)close(fd);
+		return -ENOMEM;
+	}
+	c->fd = fd;
+	c->timeout_ms = f->timeout_ms;
+	loc[0] = '\0';
+	err = read_line(c, line, sizeof(line));
+	if (err == 0 && (sscanf(line, "HTTP/1.%*1[01] %3d", &status) != 1 ||
+	    status < 100 || status > 599))
+		err = -SP_EFORMAT;
+	while (err == 0 && (err = read_line(c, line, sizeof(line))) == 0 &&
+	    line[0] != '\0') {
+		char *v = strchr(line, ':');
+
+		if (v == NULL)
+			continue;
+		*v++ = '\0';
+		v += strspn(v, " \t");
+		if (strcasecmp(line, "Content-Length") == 0) {
+			char *end;
+
+			errno = 0;
+			length = strtoull(v, &end, 10);
+			if (end == v || errno != 0)
+				err = -SP_EFORMAT;
+		} else if (strcasecmp(line, "Transfer-Encoding") == 0) {
+			chunked = strcasecmp(v, "chunked") == 0;
+		} else if (strcasecmp(line, "Location") == 0) {
+			(void)snprintf(loc, loccap, "%s", v);
+		}
+	}
+	if (err == 0 && status == 200) {
+		if (!chunked && length != UINT64_MAX &&
+		    length > SP_DEBUGINFOD_FILE_MAX)
+			err = -EFBIG;
+		else
+			err = chunked ? copy_chunked(c, out, f) :
+			    copy_body(c, out, length, f);
+	}
+	(void)close(fd);
+	free(c);
+	if (err == -E2BIG)
+		err = -SP_EFORMAT; /* a head or line longer than HTTP's usual */
+	return err ? err : status;
+}
+
+/* Fetches from one http:// server into tmp; 0 got it, 1 not, 2 not
+ * reachable (no answer: not to be asked again). */
+static int
+from_http(const char *server, const char *rel, int tmp, struct fetch *f)
+{
+	char loc[1024], cur[1024];
+	struct url u;
+	int i, st;
+
+	(void)snprintf(cur, sizeof(cur), "%s", server);
+	for (i = 0; i <= REDIRECTS_MAX; i++) {
+		if (parse_url(cur, &u) != 0) {
+			say(f, "%s: not a URL stackpulse can read", cur);
+			return 1;
+		}
+		if (ftruncate(tmp, 0) < 0 || lseek(tmp, 0, SEEK_SET) < 0) {
+			say(f, "%s: %s", server, strerror(errno));
+			return 1;
+		}
+		f->bytes = 0;
+		st = http_get(&u, rel, tmp, f, loc, sizeof(loc));
+		if (st == 200)
+			return 0;
+		if ((st == 301 || st == 302 || st == 303 || st == 307 ||
+		    st == 308) && strncmp(loc, "http://", 7) == 0) {
+			/* The Location is the file's own URL. */
+			(void)snprintf(cur, sizeof(cur), "%s", loc);
+			rel = "";
+			continue;
+		}
+		if (st == 404) {
+			say(f, "%s: not there (404)", server);
+			f->misses++;
+		} else if (st > 0) {
+			say(f, "%s: HTTP status %d%s%s", server, st,
+			    loc[0] ? " to " : "", loc);
+		} else if (st == -SP_EFORMAT) {
+			say(f, "%s: the reply is not HTTP/1.x", server);
+		} else if (st == -EFBIG) {
+			say(f, "%s: the file is over %llu bytes; not taken",
+			    server, (unsigned long long)SP_DEBUGINFOD_FILE_MAX);
+		} else if (st == -EPIPE) {
+			say(f, "%s: the connection ended after %llu bytes",
+			    server, (unsigned long long)f->bytes);
+		} else if (st == -ETIMEDOUT) {
+			say(f, "%s: no progress for %d s", server,
+			    f->timeout_ms / 1000);
+			return 2;
+		} else if (st == -ENOENT) {
+			say(f, "%s: host not found", server);
+			return 2;
+		} else {
+			say(f, "%s: %s", server, sp_strerror(st));
+			return st == -ECONNREFUSED || st == -ENETUNREACH ||
+			    st == -EHOSTUNREACH ? 2 : 1;
+		}
+		return 1;
+	}
+	say(f, "%s: more than %d redirects", server, REDIRECTS_MAX);
+	return 1;
+}
+
+/*
+ * An https:// server through elfutils' debuginfod-find, which puts the
+ * file in the same cache and prints its path: 0 with path, 1 not, 2
+ * there is no debuginfod-find.
+ */
+static int
+from_helper(const char *server, const char *cache, const char *idhex,
+    char *path, size_t cap, struct fetch *f)
+{
+	int p[2], status;
+	char out[PATH_MAX + 1], secs[16];
+	size_t n = 0;
+	pid_t pid;
+
+	if (pipe2(p, O_CLOEXEC) < 0) {
+		say(f, "%s: %s", server, strerror(errno));
+		return 1;
+	}
+	(void)snprintf(secs, sizeof(secs), "%d", f->timeout_ms / 1000);
+	pid = fork();
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+		if (dup2(p[1], 1) < 0 || (null >= 0 && dup2(null, 2) < 0) ||
+		    (null >= 0 && dup2(null, 0) < 0) ||
+		    setenv("DEBUGINFOD_URLS", server, 1) < 0 ||
+		    setenv("DEBUGINFOD_CACHE_PATH", cache, 1) < 0 ||
+		    setenv("DEBUGINFOD_TIMEOUT", secs, 1) < 0)
+			_exit(126);
+		(void)unsetenv("DEBUGINFOD_PROGRESS");
+		execlp("debuginfod-find", "debuginfod-find", "debuginfo", idhex,
+		    (char *)NULL);
+		_exit(errno == ENOENT ? 127 : 126);
+	}
+	(void)close(p[1]);
+	if (pid < 0) {
+		(void)close(p[0]);
+		say(f, "%s: %s", server, strerror(errno));
+		return 1;
+	}
+	for (;;) {
+		ssize_t r = read(p[0], out + n, sizeof(out) - 1 - n);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		n += (size_t)r;
+		if (n == sizeof(out) - 1)
+			break;
+	}
+	(void)close(p[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	out[n] = '\0';
+	out[strcspn(out, "\n")] = '\0';
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
+		say(f, "%s: https needs elfutils' debuginfod-find on the PATH "
+		    "(Debian package debuginfod); stackpulse speaks plain "
+		    "http only", server);
+		return 2;
+	}
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || out[0] == '\0' ||
+	    strlen(out) >= cap) {
+		say(f, "%s: debuginfod-find found none", server);
+		return 1;
+	}
+	memcpy(path, out, strlen(out) + 1);
+	return 0;
+}
+
+/* The cache's file: 1 usable, -1 a recent miss, 0 nothing. */
+static int
+cached(const char *file, const uint8_t *id, size_t id_len)
+{
+	struct stat st;
+
+	if (stat(file, &st) != 0 || !S_ISREG(st.st_mode))
+		return 0;
+	if (st.st_size == 0)
+		return time(NULL) - st.st_mtime < MISS_SECONDS ? -1 : 0;
+	return has_id(file, id, id_len) ? 1 : 0;
+}
+
+int
+sp_debuginfod_find(struct sp_debuginfod *d, const uint8_t *id,
+    size_t id_len, char *path, size_t cap, uint64_t *fetched, char *why,
+    size_t whycap)
+{
+	char idhex[2 * SP_ELF_BUILD_ID_MAX + 1], cache[PATH_MAX];
+	char dir[PATH_MAX], file[PATH_MAX], tmp[PATH_MAX];
+	char rel[sizeof("/buildid//debuginfo") + sizeof(idhex)];
+	char *list, *save = NULL, *server;
+	struct fetch f;
+	int fd, got = 0, k, servers = 0;
+
+	*fetched = 0;
+	why[0] = '\0';
+	f.why = why;
+	f.whycap = whycap;
+	f.bytes = 0;
+	f.misses = 0;
+	f.timeout_ms = 1000 * (d->timeout_s > 0 ? d->timeout_s :
+	    SP_DEBUGINFOD_TIMEOUT);
+	if (d->urls == NULL || d->urls[strspn(d->urls, " ")] == '\0' ||
+	    id_len == 0 || id_len > SP_ELF_BUILD_ID_MAX)
+		return 1;
+	sp_hex(idhex, id, id_len);
+	if (cache_dir(d, cache, sizeof(cache)) != 0) {
+		say(&f, "debuginfod: no cache directory (set "
+		    "DEBUGINFOD_CACHE_PATH or HOME)");
+		return 1;
+	}
+	if (snprintf(dir, sizeof(dir), "%s/%s", cache, idhex) >=
+	    (int)sizeof(dir) || snprintf(file, sizeof(file), "%s/debuginfo",
+	    dir) >= (int)sizeof(file) || snprintf(tmp, sizeof(tmp),
+	    "%s/.debuginfo.XXXXXX", dir) >= (int)sizeof(tmp) ||
+	    strlen(file) >= cap)
+		return 1;
+	k = cached(file, id, id_len);
+	if (k > 0) {
+		memcpy(path, file, strlen(file) + 1);
+		return 0;
+	}
+	if (k < 0) {
+		say(&f, "%s: a recent miss (empty file)", file);
+		return 1;
+	}
+	if ((list = strdup(d->urls)) == NULL)
+		return -ENOMEM;
+	(void)snprintf(rel, sizeof(rel), "/buildid/%s/debuginfo", idhex);
+	for (server = strtok_r(list, " ", &save); server != NULL && !got;
+	    server = strtok_r(NULL, " ", &save)) {
+		uint32_t bit;
+
+		if (servers == SP_DEBUGINFOD_URLS_MAX) {
+			say(&f, "more than %d servers: the rest not asked",
+			    SP_DEBUGINFOD_URLS_MAX);
+			break;
+		}
+		bit = 1u << servers++;
+		if (d->unreachable & bit) {
+			say(&f, "%s: not reachable earlier in this run", server);
+			continue;
+		}
+		if (strncmp(server, "https://", 8) == 0) {
+			k = from_helper(server, cache, idhex, path, cap, &f);
+			if (k == 2)
+				d->unreachable |= bit;
+			got = k == 0 && has_id(path, id, id_len);
+			continue;
+		}
+		if (strncmp(server, "http://", 7) != 0) {
+			say(&f, "%s: not an http:// or https:// URL", server);
+			continue;
+		}
+		if (make_dirs(dir) != 0 || (fd = mkstemp(tmp)) < 0) {
+			say(&f, "%s: %s", dir, strerror(errno));
+			break;
+		}
+		k = from_http(server, rel, fd, &f);
+		if (k == 2)
+			d->unreachable |= bit;
+		if (k == 0) {
+			if (close(fd) == 0 && has_id(tmp, id, id_len) &&
+			    rename(tmp, file) == 0) {
+				memcpy(path, file, strlen(file) + 1);
+				*fetched = f.bytes;
+				got = 1;
+			} else {
+				say(&f, "%s: what it sent is not an ELF file "
+				    "with build-id %s", server, idhex);
+			}
+		} else {
+			(void)close(fd);
+		}
+		if (!got)
+			(void)unlink(tmp);
+		memcpy(tmp + strlen(tmp) - 6, "XXXXXX", 6);
+	}
+	free(list);
+	/* Every server said 404: an empty file marks the miss, as
+	 * elfutils' client does, so that the next runs do not ask again
+	 * for MISS_SECONDS. */
+	if (!got && f.misses > 0 && f.misses == servers &&
+	    (fd = open(file, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0)) >= 0)
+		(void)close(fd);
+	return got ? 0 : 1;
+}
