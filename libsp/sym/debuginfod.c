@@ -262,7 +262,7 @@ fill(struct conn *c)
 	if (c->len == sizeof(c->buf))
 		return -E2BIG;
 	for (;;) {
-		n = recv(c->fd, c->buf + c->len, sizeof(c->buf) - c->len, 0);
+		n = read(c->fd, c->buf + c->len, sizeof(c->buf) - c->len);
 		if (n >= 0)
 			break;
 		if (errno != EAGAIN && errno != EINTR)
@@ -364,44 +364,23 @@ copy_chunked(struct conn *c, int out, struct fetch *f)
 	}
 }
 
-/*
- * GET u's prefix + rel into out.  Returns the HTTP status (200 with the
- * body in out), or -errno (-SP_EFORMAT: not HTTP), and for a redirect
- * its Location in loc.
- */
-static int
-http_get(const struct url *u, const char *rel, int out, struct fetch *f,
+int
+sp_debuginfod_response(int fd, int out, int timeout_ms, uint64_t *bytes,
     char *loc, size_t loccap)
 {
+	struct fetch f;
 	struct conn *c;
-	char req[2048], line[1024];
+	char line[1024];
 	uint64_t length = UINT64_MAX;
-	int fd, status, chunked = 0, err, n;
-	const char *what;
+	int status = 0, chunked = 0, err;
 
-	fd = connect_to(u, f->timeout_ms, &what);
-	if (fd < 0)
-		return fd;
-	n = snprintf(req, sizeof(req), "GET %s%s HTTP/1.1\r\nHost: %s%s%s:%s"
-	    "\r\nUser-Agent: stackpulse\r\nAccept-Encoding: identity\r\n"
-	    "Connection: close\r\n\r\n", u->path, rel,
-	    strchr(u->host, ':') != NULL ? "[" : "", u->host,
-	    strchr(u->host, ':') != NULL ? "]" : "", u->port);
-	if (n < 0 || (size_t)n >= sizeof(req)) {
-		(void)close(fd);
-		return -ENAMETOOLONG;
-	}
-	if ((err = send_all(fd, req, (size_t)n, f->timeout_ms)) != 0) {
-		(void)close(fd);
-		return err;
-	}
-	if ((c = calloc(1, sizeof(*c))) == NULL) {
-		(void)close(fd);
-		return -ENOMEM;
-	}
-	c->fd = fd;
-	c->timeout_ms = f->timeout_ms;
+	memset(&f, 0, sizeof(f));
+	*bytes = 0;
 	loc[0] = '\0';
+	if ((c = calloc(1, sizeof(*c))) == NULL)
+		return -ENOMEM;
+	c->fd = fd;
+	c->timeout_ms = timeout_ms;
 	err = read_line(c, line, sizeof(line));
 	if (err == 0 && (sscanf(line, "HTTP/1.%*1[01] %3d", &status) != 1 ||
 	    status < 100 || status > 599))
@@ -432,14 +411,44 @@ http_get(const struct url *u, const char *rel, int out, struct fetch *f,
 		    length > SP_DEBUGINFOD_FILE_MAX)
 			err = -EFBIG;
 		else
-			err = chunked ? copy_chunked(c, out, f) :
-			    copy_body(c, out, length, f);
+			err = chunked ? copy_chunked(c, out, &f) :
+			    copy_body(c, out, length, &f);
 	}
-	(void)close(fd);
 	free(c);
+	*bytes = f.bytes;
 	if (err == -E2BIG)
 		err = -SP_EFORMAT; /* a head or line longer than HTTP's usual */
 	return err ? err : status;
+}
+
+/*
+ * GET u's prefix + rel into out.  Returns as sp_debuginfod_response.
+ */
+static int
+http_get(const struct url *u, const char *rel, int out, struct fetch *f,
+    char *loc, size_t loccap)
+{
+	char req[2048];
+	int fd, err, n;
+	const char *what;
+
+	fd = connect_to(u, f->timeout_ms, &what);
+	if (fd < 0)
+		return fd;
+	n = snprintf(req, sizeof(req), "GET %s%s HTTP/1.1\r\nHost: %s%s%s:%s"
+	    "\r\nUser-Agent: stackpulse\r\nAccept-Encoding: identity\r\n"
+	    "Connection: close\r\n\r\n", u->path, rel,
+	    strchr(u->host, ':') != NULL ? "[" : "", u->host,
+	    strchr(u->host, ':') != NULL ? "]" : "", u->port);
+	if (n < 0 || (size_t)n >= sizeof(req))
+		err = -ENAMETOOLONG;
+	else
+		err = send_all(fd, req, (size_t)n, f->timeout_ms);
+	if (err == 0)
+		err = sp_debuginfod_response(fd, out, f->timeout_ms, &f->bytes, loc,
+		    loccap);
+	(void)close(fd);
+	return err;
 }
 
 /* Fetches from one http:// server into tmp; 0 got it, 1 not, 2 not

@@ -47,4 +47,18 @@ int sp_debuginfod_find(struct sp_debuginfod *d, const uint8_t *id,
     size_t id_len, char *path, size_t cap, uint64_t *fetched, char *why,
     size_t whycap);
 
+/*
+ * The client's reader of a server's reply, for tests and fuzzing: reads
+ * an HTTP/1.x response from fd (a socket, or any readable fd: the
+ * fuzz target's pipe) to its end: the status line, the head (at most
+ * SP_DEBUGINFOD_HEADER_MAX bytes, lines of 1 KiB), and for a 200 the body
+ * (Content-Length, chunked, or to the end; at most SP_DEBUGINFOD_FILE_MAX)
+ * written to out, *bytes of it.  A Location header goes to loc (cut to
+ * loccap).  Returns the status, or -SP_EFORMAT (not HTTP), -EPIPE (the
+ * body ended short), -EFBIG, -ETIMEDOUT (timeout_ms without a byte),
+ * -ENOMEM, -errno.
+ */
+int sp_debuginfod_response(int fd, int out, int timeout_ms, uint64_t *bytes,
+    char *loc, size_t loccap);
+
 #endif
