@@ -275,6 +275,10 @@ print_report(const struct opts *o, const struct sp_sym_report *r)
 	    r->jit_frames, r->hidden);
 	if (r->kernel[0] != '\0')
 		(void)fprintf(stderr, "sp-sym: kernel symbols: %s\n", r->kernel);
+	for (i = 0; i < r->nfetches; i++)
+		(void)fprintf(stderr, "sp-sym: debuginfod: %s (build-id %s): "
+		    "%s\n", r->fetches[i].path, r->fetches[i].build_id,
+		    r->fetches[i].said);
 	if (r->debuginfod_files)
 		(void)fprintf(stderr, "sp-sym: %" PRIu64 " debug files from "
 		    "debuginfod: %.1f KiB fetched now, the rest from its "

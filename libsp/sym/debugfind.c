@@ -307,6 +307,8 @@ by_debuginfod(struct search *r)
 	    sizeof(path), &fetched, why, sizeof(why));
 	if (err < 0)
 		return err;
+	(void)snprintf(r->out->debuginfod_said,
+	    sizeof(r->out->debuginfod_said), "%s", why);
 	if (err > 0) {
 		if (why[0] != '\0')
 			note(r, "debuginfod", why);

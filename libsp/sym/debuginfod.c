@@ -635,6 +635,7 @@ sp_debuginfod_find(struct sp_debuginfod *d, const uint8_t *id,
 	k = cached(file, id, id_len);
 	if (k > 0) {
 		memcpy(path, file, strlen(file) + 1);
+		say(&f, "in the cache (%s)", file);
 		return 0;
 	}
 	if (k < 0) {
@@ -663,6 +664,9 @@ sp_debuginfod_find(struct sp_debuginfod *d, const uint8_t *id,
 			if (k == 2)
 				d->unreachable |= bit;
 			got = k == 0 && has_id(path, id, id_len);
+			if (got)
+				say(&f, "fetched from %s by debuginfod-find",
+				    server);
 			continue;
 		}
 		if (strncmp(server, "http://", 7) != 0) {
@@ -682,6 +686,8 @@ sp_debuginfod_find(struct sp_debuginfod *d, const uint8_t *id,
 				memcpy(path, file, strlen(file) + 1);
 				*fetched = f.bytes;
 				got = 1;
+				say(&f, "fetched %.1f KiB from %s",
+				    (double)f.bytes / 1024, server);
 			} else {
 				say(&f, "%s: what it sent is not an ELF file "
 				    "with build-id %s", server, idhex);

@@ -129,6 +129,9 @@ file_open(struct sym_ctx *c, struct sym_file *fl)
 	c->rep->mismatches += fl->found.mismatches;
 	c->rep->debuginfod_files += fl->found.debuginfod != 0;
 	c->rep->debuginfod_bytes += fl->found.fetched;
+	if (fl->found.debuginfod_said[0] != '\0' &&
+	    (err = spi_sym_report_fetch(c, fl)) < 0)
+		return err;
 	if ((err = syms_of(c, fl->found.debug, &fl->dsyms)) < 0 ||
 	    (err = syms_of(c, fl->found.binary, &fl->bsyms)) < 0)
 		return err;

@@ -62,6 +62,7 @@ struct sym_ctx {
 	size_t capunnamed_of;
 	size_t capmissing;          /* slots of rep->missing */
 	size_t capdamaged;          /* slots of rep->damaged */
+	size_t capfetches;          /* slots of rep->fetches */
 
 	struct sym_pmap *pmaps;
 	size_t npmaps, cappmaps;
@@ -117,6 +118,9 @@ int spi_sym_add_stable_line(struct sym_ctx *c, const char *function, size_t flen
 /* Records a table of path skipped because of err (not -ENOMEM). */
 int spi_sym_report_damaged(struct sym_ctx *c, const char *path, const char *what,
     int err);
+
+/* Records what debuginfod said for f (found.debuginfod_said). */
+int spi_sym_report_fetch(struct sym_ctx *c, const struct sym_file *f);
 
 /* A frame of f left address-only: counted under f's report entry. */
 int spi_sym_report_file_frame(struct sym_ctx *c, struct sym_file *f);

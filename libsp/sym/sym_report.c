@@ -41,6 +41,26 @@ spi_sym_report_damaged(struct sym_ctx *c, const char *path, const char *what,
 	return 0;
 }
 
+int
+spi_sym_report_fetch(struct sym_ctx *c, const struct sym_file *f)
+{
+	struct sp_sym_report *rep = c->rep;
+	struct sp_sym_fetch *v;
+	size_t i;
+
+	if (sp_grow_zeroed(&rep->fetches, &c->capfetches, rep->nfetches + 1,
+	    sizeof(*v)) != 0)
+		return -ENOMEM;
+	v = &rep->fetches[rep->nfetches++];
+	(void)snprintf(v->path, sizeof(v->path), "%s", f->path);
+	for (i = 0; i < f->id_len; i++)
+		(void)snprintf(v->build_id + 2 * i, 3, "%02x", f->build_id[i]);
+	(void)snprintf(v->said, sizeof(v->said), "%s",
+	    f->found.debuginfod_said);
+	v->used = f->found.debuginfod;
+	return 0;
+}
+
 /* A new, empty entry; its index + 1 in *index. */
 static int
 new_entry(struct sym_ctx *c, const char *path, const char *why,

@@ -252,5 +252,6 @@ sp_sym_report_fini(struct sp_sym_report *rep)
 		return;
 	free(rep->missing);
 	free(rep->damaged);
+	free(rep->fetches);
 	memset(rep, 0, sizeof(*rep));
 }

@@ -75,6 +75,8 @@ check "the workload's frames are named ($n of $s samples under work_a)" test "$n
 check "with lines of its source" \
     test "$($DUMP --json "$TMP/s.spl" | grep '"name":"work_a"' | grep -c '"file":"[^"]*tree\.c"')" -ge 1
 check "the report counts the file and the bytes" has "1 debug files from debuginfod" "$ERR"
+check "and has a line for the file: fetched, how much, from where" \
+    grep -qE "^sp-sym: debuginfod: .*/tree \(build-id $id\): fetched [0-9.]+ KiB from $url$" "$TMP/err"
 check "kept where elfutils' client keeps it ($TMP/cache/$id/debuginfo)" \
     cmp -s "$TMP/cache/$id/debuginfo" "$TMP/srv/tree.debug"
 # One it does not have: the miss is marked (an empty file, as elfutils'
@@ -102,6 +104,7 @@ wait "$server" 2>/dev/null
 run env DEBUGINFOD_URLS="$url" $SYM -o "$TMP/c.spl" "$TMP/tree.spl"
 check "the server gone, the cache serves ($(named "$TMP/c.spl"))" test "$(named "$TMP/c.spl")" -eq "$n"
 check "and nothing was fetched" has "0.0 KiB fetched now" "$ERR"
+check "the file's line says the cache" has "(build-id $id): in the cache ($TMP/cache/$id/debuginfo)" "$ERR"
 
 rm -rf "$TMP/cache"
 run env DEBUGINFOD_URLS="$url" $SYM -o "$TMP/d.spl" "$TMP/tree.spl"

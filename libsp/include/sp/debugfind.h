@@ -42,6 +42,9 @@ struct sp_debug_found {
 	int unverified;       /* binary taken without a build-id to check */
 	int debuginfod;       /* the debug file came from debuginfod's cache */
 	uint64_t fetched;     /* bytes fetched from a server for it */
+	/* When debuginfod was asked: what came of it ("fetched 9.6 KiB from
+	 * URL", "in the cache", or each server's answer); else "". */
+	char debuginfod_said[512];
 };
 
 /*

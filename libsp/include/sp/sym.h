@@ -82,6 +82,15 @@ struct sp_sym_missing {
 	int want_debug;          /* a debug file (or the binary) would help */
 };
 
+/* A module debuginfod was asked for, and what came of it. */
+struct sp_sym_fetch {
+	char path[1024];         /* the module as recorded (cut to fit) */
+	char build_id[2 * SP_BUILD_ID_MAX + 1]; /* hex */
+	char said[512];          /* "fetched 9.6 KiB from URL", "in the
+	                          * cache (PATH)", or each server's answer */
+	int used;                /* its debug file names frames now */
+};
+
 /* A table of a usable file that was skipped: malformed or over a limit. */
 struct sp_sym_damaged {
 	char path[1024];         /* the file (cut to fit) */
@@ -98,6 +107,9 @@ struct sp_sym_report {
 	uint64_t mismatches;       /* files rejected: build-id (or CRC) */
 	uint64_t debuginfod_files; /* debug files from debuginfod (its cache) */
 	uint64_t debuginfod_bytes; /* of them fetched from a server now */
+	struct sp_sym_fetch *fetches; /* one per module debuginfod was asked
+	                               * for, in the order asked */
+	size_t nfetches;
 	uint64_t perf_maps;        /* perf maps read (the bundle's or found) */
 	uint64_t perf_maps_late;   /* refused: modified after the recording */
 	uint64_t stale_symbols;    /* input SYMBOLs not right after their FRAME */
