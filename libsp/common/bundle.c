@@ -55,6 +55,8 @@ sp_bundle_open(const char *dir, int binaries, struct sp_bundle **out,
 		err = mkdir_at(b->dirfd, "perf-maps");
 	if (err == 0 && binaries)
 		err = mkdir_at(b->dirfd, "binaries");
+	if (err == 0 && binaries)
+		err = mkdir_at(b->dirfd, "debug");
 	if (err) {
 		(void)sp_diag_set(diag, 0, err, "bundle %s: %s", dir,
 		    sp_strerror(err));
@@ -235,9 +237,10 @@ sp_bundle_kallsyms(struct sp_bundle *b)
 	return err;
 }
 
-int
-sp_bundle_binary(struct sp_bundle *b, int fd, const uint8_t *build_id,
-    size_t len, const char *origin)
+/* Keeps fd's file as DIR/BUILDID, noted as kind, once. */
+static int
+keep(struct sp_bundle *b, int fd, const uint8_t *build_id, size_t len,
+    const char *origin, const char *dir, const char *kind)
 {
 	char hex[2 * 64 + 1], name[160];
 	struct stat st;
@@ -248,7 +251,7 @@ sp_bundle_binary(struct sp_bundle *b, int fd, const uint8_t *build_id,
 		return 0;
 	for (i = 0; i < len; i++)
 		(void)snprintf(hex + 2 * i, 3, "%02x", build_id[i]);
-	(void)snprintf(name, sizeof(name), "binaries/%s", hex);
+	(void)snprintf(name, sizeof(name), "%s/%s", dir, hex);
 	/* Kept already, by this run or an earlier one into the same
 	 * directory.  Anything else there (a symlink planted to make
 	 * sp-sym read another file) is replaced. */
@@ -259,8 +262,22 @@ sp_bundle_binary(struct sp_bundle *b, int fd, const uint8_t *build_id,
 		return -errno;
 	err = copy_to(b, fd, name);
 	if (err == 0)
-		note(b, "binary", hex, name, origin);
+		note(b, kind, hex, name, origin);
 	return err;
+}
+
+int
+sp_bundle_binary(struct sp_bundle *b, int fd, const uint8_t *build_id,
+    size_t len, const char *origin)
+{
+	return keep(b, fd, build_id, len, origin, "binaries", "binary");
+}
+
+int
+sp_bundle_debug(struct sp_bundle *b, int fd, const uint8_t *build_id,
+    size_t len, const char *origin)
+{
+	return keep(b, fd, build_id, len, origin, "debug", "debug");
 }
 
 int

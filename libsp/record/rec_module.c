@@ -131,6 +131,44 @@ open_mapped(uint32_t pid, const struct sp_map *map, const char *path,
 	return fd;
 }
 
+/*
+ * The module's debug file on this host, where GDB and Debian's -dbg and
+ * -dbgsym packages put it (/usr/lib/debug/.build-id/xx/rest.debug), kept
+ * beside its binary when its build-id is the module's.  Only this host's
+ * directory: a path inside a container's root could lead anywhere.
+ */
+static void
+keep_debug(struct rec_ctx *r, const struct rec_file *f)
+{
+	char path[64 + 2 * SP_BUILD_ID_MAX + 8];
+	struct sp_elf_file *e = NULL;
+	const uint8_t *id;
+	size_t i, len, n;
+	int fd, err, same;
+
+	if (f->build_id_len < 2)
+		return;
+	n = (size_t)snprintf(path, sizeof(path), "%s/.build-id/%02x/",
+	    SP_BUNDLE_DEBUG_DIR, f->build_id[0]);
+	for (i = 1; i < f->build_id_len && n + 3 < sizeof(path); i++)
+		n += (size_t)snprintf(path + n, sizeof(path) - n, "%02x",
+		    f->build_id[i]);
+	(void)snprintf(path + n, sizeof(path) - n, ".debug");
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	same = sp_elf_file_open(path, &e, NULL) == 0 &&
+	    sp_elf_file_build_id(e, &id, &len) == 0 &&
+	    len == f->build_id_len && memcmp(id, f->build_id, len) == 0;
+	sp_elf_file_free(e);
+	err = same ? sp_bundle_debug(r->bundle, fd, f->build_id,
+	    f->build_id_len, path) : 0;
+	if (err < 0)
+		spi_rec_log(r, "bundle: could not keep %s: %s", path,
+		    sp_strerror(err));
+	(void)close(fd);
+}
+
 void
 spi_rec_keep_binary(struct rec_ctx *r, uint32_t pid, const struct rec_range *m)
 {
@@ -151,6 +189,8 @@ spi_rec_keep_binary(struct rec_ctx *r, uint32_t pid, const struct rec_range *m)
 	if (err < 0)
 		spi_rec_log(r, "bundle: could not keep %s: %s", f->path,
 		    sp_strerror(err));
+	if (fd >= 0)
+		keep_debug(r, f);
 	if (fd >= 0)
 		(void)close(fd);
 	free(f->path); /* once, kept or not */

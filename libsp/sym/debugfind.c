@@ -225,8 +225,32 @@ debug_at(struct search *r, const char *path, const uint32_t *crc)
 	return 0;
 }
 
-/* DIR/.build-id/xx/rest.debug (GDB: "Debugging Information in Separate
- * Files"), under each root. */
+/* The bundle's debug/HEXID, kept by the recorder from its host. */
+static int
+bundle_debug(struct search *r)
+{
+	char buf[PATH_MAX], rel[sizeof("debug/") + 2 * SP_ELF_BUILD_ID_MAX];
+	int err;
+
+	memcpy(rel, "debug/", sizeof("debug/"));
+	sp_hex(rel + strlen("debug/"), r->id, r->id_len);
+	if (join(buf, r->s->bundle, "/", rel) != 0)
+		return 0;
+	err = sp_bundle_check(r->s->bundle, rel);
+	if (err == -ENOENT || err == -ENOTDIR) {
+		note(r, buf, "absent");
+		return 0;
+	}
+	if (err < 0) {
+		note(r, buf, err == -ELOOP ? "a symlink: not read outside "
+		    "the bundle" : sp_strerror(err));
+		return 0;
+	}
+	return debug_at(r, buf, NULL);
+}
+
+/* The bundle's copy, then DIR/.build-id/xx/rest.debug (GDB: "Debugging
+ * Information in Separate Files") under each root. */
 static int
 by_build_id(struct search *r)
 {
@@ -236,6 +260,8 @@ by_build_id(struct search *r)
 
 	if (r->id == NULL || r->id_len < 2 || r->id_len > SP_ELF_BUILD_ID_MAX)
 		return 0;
+	if (r->s->bundle != NULL && (err = bundle_debug(r)) != 0)
+		return err;
 	sp_hex(xx, r->id, 1);
 	sp_hex(rest, r->id + 1, r->id_len - 1);
 	memcpy(rest + 2 * (r->id_len - 1), ".debug", sizeof(".debug"));

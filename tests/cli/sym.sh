@@ -453,4 +453,49 @@ figures tree "$TMP/tree.spl"
 figures offline --bundle "$TMP/bundle" "$TMP/off.spl"
 figures jit --perf-maps all --perf-map-dir "$TMP/maps" "$TMP/jit.spl"
 figures kernel "$TMP/kern.spl"
+# --- debug files: kept in a bundle (issue 14.14), and alone (14.8) ---------------
+# libc6-dbg puts libc's debug file under /usr/lib/debug/.build-id: the
+# bundle keeps it beside the binary, and sp-sym reads it on a machine
+# without it.  With the binary itself hidden (a mount namespace binds an
+# empty directory over /usr/lib/x86_64-linux-gnu; the release sp-sym is
+# static), the debug file alone names libc's frames.
+run $REC -q --bundle "$TMP/dbundle" --bundle-binaries -o "$TMP/dlibc.spl" -- $W/tree-O2 300
+libc=$($DUMP "$TMP/dlibc.spl" | awk '/^module .*\/libc\.so\.6$/ { print $(NF - 1); exit }')
+libc_dbg=/usr/lib/debug/.build-id/${libc:0:2}/${libc:2}.debug
+if [ -n "$libc" ] && [ ! -f "$libc_dbg" ] && [ "$EUID" -eq 0 ]; then
+	DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 -qq install -y libc6-dbg >>"$TMP/apt.log" 2>&1
+	[ -f "$libc_dbg" ] && run $REC -q --bundle "$TMP/dbundle" --bundle-binaries -o "$TMP/dlibc.spl" -- $W/tree-O2 300
+fi
+if [ -z "$libc" ] || [ ! -f "$libc_dbg" ]; then
+	skip "debug files in a bundle" "no debug file for libc ($libc) at $libc_dbg, and libc6-dbg could not be installed (see $TMP/apt.log)"
+else
+	check "the bundle keeps libc's debug file (debug/$libc)" cmp -s "$TMP/dbundle/debug/$libc" "$libc_dbg"
+	check "and its manifest says where it came from" \
+	    grep -qP "^debug\t$libc\tdebug/$libc\t$libc_dbg$" "$TMP/dbundle/manifest"
+	mkdir -p "$TMP/nodebug"
+	# libc's frames with a source line: from a debug file only.
+	lined() { $DUMP --json "$1" | grep '"kind":"symbol"' | grep '"module":"libc\.so\.6"' | grep -c '"file":"'; }
+	run env STACKPULSE_DEBUG_DIRS="$TMP/nodebug" $SYM --bundle "$TMP/dbundle" -o "$TMP/dlibc-b.spl" "$TMP/dlibc.spl"
+	with=$(lined "$TMP/dlibc-b.spl")
+	run env STACKPULSE_DEBUG_DIRS="$TMP/nodebug" $SYM -o "$TMP/dlibc-n.spl" "$TMP/dlibc.spl"
+	without=$(lined "$TMP/dlibc-n.spl")
+	check "with no debug directory here, the bundle's gives libc's lines ($with frames; $without without it)" \
+	    test "$with" -gt 0 -a "$without" -eq 0
+	# The release sp-sym, static, also in the ASan run of this script:
+	# a dynamic one cannot start with libc hidden.
+	if ldd $BIN/sp-sym >/dev/null 2>&1; then
+		skip "libc's debug file alone" "$BIN/sp-sym is dynamically linked: it cannot run with /usr/lib/x86_64-linux-gnu hidden"
+	else
+		mkdir -p "$TMP/hide"
+		run unshare -m sh -c 'mount --bind "$1" /usr/lib/x86_64-linux-gnu &&
+		    test ! -e /usr/lib/x86_64-linux-gnu/libc.so.6 &&
+		    exec "$2" -o "$3" "$4"' sh "$TMP/hide" $BIN/sp-sym "$TMP/dlibc-h.spl" "$TMP/dlibc.spl"
+		check "libc hidden, sp-sym runs (exit $RC)" test "$RC" -eq 0
+		alone=$(lined "$TMP/dlibc-h.spl")
+		named=$($DUMP --json "$TMP/dlibc-h.spl" | grep '"kind":"symbol"' | grep '"module":"libc\.so\.6"' | grep -c '"name":"__libc_start_main"')
+		check "libc6-dbg's file alone names libc's frames ($named __libc_start_main, $alone with lines)" \
+		    test "$named" -ge 1 -a "$alone" -gt 0
+	fi
+fi
+
 done_testing

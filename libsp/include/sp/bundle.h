@@ -11,6 +11,8 @@
  *   kallsyms                  /proc/kallsyms, when it shows real addresses
  *   perf-maps/perf-PID.map    /tmp/perf-PID.map of recorded processes
  *   binaries/BUILDID          each recorded module's ELF file, once
+ *   debug/BUILDID             its separate debug file, where the recording
+ *                             host has one (/usr/lib/debug/.build-id/)
  *
  * Files are created with mode 0600 (directories 0700) relative to the
  * bundle's directory fd, never following symlinks (O_NOFOLLOW, O_EXCL).
@@ -25,6 +27,7 @@
 #include "sp/error.h"
 
 #define SP_BUNDLE_FILE_MAX ((uint64_t)1 << 30) /* larger files are skipped */
+#define SP_BUNDLE_DEBUG_DIR "/usr/lib/debug" /* where debug files are kept from */
 
 struct sp_bundle;
 
@@ -56,13 +59,17 @@ int sp_bundle_kallsyms(struct sp_bundle *b);
 int sp_bundle_binary(struct sp_bundle *b, int fd, const uint8_t *build_id,
     size_t len, const char *origin);
 
+/* As sp_bundle_binary, for the module's debug file: debug/BUILDID. */
+int sp_bundle_debug(struct sp_bundle *b, int fd, const uint8_t *build_id,
+    size_t len, const char *origin);
+
 /* Writes the manifest.  Returns 0 or -errno. */
 int sp_bundle_finish(struct sp_bundle *b);
 
 void sp_bundle_free(struct sp_bundle *b);
 
 /*
- * For readers: whether rel ("binaries/ID", "perf-maps/perf-PID.map",
+ * For readers: whether rel ("binaries/ID", "debug/ID", "perf-maps/perf-PID.map",
  * "kallsyms") inside the bundle directory dir may be read.  Every
  * directory on the way must be a real directory and rel a regular file,
  * none of them a symlink, and no component "." or "..": a bundle made

@@ -57,6 +57,7 @@ struct sp_debug_found {
  * set, and its own build-id (if any) is used for the debug file.
  *
  * The debug file, first match wins:
+ *   bundle/debug/HEXID (sp_bundle_check), with the same build-id;
  *   DIR/.build-id/xx/rest.debug for each debug dir DIR, under the
  *     sysroot first and then as is (xx: the id's first byte in hex,
  *     rest: the others), with the same build-id;
@@ -69,7 +70,7 @@ struct sp_debug_found {
  *     binary (if found) has no .debug_info: the debuginfod cache, then
  *     its servers (what they said is in out->tried).
  * A debug file's own debuglink is never followed, so the search is
- * bounded (at most 8 + 4 * SP_DEBUG_DIRS_MAX files) and cannot loop.
+ * bounded (at most 9 + 4 * SP_DEBUG_DIRS_MAX files) and cannot loop.
  *
  * Returns 0, also when nothing was found (both NULL), -SP_EUSAGE for
  * more than SP_DEBUG_DIRS_MAX dirs, or -ENOMEM.  Any other failure to
