@@ -97,6 +97,11 @@ struct rec_proc {
 	size_t nmaps, capmaps;
 	uint64_t last_rescan; /* time of the last /proc maps rescan */
 	uint64_t start_time;  /* /proc/PID/stat starttime; 0 unknown */
+	/* Clock ticks since boot until which a new thread of it may lack an
+	 * inherited event: when its threads' events were opened by listing
+	 * them (attach).  0: every new thread inherits one (a spawned or a
+	 * forked process). */
+	uint64_t listed_until;
 	uint64_t jit_cut;     /* its walks that ended in code with no file */
 	char exe[32];         /* its executable's name, read at the first */
 };
@@ -152,10 +157,10 @@ int spi_rec_scan_maps(struct rec_ctx *r, struct rec_proc *p);
 void spi_rec_keep_binary(struct rec_ctx *r, uint32_t pid,
     const struct rec_range *m);
 
-/* rec_reuse.c: the start time of pid (proc(5): /proc/PID/stat field
- * 22, clock ticks since boot) in *t; -errno (-ENOENT: gone) or
- * -SP_EFORMAT. */
-int spi_rec_start_time(uint32_t pid, uint64_t *t);
+/* rec_reuse.c: the start time of pid, or of its thread tid when not 0
+ * (proc(5): /proc/PID[/task/TID]/stat field 22, clock ticks since boot)
+ * in *t; -errno (-ENOENT: gone) or -SP_EFORMAT. */
+int spi_rec_start_time(uint32_t pid, uint32_t tid, uint64_t *t);
 /* Compares p's start time with /proc's: a different one is a new process
  * that took a pid whose exit was lost.  Its old mappings are dropped and
  * an EXEC record written.  Sets *reused; 0 or a negative error. */

@@ -61,7 +61,7 @@ spi_rec_proc_get(struct sp_recorder *r, uint32_t pid, int make)
 		return NULL;
 	p->pid = pid;
 	p->uid = proc_uid(pid);
-	if (spi_rec_start_time(pid, &p->start_time) < 0)
+	if (spi_rec_start_time(pid, 0, &p->start_time) < 0)
 		p->start_time = 0;
 	if (sp_imap_put(&r->procs, pid, p) < 0) {
 		free(p);
@@ -587,6 +587,8 @@ on_task(struct sp_recorder *r, struct sp_cur *c, int fork)
 		return 0;
 	}
 	if (fork) {
+		/* Covered already: a sweep found it first (and counted it). */
+		covered = sp_imap_get(&r->covered, tid) != NULL;
 		(void)sp_imap_put(&r->covered, tid, &r->covered);
 		parent = spi_rec_proc_get(r, ppid, 0);
 		p = spi_rec_proc_get(r, pid, pid != ppid && parent != NULL &&
@@ -610,7 +612,7 @@ on_task(struct sp_recorder *r, struct sp_cur *c, int fork)
 		}
 		if (p == NULL || !p->tracked)
 			return 0;
-		r->ctx.c[C_THREADS]++;
+		r->ctx.c[C_THREADS] += !covered;
 		return spi_rec_write_proc(&r->ctx, SP_PROC_FORK, pid, tid, ppid, ptid, NULL);
 	}
 	covered = sp_imap_del(&r->covered, tid) != NULL;

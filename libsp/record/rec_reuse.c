@@ -15,14 +15,18 @@
 #include "sp/spool.h"
 
 int
-spi_rec_start_time(uint32_t pid, uint64_t *t)
+spi_rec_start_time(uint32_t pid, uint32_t tid, uint64_t *t)
 {
-	char path[32], *buf, *p, *end;
+	char path[48], *buf, *p, *end;
 	size_t len;
 	int i, err;
 
 	*t = 0;
-	(void)snprintf(path, sizeof(path), "/proc/%u/stat", pid);
+	if (tid != 0)
+		(void)snprintf(path, sizeof(path), "/proc/%u/task/%u/stat", pid,
+		    tid);
+	else
+		(void)snprintf(path, sizeof(path), "/proc/%u/stat", pid);
 	err = sp_read_file(path, 4096, &buf, &len);
 	if (err)
 		return err;
@@ -53,7 +57,7 @@ spi_rec_check_reuse(struct rec_ctx *r, struct rec_proc *p, int *reused)
 	int err;
 
 	*reused = 0;
-	if (spi_rec_start_time(p->pid, &t) != 0)
+	if (spi_rec_start_time(p->pid, 0, &t) != 0)
 		return 0; /* gone, or unreadable: nothing to compare */
 	if (p->start_time == 0 || t == p->start_time) {
 		p->start_time = t;

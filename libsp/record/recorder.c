@@ -506,10 +506,45 @@ maps_error(int err, uint32_t pid, struct sp_diag *d)
 	    sp_strerror(err));
 }
 
-/* Opens the events of every thread of pid not covered yet. */
-static int
-open_threads(struct sp_recorder *r, uint32_t pid, int *opened)
+/* Clock ticks since boot now, as /proc's start times count them. */
+static uint64_t
+boot_ticks(void)
 {
+	struct timespec ts;
+	long hz = sysconf(_SC_CLK_TCK);
+
+	(void)clock_gettime(CLOCK_BOOTTIME, &ts);
+	return ((uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec) /
+	    (1000000000u / (uint64_t)(hz > 0 ? hz : 100));
+}
+
+/*
+ * Whether thread tid of p, found in /proc and not covered, inherited its
+ * event from the thread that created it: it began after p's threads had
+ * theirs (a tick after listed_until: the start time counts in ticks), or
+ * p's threads all inherit.  Its FORK record was lost or is not processed
+ * yet; a second event would sample it twice.
+ */
+static int
+inherited(const struct rec_proc *p, uint32_t tid)
+{
+	uint64_t start;
+
+	if (p == NULL || p->listed_until == 0)
+		return 1;
+	return spi_rec_start_time(p->pid, tid, &start) == 0 &&
+	    start > p->listed_until + 1;
+}
+
+/*
+ * Opens the events of every thread of pid not covered yet.  late: after
+ * the attach, where a thread not covered is most often one whose event is
+ * inherited: it is only marked covered (see inherited()).
+ */
+static int
+open_threads(struct sp_recorder *r, uint32_t pid, int late, int *opened)
+{
+	const struct rec_proc *p = spi_rec_proc_get(r, pid, 0);
 	pid_t *tids;
 	size_t n, i;
 	int err = sp_proc_tasks((pid_t)pid, &tids, &n);
@@ -518,6 +553,12 @@ open_threads(struct sp_recorder *r, uint32_t pid, int *opened)
 	for (i = 0; err == 0 && i < n; i++) {
 		if (sp_imap_get(&r->covered, (uint32_t)tids[i]) != NULL)
 			continue;
+		if (late && inherited(p, (uint32_t)tids[i])) {
+			err = sp_imap_put(&r->covered, (uint32_t)tids[i],
+			    &r->covered);
+			r->ctx.c[C_THREADS]++;
+			continue;
+		}
 		err = open_thread(r, (uint32_t)tids[i]);
 		if (err == -ESRCH) /* it exited meanwhile */
 			err = 0;
@@ -569,7 +610,8 @@ follow_descendants(struct sp_recorder *r, uint32_t pid)
 			continue;
 		p->tracked = 1;
 		r->ctx.c[C_PROCESSES]++;
-		err = open_threads(r, p->pid, &opened);
+		err = open_threads(r, p->pid, 0, &opened);
+		p->listed_until = boot_ticks();
 		p->last_rescan = r->ctx.now;
 		if (err == 0)
 			err = spi_rec_scan_maps(&r->ctx, p);
@@ -606,12 +648,13 @@ sp_recorder_attach(struct sp_recorder *r, pid_t pid, struct sp_diag *diag)
 		stopped = 1;
 	err = add_target(r, (uint32_t)pid);
 	if (err == 0)
-		err = open_threads(r, (uint32_t)pid, &opened);
+		err = open_threads(r, (uint32_t)pid, 0, &opened);
 	if (err == 0 && opened == 0)
 		err = -ESRCH;
 	r->ctx.now = mono_now();
 	p = spi_rec_proc_get(r, (uint32_t)pid, 0);
 	if (err == 0 && p != NULL) {
+		p->listed_until = boot_ticks();
 		p->attached = 1;
 		p->last_rescan = r->ctx.now;
 		err = spi_rec_scan_maps(&r->ctx, p);
@@ -717,7 +760,7 @@ sweep(struct sp_recorder *r)
 
 		if (p == NULL)
 			continue;
-		err = open_threads(r, p->pid, &opened);
+		err = open_threads(r, p->pid, 1, &opened);
 		if (err == -ESRCH)
 			err = 0;
 		if (err == 0)
@@ -827,7 +870,7 @@ rescan_threads(struct sp_recorder *r)
 	for (i = 0; i < r->ntargets && err == 0; i++) {
 		if (spi_rec_proc_get(r, r->targets[i], 0) == NULL)
 			continue; /* exited */
-		err = open_threads(r, r->targets[i], &opened);
+		err = open_threads(r, r->targets[i], 1, &opened);
 		if (err == -ESRCH || err == -ENOENT)
 			err = 0;
 	}

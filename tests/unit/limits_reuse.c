@@ -38,7 +38,11 @@ Test(reuse, start_time_is_field_22_even_after_an_odd_comm)
 	pid_t child;
 	uint64_t t;
 
-	cr_assert_eq(spi_rec_start_time((uint32_t)getpid(), &t), 0);
+	cr_assert_eq(spi_rec_start_time((uint32_t)getpid(), 0, &t), 0);
+	cr_assert_eq(t, awk_start_time(getpid()));
+	/* The main thread's, through /proc/PID/task/TID, is the same. */
+	cr_assert_eq(spi_rec_start_time((uint32_t)getpid(),
+	    (uint32_t)getpid(), &t), 0);
 	cr_assert_eq(t, awk_start_time(getpid()));
 	cr_assert_eq(pipe(fds), 0);
 	child = fork();
@@ -52,11 +56,11 @@ Test(reuse, start_time_is_field_22_even_after_an_odd_comm)
 		_exit(0);
 	}
 	cr_assert_eq(read(fds[0], &c, 1), 1);
-	cr_assert_eq(spi_rec_start_time((uint32_t)child, &t), 0);
+	cr_assert_eq(spi_rec_start_time((uint32_t)child, 0, &t), 0);
 	cr_assert_eq(t, awk_start_time(child));
 	kill(child, SIGKILL);
 	waitpid(child, NULL, 0);
-	cr_assert_eq(spi_rec_start_time((uint32_t)child, &t), -ENOENT,
+	cr_assert_eq(spi_rec_start_time((uint32_t)child, 0, &t), -ENOENT,
 	    "a reaped process has no stat");
 }
 
@@ -71,7 +75,7 @@ Test(reuse, a_new_start_time_drops_the_old_mappings)
 	cr_assert_not_null(r);
 	memset(&p, 0, sizeof(p));
 	p.pid = (uint32_t)getpid();
-	cr_assert_eq(spi_rec_start_time(p.pid, &now), 0);
+	cr_assert_eq(spi_rec_start_time(p.pid, 0, &now), 0);
 	memset(&nr, 0, sizeof(nr));
 	nr.start = 0x1000;
 	nr.end = 0x2000;
