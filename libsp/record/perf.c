@@ -89,17 +89,21 @@ ring_time(const struct sp_ring *r, uint64_t pos,
 }
 
 int
-sp_ring_drain(struct sp_ring *r, struct sp_buf *out, uint64_t until)
+sp_ring_read(struct sp_ring *r, uint64_t until, struct sp_buf *wrapped,
+    int (*add)(void *ctx, const struct sp_ring_rec *rec), void *ctx)
 {
 	struct perf_event_mmap_page *meta = (void *)r->base;
+	const uint8_t *data = r->base + (r->map_len - r->data_size);
 	uint64_t head, tail;
-	int n = 0;
+	int n = 0, err;
 
 	/* perf_event_open(2): read data_head, then a read barrier. */
 	head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE);
 	tail = meta->data_tail;
 	while (tail < head) {
 		struct perf_event_header hdr;
+		struct sp_ring_rec rec;
+		size_t off = tail & (r->data_size - 1);
 
 		if (head - tail < sizeof(hdr))
 			break;
@@ -111,16 +115,33 @@ sp_ring_drain(struct sp_ring *r, struct sp_buf *out, uint64_t until)
 		}
 		if (until != UINT64_MAX && ring_time(r, tail, &hdr) > until)
 			break; /* stays in the ring for the next drain */
-		if (sp_buf_reserve(out, hdr.size) < 0) {
-			n = -ENOMEM;
-			break;
+		rec.len = hdr.size;
+		rec.off = 0;
+		rec.p = NULL;
+		if (off + hdr.size <= r->data_size) {
+			rec.p = data + off;
+		} else {
+			/* Around the end: reassembled after the others. */
+			if (sp_buf_reserve(wrapped, hdr.size) < 0)
+				return -ENOMEM;
+			ring_read(r, tail, wrapped->p + wrapped->len, hdr.size);
+			rec.off = wrapped->len;
+			wrapped->len += hdr.size;
 		}
-		ring_read(r, tail, out->p + out->len, hdr.size);
-		out->len += hdr.size;
+		if ((err = add(ctx, &rec)) != 0)
+			return err;
 		tail += hdr.size;
 		n++;
 	}
-	/* Finish reading before the kernel may reuse the space. */
-	__atomic_store_n(&meta->data_tail, tail, __ATOMIC_RELEASE);
+	r->next_tail = tail;
 	return n;
+}
+
+void
+sp_ring_release(struct sp_ring *r)
+{
+	struct perf_event_mmap_page *meta = (void *)r->base;
+
+	/* Finish reading before the kernel may reuse the space. */
+	__atomic_store_n(&meta->data_tail, r->next_tail, __ATOMIC_RELEASE);
 }

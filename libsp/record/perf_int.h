@@ -24,6 +24,15 @@ struct sp_ring {
 	uint8_t *base;   /* the metadata page, then data_size bytes */
 	size_t data_size;
 	size_t map_len;
+	uint64_t next_tail; /* where sp_ring_read stopped */
+};
+
+/* A record of a ring where it can be read: in place, or, when it wraps
+ * around the ring's end, reassembled in a buffer. */
+struct sp_ring_rec {
+	const uint8_t *p;  /* in the ring; NULL: at off in the buffer */
+	size_t off;
+	size_t len;
 };
 
 /*
@@ -34,14 +43,19 @@ int sp_ring_map(struct sp_ring *r, int fd, size_t data_size, size_t page);
 void sp_ring_unmap(struct sp_ring *r);
 
 /*
- * Appends the complete records now in the ring to out, each contiguous
- * (wrapped records are reassembled), and frees their space in the ring;
- * it stops before the first record timed after until (UINT64_MAX: takes
- * them all), which stays for the next call.  Returns the number of
- * records, or -ENOMEM / -SP_EFORMAT for a record header that makes no
- * sense (the ring is then reset to its head).
+ * Gives add each complete record now in the ring, in ring order, where
+ * it lies (no copy), or reassembled at the end of wrapped when it wraps
+ * around the ring's end; stops before the first record timed after until
+ * (UINT64_MAX: takes them all).  The records stay in the ring, and the
+ * kernel writes around them, until sp_ring_release.  Returns the number
+ * of records, add's error, -ENOMEM, or -SP_EFORMAT for a record header
+ * that makes no sense (the release then skips to the head).
  */
-int sp_ring_drain(struct sp_ring *r, struct sp_buf *out, uint64_t until);
+int sp_ring_read(struct sp_ring *r, uint64_t until, struct sp_buf *wrapped,
+    int (*add)(void *ctx, const struct sp_ring_rec *rec), void *ctx);
+
+/* Frees the space of the records the last sp_ring_read gave. */
+void sp_ring_release(struct sp_ring *r);
 
 /* A perf record's time (samples: after pid/tid; others: the sample_id
  * trailer), 0 when it has none. */

@@ -790,47 +790,68 @@ cmp_items(const void *a, const void *b)
  */
 #define WRITE_NS 250000ull
 
-/* Drains the rings (all: to their heads; else the records older than
- * this call less WRITE_NS), sorts the records by time, processes them. */
+/* sp_ring_read's add: one more item to sort. */
+static int
+add_item(void *ctx, const struct sp_ring_rec *rec)
+{
+	struct sp_recorder *r = ctx;
+	struct rec_item *it;
+
+	if (sp_grow_zeroed(&r->items, &r->capitems, r->nitems + 1,
+	    sizeof(*r->items)) != 0)
+		return -ENOMEM;
+	it = &r->items[r->nitems];
+	it->rec = rec->p;
+	it->off = rec->off;
+	it->len = (uint32_t)rec->len;
+	it->seq = (uint32_t)r->nitems++;
+	it->time = rec->p != NULL ? sp_perf_record_time(rec->p, rec->len) : 0;
+	return 0;
+}
+
+/*
+ * Reads the rings (all: to their heads; else the records older than this
+ * call less WRITE_NS), sorts the records by time and processes them where
+ * they lie in the rings (only those that wrap around a ring's end are
+ * copied), then frees their space.
+ */
 static int
 drain(struct sp_recorder *r, int all)
 {
 	uint64_t until = all ? UINT64_MAX : mono_now() - WRITE_NS;
-	size_t n = 0, off, i;
+	size_t i;
 	int k, swept = 0, err = 0;
 
 	r->drain.len = 0;
+	r->nitems = 0;
 	for (k = 0; k < r->nr_cpus; k++)
 		if (r->rings[k].base != NULL &&
-		    sp_ring_drain(&r->rings[k], &r->drain, until) == -ENOMEM)
+		    sp_ring_read(&r->rings[k], until, &r->drain, add_item, r) ==
+		    -ENOMEM)
 			return -ENOMEM;
-	for (off = 0; off < r->drain.len; off += sp_le16(r->drain.p + off + 6))
-		n++;
-	if (sp_grow_zeroed(&r->items, &r->capitems, n, sizeof(*r->items)) != 0)
-		return -ENOMEM;
-	for (off = 0, i = 0; i < n; i++) {
-		size_t len = sp_le16(r->drain.p + off + 6);
-
-		r->items[i].off = off;
-		r->items[i].seq = (uint32_t)i;
-		r->items[i].time = sp_perf_record_time(r->drain.p + off, len);
-		off += len;
-	}
-	if (n > 1) /* items is NULL until a ring had a record */
-		qsort(r->items, n, sizeof(*r->items), cmp_items);
+	/* The wrapped ones, now that the buffer moves no more. */
+	for (i = 0; i < r->nitems; i++)
+		if (r->items[i].rec == NULL) {
+			r->items[i].rec = r->drain.p + r->items[i].off;
+			r->items[i].time = sp_perf_record_time(r->items[i].rec,
+			    r->items[i].len);
+		}
+	if (r->nitems > 1)
+		qsort(r->items, r->nitems, sizeof(*r->items), cmp_items);
 	/* A loss is swept at once, so that the records after it are read
 	 * with /proc's view; /proc is newer than every record drained, so
 	 * one sweep serves every later loss in this batch. */
-	for (i = 0; i < n && err == 0; i++) {
-		const uint8_t *rec = r->drain.p + r->items[i].off;
-
-		err = spi_rec_process(r, rec, sp_le16(rec + 6));
+	for (i = 0; i < r->nitems && err == 0; i++) {
+		err = spi_rec_process(r, r->items[i].rec, r->items[i].len);
 		if (err == 0 && r->need_sweep && !swept) {
 			err = sweep(r);
 			swept = 1;
 		}
 		r->need_sweep = 0;
 	}
+	for (k = 0; k < r->nr_cpus; k++)
+		if (r->rings[k].base != NULL)
+			sp_ring_release(&r->rings[k]);
 	return err;
 }
 

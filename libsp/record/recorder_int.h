@@ -34,7 +34,9 @@ struct rec_event {
 /* One perf record copied out of a ring, for the merge by time. */
 struct rec_item {
 	uint64_t time;
-	size_t off;           /* in the drain buffer */
+	const uint8_t *rec;   /* in its ring, or NULL: at off in drain */
+	size_t off;
+	uint32_t len;
 	uint32_t seq;         /* keeps equal times in ring order */
 };
 
@@ -71,6 +73,7 @@ struct sp_recorder {
 	uint32_t truncated_frame; /* FRAME id of the marker, 0 unset */
 	struct sp_buf drain;
 	struct rec_item *items;
+	size_t nitems;
 	size_t capitems;
 	uint64_t *ips;            /* unwinder output, max_frames */
 	uint32_t *frames;         /* frame ids for one stack */
