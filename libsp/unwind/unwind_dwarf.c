@@ -379,9 +379,14 @@ sp_unwind_dwarf(const struct sp_uregs *regs, const struct sp_ustack *stk,
 			exact = 0;
 		}
 		if (err) {
-			/* _start clears rbp: a zero frame pointer is the end. */
+			/* _start clears rbp: a zero frame pointer is the end
+			 * of a walk that got there.  Not at the sample's own
+			 * frame: code with no frame pointer (musl's, built
+			 * static) keeps _start's 0 all along, and a leaf in it
+			 * the analysis cannot tell (_Exit's syscall loop) is
+			 * no outermost frame. */
 			if ((cur.valid & (1u << SP_DW_RBP)) &&
-			    cur.r[SP_DW_RBP] == 0) {
+			    cur.r[SP_DW_RBP] == 0 && !own_regs) {
 				res->complete = 1;
 				return;
 			}

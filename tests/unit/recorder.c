@@ -285,6 +285,14 @@ Test(unwind_fp, stops_at_the_copy_a_loop_and_the_depth_limit)
 	unwind_fp(&regs, &stk, ips, 2, &res);
 	cr_assert_eq(res.error, SP_UNW_DEPTH);
 	cr_assert_eq(res.n, 2);
+	/* A zero frame pointer ends a walk that got to it, but a leaf in
+	 * code with no CFI and rbp 0 (musl's static code keeps _start's 0
+	 * all along) is no outermost frame. */
+	regs.r[SP_REG_IP] = 0x401000;
+	regs.r[SP_REG_BP] = 0;
+	unwind_fp(&regs, &stk, ips, 8, &res);
+	cr_assert_not(res.complete);
+	cr_assert_eq(res.n, 1);
 }
 
 /* A sample the kernel could copy no stack for (taken in a page fault)
