@@ -56,6 +56,7 @@ enum rec_counter {
 	C_CFI_REFUSED,        /* CFI sections refused by a bound (sizes, zlib) */
 	C_LEAF_INSN,          /* leaves without CFI unwound by analysis */
 	C_LEAF_INSN_UNKNOWN,  /* leaves the analysis could not tell */
+	C_SCANNED,            /* frames found by a stack scan (JIT code) */
 	C_FALLBACK_FIRST_,    /* then one counter per fallback reason */
 	C_UNWIND_FIRST_ = C_FALLBACK_FIRST_ + SP_FB_KINDS_,
 	C_COUNT_ = C_UNWIND_FIRST_ + SP_UNW_ERRORS_ - 1

@@ -250,6 +250,15 @@ read_stack(struct sp_cur *c, struct sp_ustack *stk)
 	stk->whole = dyn < size;
 }
 
+/* The unwinder's test for JIT code: a mapping with no file. */
+static int
+in_jit(void *ctx, uint64_t pc)
+{
+	const struct rec_range *m = spi_rec_find_range(ctx, pc);
+
+	return m != NULL && m->file == NULL && m->cfi == NULL;
+}
+
 /* The unwinder's lookup: ctx is the sampled process. */
 static int
 find_cfi(void *ctx, uint64_t pc, const struct sp_cfi_table **t,
@@ -333,7 +342,8 @@ user_frames(struct sp_recorder *r, struct rec_proc *p,
     const struct sp_uregs *regs, const struct sp_ustack *stk, size_t *n,
     int *complete)
 {
-	struct sp_unwind_lookup lk = { find_cfi, p, r->ctx.cache, read_code };
+	struct sp_unwind_lookup lk = { find_cfi, p, r->ctx.cache, read_code,
+	    in_jit };
 	struct sp_unwind_result res;
 	struct sp_unwind_stats st;
 	size_t i;
@@ -346,6 +356,7 @@ user_frames(struct sp_recorder *r, struct rec_proc *p,
 	r->ctx.c[C_CFI_CACHE_HITS] += st.cache_hits;
 	r->ctx.c[C_LEAF_INSN] += st.leaf_insn;
 	r->ctx.c[C_LEAF_INSN_UNKNOWN] += st.leaf_insn_unknown;
+	r->ctx.c[C_SCANNED] += st.scanned;
 	for (i = 0; i < SP_FB_KINDS_; i++)
 		r->ctx.c[C_FALLBACK_FIRST_ + i] += st.fallbacks[i];
 	for (i = 0; i < res.n; i++) {

@@ -60,6 +60,7 @@ static const char *const counter_names[C_FALLBACK_FIRST_] = {
 	[C_CFI_REFUSED] = "cfi_sections_refused",
 	[C_LEAF_INSN] = "leaf_insn_analysed",
 	[C_LEAF_INSN_UNKNOWN] = "leaf_insn_unknown",
+	[C_SCANNED] = "unwind_scanned",
 };
 
 static int

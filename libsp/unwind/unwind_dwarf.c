@@ -194,6 +194,87 @@ fp_step(struct walk *w, const struct frame *cur, struct frame *next)
 	return 0;
 }
 
+/* Stack words a scan looks through for a return address. */
+#define SCAN_WORDS 64
+
+/*
+ * Whether the bytes before ra end with a call instruction (x86-64 FF /2
+ * through a register or memory, with or without REX, or E8 rel32): a
+ * return address, not a number that happens to point into code.
+ */
+static int
+after_call(const struct sp_unwind_lookup *lk, uint64_t ra)
+{
+	uint8_t b[7]; /* b[7 - k]: the k-th byte before ra */
+
+	if (ra < sizeof(b) || lk->read_code(lk->ctx, ra - sizeof(b), b,
+	    sizeof(b)) != sizeof(b))
+		return 0;
+	return b[2] == 0xe8 ||                                 /* rel32 */
+	    (b[5] == 0xff && (b[6] & 0xf8) == 0xd0) ||         /* reg */
+	    (b[4] >= 0x40 && b[4] <= 0x4f && b[5] == 0xff &&
+	    (b[6] & 0xf8) == 0xd0) ||                          /* REX reg */
+	    (b[5] == 0xff && (b[6] & 0xf8) == 0x10 && (b[6] & 7) != 4 &&
+	    (b[6] & 7) != 5) ||                                /* [reg] */
+	    (b[4] == 0xff && (b[5] & 0xf8) == 0x50 && (b[5] & 7) != 4) ||
+	    (b[1] == 0xff && ((b[2] & 0xf8) == 0x90 || b[2] == 0x15) &&
+	    (b[2] & 7) != 4);                   /* [reg+disp8/32], [rip+d] */
+}
+
+/*
+ * JIT code whose frame neither the analysis nor the frame pointer unwinds
+ * (a compiled method that keeps no frame pointer, its OSR frame): a word
+ * above rsp that points into known code right after a call is the return
+ * address, as crash reporters scan.  Of those in SCAN_WORDS, the first
+ * with its caller's frame pointer saved just below it (push rbp first: a
+ * word above it in the copy) is taken, else the first: a stale return
+ * address left in a frame has seldom one.  0, or -SP_ENOTFOUND.
+ */
+static int
+scan_step(struct walk *w, const struct frame *cur,
+    const struct sp_unwind_lookup *lk, struct frame *next)
+{
+	uint64_t sp = cur->r[SP_DW_RSP], v, bp, bias, first = 0, found = 0;
+	const struct sp_cfi_table *t;
+	int i;
+
+	if (lk->read_code == NULL || lk->jit == NULL ||
+	    !(cur->valid & (1u << SP_DW_RSP)) ||
+	    !lk->jit(lk->ctx, cur->r[SP_DW_RA]))
+		return -SP_ENOTFOUND;
+	for (i = 0; i < SCAN_WORDS && found == 0; i++) {
+		uint64_t slot = sp + 8 * (uint64_t)i;
+
+		if (load(w, slot, &v) < 0)
+			break;
+		if (v < 4096 || lk->find(lk->ctx, v - 1, &t, &bias) != 0 ||
+		    !after_call(lk, v))
+			continue;
+		if (first == 0)
+			first = slot;
+		if (i > 0 && load(w, slot - 8, &bp) == 0 && (bp & 7) == 0 &&
+		    bp > slot && bp - w->sp0 < w->stk->len)
+			found = slot;
+	}
+	if (found == 0)
+		found = first;
+	if (found == 0 || load(w, found, &v) < 0)
+		return -SP_ENOTFOUND;
+	memset(next, 0, sizeof(*next));
+	next->r[SP_DW_RA] = v;
+	next->r[SP_DW_RSP] = found + 8;
+	next->valid = 1u << SP_DW_RA | 1u << SP_DW_RSP;
+	if (found > sp && load(w, found - 8, &bp) == 0 && (bp & 7) == 0 &&
+	    bp > found && bp - w->sp0 < w->stk->len) {
+		next->r[SP_DW_RBP] = bp;
+		next->valid |= 1u << SP_DW_RBP;
+	} else if (cur->valid & (1u << SP_DW_RBP)) {
+		next->r[SP_DW_RBP] = cur->r[SP_DW_RBP];
+		next->valid |= 1u << SP_DW_RBP;
+	}
+	return 0;
+}
+
 /*
  * A leaf frame without CFI: where instruction analysis finds the return
  * address, the caller's rsp is just above it and rbp is either untouched
@@ -395,6 +476,13 @@ sp_unwind_dwarf(const struct sp_uregs *regs, const struct sp_ustack *stk,
 			if (err == -SP_ETRUNC && stk->whole && stk->len > 0 &&
 			    !cut)
 				err = -SP_EFORMAT;
+			/* In code with no CFI, the frame pointer is no more
+			 * than data: look for the return address. */
+			if (err && why == SP_FB_NO_CFI && !cut &&
+			    scan_step(&w, &cur, lookup, &next) == 0) {
+				err = 0;
+				stats->scanned++;
+			}
 			if (err) {
 				res->error = err == -SP_EFORMAT && !cut ?
 				    SP_UNW_BAD_FP : stk->len == 0 ?

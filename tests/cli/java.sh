@@ -17,18 +17,19 @@ share() {
 
 # --- OpenJDK 17 ------------------------------------------------------------------
 # Its compiled methods keep no frame pointer unless -XX:+PreserveFramePointer.
-# Without it the instruction analysis unwinds most of them: 69-99.8 %
-# complete over six runs here (how much the JIT compiles on the stack
-# varies; before the analysis 36 %, perf --call-graph dwarf 2-11 %); the
-# rest end in JIT frames, and the summary names the option.  With it:
-# 99-100 %.
+# Without it the instruction analysis unwinds most of them, and a scan of
+# the stack the rest (an OSR frame of main's loop): 100 % complete in
+# three runs here, where the analysis alone gave 69-99.8 % over six (the
+# issue measured 36 % before it, perf --call-graph dwarf 2-11 %).  With
+# it: 99-100 %, and no scan.  Where stacks still truncate in JIT code,
+# the summary names the option.
 if ! need javac openjdk-17-jdk-headless; then
 	skip "java" "no javac, and openjdk-17-jdk-headless could not be installed (see $TMP/apt.log)"
 else
 	run javac -d "$TMP" tests/workloads/Spin.java
 	check "javac Spin.java (exit $RC)" test "$RC" -eq 0 -a -f "$TMP/Spin.class"
 	for flag in -XX:-PreserveFramePointer -XX:+PreserveFramePointer; do
-		case $flag in *-Pres*) name=fp-off min=50 ;; *) name=fp-on min=97 ;; esac
+		case $flag in *-Pres*) name=fp-off min=95 ;; *) name=fp-on min=97 ;; esac
 		run $REC -o "$TMP/$name.spl" -- java "$flag" -cp "$TMP" Spin 2000
 		check "java $flag: recorded (exit $RC)" test "$RC" -eq 0
 		$SYM -q "$TMP/$name.spl" | $FOLD >"$TMP/$name.folded"
@@ -41,6 +42,16 @@ else
 		check "java $flag: at least $min % of stacks complete ($c %)" test "$c" -ge "$min"
 		check "java $flag: most stacks go from the thread's start through JIT frames ($jit of $s)" \
 		    test "$((jit * 2))" -ge "${s:-1}"
+		scanned=$(counter "$TMP/$name.spl" unwind_scanned)
+		if [ "$name" = fp-off ]; then
+			check "java $flag: frames found by the scan are counted ($scanned)" test "${scanned:-0}" -gt 0
+		else
+			check "java $flag: with frame pointers nothing is scanned ($scanned)" test "${scanned:-1}" -eq 0
+		fi
+		# The call stub under main, once: a scan that took a stale
+		# return address would show it twice.
+		dup=$(awk '{ n = $NF } /call_helper[^;]*;(\[anon\]\+0x[0-9a-f]+);\1;/ { t += n } END { print t + 0 }' "$TMP/$name.folded")
+		check "java $flag: no frame doubled under call_helper ($dup)" test "$dup" -eq 0
 		# The summary has a word for truncation from 5 %.
 		if [ "$c" -le 95 ]; then
 			check "java $flag: $((100 - c)) % truncated, the summary names the option" \

@@ -203,12 +203,77 @@ static void
 unwind_fp(const struct sp_uregs *regs, const struct sp_ustack *stk,
     uint64_t *ips, size_t max, struct sp_unwind_result *res)
 {
-	const struct sp_unwind_lookup lk = { no_cfi, NULL, NULL, NULL };
+	const struct sp_unwind_lookup lk = { no_cfi, NULL, NULL, NULL, NULL };
 	struct sp_unwind_stats st;
 
 	memset(&st, 0, sizeof(st));
 	sp_unwind_dwarf(regs, stk, &lk, ips, max, res, &st);
 	cr_assert_eq(st.cfi_steps, 0);
+}
+
+/* Code for the scan: at 0x400010 a call rel32 (returning to 0x400015)
+ * among nops; [0x480000, 0x481000) is JIT code. */
+static size_t
+scan_code(void *ctx, uint64_t addr, uint8_t *buf, size_t len)
+{
+	uint8_t code[32];
+
+	(void)ctx;
+	memset(code, 0x90, sizeof(code));
+	memcpy(code + 0x10, "\xe8\x01\x02\x03\x04", 5);
+	if (addr < 0x400000 || addr + len > 0x400000 + sizeof(code))
+		return 0;
+	memcpy(buf, code + (addr - 0x400000), len);
+	return len;
+}
+
+static int
+scan_jit(void *ctx, uint64_t pc)
+{
+	(void)ctx;
+	return pc >= 0x480000 && pc < 0x481000;
+}
+
+/* A JIT frame that keeps no frame pointer: the scan finds its return
+ * address, a word after a call; of two, the one with a saved frame
+ * pointer below it, not a stale one.  Never in code with a file. */
+Test(unwind_scan, finds_the_return_address_of_a_jit_frame)
+{
+	const struct sp_unwind_lookup lk = { no_cfi, NULL, NULL, scan_code,
+	    scan_jit };
+	uint8_t stack[256] = { 0 };
+	struct sp_ustack stk = { stack, sizeof(stack), 0 };
+	struct sp_uregs regs = { { 0 } };
+	struct sp_unwind_stats st;
+	struct sp_unwind_result res;
+	uint64_t ips[8];
+
+	regs.r[SP_REG_IP] = 0x480010;
+	regs.r[SP_REG_SP] = 0x1000;
+	regs.r[SP_REG_BP] = 0x3; /* data: no frame pointer */
+	sp_put_le64(stack + 0x00, 0x12345);    /* a number */
+	sp_put_le64(stack + 0x08, 0x400013);   /* in code, after no call */
+	sp_put_le64(stack + 0x10, 0x400015);   /* stale: garbage below */
+	sp_put_le64(stack + 0x18, 0x1080);     /* a saved frame pointer */
+	sp_put_le64(stack + 0x20, 0x400015);   /* the return address */
+	sp_put_le64(stack + 0x80, 0);          /* its caller's rbp: 0 */
+	sp_put_le64(stack + 0x88, 0x400015);   /* and return address */
+	memset(&st, 0, sizeof(st));
+	sp_unwind_dwarf(&regs, &stk, &lk, ips, 8, &res, &st);
+	cr_assert_eq(st.scanned, 1);
+	cr_assert_eq(ips[0], 0x480010);
+	/* The caller's rbp came from the slot below the return address:
+	 * its frame pointer leads to the outermost frame (rbp 0). */
+	cr_assert_eq(res.n, 3);
+	cr_assert_eq(ips[1], 0x400014);
+	cr_assert_eq(ips[2], 0x400014);
+	cr_assert(res.complete);
+	/* The same leaf in code with a file is not scanned. */
+	regs.r[SP_REG_IP] = 0x460010;
+	memset(&st, 0, sizeof(st));
+	sp_unwind_dwarf(&regs, &stk, &lk, ips, 8, &res, &st);
+	cr_assert_eq(st.scanned, 0);
+	cr_assert_not(res.complete);
 }
 
 /* A stack at 0x1000 of 256 bytes with three frames chained through fp

@@ -8,9 +8,10 @@
  *
  * jit MILLISECONDS call: the JIT code is a caller instead, as a JIT's
  * compiled method is that calls into its runtime: it keeps no frame
- * pointer (rbp holds data, 1), moves rsp by a register, and calls
- * native_work, so that its frame cannot be unwound: the samples are in
- * native_work, and the walk ends in the JIT's frame.
+ * pointer (rbp holds data, 1), moves rsp by a register, and has a frame
+ * of 1 KiB of zeros, larger than the recorder's stack scan looks through,
+ * before it calls native_work: its frame cannot be unwound.  The samples
+ * are in native_work, and the walk ends in the JIT's frame.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -19,13 +20,15 @@
 
 /*
  * push rbp; push r12; push rbx; mov r12, rsp; mov rbx, rdi;
- * mov ebp, 1; sub rsp, 64; call rbx; mov rsp, r12; pop rbx; pop r12;
- * pop rbp; ret
+ * sub rsp, 0x400; mov rdi, rsp; xor eax, eax; mov ecx, 0x80; rep stosq;
+ * mov ebp, 1; call rbx; mov rsp, r12; pop rbx; pop r12; pop rbp; ret
  */
 static const unsigned char jit_caller[] = {
 	0x55, 0x41, 0x54, 0x53, 0x49, 0x89, 0xe4, 0x48, 0x89, 0xfb,
-	0xbd, 0x01, 0x00, 0x00, 0x00, 0x48, 0x83, 0xec, 0x40, 0xff,
-	0xd3, 0x4c, 0x89, 0xe4, 0x5b, 0x41, 0x5c, 0x5d, 0xc3,
+	0x48, 0x81, 0xec, 0x00, 0x04, 0x00, 0x00, 0x48, 0x89, 0xe7,
+	0x31, 0xc0, 0xb9, 0x80, 0x00, 0x00, 0x00, 0xf3, 0x48, 0xab,
+	0xbd, 0x01, 0x00, 0x00, 0x00, 0xff, 0xd3, 0x4c, 0x89, 0xe4,
+	0x5b, 0x41, 0x5c, 0x5d, 0xc3,
 };
 
 static volatile unsigned long sink;

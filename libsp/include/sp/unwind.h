@@ -93,6 +93,13 @@ struct sp_unwind_lookup {
 	 */
 	size_t (*read_code)(void *ctx, uint64_t addr, uint8_t *buf,
 	    size_t len);
+	/*
+	 * Whether pc lies in code with no file (a JIT's): 1 or 0.  Where
+	 * neither the analysis nor the frame pointer unwinds such a frame,
+	 * the stack is scanned for its return address.  May be NULL (no
+	 * scan).
+	 */
+	int (*jit)(void *ctx, uint64_t pc);
 };
 
 /*
@@ -113,6 +120,8 @@ struct sp_unwind_stats {
 	uint64_t cache_hits;
 	uint64_t leaf_insn;         /* leaves unwound by instruction analysis */
 	uint64_t leaf_insn_unknown; /* leaves it could not tell */
+	uint64_t scanned;           /* frames in code with no CFI whose return
+	                             * address a stack scan found */
 };
 
 /*
