@@ -194,6 +194,25 @@ fp_step(struct walk *w, const struct frame *cur, struct frame *next)
 	return 0;
 }
 
+/*
+ * Whether sp is the stack the kernel gives a new process (System V ABI
+ * x86-64, 3.4.1): argc, argc pointers into the stack above, a NULL.
+ */
+static int
+entry_stack(struct walk *w, uint64_t sp)
+{
+	uint64_t argc, v, i;
+
+	if (load(w, sp, &argc) < 0 || argc == 0 || argc > 65536 ||
+	    load(w, sp + 8 * (argc + 1), &v) < 0 || v != 0)
+		return 0;
+	for (i = 1; i <= argc; i++)
+		if (load(w, sp + 8 * i, &v) < 0 || v <= sp ||
+		    v - w->sp0 >= w->stk->len)
+			return 0;
+	return 1;
+}
+
 /* Stack words a scan looks through for a return address. */
 #define SCAN_WORDS 64
 
@@ -461,13 +480,15 @@ sp_unwind_dwarf(const struct sp_uregs *regs, const struct sp_ustack *stk,
 		}
 		if (err) {
 			/* _start clears rbp: a zero frame pointer is the end
-			 * of a walk that got there.  Not at the sample's own
-			 * frame: code with no frame pointer (musl's, built
-			 * static) keeps _start's 0 all along, and a leaf in it
-			 * the analysis cannot tell (_Exit's syscall loop) is
-			 * no outermost frame. */
+			 * of a walk that got there.  At the sample's own frame
+			 * only on the process's first stack (a sample at the
+			 * entry point): code with no frame pointer (musl's,
+			 * built static) keeps _start's 0 all along, and a leaf
+			 * in it the analysis cannot tell (_Exit's syscall
+			 * loop) is no outermost frame. */
 			if ((cur.valid & (1u << SP_DW_RBP)) &&
-			    cur.r[SP_DW_RBP] == 0 && !own_regs) {
+			    cur.r[SP_DW_RBP] == 0 && (!own_regs ||
+			    entry_stack(&w, cur.r[SP_DW_RSP]))) {
 				res->complete = 1;
 				return;
 			}

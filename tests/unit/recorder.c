@@ -355,8 +355,16 @@ Test(unwind_fp, stops_at_the_copy_a_loop_and_the_depth_limit)
 	 * all along) is no outermost frame. */
 	regs.r[SP_REG_IP] = 0x401000;
 	regs.r[SP_REG_BP] = 0;
+	memset(stack, 0, sizeof(stack));
 	unwind_fp(&regs, &stk, ips, 8, &res);
 	cr_assert_not(res.complete);
+	cr_assert_eq(res.n, 1);
+	/* At the entry point, on the stack the kernel gave the process
+	 * (argc, argv pointing above, NULL), it is. */
+	sp_put_le64(stack, 1);
+	sp_put_le64(stack + 8, 0x1030);
+	unwind_fp(&regs, &stk, ips, 8, &res);
+	cr_assert(res.complete);
 	cr_assert_eq(res.n, 1);
 }
 
