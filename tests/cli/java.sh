@@ -48,6 +48,16 @@ else
 		else
 			check "java $flag: with frame pointers nothing is scanned ($scanned)" test "${scanned:-1}" -eq 0
 		fi
+		# Each thread sampled once per period: the JVM starts its
+		# threads at once, while their FORK records may still be in
+		# the rings (a recorder that gave them a second event sampled
+		# them in pairs 3-10 us apart, 3 runs in 6).
+		twice=$($DUMP "$TMP/$name.spl" | awk '/^sample / { t = $2
+			for (i = 1; i <= NF; i++) if ($i == "tid") id = $(i + 1)
+			if (id in last) { n[id]++; if (t - last[id] < 0.000030) s[id]++ }
+			last[id] = t }
+		    END { for (id in n) if (n[id] >= 20 && s[id] * 100 >= n[id] * 30) k++; print k + 0 }')
+		check "java $flag: no thread sampled twice ($twice)" test "$twice" -eq 0
 		# The call stub under main, once: a scan that took a stale
 		# return address would show it twice.
 		dup=$(awk '{ n = $NF } /call_helper[^;]*;(\[anon\]\+0x[0-9a-f]+);\1;/ { t += n } END { print t + 0 }' "$TMP/$name.folded")
