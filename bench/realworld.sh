@@ -37,6 +37,14 @@
 #   lines of their own); a frame perf cannot name is written MODULE+0xIP
 #   (0xIP without a module), as sp-sym writes it, so that leaves group
 #   by address alike.
+#
+# The JIT runtimes run a call tree of small functions for the clock
+# milliseconds that give one thread about CPU_MS of CPU (as clockloop):
+# tests/workloads/Spin.java under OpenJDK 17, as is and with
+# -XX:+PreserveFramePointer (it writes no perf map, so its JIT frames are
+# unnamed for both tools), and tests/workloads/spin.js under node
+# --perf-basic-prof (both tools name its JIT frames from /tmp/perf-PID.map,
+# removed once read, as CPython's).
 # Knobs (environment): CPU_MS=3000 REPS=3 RATE=999.
 # Table on stdout and in build/bench/realworld.txt.
 set -euo pipefail
@@ -82,6 +90,13 @@ pyenv() {
 	    -path "*/versions/$1.*/bin/python$1" 2>/dev/null | sort -V | tail -1
 }
 py312=$(pyenv 3.12) py311=$(pyenv 3.11)
+# Runtimes, likewise.  Debian keeps a JDK's programs off PATH, in a
+# folder named by its version.
+need '/usr/lib/jvm/java-17-openjdk-*/bin/javac' openjdk-17-jdk-headless || true
+need node nodejs || true
+# newest GLOB: the path matching GLOB with the highest version, or nothing.
+newest() { { compgen -G "$1" || true; } | sort -V | tail -1; }
+JDK=$(newest '/usr/lib/jvm/java-17-openjdk-*/bin/javac') JDK=${JDK%/javac}
 
 # Private copies: a rebuild in the tree during the run cannot change them.
 BUILT=$(stat -c %y $BIN/sp-record | cut -d. -f1)
@@ -135,6 +150,14 @@ fi
 [[ -n $py312 ]] || SKIP[py312-perf]="no CPython 3.12 among the pyenv builds"
 [[ -n $py311 ]] || SKIP[py311]="no CPython 3.11 among the pyenv builds"
 cp tests/workloads/pytree.py "$W/"
+if [[ -z $JDK ]]; then
+	SKIP[java]="no OpenJDK 17 (/usr/lib/jvm/java-17-openjdk-*; openjdk-17-jdk-headless)"
+else
+	mkdir "$W/java"
+	build java "$JDK/javac" -d "$W/java" tests/workloads/Spin.java
+fi
+[[ -z ${SKIP[java]:-} ]] || SKIP[java-fp]=${SKIP[java]}
+skip_unless node node && cp tests/workloads/spin.js "$W/"
 # cpu_s CMD...: user+sys seconds of CMD (bash's time), and its wall
 # seconds before them.
 cpu_s() {
@@ -158,6 +181,8 @@ GOMS=$CPU_MS
 [[ -n ${SKIP[gowork]:-} ]] || GOMS=$(wall_ms "$(cpu_s "$W/gowork/gowork" 300)")
 
 # name|what|command: ~CPU_MS of CPU each.
+# node runs in $W: with --perf-basic-prof V8 also writes an
+# isolate-*-v8.log into its working folder.
 WORKLOADS=(
 	"except-lld|g++ -O2 -g -fuse-ld=lld except.cc (C++ exceptions)|$W/except-lld $CPU_MS"
 	"except-bfd|g++ -O2 -g -fuse-ld=bfd except.cc (GNU ld)|$W/except-bfd $CPU_MS"
@@ -169,6 +194,9 @@ WORKLOADS=(
 	"dd|dd bs=64k count=$DDCOUNT (kernel time)|dd if=/dev/zero of=/dev/null bs=64k count=$DDCOUNT"
 	"clockloop|clockloop $CLOCKMS ms (vDSO)|$W/clockloop $CLOCKMS"
 	"fmt-musl|fmt-musl-static (musl static, printf)|$W/fmt-musl-static $CPU_MS"
+	"java|OpenJDK 17 Spin.java, $CLOCKMS ms (JIT)|$JDK/java -cp $W/java Spin $CLOCKMS"
+	"java-fp|OpenJDK 17 -XX:+PreserveFramePointer Spin.java|$JDK/java -XX:+PreserveFramePointer -cp $W/java Spin $CLOCKMS"
+	"node|node --perf-basic-prof spin.js, $CLOCKMS ms (V8 JIT)|env -C $W node --perf-basic-prof spin.js $CLOCKMS"
 )
 
 # --- judging folded stacks -------------------------------------------------------
@@ -358,6 +386,8 @@ versions() {
 	command -v go >/dev/null && v+=("$(go version | awk '{ print $3 }')")
 	[[ -n $py312 ]] && v+=("$("$py312" --version 2>&1)")
 	[[ -n $py311 ]] && v+=("$("$py311" --version 2>&1)")
+	[[ -n $JDK ]] && v+=("$("$JDK"/java -version 2>&1 | awk -F '"' 'NR == 1 { print "openjdk", $2 }')")
+	command -v node >/dev/null && v+=("node $(node --version)")
 	local IFS=, all
 	all="${v[*]}"
 	echo "${all//,/, }"
