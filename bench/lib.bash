@@ -1,20 +1,32 @@
 # bench/lib.bash: what the benchmarks share.  Sourced by bench/*.sh once
 # they have defined die (print and exit 1) and note (a progress line).
 
-# need CMD PACKAGE: succeeds when CMD is on PATH, installing PACKAGE with
-# apt-get first (as root, on Debian) where it is not; a fresh machine's
-# package lists may be missing or old, so a failed install is retried
-# after apt-get update.  apt's output goes to $APT_LOG (default: nowhere);
-# apt waits for another apt (a test suite's) to release the dpkg lock.
+# have CMD: CMD is on PATH; or, given as a path (a glob, for programs
+# Debian keeps off PATH in versioned folders: /usr/lib/postgresql/*/bin),
+# a file matches it.
+have() {
+	if [[ $1 == */* ]]; then
+		compgen -G "$1" >/dev/null
+	else
+		command -v "$1" >/dev/null
+	fi
+}
+
+# need CMD PACKAGE: succeeds when CMD is there (have), installing PACKAGE
+# with apt-get first (as root, on Debian) where it is not; a fresh
+# machine's package lists may be missing or old, so a failed install is
+# retried after apt-get update.  apt's output goes to $APT_LOG (default:
+# nowhere); apt waits for another apt (a test suite's) to release the
+# dpkg lock.
 need() {
 	local apt=(apt-get -o DPkg::Lock::Timeout=600 -qq) log=${APT_LOG:-/dev/null}
-	command -v "$1" >/dev/null && return 0
+	have "$1" && return 0
 	[[ $EUID -eq 0 ]] && command -v apt-get >/dev/null || return 1
 	note "installing $2 (for $1)"
 	DEBIAN_FRONTEND=noninteractive "${apt[@]}" install -y "$2" >>"$log" 2>&1 ||
 		{ "${apt[@]}" update >>"$log" 2>&1 &&
 		DEBIAN_FRONTEND=noninteractive "${apt[@]}" install -y "$2" >>"$log" 2>&1; }
-	command -v "$1" >/dev/null
+	have "$1"
 }
 
 # need_perf: perf, the peer the benchmarks compare with, is installed

@@ -37,6 +37,36 @@
 #   lines of their own); a frame perf cannot name is written MODULE+0xIP
 #   (0xIP without a module), as sp-sym writes it, so that leaves group
 #   by address alike.
+#
+# The JIT runtimes run a call tree of small functions for the clock
+# milliseconds that give one thread about CPU_MS of CPU (as clockloop):
+# tests/workloads/Spin.java under OpenJDK 17, as is and with
+# -XX:+PreserveFramePointer (it writes no perf map, so its JIT frames are
+# unnamed for both tools), and tests/workloads/spin.js under node
+# --perf-basic-prof (both tools name its JIT frames from /tmp/perf-PID.map,
+# removed once read, as CPython's).
+#
+# The servers (postgres, redis, nginx) are started once, before the
+# rounds, with all their files in the scratch folder (data, sockets, pid
+# and log files, configuration; TCP only on 127.0.0.1, on a port no socket
+# of the machine uses), and stopped at the end or by the exit trap.  A
+# recording attaches to the running server while a load generator (not
+# recorded) drives it for SRV_S seconds, CPU_MS rounded up to whole seconds
+# of the clock; the recorder starts SETTLE seconds before the load and
+# stops as long after it:
+#   sp-record -F RATE -d SECONDS -p PID --children
+#   perf record -F RATE -g --call-graph dwarf,8192 -e cpu-clock -p PID[,PID...] -- sleep SECONDS
+# perf record -p follows the processes its targets fork once it is
+# attached (the kernel's event inheritance: checked with a shell that
+# forks), not those already running; sp-record --children follows both.
+# So:
+# - postgres: pgbench -S connects after the attach, so both tools follow
+#   the postmaster's new backends from its pid alone, as a perf user would
+#   record it (the background processes that run already are followed by
+#   sp-record only; they are idle).
+# - nginx: its workers run from the start, so perf is given the master's
+#   and the workers' pids, sp-record the master's and --children.
+# - redis: one process, its pid for both.
 # Knobs (environment): CPU_MS=3000 REPS=3 RATE=999.
 # Table on stdout and in build/bench/realworld.txt.
 set -euo pipefail
@@ -57,7 +87,30 @@ if [[ -n ${TMPDIR:-} ]]; then
 else
 	mkdir -p build/bench-tmp && T=$(mktemp -d "$PWD/build/bench-tmp/realworld.XXXXXX")
 fi
-trap 'rm -rf "$T"' EXIT
+# The servers drop root (postgres, nginx's workers) and must reach their
+# folders in here; listing it stays root's.
+chmod 711 "$T"
+# SRV_PID: the pid of each server this run started (by name), the only
+# processes stop_servers signals.  postgres: SIGINT, its fast shutdown
+# (SIGTERM would wait for clients to leave); redis and nginx end on
+# SIGTERM (nginx's master stops its workers).  SIGKILL after 10 s.
+declare -A SRV_PID
+stop_servers() {
+	local s p
+	for s in "${!SRV_PID[@]}"; do
+		p=${SRV_PID[$s]}
+		unset "SRV_PID[$s]"
+		kill "-$([[ $s == postgres ]] && echo INT || echo TERM)" "$p" 2>/dev/null || continue
+		for _ in $(seq 100); do
+			kill -0 "$p" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill -KILL "$p" 2>/dev/null || true
+	done
+}
+# REC_PID: a recorder running in the background (rec), stopped likewise.
+REC_PID=
+trap '[[ -z $REC_PID ]] || kill "$REC_PID" 2>/dev/null; stop_servers; rm -rf "$T"' EXIT
 trap 'exit 130' INT TERM
 
 # --- prerequisites -------------------------------------------------------------
@@ -82,6 +135,19 @@ pyenv() {
 	    -path "*/versions/$1.*/bin/python$1" 2>/dev/null | sort -V | tail -1
 }
 py312=$(pyenv 3.12) py311=$(pyenv 3.11)
+# Runtimes and servers, likewise.  Debian keeps a JDK's and PostgreSQL's
+# programs off PATH, in folders named by their versions.
+need '/usr/lib/jvm/java-17-openjdk-*/bin/javac' openjdk-17-jdk-headless || true
+need node nodejs || true
+need '/usr/lib/postgresql/*/bin/postgres' postgresql || true
+need redis-server redis-server || true
+need redis-benchmark redis-tools || true
+need nginx nginx || true
+need wrk wrk || need ab apache2-utils || true
+# newest GLOB: the path matching GLOB with the highest version, or nothing.
+newest() { { compgen -G "$1" || true; } | sort -V | tail -1; }
+JDK=$(newest '/usr/lib/jvm/java-17-openjdk-*/bin/javac') JDK=${JDK%/javac}
+PGBIN=$(newest '/usr/lib/postgresql/*/bin/postgres') PGBIN=${PGBIN%/postgres}
 
 # Private copies: a rebuild in the tree during the run cannot change them.
 BUILT=$(stat -c %y $BIN/sp-record | cut -d. -f1)
@@ -93,16 +159,19 @@ LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
 start=$SECONDS
 
 # --- builds -----------------------------------------------------------------------
-# build NAME CMD...: runs CMD (a build); on failure the workload is skipped
-# with the last line of its output as the reason.
+# step NAME WHAT CMD...: runs CMD (WHAT: build, a server's start or
+# init) unless the workload is skipped already; on failure the workload is
+# skipped with the last line of its output as the reason.
 declare -A SKIP
-build() {
-	local name=$1
-	shift
-	note "building $name"
-	"$@" >"$T/build.$name.log" 2>&1 ||
-	    SKIP[$name]="build failed: $(tail -1 "$T/build.$name.log")"
+step() {
+	local name=$1 what=$2
+	shift 2
+	[[ -z ${SKIP[$name]:-} ]] || return 0
+	note "$what $name"
+	"$@" >>"$T/$what.$name.log" 2>&1 ||
+	    SKIP[$name]="$what failed: $(tail -1 "$T/$what.$name.log")"
 }
+build() { step "$1" build "${@:2}"; }
 # skip_unless NAME CMD...: the workload is skipped unless every CMD is on PATH.
 skip_unless() {
 	local name=$1 c
@@ -135,6 +204,14 @@ fi
 [[ -n $py312 ]] || SKIP[py312-perf]="no CPython 3.12 among the pyenv builds"
 [[ -n $py311 ]] || SKIP[py311]="no CPython 3.11 among the pyenv builds"
 cp tests/workloads/pytree.py "$W/"
+if [[ -z $JDK ]]; then
+	SKIP[java]="no OpenJDK 17 (/usr/lib/jvm/java-17-openjdk-*; openjdk-17-jdk-headless)"
+else
+	mkdir "$W/java"
+	build java "$JDK/javac" -d "$W/java" tests/workloads/Spin.java
+fi
+[[ -z ${SKIP[java]:-} ]] || SKIP[java-fp]=${SKIP[java]}
+skip_unless node node && cp tests/workloads/spin.js "$W/"
 # cpu_s CMD...: user+sys seconds of CMD (bash's time), and its wall
 # seconds before them.
 cpu_s() {
@@ -157,7 +234,160 @@ CLOCKMS=$(wall_ms "$(cpu_s "$W/clockloop" 300)")
 GOMS=$CPU_MS
 [[ -n ${SKIP[gowork]:-} ]] || GOMS=$(wall_ms "$(cpu_s "$W/gowork/gowork" 300)")
 
-# name|what|command: ~CPU_MS of CPU each.
+# --- servers --------------------------------------------------------------------------
+# A server workload's command is "@NAME": start_NAME starts it (once),
+# load_NAME drives it for SRV_S seconds, SRV_SP[NAME] and SRV_PERF[NAME]
+# are what sp-record and perf record attach to (the header says why they
+# differ).
+SETTLE=1 SRV_S=$(((CPU_MS + 999) / 1000))
+declare -A SRV_SP SRV_PERF
+# free_port: a TCP port in 20000-29999 that no socket of the machine uses
+# (listening or not, IPv4 or IPv6: /proc/net/tcp*), found without a probe
+# that would touch another program's port.
+free_port() {
+	local used p
+	used=$(awk 'FNR > 1 { sub(/.*:/, "", $2); print $2 }' /proc/net/tcp /proc/net/tcp6 2>/dev/null || true)
+	for p in $(shuf -i 20000-29999 -n 100); do
+		grep -qx "$(printf %04X "$p")" <<<"$used" || { echo "$p"; return 0; }
+	done
+	return 1
+}
+# ready NAME LOG CMD...: waits up to 30 s for CMD to succeed (the server
+# SRV_PID[NAME] serves); if it does not, or the server exits, the workload
+# is skipped with LOG's last line as the reason.
+ready() {
+	local name=$1 log=$2
+	shift 2
+	for _ in $(seq 300); do
+		"$@" 2>/dev/null && return 0
+		kill -0 "${SRV_PID[$name]}" 2>/dev/null || break
+		sleep 0.1
+	done
+	SKIP[$name]="did not start: $(tail -1 "$log" 2>/dev/null)"
+	return 1
+}
+
+# postgres: initdb as the postgres user (the server will not run as root)
+# into $T/pg, trust authentication, a Unix socket in $T/pg and no TCP
+# (listen_addresses is empty; the port names the socket), no fsync (the
+# data is scratch).  pgbench -i at scale PG_SCALE: 100,000 rows of
+# pgbench_accounts per unit, all in shared_buffers, so -S is CPU-bound.
+PG_SCALE=2
+start_postgres() {
+	local d=$T/pg
+	if [[ -z $PGBIN ]]; then
+		SKIP[postgres]="no PostgreSQL server (/usr/lib/postgresql/*/bin/postgres; postgresql)"
+		return
+	fi
+	id postgres >/dev/null 2>&1 || { SKIP[postgres]="there is no postgres user"; return; }
+	mkdir "$d" && chown postgres: "$d"
+	runuser -u postgres -- test -w "$d" ||
+	    { SKIP[postgres]="the postgres user cannot reach $d (set TMPDIR to a folder it can)"; return; }
+	PG_PORT=$(free_port) || { SKIP[postgres]="no free TCP port in 20000-29999"; return; }
+	step postgres initdb runuser -u postgres -- env -C "$d" "$PGBIN/initdb" -D "$d/data" \
+	    -U postgres -A trust -E UTF8 --no-locale --no-sync
+	step postgres start runuser -u postgres -- env -C "$d" "$PGBIN/pg_ctl" -D "$d/data" \
+	    -l "$d/log" -w -t 60 -o "-c port=$PG_PORT -c listen_addresses='' \
+	    -c unix_socket_directories='$d' -c fsync=off" start
+	if [[ -f $d/data/postmaster.pid ]]; then
+		SRV_PID[postgres]=$(head -1 "$d/data/postmaster.pid")
+	fi
+	step postgres pgbench-init timeout 600 "$PGBIN/pgbench" -i -q -s "$PG_SCALE" \
+	    -h "$d" -p "$PG_PORT" -U postgres postgres
+	SRV_SP[postgres]="-p ${SRV_PID[postgres]:-} --children" SRV_PERF[postgres]="-p ${SRV_PID[postgres]:-}"
+}
+load_postgres() {
+	timeout -k 5 $((SRV_S + 30)) "$PGBIN/pgbench" -n -S -c 2 -j 2 -T "$SRV_S" \
+	    -h "$T/pg" -p "$PG_PORT" -U postgres postgres
+}
+
+# redis: no persistence (no RDB snapshots, no AOF), its folder $T/redis.
+start_redis() {
+	local d=$T/redis
+	skip_unless redis redis-server redis-benchmark || return 0
+	REDIS_PORT=$(free_port) || { SKIP[redis]="no free TCP port in 20000-29999"; return; }
+	mkdir "$d"
+	redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --save '' --appendonly no \
+	    --dir "$d" --logfile "$d/log" </dev/null >/dev/null 2>&1 &
+	SRV_PID[redis]=$!
+	ready redis "$d/log" grep -qF 'Ready to accept connections' "$d/log" || return 0
+	SRV_SP[redis]="-p ${SRV_PID[redis]}" SRV_PERF[redis]="-p ${SRV_PID[redis]}"
+}
+# redis-benchmark has no duration: -l repeats SET and GET (16 clients, 16
+# commands in flight each, so the server's CPU goes to commands rather
+# than to a system call each) until timeout ends it, the expected 124.
+load_redis() {
+	local rc=0
+	timeout -k 5 "$SRV_S" redis-benchmark -h 127.0.0.1 -p "$REDIS_PORT" -q -l -t set,get \
+	    -n 100000 -r 100000 -d 64 -c 16 -P 16 >/dev/null || rc=$?
+	[[ $rc -eq 124 ]]
+}
+
+# nginx: a configuration of its own (the master, NGINX_WORKERS workers
+# that drop root for nobody, prefix, pid and log files and temporary
+# folders in $T/nginx, no access log), serving a 4 KiB file.
+NGINX_WORKERS=2
+start_nginx() {
+	local d=$T/nginx
+	skip_unless nginx nginx || return 0
+	if command -v wrk >/dev/null; then
+		LOADER=wrk
+	elif command -v ab >/dev/null; then
+		LOADER=ab
+	else
+		SKIP[nginx]="neither wrk nor ab is installed"
+		return
+	fi
+	NGINX_PORT=$(free_port) || { SKIP[nginx]="no free TCP port in 20000-29999"; return; }
+	mkdir -p "$d/html" "$d/tmp"
+	head -c 3072 /dev/urandom | base64 >"$d/html/index.html"
+	chmod -R a+rX "$d"
+	# Else every request would be a 403, quick and not what is measured.
+	runuser -u nobody -- test -r "$d/html/index.html" ||
+	    { SKIP[nginx]="nobody cannot read $d (set TMPDIR to a folder it can)"; return; }
+	cat >"$d/nginx.conf" <<-EOF
+	daemon off;
+	worker_processes $NGINX_WORKERS;
+	user nobody $(id -gn nobody);
+	pid $d/nginx.pid;
+	error_log $d/error.log notice;
+	events { worker_connections 256; }
+	http {
+		access_log off;
+		client_body_temp_path $d/tmp/body;
+		proxy_temp_path $d/tmp/proxy;
+		fastcgi_temp_path $d/tmp/fastcgi;
+		uwsgi_temp_path $d/tmp/uwsgi;
+		scgi_temp_path $d/tmp/scgi;
+		server {
+			listen 127.0.0.1:$NGINX_PORT;
+			root $d/html;
+		}
+	}
+	EOF
+	nginx -p "$d/" -c "$d/nginx.conf" -e "$d/error.log" </dev/null >"$d/out" 2>&1 &
+	SRV_PID[nginx]=$!
+	ready nginx "$d/error.log" nginx_up || return 0
+	SRV_SP[nginx]="-p ${SRV_PID[nginx]} --children"
+	SRV_PERF[nginx]="-p $(nginx_workers | paste -sd, - | sed "s/^/${SRV_PID[nginx]},/")"
+}
+nginx_workers() { ps -o pid= --ppid "${SRV_PID[nginx]}" | tr -d ' '; }
+nginx_up() { [[ $(nginx_workers | wc -l) -ge $NGINX_WORKERS ]]; }
+load_nginx() {
+	local url=http://127.0.0.1:$NGINX_PORT/index.html
+	if [[ $LOADER == wrk ]]; then
+		timeout -k 5 $((SRV_S + 30)) wrk -t 1 -c 16 -d "${SRV_S}s" "$url"
+	else
+		timeout -k 5 $((SRV_S + 30)) ab -q -k -c 16 -t "$SRV_S" -n 100000000 "$url"
+	fi
+}
+start_postgres
+start_redis
+start_nginx
+
+# name|what|command: ~CPU_MS of CPU each; a server (@NAME) SRV_S s of load.
+# node runs in $W: with --perf-basic-prof V8 also writes an
+# isolate-*-v8.log into its working folder.
 WORKLOADS=(
 	"except-lld|g++ -O2 -g -fuse-ld=lld except.cc (C++ exceptions)|$W/except-lld $CPU_MS"
 	"except-bfd|g++ -O2 -g -fuse-ld=bfd except.cc (GNU ld)|$W/except-bfd $CPU_MS"
@@ -169,6 +399,12 @@ WORKLOADS=(
 	"dd|dd bs=64k count=$DDCOUNT (kernel time)|dd if=/dev/zero of=/dev/null bs=64k count=$DDCOUNT"
 	"clockloop|clockloop $CLOCKMS ms (vDSO)|$W/clockloop $CLOCKMS"
 	"fmt-musl|fmt-musl-static (musl static, printf)|$W/fmt-musl-static $CPU_MS"
+	"java|OpenJDK 17 Spin.java, $CLOCKMS ms (JIT)|$JDK/java -cp $W/java Spin $CLOCKMS"
+	"java-fp|OpenJDK 17 -XX:+PreserveFramePointer Spin.java|$JDK/java -XX:+PreserveFramePointer -cp $W/java Spin $CLOCKMS"
+	"node|node --perf-basic-prof spin.js, $CLOCKMS ms (V8 JIT)|env -C $W node --perf-basic-prof spin.js $CLOCKMS"
+	"postgres|PostgreSQL, pgbench -S -c 2 (scale $PG_SCALE) $SRV_S s; -p postmaster|@postgres"
+	"redis|redis-server, redis-benchmark SET/GET -P 16 $SRV_S s; -p server|@redis"
+	"nginx|nginx, $NGINX_WORKERS workers, ${LOADER:-wrk} -c 16 on a 4 KiB file $SRV_S s; -p master|@nginx"
 )
 
 # --- judging folded stacks -------------------------------------------------------
@@ -271,14 +507,44 @@ drop_perf_maps() {
 	done
 }
 
+# rec SERVER WHO CMD...: runs the recorder CMD.  With a SERVER, in the
+# background while load_SERVER runs SETTLE s after its start (attached by
+# then, so that the backends pgbench opens are new processes for both
+# tools), both bounded; the load's output goes to $T/load.SERVER.log and
+# its failure to the notes, under WHO.
+rec() {
+	local srv=$1 who=$2 rc=0
+	shift 2
+	if [[ -z $srv ]]; then
+		"$@"
+		return
+	fi
+	timeout -k 5 $((SRV_S + 2 * SETTLE + 60)) "$@" &
+	REC_PID=$!
+	sleep "$SETTLE"
+	"load_$srv" >>"$T/load.$srv.log" 2>&1 ||
+	    echo "$who: the load failed: $(tail -1 "$T/load.$srv.log")" >>"$T/notes"
+	wait "$REC_PID" || rc=$?
+	REC_PID=
+	return "$rc"
+}
+
 # measure NAME ROUND TOOL CMD...: one recording; appends
 # "NAME TOOL samples complete unnamed frames bytes" to $T/rows and the
 # leaves to $T/leaves.NAME.TOOL.  A failure is a note, not numbers.
+# CMD "@SERVER": the tools attach to the server for its load instead.
 measure() {
-	local name=$1 round=$2 tool=$3 bytes spn n c u f
+	local name=$1 round=$2 tool=$3 bytes spn n c u f srv=''
 	shift 3
+	local sp_target=(-- "$@") perf_target=(-- "$@")
+	if [[ $1 == @* ]]; then
+		srv=${1#@}
+		read -ra sp_target <<<"-d $((SRV_S + 2 * SETTLE)) ${SRV_SP[$srv]}"
+		read -ra perf_target <<<"${SRV_PERF[$srv]} -- sleep $((SRV_S + 2 * SETTLE))"
+	fi
 	if [[ $tool == sp ]]; then
-		if ! "$BIN"/sp-record -q -F "$RATE" -o "$T/x.spl" -- "$@" >"$T/log" 2>&1; then
+		if ! rec "$srv" "$name sp (round $round)" "$BIN"/sp-record -q -F "$RATE" -o "$T/x.spl" \
+		    "${sp_target[@]}" >"$T/log" 2>&1; then
 			echo "$name sp: sp-record failed (round $round): $(tail -1 "$T/log")" >>"$T/notes"
 			return
 		fi
@@ -290,8 +556,8 @@ measure() {
 		spn=$("$BIN"/sp-dump --stats --json "$T/x.spl" | grep -o '"samples":[0-9]*' | head -1 | cut -d: -f2)
 		rm -f "$T/x.spl"
 	else
-		if ! HOME=$T perf record -q -F "$RATE" -g --call-graph dwarf,8192 -e cpu-clock \
-		    -o "$T/x.data" -- "$@" >"$T/log" 2>&1; then
+		if ! HOME=$T rec "$srv" "$name perf (round $round)" perf record -q -F "$RATE" -g \
+		    --call-graph dwarf,8192 -e cpu-clock -o "$T/x.data" "${perf_target[@]}" >"$T/log" 2>&1; then
 			echo "$name perf: perf record failed (round $round): $(grep -v '^$' "$T/log" | tail -1)" >>"$T/notes"
 			rm -f "$T/x.data"
 			return
@@ -329,6 +595,7 @@ for round in $(seq "$REPS"); do
 		{ measure "$name" "$round" sp $cmd; measure "$name" "$round" perf $cmd; }
 	done
 done
+stop_servers
 
 # --- table ------------------------------------------------------------------------------
 # med NAME TOOL EXPR: median over the rounds of an awk expression of a row's
@@ -358,6 +625,12 @@ versions() {
 	command -v go >/dev/null && v+=("$(go version | awk '{ print $3 }')")
 	[[ -n $py312 ]] && v+=("$("$py312" --version 2>&1)")
 	[[ -n $py311 ]] && v+=("$("$py311" --version 2>&1)")
+	[[ -n $JDK ]] && v+=("$("$JDK"/java -version 2>&1 | awk -F '"' 'NR == 1 { print "openjdk", $2 }')")
+	command -v node >/dev/null && v+=("node $(node --version)")
+	[[ -n $PGBIN ]] && v+=("$("$PGBIN"/postgres --version | awk '{ print "postgres", $3 }')")
+	command -v redis-server >/dev/null && v+=("$(redis-server --version | sed 's/.* v=\([^ ]*\).*/redis \1/')")
+	command -v nginx >/dev/null && v+=("$(nginx -v 2>&1 | sed 's|.*nginx/|nginx |')")
+	command -v wrk >/dev/null && v+=("$(wrk -v 2>&1 | awk 'NR == 1 { v = $2; sub(/.*\//, "", v); print "wrk", v }')")
 	local IFS=, all
 	all="${v[*]}"
 	echo "${all//,/, }"
@@ -367,6 +640,7 @@ mkdir -p "$OUTDIR"
 	echo "# bench/realworld.sh  $(date -u +%FT%TZ)  $(uname -r)  $(nproc) CPUs  HEAD $(git rev-parse --short HEAD 2>/dev/null || echo ?)$(git diff --quiet HEAD 2>/dev/null || echo ' (dirty tree)')"
 	echo "# ~$CPU_MS ms of CPU per workload at $RATE Hz, medians of $REPS rounds; sp-record built $BUILT; $(perf --version)"
 	echo "#   sp: sp-record -F $RATE | sp-sym | sp-fold;  perf: perf record -F $RATE -g --call-graph dwarf,8192 -e cpu-clock | perf script"
+	echo "#   servers: the same, but sp-record -d S -p PID --children, perf record -p PID[,WORKER...] -- sleep S, for $SRV_S s of load and $SETTLE s either side"
 	echo "# toolchains: $(versions)"
 	echo "# compl%: stacks whose root is an outermost function (_start, __libc_start_main, clone*, start_thread, Go's"
 	echo "#   stack starts; rules in the script); unnamed%: frames shown as [unknown], 0x..., MODULE+0x...;"
