@@ -189,10 +189,10 @@ spi_rec_keep_binary(struct rec_ctx *r, uint32_t pid, const struct rec_range *m)
 	if (err < 0)
 		spi_rec_log(r, "bundle: could not keep %s: %s", f->path,
 		    sp_strerror(err));
-	if (fd >= 0)
+	if (fd >= 0) {
 		keep_debug(r, f);
-	if (fd >= 0)
 		(void)close(fd);
+	}
 	free(f->path); /* once, kept or not */
 	f->path = NULL;
 	f->kept = 1;

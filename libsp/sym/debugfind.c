@@ -229,7 +229,7 @@ debug_at(struct search *r, const char *path, const uint32_t *crc)
 static int
 bundle_debug(struct search *r)
 {
-	char buf[PATH_MAX], rel[sizeof("debug/") + 2 * SP_ELF_BUILD_ID_MAX];
+	char buf[PATH_MAX], rel[sizeof("debug/") + 2 * (size_t)SP_ELF_BUILD_ID_MAX];
 	int err;
 
 	memcpy(rel, "debug/", sizeof("debug/"));
