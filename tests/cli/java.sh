@@ -42,10 +42,12 @@ else
 		check "java $flag: at least $min % of stacks complete ($c %)" test "$c" -ge "$min"
 		check "java $flag: most stacks go from the thread's start through JIT frames ($jit of $s)" \
 		    test "$((jit * 2))" -ge "${s:-1}"
+		# The scan is needed only in runs where main's loop runs in
+		# an OSR frame (about half of them), so it is not asserted
+		# without the option; with it, nothing is scanned.
 		scanned=$(counter "$TMP/$name.spl" unwind_scanned)
-		if [ "$name" = fp-off ]; then
-			check "java $flag: frames found by the scan are counted ($scanned)" test "${scanned:-0}" -gt 0
-		else
+		echo "# java $flag: $scanned frames found by the stack scan"
+		if [ "$name" = fp-on ]; then
 			check "java $flag: with frame pointers nothing is scanned ($scanned)" test "${scanned:-1}" -eq 0
 		fi
 		# Each thread sampled once per period: the JVM starts its
