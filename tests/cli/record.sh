@@ -328,7 +328,13 @@ check "libc is kept too" grep -q '/libc.so.6$' "$m"
 # addresses reveal the kernel's layout, only with --kernel.
 check "a library mapped but never sampled is a module" \
     grep -q '^module .*/build/tests/libc3\.so$' <($DUMP "$TMP/jit.spl")
-check "but it is not kept" test "$(grep -c '/libc3\.so$' "$m")" -eq 0
+# Its crt code runs as ld.so loads it (in env and in jit): a sample
+# landing there touches it, rarely (1 CI run in many).  So: kept exactly
+# when some frame lies in it.
+n=$($DUMP "$TMP/jit.spl" | grep -c 'libc3\.so+0x')
+k=$(grep -c '/libc3\.so$' "$m")
+check "but it is kept only if a sample touched it ($n frames, kept $k)" \
+    test "$k" -eq $((n > 0 ? 1 : 0))
 check "kallsyms is not kept without --kernel" test "$(grep -cP '^kallsyms\t' "$m")" -eq 0
 rm -rf "$TMP/kbundle"
 run $REC --kernel --bundle "$TMP/kbundle" -o "$TMP/kb.spl" -- $W/tree 200
