@@ -2,7 +2,9 @@
 /*
  * Write -> read round trip: the input is a program of records for the
  * writer (which may refuse some); whatever it accepted must read back
- * identically, as a finished spool.
+ * identically, as a finished spool, and every id it gave a node or a
+ * frame (found again by its fields, unencoded, when it was written
+ * before) must be the definition with those fields.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +17,11 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define MAXS 4096
+
+struct given {
+	struct sp_record r;
+	uint32_t id;
+};
 
 struct prog {
 	const uint8_t *p;
@@ -61,6 +68,7 @@ next_record(struct prog *g, struct sp_record *r, uint64_t *clock)
 		break;
 	case SP_REC_SAMPLE:
 		*clock += take(g, 2);
+		*clock -= take(g, 1) & 0x80 ? take(g, 1) : 0;
 		r->u.sample.thread = (uint32_t)take(g, 1);
 		r->u.sample.stack = (uint32_t)take(g, 1);
 		r->u.sample.cpu = (uint32_t)take(g, 1);
@@ -86,22 +94,31 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct sp_sample want[MAXS];
+	static struct given defs[MAXS];
 	struct prog g = { data, size, 0 };
 	struct sp_header h;
 	struct sp_writer *w;
 	struct sp_snapshot *s;
 	struct sp_record r;
 	uint64_t clock = 100;
-	size_t n = 0, i;
+	size_t n = 0, nd = 0, i;
+	uint32_t id;
 	int fd = memfd_create("rt", 0);
 
 	memset(&h, 0, sizeof(h));
 	h.start_mono_ns = 100;
 	if (fd < 0 || sp_writer_new(fd, &h, &w) != 0)
 		abort();
-	while (n < MAXS && next_record(&g, &r, &clock))
-		if (sp_writer_put(w, &r, NULL) == 0 && r.kind == SP_REC_SAMPLE)
+	while (n < MAXS && nd < MAXS && next_record(&g, &r, &clock)) {
+		if (sp_writer_put(w, &r, &id) != 0)
+			continue;
+		if (r.kind == SP_REC_SAMPLE)
 			want[n++] = r.u.sample;
+		if (r.kind == SP_REC_NODE || r.kind == SP_REC_FRAME) {
+			defs[nd].r = r;
+			defs[nd++].id = id;
+		}
+	}
 	if (sp_writer_finish(w) != 0)
 		abort();
 	sp_writer_free(w);
@@ -124,6 +141,26 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    got->stack != want[i].stack || got->time != want[i].time ||
 		    got->cpu != want[i].cpu)
 			abort();
+	}
+	for (i = 0; i < nd; i++) {
+		const struct sp_defs *d = sp_snapshot_defs(s);
+		const struct sp_record *put = &defs[i].r;
+
+		if (put->kind == SP_REC_NODE) {
+			const struct sp_node *e = sp_defs_node(d, defs[i].id);
+
+			if (e == NULL || e->parent != put->u.node.parent ||
+			    e->frame != put->u.node.frame)
+				abort();
+		} else {
+			const struct sp_frame *e = sp_defs_frame(d, defs[i].id);
+
+			if (e == NULL || e->module != put->u.frame.module ||
+			    e->mode != put->u.frame.mode ||
+			    e->rel_ip != put->u.frame.rel_ip ||
+			    e->abs_ip != put->u.frame.abs_ip)
+				abort();
+		}
 	}
 	sp_snapshot_free(s);
 	(void)close(fd);

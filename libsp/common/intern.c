@@ -149,3 +149,82 @@ sp_intern_add(struct sp_intern *t, unsigned kind, const uint8_t *key,
 	place(t->slots, t->cap, (uint32_t)hash, (uint32_t)t->used);
 	return 0;
 }
+
+static uint64_t
+hash_words(const uint64_t *key, size_t words)
+{
+	uint64_t h = MUL2 ^ words;
+	size_t i;
+
+	for (i = 0; i < words; i++)
+		h = mix(h, key[i]);
+	h *= MUL2;
+	return h ^ (h >> 29);
+}
+
+/* Not memcmp: musl's compares byte by byte. */
+static int
+same_words(const uint64_t *a, const uint64_t *b, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (a[i] != b[i])
+			return 0;
+	return 1;
+}
+
+uint32_t
+sp_idmap_find(const struct sp_idmap *t, const uint64_t *key, uint64_t *hash)
+{
+	size_t i;
+
+	*hash = hash_words(key, t->words);
+	if (t->cap == 0)
+		return 0;
+	for (i = *hash & (t->cap - 1);; i = (i + 1) & (t->cap - 1)) {
+		const struct sp_intern_slot *s = &t->slots[i];
+
+		if (s->entry == 0)
+			return 0;
+		if (s->hash == (uint32_t)*hash &&
+		    same_words(t->keys + (s->entry - 1) * t->words, key,
+		    t->words))
+			return s->entry;
+	}
+}
+
+int64_t
+sp_idmap_add(struct sp_idmap *t, const uint64_t *key, uint64_t hash)
+{
+	size_t n = t->used * t->words;
+
+	if (t->used >= UINT32_MAX - 1)
+		return -SP_ELIMIT;
+	if ((t->used + 1) * 2 > t->cap) {
+		struct sp_intern tab = { .slots = t->slots, .cap = t->cap };
+
+		if (rehash(&tab) < 0)
+			return -ENOMEM;
+		t->slots = tab.slots;
+		t->cap = tab.cap;
+	}
+	if (sp_grow_zeroed(&t->keys, &t->capkeys, n + t->words,
+	    sizeof(*t->keys)) != 0)
+		return -ENOMEM;
+	memcpy(t->keys + n, key, t->words * sizeof(*key));
+	t->used++;
+	place(t->slots, t->cap, (uint32_t)hash, (uint32_t)t->used);
+	return (int64_t)t->used;
+}
+
+void
+sp_idmap_fini(struct sp_idmap *t)
+{
+	size_t words = t->words;
+
+	free(t->slots);
+	free(t->keys);
+	memset(t, 0, sizeof(*t));
+	t->words = words;
+}

@@ -52,4 +52,28 @@ uint32_t sp_intern_find(const struct sp_intern *t, unsigned kind,
 int sp_intern_add(struct sp_intern *t, unsigned kind, const uint8_t *key,
     size_t len, uint64_t hash, uint32_t id);
 
+/*
+ * A map from keys of a fixed number of 64-bit words to the ids 1, 2, 3...
+ * in the order they were added: stack nodes (parent and frame ids in one
+ * word) and frames (module and mode, relative and absolute address), so
+ * one seen before is found with a hash and a compare, without encoding
+ * it.  Slots as in sp_intern (32 bits of the hash and the id); the key of
+ * id i is keys[(i - 1) * words].
+ */
+struct sp_idmap {
+	struct sp_intern_slot *slots;   /* entry: the id */
+	size_t cap, used;               /* cap: a power of two or 0 */
+	uint64_t *keys;
+	size_t capkeys;                 /* in keys */
+	size_t words;                   /* per key, 1 to 4 */
+};
+
+/* The id of key[0..words), or 0 (stores the hash for sp_idmap_add). */
+uint32_t sp_idmap_find(const struct sp_idmap *t, const uint64_t *key,
+    uint64_t *hash);
+/* Adds a key known to be absent as id used + 1.  Returns that id,
+ * -SP_ELIMIT or -ENOMEM. */
+int64_t sp_idmap_add(struct sp_idmap *t, const uint64_t *key, uint64_t hash);
+void sp_idmap_fini(struct sp_idmap *t);
+
 #endif

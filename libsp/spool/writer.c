@@ -23,6 +23,8 @@ struct sp_writer {
 	struct sp_codec codec; /* stream clock of what was put */
 	struct sp_codec check; /* decodes each payload back, as a reader will */
 	struct sp_intern intern;
+	struct sp_idmap nodes;  /* stack nodes and frames, by their fields */
+	struct sp_idmap frames;
 	uint32_t n[SP_REC_KINDS_];
 	uint32_t no_intern;    /* bit k: kind k is not interned */
 	uint8_t *has_symbol;   /* per frame id - 1 */
@@ -48,6 +50,8 @@ sp_writer_new(int fd, const struct sp_header *h, struct sp_writer **out)
 	w->crc = (uint32_t)crc32(0L, Z_NULL, 0);
 	sp_codec_init(&w->codec, h->start_mono_ns);
 	sp_codec_init(&w->check, h->start_mono_ns);
+	w->nodes.words = 1;
+	w->frames.words = 3;
 	sp_header_encode(h, hdr);
 	sp_buf_put(&w->out, hdr, sizeof(hdr));
 	if (w->out.err) {
@@ -68,6 +72,8 @@ sp_writer_free(struct sp_writer *w)
 	sp_codec_fini(&w->codec);
 	sp_codec_fini(&w->check);
 	sp_intern_fini(&w->intern);
+	sp_idmap_fini(&w->nodes);
+	sp_idmap_fini(&w->frames);
 	free(w->has_symbol);
 	free(w);
 }
@@ -142,6 +148,74 @@ append(struct sp_writer *w, unsigned kind)
 	return 0;
 }
 
+/*
+ * A sample (one per sample of a recording: the hot path) is checked on
+ * the record itself: it is ids and a clock delta, all varints, whose round
+ * trip through a reader fuzz_roundtrip proves.  Every other kind is
+ * decoded back.
+ */
+static int
+check(struct sp_writer *w, const struct sp_record *r, uint64_t clock)
+{
+	if (r->kind != SP_REC_SAMPLE)
+		return check_payload(w, r, clock);
+	if (r->u.sample.thread == 0)
+		return -SP_EUSAGE;
+	return sp_check_refs(w->n, r, NULL) != 0 ? -SP_EREF : 0;
+}
+
+/* Nodes and frames, the kinds a recording defines by the hundred per
+ * sample, have maps of their own, keyed by their fields. */
+static struct sp_idmap *
+idmap(struct sp_writer *w, const struct sp_record *r, uint64_t key[3])
+{
+	if (r->kind == SP_REC_NODE) {
+		key[0] = (uint64_t)r->u.node.parent << 32 | r->u.node.frame;
+		return &w->nodes;
+	}
+	if (r->kind == SP_REC_FRAME) {
+		key[0] = (uint64_t)r->u.frame.module << 32 | r->u.frame.mode;
+		key[1] = r->u.frame.rel_ip;
+		key[2] = r->u.frame.abs_ip;
+		return &w->frames;
+	}
+	return NULL;
+}
+
+/* The id of an equal definition already written, or 0. */
+static uint32_t
+find(struct sp_writer *w, const struct sp_record *r, uint64_t *hash)
+{
+	uint64_t key[3];
+	struct sp_idmap *m = idmap(w, r, key);
+
+	if (w->no_intern & 1u << r->kind)
+		return 0;
+	if (m != NULL)
+		return sp_idmap_find(m, key, hash);
+	return sp_intern_find(&w->intern, r->kind, w->payload.p,
+	    w->payload.len, hash);
+}
+
+static int
+remember(struct sp_writer *w, const struct sp_record *r, uint64_t hash,
+    uint32_t id)
+{
+	uint64_t key[3];
+	struct sp_idmap *m = idmap(w, r, key);
+	int64_t got;
+
+	if (w->no_intern & 1u << r->kind)
+		return 0;
+	if (m == NULL)
+		return sp_intern_add(&w->intern, r->kind, w->payload.p,
+		    w->payload.len, hash, id);
+	got = sp_idmap_add(m, key, hash);
+	if (got < 0)
+		return (int)got;
+	return got == id ? 0 : -SP_EUSAGE; /* ids are given in order */
+}
+
 int
 sp_writer_put(struct sp_writer *w, const struct sp_record *r, uint32_t *id)
 {
@@ -154,9 +228,18 @@ sp_writer_put(struct sp_writer *w, const struct sp_record *r, uint32_t *id)
 	if (w->finished || r->kind == SP_REC_END || r->kind == 0 ||
 	    r->kind >= SP_REC_KINDS_)
 		return -SP_EUSAGE;
+	/* A stack node or frame written before (nearly all of them, sample
+	 * after sample) is found by its fields alone, unencoded: it was
+	 * checked when it was written. */
+	if ((r->kind == SP_REC_NODE || r->kind == SP_REC_FRAME) &&
+	    (found = find(w, r, &hash)) != 0) {
+		if (id != NULL)
+			*id = found;
+		return 0;
+	}
 	err = sp_record_payload(&w->codec, r, &w->payload);
 	if (err == 0)
-		err = check_payload(w, r, clock);
+		err = check(w, r, clock);
 	if (err == 0 && r->kind == SP_REC_SYMBOL)
 		err = mark_symbol(w, r->u.symbol.frame);
 	if (err) {
@@ -167,17 +250,13 @@ sp_writer_put(struct sp_writer *w, const struct sp_record *r, uint32_t *id)
 	}
 	if (!is_definition(r->kind))
 		return append(w, r->kind);
-	found = 0;
-	if (!(w->no_intern & 1u << r->kind))
-		found = sp_intern_find(&w->intern, r->kind, w->payload.p,
-		    w->payload.len, &hash);
+	found = r->kind == SP_REC_NODE || r->kind == SP_REC_FRAME ? 0 :
+	    find(w, r, &hash);
 	if (found == 0) {
 		if (w->n[r->kind] >= UINT32_MAX - 1)
 			return -SP_ELIMIT;
 		found = w->n[r->kind] + 1;
-		if (!(w->no_intern & 1u << r->kind))
-			err = sp_intern_add(&w->intern, r->kind, w->payload.p,
-			    w->payload.len, hash, found);
+		err = remember(w, r, hash, found);
 		if (err < 0)
 			return w->failed = err;
 		w->n[r->kind] = found;
