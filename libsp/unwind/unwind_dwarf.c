@@ -172,6 +172,84 @@ cfi_step(struct walk *w, const struct frame *cur, const struct sp_cfi_row *row,
 	return 0;
 }
 
+/*
+ * A row in the form nearly every row has (CFA = register + offset, the
+ * caller's stack pointer the CFA, each other register the same, undefined
+ * or saved at CFA + a small offset): what the cache keeps per pc, 64
+ * bytes instead of a whole row, and applied without a switch per
+ * register.  Any other row (an expression, a register in another) is
+ * applied by cfi_step.
+ */
+struct step {
+	uint32_t saved;            /* bit i: register i at CFA + off[i] */
+	uint32_t undef;            /* bit i: undefined in the caller */
+	int32_t cfa_off;
+	uint8_t cfa_reg;
+	uint8_t simple;            /* 0: not in this form */
+	uint8_t signal_frame;
+	int16_t off[SP_DW_NREGS];
+};
+
+static void
+compile(const struct sp_cfi_row *row, struct step *st)
+{
+	int i;
+
+	memset(st, 0, sizeof(*st));
+	st->signal_frame = row->signal_frame != 0;
+	if (row->cfa_expr != NULL || row->cfa_reg >= SP_DW_NREGS ||
+	    row->cfa_off != (int32_t)row->cfa_off ||
+	    row->regs[SP_DW_RSP].kind != SP_RULE_SAME)
+		return;
+	st->cfa_reg = row->cfa_reg;
+	st->cfa_off = (int32_t)row->cfa_off;
+	for (i = 0; i < SP_DW_NREGS; i++) {
+		const struct sp_cfi_rule *ru = &row->regs[i];
+
+		if (ru->kind == SP_RULE_UNDEF) {
+			st->undef |= 1u << i;
+		} else if (ru->kind == SP_RULE_OFFSET &&
+		    ru->off == (int16_t)ru->off) {
+			st->saved |= 1u << i;
+			st->off[i] = (int16_t)ru->off;
+		} else if (ru->kind != SP_RULE_SAME) {
+			return;
+		}
+	}
+	st->simple = 1;
+}
+
+/* cfi_step for a simple row: the same registers, errors and order. */
+static int
+simple_step(struct walk *w, const struct frame *cur, const struct step *st,
+    struct frame *next)
+{
+	uint64_t cfa;
+	uint32_t left;
+
+	if (!(cur->valid & (1u << st->cfa_reg)))
+		return -SP_EFORMAT;
+	cfa = cur->r[st->cfa_reg] + (uint64_t)(int64_t)st->cfa_off;
+	memcpy(next->r, cur->r, sizeof(next->r));
+	next->valid = cur->valid & ~(st->undef | st->saved);
+	for (left = st->saved; left != 0; left &= left - 1) {
+		int i = __builtin_ctz(left);
+		uint64_t at = cfa + (uint64_t)(int64_t)st->off[i];
+
+		if (load(w, at, &next->r[i]) != 0) {
+			/* As restore: a slot below the copy in an epilogue. */
+			if (!(at < w->sp0 && i != SP_DW_RA &&
+			    (cur->valid & (1u << i))))
+				return load(w, at, &next->r[i]);
+			next->r[i] = cur->r[i];
+		}
+		next->valid |= 1u << i;
+	}
+	next->r[SP_DW_RSP] = cfa;
+	next->valid |= 1u << SP_DW_RSP;
+	return 0;
+}
+
 /* The System V frame-pointer convention: [rbp] is the caller's rbp,
  * [rbp + 8] the return address. */
 static int
@@ -333,7 +411,7 @@ leaf_step(struct walk *w, const struct frame *cur,
 struct cache_slot {
 	const struct sp_cfi_table *table; /* NULL: empty */
 	uint64_t pc;                      /* ELF address */
-	struct sp_cfi_row row;
+	struct step step;                 /* simple: only those are kept */
 };
 
 struct sp_unwind_cache {
@@ -374,10 +452,11 @@ cache_slot(struct sp_unwind_cache *c, const struct sp_cfi_table *t,
 	return &c->slot[(h >> 40) & (CACHE_SLOTS - 1)];
 }
 
-/* Finds the row for pc; on failure says which fallback it is.  *end:
- * whether pc is in a function where the stack began or switched. */
+/* Finds the row for pc, as a simple step (from the cache when it is
+ * there) or else a whole row; on failure says which fallback it is.
+ * *end: whether pc is in a function where the stack began or switched. */
 static int
-row_for(const struct sp_unwind_lookup *lk, uint64_t pc,
+row_for(const struct sp_unwind_lookup *lk, uint64_t pc, struct step *st,
     struct sp_cfi_row *row, enum sp_unwind_fallback *why, int *end,
     struct sp_unwind_stats *stats)
 {
@@ -399,18 +478,22 @@ row_for(const struct sp_unwind_lookup *lk, uint64_t pc,
 	}
 	if (lk->cache != NULL) {
 		cs = cache_slot(lk->cache, t, pc - bias);
-		if (cs->table == t && cs->pc == pc - bias) {
-			*row = cs->row;
+		if (cs->table == t && cs->pc == pc - bias &&
+		    cs->step.simple) {
+			*st = cs->step;
 			stats->cache_hits++;
 			return 0;
 		}
 	}
 	err = sp_cfi_table_row(t, pc - bias, row);
 	*why = err == -SP_ENOTFOUND ? SP_FB_NO_FDE : SP_FB_BAD_CFI;
-	if (err == 0 && cs != NULL) {
-		cs->table = t;
-		cs->pc = pc - bias;
-		cs->row = *row;
+	if (err == 0) {
+		compile(row, st);
+		if (cs != NULL && st->simple) {
+			cs->table = t;
+			cs->pc = pc - bias;
+			cs->step = *st;
+		}
 	}
 	return err;
 }
@@ -423,6 +506,7 @@ sp_unwind_dwarf(const struct sp_uregs *regs, const struct sp_ustack *stk,
 	struct walk w = { stk, regs->r[SP_REG_SP] };
 	struct frame cur, next;
 	struct sp_cfi_row row;
+	struct step st;
 	int exact = 1, cut = 0;
 
 	memset(res, 0, sizeof(*res));
@@ -436,7 +520,7 @@ sp_unwind_dwarf(const struct sp_uregs *regs, const struct sp_ustack *stk,
 			res->error = SP_UNW_DEPTH;
 			return;
 		}
-		err = row_for(lookup, pc, &row, &why, &end, stats);
+		err = row_for(lookup, pc, &st, &row, &why, &end, stats);
 		/* A return address in no executable mapping is no frame: a
 		 * step read garbage.  (The leaf's pc is one: a JIT's code
 		 * before its mapping is known.) */
@@ -452,12 +536,13 @@ sp_unwind_dwarf(const struct sp_uregs *regs, const struct sp_ustack *stk,
 			return;
 		}
 		if (err == 0) {
-			err = cfi_step(&w, &cur, &row, &next);
+			err = st.simple ? simple_step(&w, &cur, &st, &next) :
+			    cfi_step(&w, &cur, &row, &next);
 			/* The row is right; the copy ends before its slots. */
 			cut = err == -SP_ETRUNC;
 			stats->cfi_steps++;
 			by_cfi = err == 0;
-			exact = row.signal_frame;
+			exact = st.signal_frame;
 			if (err == 0 && !(next.valid & (1u << SP_DW_RA))) {
 				res->complete = 1; /* RA undefined: outermost */
 				return;
