@@ -377,7 +377,7 @@ MAX1=$(cat $MAXRATE_FILE)
 # med FILE COL: median of column COL over the runs.
 med() { awk -v c="$2" '{ print $c }' "$1" | sort -g |
     awk '{ v[NR] = $1 } END { m = int((NR + 1) / 2); print (NR % 2) ? v[m] : (v[m] + v[m + 1]) / 2 }'; }
-fmt() { printf "%-11s %6s %7s %15s %7s %8s %8s %5s %11s %6s %8s\n" "$@"; }
+fmt() { printf "%-11s %6s %7s %15s %7s %8s %8s %6s %11s %8s %8s\n" "$@"; }
 label() { case $1 in base) echo unprofiled ;; sp) echo sp-record ;;
     fp) echo "perf fp" ;; dwarf) echo "perf dwarf" ;; esac; }
 # row WL C R FLOOR: "samples lost lost% rec_us post_us B/smp slow slow_lo
@@ -392,7 +392,7 @@ row() {
 	    -v w="$(med "$f" 10)" -v c="$(med "$f" 11)" -v k="$(med "$f" 5)" '
 	    NR == 1 || $10 < lo { lo = $10 }  NR == 1 || $10 > hi { hi = $10 }
 	    END { d = n > 0 ? n : 1; rec -= floor
-		printf "%d %s %.1f %.2f %.1f %.1f %.3f %.3f %.3f %.3f %.1f %.6f %.6f\n", n, l,
+		printf "%d %s %.1f %.2f %.1f %.1f %.2f %.2f %.2f %.2f %.1f %.6f %.6f\n", n, l,
 		    (l == "?" ? 0 : 100 * l / (d + l)), rec * 1e6 / d, post * 1e6 / d, y / d,
 		    bw / w, bw / hi, bw / lo, bc / c, (k == "?" ? -1 : k / 1024), rec, post }' "$f"
 }
@@ -406,7 +406,8 @@ row() {
 #   + perf script), bytes per sample, peak RSS;
 # - the verdict on issue 15's targets (printed, never enforced).  The CPU
 #   target is judged on the marginal cost up to 10 kHz (the steady state,
-#   whatever MS), or on the CPU per sample when only one rate ran.
+#   whatever MS), or on the CPU per sample when only one rate ran or the
+#   marginal is not positive (noise).
 summary() {
 	awk -v wl="$1" -v t="$2" -v r10="$(cap 10000)" -v r20="$(cap 20000)" '
 	    { n[$1, $2] = $3; l[$1, $2] = $4; lp[$1, $2] = $5; rec[$1, $2] = $11; post[$1, $2] = $12
@@ -427,14 +428,14 @@ summary() {
 			printf "  perf/sp at %s Hz: fp CPU %s, B %s, RSS %s; dwarf CPU (rec+post) %s, B %s, RSS %s\n",
 			    r[i], q(cpu, r[i], "fp"), q(b, r[i], "fp"), q(k, r[i], "fp"),
 			    q(cpu, r[i], "dwarf"), q(b, r[i], "dwarf"), q(k, r[i], "dwarf")
-		i = has10 ? has10 : nr
-		if (i > 1) {
-			c = m(r[i - 1], r[i], "sp", rec)
-			v = sprintf("CPU/smp <= %d us: %s (marginal %s->%s Hz %s; per sample at %s Hz %.2f)", t,
-			    ok(c != "-" && c <= t), r[i - 1], r[i], c, r[i], rec[r[i], "sp"] * 1e6 / n[r[i], "sp"])
-		} else
-			v = sprintf("CPU/smp <= %d us: %s (per sample at %s Hz %.2f)", t,
-			    ok(cpu[r[i], "sp"] <= t), r[i], cpu[r[i], "sp"])
+		i = has10 ? has10 : nr; c = i > 1 ? m(r[i - 1], r[i], "sp", rec) : "-"
+		pc = sprintf("per sample at %s Hz %.2f", r[i], cpu[r[i], "sp"])
+		if (c != "-" && c + 0 > 0)	# sprintf made c a string: compare c + 0
+			v = sprintf("CPU/smp <= %d us: %s (marginal %s->%s Hz %s; %s)", t, ok(c + 0 <= t),
+			    r[i - 1], r[i], c, pc)
+		else	# one rate, or noise larger than the difference
+			v = sprintf("CPU/smp <= %d us: %s (%s%s)", t, ok(cpu[r[i], "sp"] <= t), pc,
+			    c == "-" ? "" : "; marginal " c ", noise")
 		if (wl == "threads8") {
 			v = v "; no loss at " r10 " Hz: "
 			if (has10) v = v ok(l[r10, "sp"] == 0) " (" l[r10, "sp"] " lost)"
@@ -446,7 +447,7 @@ summary() {
 		else v = v "n/a (rate not run)"
 		v = v "; slowdown at " r10 " Hz <= 1.05 x perf fp'"'"'s: "
 		if (has10) v = v ok(slow[r10, "sp"] <= 1.05 * slow[r10, "fp"]) \
-		    vs(slow[r10, "sp"], slow[r10, "fp"], " (%.3f vs %.3f)")
+		    vs(slow[r10, "sp"], slow[r10, "fp"], " (%.2f vs %.2f)")
 		else v = v "n/a (rate not run)"
 		printf "  verdict: %s; peak RSS < 16 MiB: %s (%.1f)\n", v, ok(peak < 16), peak }' "$T/$1.sum"
 }
