@@ -120,6 +120,7 @@ struct rec_ctx {
 	uint8_t vdso_id[SP_BUILD_ID_MAX];  /* its build-id, for its modules */
 	uint8_t vdso_id_len;
 	struct sp_unwind_cache *cache;
+	uint64_t maps_gen;            /* counts changes to any mappings */
 	uint64_t c[C_COUNT_];
 };
 

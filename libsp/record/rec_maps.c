@@ -30,6 +30,15 @@ file_unref(struct rec_ctx *r, struct rec_file *f)
 	free(f);
 }
 
+/* Some process's mappings change: memos of them are stale.  (r is NULL
+ * in unit tests of tables without files.) */
+static void
+changed(struct rec_ctx *r)
+{
+	if (r != NULL)
+		r->maps_gen++;
+}
+
 /* The mapping containing ip, or NULL (binary search). */
 const struct rec_range *
 spi_rec_find_range(const struct rec_proc *p, uint64_t ip)
@@ -65,6 +74,7 @@ spi_rec_insert_range(struct rec_ctx *r, struct rec_proc *p,
 
 	if (v == NULL)
 		return -ENOMEM;
+	changed(r);
 	/* First: nr may replace the last other mapping of its own file (a
 	 * rescan of /proc/PID/maps). */
 	if (nr->file != NULL)
@@ -114,6 +124,7 @@ spi_rec_drop_maps(struct rec_ctx *r, struct rec_proc *p)
 {
 	size_t i;
 
+	changed(r);
 	for (i = 0; i < p->nmaps; i++)
 		file_unref(r, p->maps[i].file);
 	p->nmaps = 0;
@@ -131,6 +142,7 @@ spi_rec_clone_maps(struct rec_ctx *r, struct rec_proc *child,
 	v = malloc(parent->nmaps * sizeof(*v));
 	if (v == NULL)
 		return -ENOMEM;
+	changed(r);
 	memcpy(v, parent->maps, parent->nmaps * sizeof(*v));
 	for (i = 0; i < parent->nmaps; i++)
 		if (v[i].file != NULL)
@@ -145,6 +157,7 @@ spi_rec_clone_maps(struct rec_ctx *r, struct rec_proc *child,
 void
 spi_rec_proc_free(struct rec_ctx *r, struct rec_proc *p)
 {
+	changed(r); /* its pid may come back */
 	if (p != NULL) {
 		spi_rec_drop_maps(r, p);
 		free(p->maps);

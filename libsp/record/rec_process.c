@@ -153,12 +153,28 @@ kernel_frame(struct sp_recorder *r, uint64_t ip, uint32_t *id)
 	return frame_id(r, r->kernel_module, SP_FRAME_KERNEL, ip, ip, id);
 }
 
+static struct frame_memo *
+frame_memo(struct sp_recorder *r, uint32_t pid, uint64_t ip)
+{
+	uint64_t h = (ip ^ (uint64_t)pid << 40) * 0x9e3779b97f4a7c15ull;
+
+	return &r->fmemo[(h >> 40) & (FRAME_MEMO - 1)];
+}
+
 /* A user frame: module-relative when a mapping covers ip. */
 static int
 user_frame(struct sp_recorder *r, struct rec_proc *p, uint64_t ip,
     uint32_t *id)
 {
-	const struct rec_range *m = spi_rec_find_range(p, ip);
+	struct frame_memo *fm = frame_memo(r, p->pid, ip);
+	const struct rec_range *m;
+	int err;
+
+	if (fm->gen == r->ctx.maps_gen && fm->ip == ip && fm->pid == p->pid) {
+		*id = fm->frame;
+		return 0;
+	}
+	m = spi_rec_find_range(p, ip);
 
 	/* A mapping we have not seen (missed MMAP, lost events): read
 	 * /proc once per 100 ms at most. */
@@ -181,8 +197,16 @@ user_frame(struct sp_recorder *r, struct rec_proc *p, uint64_t ip,
 		p->pmap_copied = 1;
 		(void)sp_bundle_perf_map(r->ctx.bundle, (pid_t)p->pid, p->uid);
 	}
-	return frame_id(r, m->module, SP_FRAME_USER, ip - m->start + m->offset,
+	err = frame_id(r, m->module, SP_FRAME_USER, ip - m->start + m->offset,
 	    ip, id);
+	/* What was done once for the mapping above is done. */
+	if (err == 0) {
+		fm->ip = ip;
+		fm->pid = p->pid;
+		fm->gen = r->ctx.maps_gen;
+		fm->frame = *id;
+	}
+	return err;
 }
 
 /* Adds the kernel callchain's frames; counts user frames it still has. */

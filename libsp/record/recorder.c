@@ -191,7 +191,10 @@ sp_recorder_new(struct sp_writer *w, const struct sp_recorder_opts *o,
 	r->frames = calloc((size_t)r->o.max_frames + 1, sizeof(*r->frames));
 	r->epfd = epoll_create1(EPOLL_CLOEXEC);
 	r->ctx.cache = sp_unwind_cache_new();
+	r->ctx.maps_gen = 1; /* a memo of generation 0 is empty */
+	r->fmemo = calloc(FRAME_MEMO, sizeof(*r->fmemo));
 	if (r->ips == NULL || r->frames == NULL || r->epfd < 0 ||
+	    r->fmemo == NULL ||
 	    r->ctx.cache == NULL ||
 	    online_cpus(r) < 0)
 		return sp_diag_set(diag, 0, -ENOMEM, "out of memory");
@@ -1068,5 +1071,6 @@ sp_recorder_free(struct sp_recorder *r)
 	}
 	free(r->ips);
 	free(r->frames);
+	free(r->fmemo);
 	free(r);
 }

@@ -40,6 +40,20 @@ struct rec_item {
 	uint32_t seq;         /* keeps equal times in ring order */
 };
 
+/*
+ * The FRAME id of a user return address, as user_frame last gave it: a
+ * sample's frames are nearly all those of the samples before it, and a
+ * hit skips the mapping's search and the writer's lookup.  Valid while
+ * gen is the context's maps_gen (no process's mappings changed since).
+ */
+#define FRAME_MEMO 4096u /* power of two */
+struct frame_memo {
+	uint64_t ip;
+	uint64_t gen;             /* 0: empty */
+	uint32_t pid;
+	uint32_t frame;
+};
+
 struct sp_recorder {
 	struct rec_ctx ctx;
 	uint64_t jit_top;         /* most jit_cut of one process so far */
@@ -77,6 +91,7 @@ struct sp_recorder {
 	size_t capitems;
 	uint64_t *ips;            /* unwinder output, max_frames */
 	uint32_t *frames;         /* frame ids for one stack */
+	struct frame_memo *fmemo; /* FRAME_MEMO user frames, by pid and ip */
 	struct sp_counter counters[C_COUNT_];
 };
 
