@@ -4,7 +4,9 @@
  * writer (which may refuse some); whatever it accepted must read back
  * identically, as a finished spool, and every id it gave a node or a
  * frame (found again by its fields, unencoded, when it was written
- * before) must be the definition with those fields.
+ * before) must be the definition with those fields, and every stack
+ * sp_writer_stack gave (from its memo of the stack before, in part) the
+ * path of those frames.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +22,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 struct given {
 	struct sp_record r;
+	uint32_t id;
+};
+
+#define STACK_MAX 6
+#define STACK_OP 0xff  /* a record kind no record has: sp_writer_stack */
+
+struct stack {
+	uint32_t frames[STACK_MAX];
+	size_t n;
 	uint32_t id;
 };
 
@@ -45,8 +56,14 @@ next_record(struct prog *g, struct sp_record *r, uint64_t *clock)
 	if (g->pos >= g->len)
 		return 0;
 	memset(r, 0, sizeof(*r));
-	r->kind = 1 + (unsigned)(take(g, 1) % 12);
+	r->kind = 1 + (unsigned)(take(g, 1) % 13);
 	switch (r->kind) {
+	case 13: /* frames of a stack, leaf first, in the node fields */
+		r->kind = STACK_OP;
+		r->u.node.depth = (uint32_t)take(g, 1) % (STACK_MAX + 1);
+		r->u.node.parent = (uint32_t)take(g, 1);
+		r->u.node.frame = (uint32_t)take(g, 1) % 4;
+		break;
 	case SP_REC_STRING:
 		r->u.string.len = (uint32_t)take(g, 1) % 8;
 		r->u.string.s = "abcdefgh";
@@ -95,13 +112,14 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct sp_sample want[MAXS];
 	static struct given defs[MAXS];
+	static struct stack stacks[MAXS];
 	struct prog g = { data, size, 0 };
 	struct sp_header h;
 	struct sp_writer *w;
 	struct sp_snapshot *s;
 	struct sp_record r;
 	uint64_t clock = 100;
-	size_t n = 0, nd = 0, i;
+	size_t n = 0, nd = 0, ns = 0, i, k;
 	uint32_t id;
 	int fd = memfd_create("rt", 0);
 
@@ -109,7 +127,22 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	h.start_mono_ns = 100;
 	if (fd < 0 || sp_writer_new(fd, &h, &w) != 0)
 		abort();
-	while (n < MAXS && nd < MAXS && next_record(&g, &r, &clock)) {
+	while (n < MAXS && nd < MAXS && ns < MAXS &&
+	    next_record(&g, &r, &clock)) {
+		if (r.kind == STACK_OP) {
+			/* A base frame and small steps from it: stacks that
+			 * share root paths and differ near the leaf. */
+			struct stack *st = &stacks[ns];
+
+			st->n = r.u.node.depth;
+			for (k = 0; k < st->n; k++)
+				st->frames[k] = r.u.node.parent +
+				    (k == 0 ? r.u.node.frame : 0);
+			if (sp_writer_stack(w, st->frames, st->n,
+			    &st->id) == 0)
+				ns++;
+			continue;
+		}
 		if (sp_writer_put(w, &r, &id) != 0)
 			continue;
 		if (r.kind == SP_REC_SAMPLE)
@@ -161,6 +194,20 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			    e->abs_ip != put->u.frame.abs_ip)
 				abort();
 		}
+	}
+	for (i = 0; i < ns; i++) {
+		const struct sp_defs *d = sp_snapshot_defs(s);
+		uint32_t at = stacks[i].id;
+
+		for (k = 0; k < stacks[i].n; k++) {
+			const struct sp_node *e = sp_defs_node(d, at);
+
+			if (e == NULL || e->frame != stacks[i].frames[k])
+				abort();
+			at = e->parent;
+		}
+		if (at != 0)
+			abort();
 	}
 	sp_snapshot_free(s);
 	(void)close(fd);

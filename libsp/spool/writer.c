@@ -25,6 +25,10 @@ struct sp_writer {
 	struct sp_intern intern;
 	struct sp_idmap nodes;  /* stack nodes and frames, by their fields */
 	struct sp_idmap frames;
+	/* The last stack sp_writer_stack wrote, leaf first: its frames and
+	 * the node of each (the root path from it). */
+	uint32_t *last_frames, *last_nodes;
+	size_t last_n, last_cap;
 	uint32_t n[SP_REC_KINDS_];
 	uint32_t no_intern;    /* bit k: kind k is not interned */
 	uint8_t *has_symbol;   /* per frame id - 1 */
@@ -74,6 +78,8 @@ sp_writer_free(struct sp_writer *w)
 	sp_intern_fini(&w->intern);
 	sp_idmap_fini(&w->nodes);
 	sp_idmap_fini(&w->frames);
+	free(w->last_frames);
+	free(w->last_nodes);
 	free(w->has_symbol);
 	free(w);
 }
@@ -290,22 +296,66 @@ sp_writer_string(struct sp_writer *w, const char *s, size_t len, uint32_t *id)
 	return sp_writer_put(w, &r, id);
 }
 
+/* Room for a memo of n frames; 0, or -ENOMEM (then there is none). */
+static int
+memo_room(struct sp_writer *w, size_t n)
+{
+	uint32_t *f, *d;
+
+	if (n <= w->last_cap)
+		return 0;
+	w->last_n = 0;
+	f = realloc(w->last_frames, n * sizeof(*f));
+	if (f == NULL)
+		return -ENOMEM;
+	w->last_frames = f;
+	d = realloc(w->last_nodes, n * sizeof(*d));
+	if (d == NULL)
+		return -ENOMEM;
+	w->last_nodes = d;
+	w->last_cap = n;
+	return 0;
+}
+
 int
 sp_writer_stack(struct sp_writer *w, const uint32_t *frames, size_t n,
     uint32_t *stack)
 {
 	struct sp_record r;
 	uint32_t parent = 0;
-	int err;
+	size_t same = 0, i;
+	int memo = !(w->no_intern & 1u << SP_REC_NODE) &&
+	    memo_room(w, n) == 0, err;
 
+	/* The root path it shares with the stack before (a thread's samples
+	 * mostly differ near the leaf): its nodes are known.  The memo is
+	 * leaf first, so they move to their new depth. */
+	if (memo) {
+		while (same < n && same < w->last_n &&
+		    frames[n - 1 - same] == w->last_frames[w->last_n - 1 - same])
+			same++;
+		if (same > 0) {
+			parent = w->last_nodes[w->last_n - same];
+			memmove(w->last_nodes + n - same,
+			    w->last_nodes + w->last_n - same,
+			    same * sizeof(*w->last_nodes));
+		}
+		w->last_n = 0; /* until it holds this stack */
+	}
 	memset(&r, 0, sizeof(r));
 	r.kind = SP_REC_NODE;
-	while (n-- > 0) {
+	for (i = n - same; i-- > 0;) {
 		r.u.node.parent = parent;
-		r.u.node.frame = frames[n];
+		r.u.node.frame = frames[i];
 		err = sp_writer_put(w, &r, &parent);
 		if (err)
 			return err;
+		if (memo)
+			w->last_nodes[i] = parent;
+	}
+	if (memo && n > 0) {
+		memcpy(w->last_frames, frames, n * sizeof(*frames));
+		w->last_n = n;
 	}
 	*stack = parent;
 	return 0;

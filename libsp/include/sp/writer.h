@@ -49,7 +49,8 @@ int sp_writer_string(struct sp_writer *w, const char *s, size_t len,
 
 /*
  * Interns a stack of n frame ids, leaf first, as a chain of nodes and
- * stores the leaf node's id in *stack (0 for n == 0).
+ * stores the leaf node's id in *stack (0 for n == 0).  The root path it
+ * shares with the stack of the call before costs one compare a frame.
  */
 int sp_writer_stack(struct sp_writer *w, const uint32_t *frames, size_t n,
     uint32_t *stack);
