@@ -104,6 +104,7 @@ struct rec_proc {
 	 * forked process). */
 	uint64_t listed_until;
 	uint64_t jit_cut;     /* its walks that ended in code with no file */
+	uint64_t exec_time;   /* time of its last exec (COMM record), 0 none */
 	char exe[32];         /* its executable's name, read at the first */
 };
 

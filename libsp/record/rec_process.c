@@ -153,6 +153,10 @@ kernel_frame(struct sp_recorder *r, uint64_t ip, uint32_t *id)
 	return frame_id(r, r->kernel_module, SP_FRAME_KERNEL, ip, ip, id);
 }
 
+/* How long after an exec a kernel sample may still carry the old
+ * image's user registers: far more than the exec's tail takes. */
+#define EXEC_WINDOW_NS 100000000ull
+
 static struct frame_memo *
 frame_memo(struct sp_recorder *r, uint32_t pid, uint64_t ip)
 {
@@ -507,6 +511,17 @@ on_sample(struct sp_recorder *r, const uint8_t *rec, size_t len)
 		r->ctx.c[C_BAD_RECORDS]++;
 		return 0;
 	}
+	/* In the kernel's exec, from its COMM record until the new image
+	 * starts, the user registers are still the old image's: an ip in
+	 * none of the new one's mappings is no frame of it (seen 1 ms after
+	 * the exec, in sp-record's own code). */
+	if (has_regs && in_kernel && p->exec_time != 0 &&
+	    r->ctx.now - p->exec_time < EXEC_WINDOW_NS &&
+	    spi_rec_find_range(p, regs.r[SP_REG_IP]) == NULL) {
+		has_regs = 0;
+		complete = 0;
+		r->ctx.c[C_UNW(SP_UNW_NO_REGS)]++;
+	}
 	if (has_regs) {
 		err = user_frames(r, p, &regs, &stk, &n, &complete);
 		if (err)
@@ -595,6 +610,7 @@ on_comm(struct sp_recorder *r, struct sp_cur *c, int exec)
 		return 0;
 	if (exec) {
 		spi_rec_drop_maps(&r->ctx, p); /* the old image's mappings are gone */
+		p->exec_time = r->ctx.now;
 		err = spi_rec_write_python(&r->ctx, p, 0, r->ctx.now);
 		if (err)
 			return err;
