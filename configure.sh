@@ -60,7 +60,8 @@ fi
 # tools, fuzz targets and test programs see the public headers only
 # (-Ilibsp/include), as any user of the library does.  A unit test that
 # includes a private header (a "_int.h": a white-box test of a cursor,
-# codec or map) gets -Ilibsp as well; that include alone marks it, so a
+# codec or map) gets -Ilibsp as well, and so does such a fuzz target (the
+# ring reader's); that include alone marks it, so a
 # black-box test cannot reach the internals by accident.  (Naming the
 # header from the top instead, as "libsp/common/cursor_int.h", would not
 # do: private headers include each other by their path under libsp, as
@@ -124,11 +125,15 @@ write_gen() {
         done
         printf 'build build/asan/fuzz/regress.o: cc_asan fuzz/regress.c\n'
         local regs= fuzzers=
+        # White-box targets too (the ring reader has no public header).
+        wb=" $(grep -l '^#include "[^"]*_int\.h"' fuzz/fuzz_*.c | xargs || :) "
         for f in fuzz/fuzz_*.c; do
             t=${f#fuzz/fuzz_}; t=${t%.c}
-            echo "build build/asan/fuzz/$t.o: cc_asan $f"
+            i=
+            [[ $wb != *" $f "* ]] || i='  incs = $libsp_incs'
+            printf 'build build/asan/fuzz/%s.o: cc_asan %s\n%s\n' "$t" "$f" "$i"
             echo "build build/asan/regress-$t: link_asan build/asan/fuzz/$t.o build/asan/fuzz/regress.o build/asan/libsp.a"
-            echo "build build/fuzz/$t.o: cc_fuzz $f"
+            printf 'build build/fuzz/%s.o: cc_fuzz %s\n%s\n' "$t" "$f" "$i"
             echo "build build/fuzz/fuzz-$t: link_fuzz build/fuzz/$t.o build/fuzz/libsp.a"
             regs="$regs build/asan/regress-$t"; fuzzers="$fuzzers build/fuzz/fuzz-$t"
         done

@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The recorder's ring reader, sp_ring_read and sp_ring_release (white-box:
+ * they have no public header), on a ring made in memory as the kernel
+ * lays it out: a metadata page, then 4, 8 or 16 KiB of data (input byte
+ * 0).  The reader's tail is anywhere in 64 bits (bytes 1-8: records that
+ * wrap around the data's end, positions past 2^32), the head up to a
+ * whole ring after it (bytes 9-10), the drain's time limit bytes 11-18 (0:
+ * take everything), and the data the rest of the input.
+ *
+ * Checks: the records given are back to back from the tail and never
+ * past the head; each is as long as its header says, and its bytes are
+ * the ring's (in place, inside the data area, or reassembled across the
+ * wrap); the reading stops where the records given end, or, after a
+ * header that makes no sense, at the head; the release hands exactly that
+ * place back to the kernel; a second reading goes on from there.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "record/perf_int.h"
+#include "sp/error.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#define PAGE 4096u
+
+struct seen {
+	const struct sp_ring *ring;
+	struct sp_buf *wrapped;
+	uint64_t pos;   /* where the next record must start */
+	uint64_t head;
+};
+
+static uint8_t
+ring_byte(const struct sp_ring *r, uint64_t pos)
+{
+	return r->base[PAGE + (pos & (r->data_size - 1))];
+}
+
+static int
+add(void *ctx, const struct sp_ring_rec *rec)
+{
+	struct seen *s = ctx;
+	const uint8_t *area = s->ring->base + PAGE;
+	const uint8_t *p;
+	struct perf_event_header h;
+	size_t i;
+
+	if (rec->p != NULL) {
+		if (rec->p < area || rec->len > s->ring->data_size ||
+		    rec->p + rec->len > area + s->ring->data_size)
+			abort(); /* outside the data area */
+		p = rec->p;
+	} else {
+		if (rec->off > s->wrapped->len ||
+		    rec->len > s->wrapped->len - rec->off)
+			abort();
+		p = s->wrapped->p + rec->off;
+	}
+	if (rec->len < sizeof(h) || rec->len > s->head - s->pos)
+		abort();
+	memcpy(&h, p, sizeof(h));
+	if (h.size != rec->len)
+		abort();
+	for (i = 0; i < rec->len; i++)
+		if (p[i] != ring_byte(s->ring, s->pos + i))
+			abort(); /* not the ring's bytes at its place */
+	(void)sp_perf_record_time(p, rec->len);
+	s->pos += rec->len;
+	return 0;
+}
+
+/* One drain's reading and release: it stops where the records given
+ * end, or at the head after nonsense, and hands that back. */
+static void
+read_release(struct sp_ring *r, uint64_t until, struct seen *s)
+{
+	const struct perf_event_mmap_page *meta = (const void *)r->base;
+	int got = sp_ring_read(r, until, s->wrapped, add, s);
+
+	if (got == -SP_EFORMAT ? r->next_tail != s->head :
+	    got < 0 || r->next_tail != s->pos)
+		abort();
+	sp_ring_release(r);
+	if (meta->data_tail != r->next_tail)
+		abort();
+}
+
+static uint64_t
+take(const uint8_t *p, size_t n)
+{
+	uint64_t v = 0;
+
+	while (n-- > 0)
+		v = v << 8 | *p++;
+	return v;
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct perf_event_mmap_page *meta;
+	struct sp_ring r;
+	struct sp_buf wrapped = { 0 };
+	struct seen s;
+	uint64_t tail, until;
+	size_t n;
+
+	if (size < 19)
+		return 0;
+	memset(&r, 0, sizeof(r));
+	r.fd = -1;
+	r.data_size = (size_t)PAGE << (data[0] % 3);
+	r.map_len = PAGE + r.data_size;
+	r.base = aligned_alloc(PAGE, r.map_len);
+	if (r.base == NULL)
+		abort();
+	memset(r.base, 0, r.map_len);
+	n = size - 19 < r.data_size ? size - 19 : r.data_size;
+	memcpy(r.base + PAGE, data + 19, n);
+	meta = (void *)r.base;
+	tail = take(data + 1, 8);
+	meta->data_tail = tail;
+	meta->data_head = tail + take(data + 9, 2) % (r.data_size + 1);
+	until = take(data + 11, 8);
+	if (until == 0)
+		until = UINT64_MAX;
+
+	s.ring = &r;
+	s.wrapped = &wrapped;
+	s.pos = tail;
+	s.head = meta->data_head;
+	read_release(&r, until, &s);
+	/* The rest, from where the first reading stopped. */
+	wrapped.len = 0;
+	s.pos = meta->data_tail;
+	read_release(&r, UINT64_MAX, &s);
+	sp_buf_fini(&wrapped);
+	free(r.base);
+	return 0;
+}
