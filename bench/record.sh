@@ -102,41 +102,7 @@ export HOME=$T
 # threads-O2 make one per 10000 turns of their spin loop) and writes the
 # count to $SP_BENCH_WORK at exit.  Its clock_gettime is an atomic
 # increment and a tail jump to libc's: no frame of its own in a stack.
-"$CC" -O2 -fPIC -shared -o "$T/work.so" -x c - <<'EOF' || die "cannot build the work counter"
-#define _GNU_SOURCE
-#include <dlfcn.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <time.h>
-
-static unsigned long calls;
-static int (*next_clock_gettime)(clockid_t, struct timespec *);
-
-int
-clock_gettime(clockid_t id, struct timespec *ts)
-{
-	__atomic_fetch_add(&calls, 1, __ATOMIC_RELAXED);
-	return next_clock_gettime(id, ts);
-}
-
-__attribute__((constructor)) static void
-work_init(void)
-{
-	*(void **)&next_clock_gettime = dlsym(RTLD_NEXT, "clock_gettime");
-}
-
-__attribute__((destructor)) static void
-work_fini(void)
-{
-	const char *path = getenv("SP_BENCH_WORK");
-	FILE *f;
-
-	if (path != NULL && (f = fopen(path, "w")) != NULL) {
-		fprintf(f, "%lu\n", __atomic_load_n(&calls, __ATOMIC_RELAXED));
-		fclose(f);
-	}
-}
-EOF
+"$CC" -O2 -fPIC -shared -o "$T/work.so" bench/work.c || die "cannot build the work counter"
 # rusage [-p] OUT [NAME=VALUE...] CMD [ARG...]: runs CMD, NAME=VALUE added
 # to its environment (only), and writes to OUT "wall_s cpu_s self_s peak_kb":
 # CMD's wall time; the user+sys CPU of CMD and of every descendant it
@@ -147,113 +113,7 @@ EOF
 # when that stop was not seen, - without -p.  wait4's ru_maxrss would not
 # do: it is the largest of CMD's and its reaped descendants'.  Exit
 # status: CMD's.
-"$CC" -O2 -o "$T/rusage" -x c - <<'EOF' || die "cannot build the rusage helper"
-#define _GNU_SOURCE
-#include <signal.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/ptrace.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
-
-static double
-cpu_s(const struct rusage *ru)
-{
-	return ru->ru_utime.tv_sec + ru->ru_stime.tv_sec +
-	    (ru->ru_utime.tv_usec + ru->ru_stime.tv_usec) / 1e6;
-}
-
-static double
-now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static long
-vmhwm_kb(pid_t pid)
-{
-	char path[64], line[256];
-	long kb = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	if ((f = fopen(path, "r")) == NULL)
-		return -1;
-	while (fgets(line, sizeof(line), f) != NULL)
-		if (sscanf(line, "VmHWM: %ld", &kb) == 1)
-			break;
-	fclose(f);
-	return kb;
-}
-
-int
-main(int argc, char **argv)
-{
-	int trace = argc > 1 && strcmp(argv[1], "-p") == 0, cmd, st, done = 0;
-	struct rusage ru, self;
-	long peak = -1;
-	double t0, t1;
-	FILE *out;
-	pid_t pid;
-
-	for (cmd = 2 + trace; cmd < argc && strchr(argv[cmd], '=') != NULL; cmd++)
-		;
-	if (cmd >= argc)
-		return 2;
-	t0 = now_s();
-	if ((pid = fork()) == 0) {
-		for (int i = 2 + trace; i < cmd; i++)
-			putenv(argv[i]);
-		if (trace)
-			ptrace(PTRACE_TRACEME, 0, NULL, NULL);
-		execvp(argv[cmd], argv + cmd);
-		perror(argv[cmd]);
-		_exit(127);
-	}
-	if (pid < 0)
-		return 1;
-	if (trace) {
-		if (wait4(pid, &st, 0, &ru) < 0)
-			return 1;
-		done = !WIFSTOPPED(st);
-		if (!done) {	/* at the exec */
-			ptrace(PTRACE_SETOPTIONS, pid, NULL,
-			    (void *)(long)(PTRACE_O_TRACEEXIT | PTRACE_O_EXITKILL));
-			ptrace(PTRACE_CONT, pid, NULL, NULL);
-		}
-	}
-	while (!done) {
-		if (wait4(pid, &st, 0, &ru) < 0)
-			return 1;
-		if (!WIFSTOPPED(st))
-			done = 1;
-		else if (st >> 8 == (SIGTRAP | PTRACE_EVENT_EXIT << 8)) {
-			peak = vmhwm_kb(pid);
-			ptrace(PTRACE_CONT, pid, NULL, NULL);
-		} else	/* a signal for CMD: deliver it */
-			ptrace(PTRACE_CONT, pid, NULL, (void *)(long)WSTOPSIG(st));
-	}
-	t1 = now_s();
-	getrusage(RUSAGE_SELF, &self);
-	if ((out = fopen(argv[1 + trace], "w")) == NULL)
-		return 1;
-	fprintf(out, "%.6f %.6f %.6f ", t1 - t0, cpu_s(&ru), cpu_s(&self));
-	if (!trace)
-		fprintf(out, "-\n");
-	else if (peak >= 0)
-		fprintf(out, "%ld\n", peak);
-	else
-		fprintf(out, "?\n");
-	fclose(out);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
-EOF
+"$CC" -O2 -o "$T/rusage" bench/rusage.c || die "cannot build the rusage helper"
 
 # --- how one run is measured ------------------------------------------------------
 # The target is rusage running the workload with work.so preloaded: the
