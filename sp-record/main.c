@@ -441,6 +441,28 @@ out_name(const struct opts *o)
 	return strcmp(o->out, "-") == 0 ? "standard output" : o->out;
 }
 
+/* How much of the stack copy whole walks needed (99 % of them), next to
+ * what -s copied: every sample takes the whole -s in the ring. */
+static void
+print_stack_used(struct sp_recorder *r, const struct opts *o)
+{
+	static const char *const names[] = { "stack_used_4k", "stack_used_8k",
+	    "stack_used_16k", "stack_used_32k", "stack_used_64k" };
+	unsigned long long n[5], all = 0, sum = 0;
+	unsigned stack = o->ro.stack_bytes ? o->ro.stack_bytes :
+	    SP_STACK_BYTES_DEFAULT;
+	size_t k;
+
+	for (k = 0; k < 5; k++)
+		all += n[k] = counter(r, names[k]);
+	if (all == 0)
+		return;
+	for (k = 0; k < 4 && (sum += n[k]) * 100 < all * 99; k++)
+		;
+	(void)fprintf(stderr, "  whole stacks used up to %u KiB (99 %% of "
+	    "them); -s copies %u bytes\n", 4u << k, stack);
+}
+
 /* What a person asks first; every counter is in sp-dump --stats.  The rate
  * is over the sampled seconds (after --delay; < 0: none). */
 static void
@@ -470,6 +492,7 @@ print_summary(struct sp_recorder *r, struct sp_writer *w, const struct opts *o,
 		(void)fprintf(stderr, ", %.1f bytes per sample",
 		    (double)bytes / (double)s);
 	(void)fputc('\n', stderr);
+	print_stack_used(r, o);
 	print_verdicts(r, o, sampled);
 }
 

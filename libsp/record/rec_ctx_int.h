@@ -57,6 +57,10 @@ enum rec_counter {
 	C_LEAF_INSN,          /* leaves without CFI unwound by analysis */
 	C_LEAF_INSN_UNKNOWN,  /* leaves the analysis could not tell */
 	C_SCANNED,            /* frames found by a stack scan (JIT code) */
+	/* Whole walks by the stack they used: up to 4, 8, 16, 32, 64 KiB
+	 * (sp-record's summary says how far -s could come down). */
+	C_STACK_USED_FIRST_,
+	C_STACK_USED_LAST_ = C_STACK_USED_FIRST_ + 4,
 	C_FALLBACK_FIRST_,    /* then one counter per fallback reason */
 	C_UNWIND_FIRST_ = C_FALLBACK_FIRST_ + SP_FB_KINDS_,
 	C_COUNT_ = C_UNWIND_FIRST_ + SP_UNW_ERRORS_ - 1

@@ -393,8 +393,16 @@ user_frames(struct sp_recorder *r, struct rec_proc *p,
 			return err;
 	}
 	*complete = res.complete;
-	if (!res.complete)
+	if (res.complete) {
+		size_t k = C_STACK_USED_FIRST_;
+
+		while (k < C_STACK_USED_LAST_ &&
+		    res.stack_used > (uint64_t)4096 << (k - C_STACK_USED_FIRST_))
+			k++;
+		r->ctx.c[k]++;
+	} else {
 		r->ctx.c[C_UNW(res.error)]++;
+	}
 	/* Not cut by a limit or a missing copy: in JIT code, a frame
 	 * pointer that is none reads garbage, often past the copy. */
 	if (!res.complete && res.n > 0 && res.error != SP_UNW_DEPTH &&

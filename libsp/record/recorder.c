@@ -61,6 +61,11 @@ static const char *const counter_names[C_FALLBACK_FIRST_] = {
 	[C_LEAF_INSN] = "leaf_insn_analysed",
 	[C_LEAF_INSN_UNKNOWN] = "leaf_insn_unknown",
 	[C_SCANNED] = "unwind_scanned",
+	[C_STACK_USED_FIRST_] = "stack_used_4k",
+	[C_STACK_USED_FIRST_ + 1] = "stack_used_8k",
+	[C_STACK_USED_FIRST_ + 2] = "stack_used_16k",
+	[C_STACK_USED_FIRST_ + 3] = "stack_used_32k",
+	[C_STACK_USED_LAST_] = "stack_used_64k",
 };
 
 static int

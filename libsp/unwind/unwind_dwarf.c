@@ -608,6 +608,7 @@ sp_unwind_dwarf(const struct sp_uregs *regs, const struct sp_ustack *stk,
 			res->error = SP_UNW_NO_PROGRESS;
 			return;
 		}
+		res->stack_used = next.r[SP_DW_RSP] - w.sp0;
 		cur = next;
 	}
 }

@@ -353,6 +353,20 @@ for d in 200:32768 2000:65528; do
 	classify "$TMP/rec$depth.spl" "$spec" >"$TMP/rec$depth.cls"
 	complete "recurse $depth (-s $bytes)" "$TMP/rec$depth.cls" "$TMP/rec$depth.spl"
 done
+# Whole walks are counted by the stack they used: 200 frames of down()
+# take less than 8 KiB, 2,000 more than 16 KiB (issue 15: the summary
+# says how far -s could come down).
+for d in 200:small 2000:big; do
+	f=$TMP/rec${d%%:*}.spl
+	read -r u4 u8 u16 u32 u64 < <(for k in 4 8 16 32 64; do
+	    printf '%s ' "$(counter "$f" "stack_used_${k}k")"; done)
+	whole=$(( $(counter "$f" samples) - $(counter "$f" truncated_stacks) ))
+	check "recurse ${d%%:*}: whole walks by stack used ($u4 $u8 $u16 $u32 $u64) add up to $whole" \
+	    test $((u4 + u8 + u16 + u32 + u64)) -eq "$whole" -a "$whole" -gt 0
+	if [[ ${d#*:} == small ]]; then n=$((u4 + u8)); else n=$((u32 + u64)); fi
+	check "recurse ${d%%:*}: most of them used ${d#*:}: $n of $whole" \
+	    test $((n * 2)) -gt "$whole"
+done
 
 # --- stacks cut short are marked (issue 14.2) --------------------------------
 # In musl's printf code (no CFI, no frame pointer) a walk can only guess.

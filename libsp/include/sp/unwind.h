@@ -56,6 +56,8 @@ struct sp_unwind_result {
 	size_t n;       /* addresses stored, leaf first */
 	int complete;   /* reached the outermost frame */
 	enum sp_unwind_error error;
+	uint64_t stack_used; /* from the sample's stack pointer to the last
+	                      * frame's: the copy a whole walk needed */
 };
 
 /* Why a frame was unwound by its frame pointer instead of its CFI. */
