@@ -812,14 +812,68 @@ sweep(struct sp_recorder *r)
 	return err;
 }
 
+/* Whether item x goes before item y: by time, then in ring order. */
 static int
-cmp_items(const void *a, const void *b)
+before(const struct rec_item *x, const struct rec_item *y)
 {
-	const struct rec_item *x = a, *y = b;
+	return x->time != y->time ? x->time < y->time : x->seq < y->seq;
+}
 
-	if (x->time != y->time)
-		return x->time < y->time ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
+/* The end of the run of items in order that starts at i. */
+static size_t
+run_end(const struct rec_item *a, size_t i, size_t n)
+{
+	for (i++; i < n && !before(&a[i], &a[i - 1]); i++)
+		;
+	return i;
+}
+
+/*
+ * Sorts the items by time.  A ring's records come in time order, or
+ * nearly: the runs in order are merged pairwise (a natural merge sort),
+ * one pass for two rings in order, none for one.  Not qsort: musl's moves
+ * the items with memcpy in cycles, a fifth of the recorder's CPU with 8
+ * threads.  Returns 0 or -ENOMEM.
+ */
+static int
+sort_items(struct sp_recorder *r)
+{
+	struct rec_item *a = r->items, *b, *t;
+	size_t n = r->nitems, runs, cap;
+
+	if (run_end(a, 0, n) == n)
+		return 0;
+	if (sp_grow_zeroed(&r->sorted, &r->capsorted, n,
+	    sizeof(*r->sorted)) != 0)
+		return -ENOMEM;
+	b = r->sorted;
+	do {
+		size_t i = 0, o = 0;
+
+		for (runs = 0; i < n; runs++) {
+			size_t m = run_end(a, i, n), x = i, y = m;
+			size_t e = m < n ? run_end(a, m, n) : n;
+
+			while (x < m && y < e)
+				b[o++] = before(&a[y], &a[x]) ? a[y++] : a[x++];
+			while (x < m)
+				b[o++] = a[x++];
+			while (y < e)
+				b[o++] = a[y++];
+			i = e;
+		}
+		t = a;
+		a = b;
+		b = t;
+	} while (runs > 1);
+	if (a != r->items) {
+		r->sorted = r->items;
+		r->items = a;
+		cap = r->capsorted;
+		r->capsorted = r->capitems;
+		r->capitems = cap;
+	}
+	return 0;
 }
 
 /*
@@ -877,8 +931,8 @@ drain(struct sp_recorder *r, int all)
 			r->items[i].time = sp_perf_record_time(r->items[i].rec,
 			    r->items[i].len);
 		}
-	if (r->nitems > 1)
-		qsort(r->items, r->nitems, sizeof(*r->items), cmp_items);
+	if (r->nitems > 1 && sort_items(r) != 0)
+		return -ENOMEM;
 	/* A loss is swept at once, so that the records after it are read
 	 * with /proc's view; /proc is newer than every record drained, so
 	 * one sweep serves every later loss in this batch. */
@@ -1083,6 +1137,7 @@ sp_recorder_free(struct sp_recorder *r)
 	sp_imap_fini(&r->covered);
 	sp_buf_fini(&r->drain);
 	free(r->items);
+	free(r->sorted);
 	free(r->events);
 	free(r->rings);
 	free(r->cpus);

@@ -89,6 +89,8 @@ struct sp_recorder {
 	struct rec_item *items;
 	size_t nitems;
 	size_t capitems;
+	struct rec_item *sorted;  /* the merge's other half */
+	size_t capsorted;
 	uint64_t *ips;            /* unwinder output, max_frames */
 	uint32_t *frames;         /* frame ids for one stack */
 	struct frame_memo *fmemo; /* FRAME_MEMO user frames, by pid and ip */
