@@ -11,9 +11,12 @@
  * Checks: the records given are back to back from the tail and never
  * past the head; each is as long as its header says, and its bytes are
  * the ring's (in place, inside the data area, or reassembled across the
- * wrap); the reading stops where the records given end, or, after a
- * header that makes no sense, at the head; the release hands exactly that
- * place back to the kernel; a second reading goes on from there.
+ * wrap); none is timed after the limit, and where the reading stops
+ * short of the head the next record is (its time read in the ring as
+ * sp_perf_record_time reads it); the reading stops where the records
+ * given end, or, after a header that makes no sense, at the head; the
+ * release hands exactly that place back to the kernel; a second reading
+ * goes on from there.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -31,6 +34,7 @@ struct seen {
 	struct sp_buf *wrapped;
 	uint64_t pos;   /* where the next record must start */
 	uint64_t head;
+	uint64_t until; /* the reading's time limit */
 };
 
 static uint8_t
@@ -67,7 +71,8 @@ add(void *ctx, const struct sp_ring_rec *rec)
 	for (i = 0; i < rec->len; i++)
 		if (p[i] != ring_byte(s->ring, s->pos + i))
 			abort(); /* not the ring's bytes at its place */
-	(void)sp_perf_record_time(p, rec->len);
+	if (sp_perf_record_time(p, rec->len) > s->until)
+		abort(); /* given, but timed after the limit */
 	s->pos += rec->len;
 	return 0;
 }
@@ -78,11 +83,31 @@ static void
 read_release(struct sp_ring *r, uint64_t until, struct seen *s)
 {
 	const struct perf_event_mmap_page *meta = (const void *)r->base;
-	int got = sp_ring_read(r, until, s->wrapped, add, s);
+	int got;
 
+	s->until = until;
+	got = sp_ring_read(r, until, s->wrapped, add, s);
 	if (got == -SP_EFORMAT ? r->next_tail != s->head :
 	    got < 0 || r->next_tail != s->pos)
 		abort();
+	/* Stopped before the head by the limit: the next record is timed
+	 * after it, read in the ring as sp_perf_record_time reads it. */
+	if (got >= 0 && r->next_tail < s->head &&
+	    s->head - r->next_tail >= sizeof(struct perf_event_header)) {
+		struct perf_event_header h;
+		uint8_t rec[65536];
+		size_t i;
+
+		for (i = 0; i < sizeof(h); i++)
+			rec[i] = ring_byte(r, r->next_tail + i);
+		memcpy(&h, rec, sizeof(h));
+		if (h.size >= sizeof(h) && h.size <= s->head - r->next_tail) {
+			for (i = sizeof(h); i < h.size; i++)
+				rec[i] = ring_byte(r, r->next_tail + i);
+			if (sp_perf_record_time(rec, h.size) <= until)
+				abort();
+		}
+	}
 	sp_ring_release(r);
 	if (meta->data_tail != r->next_tail)
 		abort();

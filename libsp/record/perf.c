@@ -58,33 +58,38 @@ ring_read(const struct sp_ring *r, uint64_t pos, void *dst, size_t n)
 	}
 }
 
+/* Where a record's time is (a sample's after pid/tid; another's in the
+ * sample_id trailer: pid/tid, time, cpu), or 0 when it is too short. */
+static size_t
+time_offset(uint32_t type, size_t len)
+{
+	if (type == PERF_RECORD_SAMPLE)
+		return len >= 24 ? 16 : 0;
+	return len >= 8 + 24 ? len - 16 : 0;
+}
+
 uint64_t
 sp_perf_record_time(const uint8_t *rec, size_t len)
 {
 	struct perf_event_header h;
+	size_t off;
 
 	memcpy(&h, rec, sizeof(h));
-	if (h.type == PERF_RECORD_SAMPLE)
-		return len >= 24 ? sp_le64(rec + 16) : 0;
-	return len >= 8 + 24 ? sp_le64(rec + len - 16) : 0;
+	off = time_offset(h.type, len);
+	return off != 0 ? sp_le64(rec + off) : 0;
 }
 
-/* The record at pos's time, read in the ring (as sp_perf_record_time). */
+/* The record at pos's time, read in the ring. */
 static uint64_t
 ring_time(const struct sp_ring *r, uint64_t pos,
     const struct perf_event_header *h)
 {
+	size_t off = time_offset(h->type, h->size);
 	uint8_t t[8];
 
-	if (h->type == PERF_RECORD_SAMPLE) {
-		if (h->size < 24)
-			return 0;
-		ring_read(r, pos + 16, t, 8);
-	} else {
-		if (h->size < 8 + 24)
-			return 0;
-		ring_read(r, pos + h->size - 16, t, 8);
-	}
+	if (off == 0)
+		return 0;
+	ring_read(r, pos + off, t, 8);
 	return sp_le64(t);
 }
 
