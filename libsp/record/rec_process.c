@@ -350,9 +350,7 @@ read_code(void *ctx, uint64_t addr, uint8_t *buf, size_t len)
 static void
 jit_cut(struct sp_recorder *r, struct rec_proc *p, uint64_t ip)
 {
-	const struct rec_range *m = spi_rec_find_range(p, ip);
-
-	if (m == NULL || m->file != NULL || m->cfi != NULL)
+	if (!in_jit(p, ip))
 		return;
 	r->ctx.c[C_JIT_TRUNCATED]++;
 	if (p->jit_cut++ == 0)
