@@ -3,10 +3,15 @@
  * N threads that spin for a while, then a thread that spawns and joins
  * many short threads.
  * usage: threads [THREADS] [MILLISECONDS] [SHORT_THREADS] (default 4, 500, 0)
+ * With THREADS_CPU set, each spinner ends with a line "tid TID cpu_us N"
+ * on stderr: its own CPU time, which a test compares with its samples.
  */
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 static volatile unsigned long sink;
 static long run_ms;
@@ -24,13 +29,17 @@ elapsed_ms(const struct timespec *t0)
 __attribute__((noinline)) static void *
 spinner(void *arg)
 {
-	struct timespec t0;
+	struct timespec t0, cpu;
 
 	(void)arg;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	while (elapsed_ms(&t0) < run_ms)
 		for (int i = 0; i < 10000; i++)
 			sink += (unsigned long)i;
+	if (getenv("THREADS_CPU") != NULL &&
+	    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu) == 0)
+		fprintf(stderr, "tid %ld cpu_us %ld\n", (long)syscall(SYS_gettid),
+		    (long)cpu.tv_sec * 1000000 + cpu.tv_nsec / 1000);
 	return NULL;
 }
 
