@@ -693,6 +693,10 @@ sp_recorder_attach(struct sp_recorder *r, pid_t pid, struct sp_diag *diag)
 	if (err == 0 && opened == 0)
 		err = -ESRCH;
 	r->ctx.now = mono_now();
+	/* The first rescan a second from now: a thread started in this
+	 * listing's tick whose FORK record is not read yet would look
+	 * uncovered and not inherited (see inherited()). */
+	r->last_thread_scan = r->ctx.now;
 	p = spi_rec_proc_get(r, (uint32_t)pid, 0);
 	if (err == 0 && p != NULL) {
 		p->listed_until = boot_ticks();
