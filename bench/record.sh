@@ -16,7 +16,10 @@
 # table, the marginal recorder CPU per extra sample between rates, the
 # ratios perf / sp-record and a verdict line on the issue's targets.
 # Table on stdout and in build/bench/record.txt.  Knobs (environment):
-# MS=1000 REPS=3 RATES="1000 10000 20000" WORKLOADS="tree15 threads8 deep200".
+# MS=1000 REPS=3 RATES="1000 10000 20000" WORKLOADS="tree15 threads8 deep200"
+# CONFIGS="sp fp dwarf" (spOPTION adds a configuration of sp-record with
+# that option: CONFIGS="sp sp-s32768 fp" sets the default copy size against
+# a fixed one; the verdicts read sp, the default).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 MS=${MS:-1000} REPS=${REPS:-3} RATES=${RATES:-"1000 10000 20000"}
@@ -190,7 +193,7 @@ measure() {
 	fi
 	case $2 in
 	base)	run_one "$f.run" "${TARGET[@]}" ;;
-	sp)	run_one "$f.run" "$BIN/sp-record" -q --children -F "$rate" \
+	sp*)	run_one "$f.run" "$BIN/sp-record" -q --children -F "$rate" ${2#sp} \
 		    -o "$T/x.spl" -- "${TARGET[@]}"
 		samples=$(spc "$T/x.spl" samples) lost=$(spc "$T/x.spl" lost_events)
 		bytes=$(stat -c %s "$T/x.spl"); rm -f "$T/x.spl" ;;
@@ -211,7 +214,7 @@ measure() {
 }
 
 # --- runs -----------------------------------------------------------------------------
-start=$SECONDS CONFIGS="sp fp dwarf"
+start=$SECONDS CONFIGS=${CONFIGS:-"sp fp dwarf"}
 note "warm-up (page cache, perf's build-id cache; not measured)"
 for wl in $WORKLOADS; do
 	set_target "$wl"
@@ -239,7 +242,7 @@ med() { awk -v c="$2" '{ print $c }' "$1" | sort -g |
     awk '{ v[NR] = $1 } END { m = int((NR + 1) / 2); print (NR % 2) ? v[m] : (v[m] + v[m + 1]) / 2 }'; }
 fmt() { printf "%-11s %6s %7s %15s %7s %8s %8s %6s %11s %8s %8s\n" "$@"; }
 label() { case $1 in base) echo unprofiled ;; sp) echo sp-record ;;
-    fp) echo "perf fp" ;; dwarf) echo "perf dwarf" ;; esac; }
+    sp*) echo "sp ${1#sp}" ;; fp) echo "perf fp" ;; dwarf) echo "perf dwarf" ;; esac; }
 # row WL C R FLOOR: "samples lost lost% rec_us post_us B/smp slow slow_lo
 # slow_hi slow_cpu peak_MiB rec_s post_s" from the medians of WL's runs of
 # C at R, the recorder CPU less FLOOR s.  Ratios of medians, so the row
