@@ -43,8 +43,9 @@ usage(int status)
 	    "replaced only once the recording has started.\n"
 	    "  -F, --freq HZ      samples per second per thread (default 1000;\n"
 	    "                     max: the kernel's perf_event_max_sample_rate)\n"
-	    "  -s, --stack BYTES  user stack bytes copied per sample (default 32768,\n"
-	    "                     at most 65528)\n"
+	    "  -s, --stack BYTES  user stack bytes copied per sample, at most 65528\n"
+	    "                     (default: 32768, then 4096 once 1000 walks in a\n"
+	    "                     row fit in it, back if they stop fitting)\n"
 	    "  -k, --kernel       add kernel callchains\n"
 	    "  -c, --children     follow child processes: those forked after the\n"
 	    "                     start and, with -p, those running already (the\n"
@@ -460,7 +461,16 @@ print_stack_used(struct sp_recorder *r, const struct opts *o)
 	for (k = 0; k < 4 && (sum += n[k]) * 100 < all * 99; k++)
 		;
 	(void)fprintf(stderr, "  whole stacks used up to %u KiB (99 %% of "
-	    "them); -s copies %u bytes\n", 4u << k, stack);
+	    "them); ", 4u << k);
+	if (o->ro.stack_bytes != 0 || counter(r, "stack_switches") == 0)
+		(void)fprintf(stderr, "-s copies %u bytes\n", stack);
+	else if (counter(r, "stack_switches") == 1)
+		(void)fprintf(stderr, "copies of %u bytes, then %llu (they "
+		    "fit)\n", stack, counter(r, "stack_bytes"));
+	else
+		(void)fprintf(stderr, "copies of %u bytes, %u for a while, then "
+		    "%u again (deeper stacks came)\n", stack,
+		    SP_STACK_BYTES_SMALL, stack);
 }
 
 /* What a person asks first; every counter is in sp-dump --stats.  The rate
@@ -512,6 +522,17 @@ raise_priority(void)
 	cur = getpriority(PRIO_PROCESS, 0);
 	if (errno == 0 && cur == 0)
 		(void)setpriority(PRIO_PROCESS, 0, NICE_BOOST);
+}
+
+static void
+raise_nofile(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		(void)setrlimit(RLIMIT_NOFILE, &rl);
+	}
 }
 
 /* --delay is over: sampling starts, or the run ends here. */
@@ -665,6 +686,11 @@ start_recording(struct opts *o, struct sp_recorder **r, struct sp_writer **w,
 	/* --delay: the events open disabled; record() turns them on. */
 	if (o->delay_ms > 0)
 		(void)sp_recorder_enable(*r, 0); /* none open yet: 0 */
+	/* An event per thread and CPU (three without -s): the hard limit
+	 * on descriptors, not the soft one.  Not for a command, which would
+	 * inherit it. */
+	if (o->npids > 0 && o->cmd == NULL)
+		raise_nofile();
 	for (i = 0; i < o->npids; i++)
 		if (sp_recorder_attach(*r, (pid_t)o->pids[i], &diag) != 0)
 			errx(1, "%s", diag.msg);

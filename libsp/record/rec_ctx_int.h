@@ -57,6 +57,9 @@ enum rec_counter {
 	C_LEAF_INSN,          /* leaves without CFI unwound by analysis */
 	C_LEAF_INSN_UNKNOWN,  /* leaves the analysis could not tell */
 	C_SCANNED,            /* frames found by a stack scan (JIT code) */
+	C_STACK_BYTES,        /* the stack copy's size in use (it may change
+	                       * once or twice without -s: recorder.c) */
+	C_STACK_SWITCHES,     /* changes of that size */
 	/* Whole walks by the stack they used: up to 4, 8, 16, 32, 64 KiB
 	 * (sp-record's summary says how far -s could come down). */
 	C_STACK_USED_FIRST_,

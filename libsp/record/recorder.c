@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -61,6 +62,8 @@ static const char *const counter_names[C_FALLBACK_FIRST_] = {
 	[C_LEAF_INSN] = "leaf_insn_analysed",
 	[C_LEAF_INSN_UNKNOWN] = "leaf_insn_unknown",
 	[C_SCANNED] = "unwind_scanned",
+	[C_STACK_BYTES] = "stack_bytes",
+	[C_STACK_SWITCHES] = "stack_switches",
 	[C_STACK_USED_FIRST_] = "stack_used_4k",
 	[C_STACK_USED_FIRST_ + 1] = "stack_used_8k",
 	[C_STACK_USED_FIRST_ + 2] = "stack_used_16k",
@@ -172,8 +175,12 @@ sp_recorder_new(struct sp_writer *w, const struct sp_recorder_opts *o,
 	r->enabled = 1;
 	if (r->o.frequency == 0)
 		r->o.frequency = 1000;
+	/* Raw stacks are for replaying walks: whole copies. */
+	if (r->o.stack_bytes == 0 && !r->o.raw_stacks)
+		r->adapt = ADAPT_LEARN;
 	if (r->o.stack_bytes == 0)
 		r->o.stack_bytes = SP_STACK_BYTES_DEFAULT;
+	r->ctx.c[C_STACK_BYTES] = r->o.stack_bytes;
 	if (r->o.max_frames == 0)
 		r->o.max_frames = SP_FRAMES_MAX_DEFAULT;
 	*out = r;
@@ -296,7 +303,7 @@ map_ring(struct sp_recorder *r, int i, int fd)
 
 static int
 keep_event(struct sp_recorder *r, int fd, uint32_t tid, int cpu,
-    int sideband)
+    int sideband, int small)
 {
 	if (sp_grow_zeroed(&r->events, &r->capevents, r->nevents + 1,
 	    sizeof(*r->events)) != 0)
@@ -304,6 +311,7 @@ keep_event(struct sp_recorder *r, int fd, uint32_t tid, int cpu,
 	r->events[r->nevents].fd = fd;
 	r->events[r->nevents].tid = tid;
 	r->events[r->nevents].sideband = sideband;
+	r->events[r->nevents].small = small;
 	r->events[r->nevents++].cpu = cpu;
 	return 0;
 }
@@ -351,7 +359,7 @@ open_sideband(struct sp_recorder *r, uint32_t tid, int i)
 	if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, r->rings[i].fd) < 0)
 		err = -errno;
 	if (err == 0)
-		err = keep_event(r, fd, tid, r->cpus[i], 1);
+		err = keep_event(r, fd, tid, r->cpus[i], 1, 0);
 	if (err)
 		(void)close(fd);
 	return err;
@@ -380,35 +388,53 @@ map_ring_event(struct sp_recorder *r, int i, int *fd, uint32_t tid)
 	return map_ring(r, i, *fd);
 }
 
-/* Opens the events of thread tid on every CPU, each into its CPU's ring:
- * a spawned command's from its exec on, others at once, and either only
- * while sampling is on (sp_recorder_enable). */
+/*
+ * The sampling event of (tid, CPU index i) into ring i, with the small
+ * stack copy or the default one, on while sampling is and its size is the
+ * one in use: a spawned command's from its exec on, others at once.
+ */
+static int
+open_sampler(struct sp_recorder *r, uint32_t tid, int i, int small)
+{
+	int on = r->enabled && small == (r->adapt == ADAPT_SMALL);
+	int fd, err;
+
+	r->attr.sample_stack_user = small ? SP_STACK_BYTES_SMALL :
+	    r->o.stack_bytes;
+	r->attr.disabled = r->at_exec || !on;
+	r->attr.enable_on_exec = r->at_exec && on;
+	fd = open_event(r, tid, r->cpus[i]);
+	if (fd < 0)
+		err = fd;
+	else if (r->rings[i].base == NULL)
+		err = map_ring_event(r, i, &fd, tid);
+	else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, r->rings[i].fd) < 0)
+		err = -errno;
+	else
+		err = 0;
+	if (err == 0)
+		err = keep_event(r, fd, tid, r->cpus[i], 0, small);
+	if (err && fd >= 0)
+		(void)close(fd);
+	r->attr.sample_stack_user = r->o.stack_bytes;
+	return err;
+}
+
+/* Opens the events of thread tid on every CPU (see open_sampler), and
+ * both sizes while the small one is in question. */
 static int
 open_thread(struct sp_recorder *r, uint32_t tid)
 {
-	int i, fd, err;
+	int i, err;
 
-	if (r->nevents == 0 && !r->enabled)
+	if (r->nevents == 0 && (!r->enabled || r->adapt != ADAPT_OFF))
 		split_sideband(r);
-	r->attr.disabled = r->at_exec || !r->enabled;
-	r->attr.enable_on_exec = r->at_exec && r->enabled;
 	for (i = 0; i < r->nr_cpus; i++) {
-		fd = open_event(r, tid, r->cpus[i]);
-		if (fd < 0)
-			return fd;
-		if (r->rings[i].base == NULL)
-			err = map_ring_event(r, i, &fd, tid);
-		else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT,
-		    r->rings[i].fd) < 0)
-			err = -errno;
-		else
-			err = 0;
-		if (err == 0)
-			err = keep_event(r, fd, tid, r->cpus[i], 0);
-		if (err) {
-			(void)close(fd);
+		if ((err = open_sampler(r, tid, i, 0)) != 0)
 			return err;
-		}
+		if ((r->adapt == ADAPT_LEARN || r->adapt == ADAPT_SMALL) &&
+		    (err = open_sampler(r, tid, i, 1)) != 0)
+			return err;
 		if (r->sideband && (err = open_sideband(r, tid, i)) != 0)
 			return err;
 	}
@@ -674,6 +700,28 @@ stopped_already(pid_t pid)
 	return sp_proc_stat(pid, &state, &ppid) == 0 && state == 'T';
 }
 
+/*
+ * Without -s a thread takes three events a CPU (see enum rec_adapt), with
+ * it one: a first target whose threads would take more descriptors than
+ * RLIMIT_NOFILE leaves (2,001 threads on 8 CPUs: 48,024 against 16,008)
+ * is recorded with the default copy alone.
+ */
+static void
+fit_descriptors(struct sp_recorder *r, pid_t pid)
+{
+	struct rlimit rl;
+	pid_t *tids;
+	size_t n;
+
+	if (r->adapt != ADAPT_LEARN || r->nevents != 0 ||
+	    sp_proc_tasks(pid, &tids, &n) != 0)
+		return;
+	free(tids);
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	    (n + 16) * (size_t)r->nr_cpus * 3 + 64 > rl.rlim_cur)
+		r->adapt = ADAPT_OFF;
+}
+
 int
 sp_recorder_attach(struct sp_recorder *r, pid_t pid, struct sp_diag *diag)
 {
@@ -688,6 +736,7 @@ sp_recorder_attach(struct sp_recorder *r, pid_t pid, struct sp_diag *diag)
 	if (r->o.stop && !stopped_already(pid) && kill(pid, SIGSTOP) == 0)
 		stopped = 1;
 	err = add_target(r, (uint32_t)pid);
+	fit_descriptors(r, pid);
 	if (err == 0)
 		err = open_threads(r, (uint32_t)pid, 0, &opened);
 	if (err == 0 && opened == 0)
@@ -881,6 +930,92 @@ sort_items(struct sp_recorder *r)
 }
 
 /*
+ * Switches the sampling events: on, those of the stack copy's size in use;
+ * off, all.  Each event's inherited copies (new threads, forked
+ * processes) follow it: the kernel switches them with it.  The side-band
+ * events stay on.  Those to turn off go first: no thread is sampled twice
+ * meanwhile.  Returns 0 or the first -errno.
+ */
+static int
+switch_events(struct sp_recorder *r)
+{
+	int small = r->adapt == ADAPT_SMALL, pass, err = 0;
+	size_t i;
+
+	for (pass = 0; pass < 2; pass++)
+		for (i = 0; i < r->nevents; i++) {
+			const struct rec_event *e = &r->events[i];
+			int on = r->enabled && e->small == small;
+
+			if (e->sideband || on != pass)
+				continue;
+			if (ioctl(e->fd, on ? PERF_EVENT_IOC_ENABLE :
+			    PERF_EVENT_IOC_DISABLE, 0) < 0 && errno != ESRCH &&
+			    err == 0)
+				err = -errno;
+		}
+	return err;
+}
+
+int
+sp_recorder_enable(struct sp_recorder *r, int on)
+{
+	r->enabled = on != 0;
+	return switch_events(r);
+}
+
+/* Closes the small copy's events (and so their inherited copies): the
+ * default copy is in use for good. */
+static void
+drop_small(struct sp_recorder *r)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < r->nevents; i++)
+		if (r->events[i].small)
+			(void)close(r->events[i].fd);
+		else
+			r->events[n++] = r->events[i];
+	r->nevents = n;
+}
+
+/* The copy's size in use becomes small or the default one. */
+static void
+use_stack(struct sp_recorder *r, enum rec_adapt to)
+{
+	r->adapt = to;
+	(void)switch_events(r);
+	r->ctx.c[C_STACK_BYTES] = to == ADAPT_SMALL ? SP_STACK_BYTES_SMALL :
+	    r->o.stack_bytes;
+	r->ctx.c[C_STACK_SWITCHES]++;
+	if (to == ADAPT_BIG)
+		drop_small(r);
+}
+
+/*
+ * What the walks drained so far say of the stack copy's size (counted by
+ * rec_process.c): the small one after SP_STACK_LEARN_WALKS walks in a row
+ * fit in it, the default one for good after a tenth as many that would
+ * not, or when the small one cut more than 1 walk in 1000 (and more than
+ * 2).  Decided after a drain: the records still in the rings were taken
+ * with the size before.
+ */
+static void
+choose_stack(struct sp_recorder *r)
+{
+	if (r->adapt == ADAPT_LEARN) {
+		if (r->fit >= SP_STACK_LEARN_WALKS)
+			use_stack(r, ADAPT_SMALL);
+		else if (r->unfit >= SP_STACK_LEARN_WALKS / 10) {
+			r->adapt = ADAPT_BIG;
+			drop_small(r);
+		}
+	} else if (r->adapt == ADAPT_SMALL && r->cut > 2 &&
+	    r->cut * 1000 > r->walks)
+		use_stack(r, ADAPT_BIG);
+}
+
+/*
  * How long a record may take from its timestamp to its ring's head: the
  * kernel takes the time, then copies the stack.  A drain takes records
  * up to its own start less this, so that none written later on another
@@ -951,24 +1086,7 @@ drain(struct sp_recorder *r, int all)
 	for (k = 0; k < r->nr_cpus; k++)
 		if (r->rings[k].base != NULL)
 			sp_ring_release(&r->rings[k]);
-	return err;
-}
-
-/* Each event's inherited copies (new threads, forked processes) follow
- * it: the kernel switches them with it.  The side-band events stay on. */
-int
-sp_recorder_enable(struct sp_recorder *r, int on)
-{
-	size_t i;
-	int err = 0;
-
-	r->enabled = on != 0;
-	for (i = 0; i < r->nevents; i++)
-		if (!r->events[i].sideband &&
-		    ioctl(r->events[i].fd, on ? PERF_EVENT_IOC_ENABLE :
-		    PERF_EVENT_IOC_DISABLE, 0) < 0 && errno != ESRCH &&
-		    err == 0)
-			err = -errno;
+	choose_stack(r);
 	return err;
 }
 

@@ -29,6 +29,19 @@ struct rec_event {
 	uint32_t tid;
 	int cpu;
 	int sideband;         /* a dummy event for the side-band records */
+	int small;            /* a sampling event with the small stack copy */
+};
+
+/* The stack copy's size without -s (SP_STACK_BYTES_SMALL): every thread
+ * and CPU has a sampling event of either size, the side-band records come
+ * from a dummy event beside them, and one size is on at a time.  An
+ * ioctl on each event switches its inherited copies with it: no event is
+ * opened or closed on the way, no thread goes without or gets two. */
+enum rec_adapt {
+	ADAPT_OFF,    /* -s given: one size */
+	ADAPT_LEARN,  /* the default copy on, walks counted */
+	ADAPT_SMALL,  /* the small copy on, walks it cut counted */
+	ADAPT_BIG     /* the default copy on for good */
 };
 
 /* One perf record copied out of a ring, for the merge by time. */
@@ -83,6 +96,10 @@ struct sp_recorder {
 	                           * comm and task records come from a dummy
 	                           * event beside each one, never disabled */
 	uint64_t last_thread_scan;
+	enum rec_adapt adapt;
+	uint64_t fit, unfit;      /* ADAPT_LEARN: walks the small copy holds,
+	                           * walks it would not */
+	uint64_t walks, cut;      /* ADAPT_SMALL: walks, and those it cut */
 	uint32_t kernel_module;   /* MODULE id of [kernel.kallsyms], 0 unset */
 	uint32_t truncated_frame; /* FRAME id of the marker, 0 unset */
 	struct sp_buf drain;
@@ -100,6 +117,7 @@ struct sp_recorder {
 /* rec_process.c: one perf record into the spool; a followed process by
  * pid (made when make). */
 int spi_rec_process(struct sp_recorder *r, const uint8_t *rec, size_t len);
+
 struct rec_proc *spi_rec_proc_get(struct sp_recorder *r, uint32_t pid,
     int make);
 

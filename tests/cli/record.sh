@@ -100,6 +100,53 @@ run $REC -m 100 -o "$TMP/rec-limit.spl" -- $W/recurse 200 300
 check "-m 100 cuts deeper stacks, counted as unwind_depth" \
     test "$(counter "$TMP/rec-limit.spl" unwind_depth)" -gt 0
 
+# Without -s the copy comes down to 4096 bytes once 1000 walks in a row
+# fit in it (the loader's start does not: up to 5.6 KiB), and goes back to
+# 32768 for good when walks run off its end.  copy SPOOL: "BYTES SWITCHES
+# SAMPLES TRUNCATED".  A run starved of CPU (cpu-clock counts CPU time)
+# may end before 1000 walks: said, not failed.
+copy() {
+	echo "$(counter "$1" stack_bytes) $(counter "$1" stack_switches)" \
+	    "$(counter "$1" samples) $(counter "$1" truncated_stacks)"
+}
+run $REC -F 10000 -o "$TMP/adapt.spl" -- $W/recurse 10 1000
+read -r b n s t < <(copy "$TMP/adapt.spl")
+if [ "${s:-0}" -lt 2000 ]; then
+	skip "the copy coming down" "only $s samples in 1 s: starved of CPU"
+else
+	check "shallow stacks: the copy came down to 4096 bytes ($b after $n changes, $s samples)" \
+	    test "$b" = 4096 -a "$n" = 1
+	check "and they stay 99% complete ($t of $s truncated)" \
+	    test "$((t * 100))" -le "$s"
+	check "the summary says so" has "copies of 32768 bytes, then 4096 (they fit)" "$ERR"
+fi
+run $REC -F 10000 -o "$TMP/adapt2.spl" -- $W/recurse 10 1000 800 700
+read -r b n s t < <(copy "$TMP/adapt2.spl")
+deep=$($DUMP "$TMP/adapt2.spl" | grep -E '^sample .*: [0-9]+ frames$' |
+    tail -1000 | awk '$(NF-1) >= 800 { n++ } END { print n + 0 }')
+if [ "$n" = 0 ] && [ "${s:-0}" -lt 3000 ]; then
+	skip "the copy going back" "only $s samples in 1.7 s: starved of CPU"
+else
+	check "then 800 frames deep: back to 32768 bytes ($b after $n changes)" \
+	    test "$b" = 32768 -a "$n" = 2
+	# The samples in the rings when it went back were cut: up to a
+	# quarter ring's worth (the drain's watermark; ~480 of 4 KiB).
+	check "the walks cut meanwhile are few ($t of $s truncated)" \
+	    test "$((t * 10))" -le "${s:-0}"
+	check "and the last 1000 samples hold all 800 levels ($deep of them)" \
+	    test "$deep" -ge 990
+	check "the summary says so" has "copies of 32768 bytes, 4096 for a while, then 32768 again" "$ERR"
+fi
+run $REC -F 10000 -s 4096 -o "$TMP/adapt3.spl" -- $W/recurse 10 300 800 300
+read -r b n s t < <(copy "$TMP/adapt3.spl")
+check "-s 4096 stays 4096 ($b after $n changes) and cuts deep stacks" \
+    test "$b" = 4096 -a "$n" = 0 -a \
+    "$(counter "$TMP/adapt3.spl" unwind_stack_bounds)" -gt 0
+run $REC -F 10000 -o "$TMP/adapt4.spl" -- $W/recurse 800 500
+read -r b n s t < <(copy "$TMP/adapt4.spl")
+check "deep from the start: 32768 all along ($b after $n changes)" \
+    test "$b" = 32768 -a "$n" = 0
+
 # Through a signal frame: samples in a handler reach main below it.
 run $REC -o "$TMP/sig.spl" -- $W/sigspin 1000
 s=$(counter "$TMP/sig.spl" samples)

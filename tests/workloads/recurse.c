@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Recurses DEPTH frames deep and spins at the bottom, for the unwinder's
- * deep-stack tests.  usage: recurse DEPTH [MILLISECONDS] (default 200, 500)
+ * deep-stack tests.  usage: recurse DEPTH [MILLISECONDS [DEPTH2 MS2]]
+ * (default 200, 500); with DEPTH2, a second phase DEPTH2 frames deep.
  */
 #include <stdlib.h>
 #include <time.h>
@@ -45,5 +46,7 @@ int
 main(int argc, char **argv)
 {
 	down(argc > 1 ? atoi(argv[1]) : 200, argc > 2 ? atol(argv[2]) : 500);
+	if (argc > 4)
+		down(atoi(argv[3]), atol(argv[4]));
 	return 0;
 }
