@@ -8,6 +8,18 @@
 #include "sp/spool.h"
 #include "sp/version.h"
 
+const char *
+sp_version(void)
+{
+	return SP_PROJECT_VERSION;
+}
+
+unsigned
+sp_version_number(void)
+{
+	return SP_VERSION_NUMBER;
+}
+
 int
 sp_version_text(const char *tool, char *buf, size_t cap)
 {
