@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# ninja install for embedders: the library (libstackpulse.a and the
+# archives it needs), the public headers and stackpulse.pc, installed into
+# a DESTDIR; then examples/*.c built against that tree with pkg-config's
+# flags alone, and run: record a command, read the spool with a Snapshot
+# and a Replay, follow a spool being written with a Tail.
+. "$(dirname "$0")/lib.bash"
+REC=$BIN/sp-record DUMP=$BIN/sp-dump SYM=$BIN/sp-sym W=build/tests
+dest=$PWD/$TMP/dest
+rm -rf "$dest"
+mkdir -p "$TMP/ex"
+
+# What ninja install runs, run here (a second ninja in this build tree
+# while the test run's own runs would share its logs).
+cmd=$(ninja -t commands install | tail -1)
+check "ninja install installs the library" has "libstackpulse.a" "$cmd"
+run env DESTDIR="$dest" sh -c "$cmd"
+check "installed into a DESTDIR: exit 0" test "$RC" -eq 0
+prefix=$(sed -n 's/^prefix = //p' build/config.ninja)
+root=$dest$prefix
+missing=
+for f in lib/libstackpulse.a lib/stackpulse/libelf.a lib/stackpulse/libZydis.a \
+    lib/stackpulse/libz.a lib/pkgconfig/stackpulse.pc bin/sp-record \
+    share/man/man1/sp-record.1; do
+	[ -s "$root/$f" ] || missing="$missing $f"
+done
+for h in libsp/include/sp/*.h; do
+	cmp -s "$h" "$root/include/sp/${h##*/}" || missing="$missing include/sp/${h##*/}"
+done
+check "the archives, stackpulse.pc and every public header are there (missing:${missing:- none})" \
+    test -z "$missing"
+
+export PKG_CONFIG_PATH=$root/lib/pkgconfig
+pc="pkg-config --define-variable=prefix=$root"
+ver=$($BIN/sp-record --version | sed -n '1s/.* //p')
+run $pc --modversion stackpulse
+check "pkg-config names the version sp-record --version says ($OUT, $ver)" \
+    test "$RC" -eq 0 -a "$OUT" = "$ver" -a -n "$ver"
+flags=$($pc --cflags --libs stackpulse)
+outside=$(tr ' ' '\n' <<<"$flags" | awk -v r="$root" '
+    /^-[IL]/ && index(substr($0, 3), r) != 1 { print }')
+check "its flags point into the installed tree only (${outside:-none outside})" \
+    test -z "$outside"
+for e in examples/*.c; do
+	n=$(basename "$e" .c)
+	run cc -std=c11 -Wall -Wextra -Werror -o "$TMP/ex/$n" "$e" $flags
+	check "examples/$n.c builds against the installed tree" test "$RC" -eq 0
+done
+
+# record: a child recorded into a spool that sp-dump checks.
+run "$TMP/ex/record" "$TMP/ex.spl" $W/tree-O2 300
+n=$(counter "$TMP/ex.spl" samples)
+check "examples/record: exit 0, says the library's version and $n samples" \
+    has "libstackpulse $ver: $n samples into" "$OUT"
+run $DUMP --check "$TMP/ex.spl"
+check "and sp-dump --check finds its spool finished" has "finished" "$OUT"
+check "with samples" test "${n:-0}" -gt 0
+
+# snapshot and replay: the same samples as sp-dump; names once symbolized.
+$SYM -q "$TMP/ex.spl" >"$TMP/ex.sym.spl"
+run "$TMP/ex/snapshot" "$TMP/ex.sym.spl" 3
+check "examples/snapshot reads them all ($(head -1 <<<"$OUT"))" \
+    test "$(head -1 <<<"$OUT")" = "$n samples"
+top=$(sed -n 2p <<<"$OUT")
+check "its hottest stack goes from _start through main (${top:0:120})" \
+    grep -qE '^[0-9]+ _start;.*;main;' <<<"$top"
+run "$TMP/ex/replay" "$TMP/ex.spl"
+check "examples/replay streams them all ($(tail -1 <<<"$OUT"))" \
+    has "$n samples, 0 forks, 1 exits; finished" "$OUT"
+
+# tail: follows a spool while sp-record writes it.
+rm -f "$TMP/live.spl"
+$REC -q -o "$TMP/live.spl" -- $W/tree-O2 1500 >/dev/null 2>&1 &
+rp=$!
+"$TMP/ex/tail" "$TMP/live.spl" 30 | while IFS= read -r l; do
+	echo "$(date +%s%N) $l"; done >"$TMP/tail.out" &
+tp=$!
+wait $rp
+rec_end=$(date +%s%N)
+wait $tp
+first=$(awk '/ sample 1: / { print $1; exit }' "$TMP/tail.out")
+n=$(counter "$TMP/live.spl" samples)
+check "examples/tail saw every sample and the end ($(tail -1 "$TMP/tail.out" | cut -d' ' -f2-))" \
+    grep -q " $n samples, finished$" "$TMP/tail.out"
+check "the first one a second or more before the recording ended" \
+    test -n "$first" -a $(( (rec_end - ${first:-0}) / 1000000 )) -ge 1000
+done_testing
