@@ -30,6 +30,11 @@ done
 check "the archives, stackpulse.pc and every public header are there (missing:${missing:- none})" \
     test -z "$missing"
 
+if ! need pkg-config pkgconf; then
+	skip "building the examples" "pkg-config is not installed and could not be (apt-get install pkgconf)"
+	done_testing
+	exit 0
+fi
 export PKG_CONFIG_PATH=$root/lib/pkgconfig
 pc="pkg-config --define-variable=prefix=$root"
 ver=$($BIN/sp-record --version | sed -n '1s/.* //p')
