@@ -176,20 +176,28 @@ ns_pid(pid_t pid)
 int
 sp_bundle_perf_map(struct sp_bundle *b, pid_t pid, uid_t uid)
 {
-	char src[96], name[64], key[16];
+	char src[96], name[64], key[16], ns[96];
 	struct stat st;
-	pid_t nspid;
+	pid_t nspid = ns_pid(pid);
 	int fd, err;
 
-	(void)snprintf(src, sizeof(src), "/tmp/perf-%d.map", (int)pid);
-	fd = open(src, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	/* In a PID namespace the runtime names its map by the pid it sees
-	 * there, in its own /tmp (node in a container: /tmp/perf-1.map). */
-	if (fd < 0 && errno == ENOENT && (nspid = ns_pid(pid)) != pid) {
+	 * there, in its own /tmp (node in a container: /tmp/perf-1.map);
+	 * the host's /tmp/perf-PID.map is then another process's, an old
+	 * one's that had this pid (pids wrap at 32768).  Once such a
+	 * process is gone its map is out of reach: the copy kept while it
+	 * lived stays. */
+	(void)snprintf(ns, sizeof(ns), "perf-map\t%d\tperf-maps/perf-%d.map\t"
+	    "/proc/", (int)pid, (int)pid);
+	if (nspid != pid)
 		(void)snprintf(src, sizeof(src), "/proc/%d/root/tmp/perf-%d.map",
 		    (int)pid, (int)nspid);
-		fd = open(src, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	}
+	else if (b->manifest.len > 0 && memmem(b->manifest.p, b->manifest.len,
+	    ns, strlen(ns)) != NULL)
+		return 0;
+	else
+		(void)snprintf(src, sizeof(src), "/tmp/perf-%d.map", (int)pid);
+	fd = open(src, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return errno == ENOENT ? 0 : -errno;
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {

@@ -43,9 +43,11 @@ int sp_bundle_open(const char *dir, int binaries, struct sp_bundle **out,
  * Copies /tmp/perf-PID.map if it exists, is a regular file (not a
  * symlink) and belongs to uid; for a process in a PID namespace, whose
  * runtime names the map by the pid it sees there (NSpid in
- * /proc/PID/status) in its own /tmp, /proc/PID/root/tmp/perf-NSPID.map.  Later copies of the same pid replace the
- * earlier one (runtimes append).  Returns 0 (also when there is none),
- * -EPERM for a file owned by another user, -errno.
+ * /proc/PID/status) in its own /tmp, /proc/PID/root/tmp/perf-NSPID.map
+ * (never the host's /tmp/perf-PID.map, an older process's; and once it
+ * is gone, nothing).  Later copies of the same pid replace the earlier
+ * one (runtimes append).  Returns 0 (also when there is none), -EPERM
+ * for a file owned by another user, -errno.
  */
 int sp_bundle_perf_map(struct sp_bundle *b, pid_t pid, uid_t uid);
 
