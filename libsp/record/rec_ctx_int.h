@@ -93,6 +93,16 @@ struct rec_file {
 	struct rec_file *next;
 };
 
+/* Code with no file (a JIT's) as read at a few addresses while its
+ * process lived: a sample drained after the process exited (its last
+ * ones, on a loaded machine) is analysed from these bytes. */
+#define CODE_MEMO 8u
+struct code_memo {
+	uint64_t addr;
+	size_t len;
+	uint8_t b[64];
+};
+
 struct rec_proc {
 	uint32_t pid;
 	int tracked;          /* its samples are recorded */
@@ -113,6 +123,7 @@ struct rec_proc {
 	uint64_t jit_cut;     /* its walks that ended in code with no file */
 	uint64_t exec_time;   /* time of its last exec (COMM record), 0 none */
 	char exe[32];         /* its executable's name, read at the first */
+	struct code_memo code[CODE_MEMO];
 };
 
 /* The recorder's state its helpers use; struct sp_recorder holds one. */

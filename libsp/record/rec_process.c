@@ -305,11 +305,13 @@ find_cfi(void *ctx, uint64_t pc, const struct sp_cfi_table **t,
  * end of addr's page and then the next page, each read on its own so an
  * unmapped second page still leaves the first.  A sample read from the
  * ring after its process exited can still be analysed when its code is
- * file-backed: then the bytes come from the file. */
+ * file-backed: then the bytes come from the file; else from the bytes
+ * read at that address before (struct code_memo). */
 static size_t
 read_code(void *ctx, uint64_t addr, uint8_t *buf, size_t len)
 {
-	const struct rec_proc *p = ctx;
+	struct rec_proc *p = ctx;
+	struct code_memo *cm = &p->code[(addr ^ addr >> 4) % CODE_MEMO];
 	const struct rec_range *m;
 	uint64_t page_end = (addr | 4095) + 1;
 	size_t first = page_end - addr < len ? (size_t)(page_end - addr) : len;
@@ -333,9 +335,22 @@ read_code(void *ctx, uint64_t addr, uint8_t *buf, size_t len)
 	}
 	got = process_vm_readv((pid_t)p->pid, local, (unsigned long)n, remote,
 	    (unsigned long)n, 0);
-	if (got > 0)
-		return (size_t)got;
 	m = spi_rec_find_range(p, addr);
+	if (got > 0) {
+		if (m != NULL && m->cfi == NULL) {
+			cm->addr = addr;
+			cm->len = (size_t)got < sizeof(cm->b) ? (size_t)got :
+			    sizeof(cm->b);
+			memcpy(cm->b, buf, cm->len);
+		}
+		return (size_t)got;
+	}
+	if ((m == NULL || m->cfi == NULL) && cm->len > 0 && cm->addr == addr) {
+		if (len > cm->len)
+			len = cm->len;
+		memcpy(buf, cm->b, len);
+		return len;
+	}
 	if (m == NULL || m->cfi == NULL)
 		return 0;
 	if (len > m->end - addr)
