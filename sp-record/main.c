@@ -682,7 +682,8 @@ start_recording(struct opts *o, struct sp_recorder **r, struct sp_writer **w,
 	memset(&diag, 0, sizeof(diag));
 	rc = sp_recorder_new(*w, &o->ro, r, &diag);
 	if (rc)
-		errx(rc == -SP_EUSAGE ? 2 : 1, "%s", diag.msg);
+		errx(sp_error_kind(rc) == SP_KIND_INVALID ||
+		    sp_error_kind(rc) == SP_KIND_FREQUENCY ? 2 : 1, "%s", diag.msg);
 	/* --delay: the events open disabled; record() turns them on. */
 	if (o->delay_ms > 0)
 		(void)sp_recorder_enable(*r, 0); /* none open yet: 0 */

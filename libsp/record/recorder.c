@@ -190,11 +190,16 @@ sp_recorder_new(struct sp_writer *w, const struct sp_recorder_opts *o,
 	if (r->o.frequency == SP_FREQ_MAX)
 		return sp_diag_set(diag, 0, -SP_EUSAGE, "-F max: cannot read "
 		    "/proc/sys/kernel/perf_event_max_sample_rate");
-	if (max_rate > 0 && r->o.frequency > (unsigned long)max_rate)
-		return sp_diag_set(diag, 0, -SP_EUSAGE, "sampling rate %u Hz is above "
+	if (max_rate > 0 && r->o.frequency > (unsigned long)max_rate) {
+		if (diag != NULL) {
+			diag->requested = r->o.frequency;
+			diag->permitted = (unsigned long)max_rate;
+		}
+		return sp_diag_set(diag, 0, -SP_EFREQ, "sampling rate %u Hz is above "
 		    "the permitted %ld Hz (/proc/sys/kernel/"
 		    "perf_event_max_sample_rate); use -F %ld or lower, or -F "
 		    "max", r->o.frequency, max_rate, max_rate);
+	}
 	if (r->o.stack_bytes > SP_STACK_BYTES_MAX || r->o.stack_bytes % 8)
 		return sp_diag_set(diag, 0, -SP_EUSAGE, "stack size %u is not a "
 		    "multiple of 8 from 8 to %u bytes", r->o.stack_bytes,

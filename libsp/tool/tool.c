@@ -127,7 +127,7 @@ struct sp_replay *
 sp_tool_replay(const char *path)
 {
 	struct sp_replay *r;
-	struct sp_diag diag = { 0, "" };
+	struct sp_diag diag = { 0 };
 	int err = sp_replay_open(path, &r, &diag);
 
 	if (err == -ENOMEM)

@@ -44,7 +44,7 @@ static const struct sp_cfi_section sec = { eh, sizeof(eh), 0x2000, 0, 0 };
 static void
 row_at(uint64_t pc, struct sp_cfi_row *row)
 {
-	struct sp_diag why = { 0, "" };
+	struct sp_diag why = { 0 };
 	int err = sp_cfi_row_at(&sec, 24, pc, row, NULL, &why);
 
 	cr_assert_eq(err, 0, "pc 0x%llx: %s", (unsigned long long)pc,
@@ -85,7 +85,7 @@ Test(cfi, rows_follow_the_prologue_and_epilogue)
 Test(cfi, pcs_outside_the_fde_and_cies_are_not_found)
 {
 	struct sp_cfi_row r;
-	struct sp_diag why = { 0, "" };
+	struct sp_diag why = { 0 };
 	size_t next = 99;
 	uint64_t b, e;
 
@@ -108,7 +108,7 @@ Test(cfi, malformed_entries_are_errors)
 	uint8_t bad[sizeof(eh)];
 	struct sp_cfi_section s = sec;
 	struct sp_cfi_row r;
-	struct sp_diag why = { 0, "" };
+	struct sp_diag why = { 0 };
 
 	s.data = bad;
 	memcpy(bad, eh, sizeof(eh));

@@ -160,7 +160,7 @@ Test(frame, checks_length_before_payload)
 	uint8_t b[16] = { SP_REC_STRING, 0x80, 0x80, 0x80, 0x01 };
 	unsigned kind;
 	size_t hdr, plen;
-	struct sp_diag why = { 0, "" };
+	struct sp_diag why = { 0 };
 
 	/* 2 MiB claimed: over the maximum, whatever follows. */
 	cr_assert_eq(sp_record_frame(b, 5, &kind, &hdr, &plen, &why),
@@ -186,7 +186,7 @@ roundtrip(const struct sp_record *r, struct sp_record *out,
 {
 	struct sp_codec enc;
 	struct sp_buf payload = { 0 };
-	struct sp_diag why = { 0, "" };
+	struct sp_diag why = { 0 };
 
 	sp_codec_init(&enc, 500);
 	sp_codec_init(dec, 500);
@@ -267,7 +267,7 @@ Test(payload, module_uid_is_optional)
 	struct sp_record r, back;
 	struct sp_codec enc, dec;
 	struct sp_buf payload = { 0 };
-	struct sp_diag why = { 0, "" };
+	struct sp_diag why = { 0 };
 	size_t full;
 
 	memset(&r, 0, sizeof(r));

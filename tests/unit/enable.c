@@ -7,6 +7,8 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
+#include <string.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -70,22 +72,32 @@ poll_for(struct sp_recorder *r, double secs)
 		cr_assert_eq(sp_recorder_poll(r, 20), 0);
 }
 
+/* A writer on /dev/null; returns its fd. */
+static int
+null_writer(struct sp_writer **w)
+{
+	struct sp_header h;
+	int fd;
+
+	cr_assert_eq(sp_header_init_host(&h), 0);
+	fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(sp_writer_new(fd, &h, w), 0);
+	return fd;
+}
+
 Test(enable, threads_started_while_off_are_followed_and_sampled_only_when_on)
 {
 	struct sp_recorder_opts o;
 	struct sp_recorder *r;
 	struct sp_writer *w;
-	struct sp_header h;
 	struct sp_diag diag;
 	int go[2], tids[2], fd, err;
 	pid_t child, tid[2];
 	uint64_t n;
 	size_t i, sb = 0, small = 0;
 
-	cr_assert_eq(sp_header_init_host(&h), 0);
-	fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
-	cr_assert_geq(fd, 0);
-	cr_assert_eq(sp_writer_new(fd, &h, &w), 0);
+	fd = null_writer(&w);
 	memset(&o, 0, sizeof(o));
 	memset(&diag, 0, sizeof(diag));
 	cr_assert_eq(sp_recorder_new(w, &o, &r, &diag), 0, "%s", diag.msg);
@@ -153,4 +165,59 @@ Test(enable, threads_started_while_off_are_followed_and_sampled_only_when_on)
 	sp_recorder_free(r);
 	sp_writer_free(w);
 	(void)close(fd);
+}
+
+/* An embedder switches on the kind, and reads both rates (issue 16). */
+Test(enable, a_rate_over_the_limit_is_its_own_kind_with_both_rates)
+{
+	struct sp_recorder_opts o;
+	struct sp_recorder *r = NULL;
+	struct sp_writer *w;
+	struct sp_diag diag;
+	long max = 0;
+	int fd, err;
+	FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "r");
+
+	if (f == NULL || fscanf(f, "%ld", &max) != 1 || max <= 0) {
+		if (f != NULL)
+			fclose(f);
+		cr_skip_test("perf_event_max_sample_rate unreadable here");
+	}
+	fclose(f);
+	fd = null_writer(&w);
+	memset(&o, 0, sizeof(o));
+	memset(&diag, 0, sizeof(diag));
+	o.frequency = (unsigned)max + 1;
+	err = sp_recorder_new(w, &o, &r, &diag);
+	cr_assert_eq(err, -SP_EFREQ, "%d: %s", err, diag.msg);
+	cr_assert_eq(sp_error_kind(err), SP_KIND_FREQUENCY);
+	cr_assert_str_eq(sp_error_kind_name(sp_error_kind(err)), "frequency");
+	cr_assert_eq(diag.err, err);
+	cr_assert_eq(diag.requested, (unsigned long)max + 1);
+	cr_assert_eq(diag.permitted, (unsigned long)max);
+	cr_assert(strstr(diag.msg, "perf_event_max_sample_rate") != NULL);
+	sp_recorder_free(r);
+	sp_writer_free(w);
+	(void)close(fd);
+}
+
+Test(enable, error_kinds_of_system_and_library_codes)
+{
+	cr_assert_eq(sp_error_kind(0), SP_KIND_NONE);
+	cr_assert_eq(sp_error_kind(-ESRCH), SP_KIND_GONE);
+	cr_assert_eq(sp_error_kind(ESRCH), SP_KIND_GONE);
+	cr_assert_eq(sp_error_kind(-EPERM), SP_KIND_PERMISSION);
+	cr_assert_eq(sp_error_kind(-EACCES), SP_KIND_PERMISSION);
+	cr_assert_eq(sp_error_kind(-SP_EUSAGE), SP_KIND_INVALID);
+	cr_assert_eq(sp_error_kind(-SP_EMAGIC), SP_KIND_FORMAT);
+	cr_assert_eq(sp_error_kind(-SP_ETRUNC), SP_KIND_FORMAT);
+	cr_assert_eq(sp_error_kind(-SP_ELIMIT), SP_KIND_LIMIT);
+	cr_assert_eq(sp_error_kind(-ENOMEM), SP_KIND_LIMIT);
+	cr_assert_eq(sp_error_kind(-ENOENT), SP_KIND_NOT_FOUND);
+	cr_assert_eq(sp_error_kind(-SP_EAGAIN), SP_KIND_AGAIN);
+	cr_assert_eq(sp_error_kind(-ENOSPC), SP_KIND_IO);
+	cr_assert_eq(sp_error_kind(-EPIPE), SP_KIND_IO);
+	cr_assert_str_eq(sp_error_kind_name(SP_KIND_IO), "io");
+	cr_assert_str_eq(sp_strerror(-SP_EFREQ),
+	    "sampling rate above the kernel's limit");
 }

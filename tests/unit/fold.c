@@ -268,7 +268,7 @@ Test(fold, snapshot_of_a_file_equals_replay)
 {
 	struct mem m = make_spool(1);
 	struct sp_snapshot *s;
-	struct sp_diag diag = { 0, "" };
+	struct sp_diag diag = { 0 };
 	char path[] = "/tmp/sp-unit-snapshot-XXXXXX";
 	int fd = mkstemp(path);
 

@@ -210,7 +210,7 @@ Test(limits, counter_names_up_to_64_bytes)
 	struct sp_counter ctr;
 	struct sp_record r;
 	struct sp_buf payload = { 0 };
-	struct sp_diag why = { 0, "" };
+	struct sp_diag why = { 0 };
 
 	memset(name, 'c', sizeof(name));
 	memset(&r, 0, sizeof(r));
@@ -234,7 +234,7 @@ Test(limits, rawstack_registers_up_to_64)
 	struct sp_record r, back;
 	struct sp_buf payload = { 0 };
 	struct sp_codec dec;
-	struct sp_diag why = { 0, "" };
+	struct sp_diag why = { 0 };
 
 	memset(&r, 0, sizeof(r));
 	r.kind = SP_REC_RAWSTACK;
@@ -499,7 +499,7 @@ Test(limits, cfi_program_up_to_65536_bytes_a_row)
 {
 	struct sp_cfi_section sec = { NULL, 0, 0x2000, 0, 0 };
 	struct sp_cfi_row row;
-	struct sp_diag why = { 0, "" };
+	struct sp_diag why = { 0 };
 	uint8_t *eh;
 
 	eh = eh_frame_with_program(SP_CFI_PROGRAM_MAX, &sec.len);
