@@ -172,9 +172,11 @@ check "every frame of them resolves to a module ($bare samples with one that doe
 # sweep (and the rescan once a second) opened a second one for it, and the
 # thread had twice the samples of the others.  The measure is each thread's
 # samples against its own CPU time (the workload says it): one cpu-clock
-# event at 20 kHz takes at most one sample per 50 us of it (0.67-0.73 of
-# that here: a timer that fires late skips the periods it missed), two
-# take twice as many.  The gaps between a thread's samples are no measure:
+# event at 20 kHz takes about one sample per 50 us of it (0.67-0.76 here:
+# a timer that fires late skips the periods it missed; up to 1.03 in a
+# loaded CI), two take twice as many (1.80 forced here).  Under load a
+# spinner may get little CPU: those under 5 ms are not judged, and 6 of
+# the 8 must be.  The gaps between a thread's samples are no measure:
 # a late timer's next period comes early, and 3-13 % of them (up to 30 %
 # in CI on a loaded machine) are under 30 us with one event.
 for round in 1 2 3; do
@@ -184,16 +186,16 @@ for round in 1 2 3; do
 	$DUMP "$TMP/twice.spl" | awk '/^sample / {
 		for (i = 1; i <= NF; i++) if ($i == "tid") n[$(i + 1)]++ }
 	    END { for (t in n) print "tid", t, "samples", n[t] }' >"$TMP/twice.n"
-	# Spinners over 20 ms of CPU; samples per 50 us of it, worst first.
+	# Spinners over 5 ms of CPU; samples per 50 us of it, worst first.
 	awk 'FNR == NR { if ($1 == "tid" && $3 == "cpu_us") cpu[$2] = $4; next }
-	    ($2 in cpu) && cpu[$2] >= 20000 {
+	    ($2 in cpu) && cpu[$2] >= 5000 {
 		printf "%.2f %s\n", $4 / (cpu[$2] / 50), $2 }' \
 	    "$TMP/twice.cpu" "$TMP/twice.n" | sort -rn >"$TMP/twice.r"
 	spinners=$(wc -l <"$TMP/twice.r")
 	worst=$(head -1 "$TMP/twice.r" | cut -d' ' -f1)
-	twice=$(awk '$1 > 1.1 { k++ } END { print k + 0 }' "$TMP/twice.r")
-	check "round $round: no thread sampled twice ($twice of $spinners spinners over 1.1 samples per 50 us of their CPU, the most ${worst:-none}; $(counter "$TMP/twice.spl" lost_events) lost, $(counter "$TMP/twice.spl" lifecycle_gaps) sweeps)" \
-	    test "$RC" -eq 0 -a "$spinners" -eq 8 -a "$twice" -eq 0
+	twice=$(awk '$1 > 1.25 { k++ } END { print k + 0 }' "$TMP/twice.r")
+	check "round $round: no thread sampled twice ($twice of $spinners spinners over 1.25 samples per 50 us of their CPU, the most ${worst:-none}; $(counter "$TMP/twice.spl" lost_events) lost, $(counter "$TMP/twice.spl" lifecycle_gaps) sweeps)" \
+	    test "$RC" -eq 0 -a "$spinners" -ge 6 -a "$twice" -eq 0
 done
 
 # 2,000 fork/exit cycles, children followed.
