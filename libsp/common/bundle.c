@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -136,13 +137,21 @@ note(struct sp_bundle *b, const char *kind, const char *key,
 	sp_buf_put(&b->manifest, "\n", 1);
 }
 
-/* Was a map of pid noted already (copies replace earlier ones)? */
-static int
-has_note(const struct sp_bundle *b, const char *kind, int pid)
-{
-	char line[64];
+/* Was a note with these first fields (printf's format) kept already?
+ * Copies of a pid's map replace earlier ones: it is noted once. */
+static int noted(const struct sp_bundle *b, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
-	(void)snprintf(line, sizeof(line), "%s\t%d\t", kind, pid);
+static int
+noted(const struct sp_bundle *b, const char *fmt, ...)
+{
+	char line[160];
+	va_list ap;
+
+	va_start(ap, fmt);
+	/* NOLINTNEXTLINE(clang-analyzer-valist.Uninitialized) */
+	(void)vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
 	return b->manifest.len > 0 &&
 	    memmem(b->manifest.p, b->manifest.len, line, strlen(line)) != NULL;
 }
@@ -176,7 +185,7 @@ ns_pid(pid_t pid)
 int
 sp_bundle_perf_map(struct sp_bundle *b, pid_t pid, uid_t uid)
 {
-	char src[96], name[64], key[16], ns[96];
+	char src[96], name[64], key[16];
 	struct stat st;
 	pid_t nspid = ns_pid(pid);
 	int fd, err;
@@ -187,13 +196,11 @@ sp_bundle_perf_map(struct sp_bundle *b, pid_t pid, uid_t uid)
 	 * one's that had this pid (pids wrap at 32768).  Once such a
 	 * process is gone its map is out of reach: the copy kept while it
 	 * lived stays. */
-	(void)snprintf(ns, sizeof(ns), "perf-map\t%d\tperf-maps/perf-%d.map\t"
-	    "/proc/", (int)pid, (int)pid);
 	if (nspid != pid)
 		(void)snprintf(src, sizeof(src), "/proc/%d/root/tmp/perf-%d.map",
 		    (int)pid, (int)nspid);
-	else if (b->manifest.len > 0 && memmem(b->manifest.p, b->manifest.len,
-	    ns, strlen(ns)) != NULL)
+	else if (noted(b, "perf-map\t%d\tperf-maps/perf-%d.map\t/proc/",
+	    (int)pid, (int)pid))
 		return 0;
 	else
 		(void)snprintf(src, sizeof(src), "/tmp/perf-%d.map", (int)pid);
@@ -211,7 +218,7 @@ sp_bundle_perf_map(struct sp_bundle *b, pid_t pid, uid_t uid)
 	(void)snprintf(name, sizeof(name), "perf-maps/perf-%d.map", (int)pid);
 	err = copy_to(b, fd, name);
 	(void)close(fd);
-	if (err == 0 && !has_note(b, "perf-map", (int)pid)) {
+	if (err == 0 && !noted(b, "perf-map\t%d\t", (int)pid)) {
 		(void)snprintf(key, sizeof(key), "%d", (int)pid);
 		note(b, "perf-map", key, name, src);
 	}

@@ -345,14 +345,14 @@ read_code(void *ctx, uint64_t addr, uint8_t *buf, size_t len)
 		}
 		return (size_t)got;
 	}
-	if ((m == NULL || m->cfi == NULL) && cm->len > 0 && cm->addr == addr) {
+	if (m == NULL || m->cfi == NULL) {
+		if (cm->len == 0 || cm->addr != addr)
+			return 0;
 		if (len > cm->len)
 			len = cm->len;
 		memcpy(buf, cm->b, len);
 		return len;
 	}
-	if (m == NULL || m->cfi == NULL)
-		return 0;
 	if (len > m->end - addr)
 		len = (size_t)(m->end - addr);
 	return sp_elf_file_read(sp_cfi_table_file(m->cfi), addr - m->start +

@@ -117,7 +117,6 @@ struct sp_recorder {
 /* rec_process.c: one perf record into the spool; a followed process by
  * pid (made when make). */
 int spi_rec_process(struct sp_recorder *r, const uint8_t *rec, size_t len);
-
 struct rec_proc *spi_rec_proc_get(struct sp_recorder *r, uint32_t pid,
     int make);
 
