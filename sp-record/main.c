@@ -85,32 +85,10 @@ on_signal(int sig)
 	}
 }
 
-static void
-log_warning(void *ctx, const char *msg)
-{
-	(void)ctx;
-	warnx("%s", msg);
-}
-
-static double
-now_s(void)
-{
-	struct timespec ts;
-
-	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static unsigned long long
 counter(struct sp_recorder *r, const char *name)
 {
-	const struct sp_counter *c;
-	size_t n = sp_recorder_counters(r, &c), i;
-
-	for (i = 0; i < n; i++)
-		if (strcmp(c[i].name.s, name) == 0)
-			return (unsigned long long)c[i].value;
-	return 0;
+	return sp_recorder_counter(r, name);
 }
 
 /* sampled: seconds since sampling started (< 0: waiting for --delay). */
@@ -561,7 +539,7 @@ static int
 record(struct sp_recorder *r, struct sp_writer *w, const struct opts *o,
     pid_t child, int *child_status, double *secs, double *sampled)
 {
-	double start = now_s(), last = 0, t = 0, on_at = -1, flushed = 0;
+	double start = sp_tool_now(), last = 0, t = 0, on_at = -1, flushed = 0;
 	double delay = (double)o->delay_ms / 1000;
 	int tty = !o->quiet && isatty(STDERR_FILENO), err = 0;
 
@@ -577,9 +555,9 @@ record(struct sp_recorder *r, struct sp_writer *w, const struct opts *o,
 		/* The writer writes each 64 KiB it has; the rest at least
 		 * every 100 ms, for a reader following the spool (a write
 		 * per wakeup was a tenth of the recorder's CPU at 10 kHz). */
-		if (err == 0 && now_s() - flushed >= 0.1) {
+		if (err == 0 && sp_tool_now() - flushed >= 0.1) {
 			err = sp_writer_flush(w);
-			flushed = now_s();
+			flushed = sp_tool_now();
 		}
 		if (err)
 			break;
@@ -587,7 +565,7 @@ record(struct sp_recorder *r, struct sp_writer *w, const struct opts *o,
 			break;
 		if (child <= 0 && sp_recorder_live(r) == 0)
 			break;
-		t = now_s() - start;
+		t = sp_tool_now() - start;
 		if (o->duration > 0 && t >= o->duration)
 			break;
 		if (on_at < 0 && t >= delay) {
@@ -599,7 +577,7 @@ record(struct sp_recorder *r, struct sp_writer *w, const struct opts *o,
 			last = t;
 		}
 	}
-	*secs = now_s() - start;
+	*secs = sp_tool_now() - start;
 	*sampled = on_at < 0 ? -1 : *secs - on_at;
 	if (tty)
 		(void)fputc('\n', stderr);
@@ -727,7 +705,7 @@ main(int argc, char **argv)
 	double secs, sampled;
 
 	parse_args(argc, argv, &o);
-	o.ro.log = log_warning;
+	o.ro.log = sp_tool_warn;
 	o.ro.command = o.cmd != NULL ? o.cmd[0] : "attach";
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;

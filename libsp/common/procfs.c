@@ -258,7 +258,7 @@ all_parents(pid_t **pairs, size_t *cap, size_t *n)
 }
 
 int
-sp_proc_descendants(pid_t pid, pid_t **pids, size_t *n)
+sp_process_descendants(pid_t pid, pid_t **pids, size_t *n)
 {
 	pid_t *v = NULL, *pairs = NULL;
 	size_t cap = 0, pcap = 0, np = 0, i, k;

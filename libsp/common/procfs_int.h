@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "sp/process.h"
+
 #define SP_PROC_FILE_MAX ((size_t)64 << 20) /* largest /proc file read */
 
 struct sp_map {
@@ -52,17 +54,7 @@ int sp_proc_tasks(pid_t pid, pid_t **tids, size_t *n);
  */
 int sp_proc_stat(pid_t pid, char *state, pid_t *ppid);
 
-/* Most descendants sp_proc_descendants lists. */
-#define SP_DESCENDANTS_MAX 4096
-
-/*
- * Lists the processes descended from pid (children, their children...),
- * into a new array (*pids, to free), parents before their children: from
- * /proc/PID/task/TID/children, or where the kernel has no such file
- * (CONFIG_PROC_CHILDREN), from the parent pid of every /proc/N/stat.
- * At most SP_DESCENDANTS_MAX.  Returns 0 (none: *n 0) or -ENOMEM.
- */
-int sp_proc_descendants(pid_t pid, pid_t **pids, size_t *n);
+/* sp_process_descendants: sp/process.h. */
 
 /* Reads /proc/PID/task/TID/comm into buf (NUL-terminated, no newline). */
 int sp_proc_comm(pid_t pid, pid_t tid, char *buf, size_t cap);

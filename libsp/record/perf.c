@@ -94,6 +94,17 @@ ring_time(const struct sp_ring *r, uint64_t pos,
 }
 
 int
+sp_ring_pending(const struct sp_ring *r)
+{
+	const struct perf_event_mmap_page *meta = (const void *)r->base;
+
+	if (meta == NULL)
+		return 0;
+	return __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE) !=
+	    meta->data_tail;
+}
+
+int
 sp_ring_read(struct sp_ring *r, uint64_t until, struct sp_buf *wrapped,
     int (*add)(void *ctx, const struct sp_ring_rec *rec), void *ctx)
 {

@@ -54,6 +54,9 @@ void sp_ring_unmap(struct sp_ring *r);
 int sp_ring_read(struct sp_ring *r, uint64_t until, struct sp_buf *wrapped,
     int (*add)(void *ctx, const struct sp_ring_rec *rec), void *ctx);
 
+/* Whether the ring holds records not read yet. */
+int sp_ring_pending(const struct sp_ring *r);
+
 /* Frees the space of the records the last sp_ring_read gave. */
 void sp_ring_release(struct sp_ring *r);
 

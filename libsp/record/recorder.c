@@ -18,6 +18,7 @@
 #include "sp/cfi.h"
 #include "common/cursor_int.h"
 #include "common/procfs_int.h"
+#include "sp/process.h"
 #include "recorder_int.h"
 
 /* linux/capability.h */
@@ -666,7 +667,7 @@ follow_descendants(struct sp_recorder *r, uint32_t pid)
 {
 	pid_t *kids;
 	size_t n, i;
-	int opened, err = sp_proc_descendants((pid_t)pid, &kids, &n);
+	int opened, err = sp_process_descendants((pid_t)pid, &kids, &n);
 
 	/* Not followed: counted, for the summary to say so. */
 	if (err == 0 && !r->o.children)
@@ -776,72 +777,63 @@ sp_recorder_attach(struct sp_recorder *r, pid_t pid, struct sp_diag *diag)
 	return 0;
 }
 
-static void
-child_exec(int go_fd, int err_fd, char *const argv[])
+int
+sp_recorder_attach_exec(struct sp_recorder *r, pid_t pid,
+    struct sp_diag *diag)
 {
-	char c;
-	int e;
+	int err;
 
-	/* Wait until the parent has opened the events. */
-	while (read(go_fd, &c, 1) < 0 && errno == EINTR)
-		;
-	(void)close(go_fd);
-	execvp(argv[0], argv);
-	e = errno;
-	(void)!write(err_fd, &e, sizeof(e));
-	_exit(127);
+	if (is_target(r, (uint32_t)pid))
+		return 0;
+	r->at_exec = 1;
+	err = add_target(r, (uint32_t)pid);
+	if (err == 0)
+		err = open_thread(r, (uint32_t)pid);
+	if (err == 0) {
+		r->ctx.c[C_THREADS]++;
+		err = write_recording(r);
+	}
+	r->at_exec = 0;
+	return err ? open_error(r, err, (uint32_t)pid, diag) : 0;
+}
+
+int
+sp_recorder_attach_mode(struct sp_recorder *r, pid_t pid,
+    enum sp_attach_mode mode, struct sp_diag *diag)
+{
+	int stop = r->o.stop, err;
+
+	switch (mode) {
+	case SP_ATTACH_RUNNING:
+	case SP_ATTACH_STOPPED:
+		r->o.stop = mode == SP_ATTACH_STOPPED;
+		err = sp_recorder_attach(r, pid, diag);
+		r->o.stop = stop;
+		return err;
+	case SP_ATTACH_AT_EXEC:
+		return sp_recorder_attach_exec(r, pid, diag);
+	}
+	return sp_diag_set(diag, 0, -SP_EUSAGE, "unknown attach mode %d",
+	    (int)mode);
 }
 
 int
 sp_recorder_spawn(struct sp_recorder *r, char *const argv[], pid_t *pid,
     struct sp_diag *diag)
 {
-	int go[2], ex[2], err, e;
-	ssize_t n;
+	struct sp_launch l;
+	int err;
 
-	if (pipe2(go, O_CLOEXEC) < 0)
-		return -errno;
-	if (pipe2(ex, O_CLOEXEC) < 0) {
-		err = -errno;
-		(void)close(go[0]);
-		(void)close(go[1]);
+	err = sp_process_launch(argv, &l, diag);
+	if (err < 0)
+		return err;
+	*pid = l.pid;
+	err = sp_recorder_attach_exec(r, l.pid, diag);
+	if (err < 0) {
+		sp_process_abandon(&l);
 		return err;
 	}
-	*pid = fork();
-	if (*pid < 0)
-		return sp_diag_set(diag, 0, -errno, "fork: %s", strerror(errno));
-	if (*pid == 0) {
-		(void)close(go[1]);
-		(void)close(ex[0]);
-		child_exec(go[0], ex[1], argv);
-	}
-	(void)close(go[0]);
-	(void)close(ex[1]);
-	r->at_exec = 1;
-	err = add_target(r, (uint32_t)*pid);
-	if (err == 0)
-		err = open_thread(r, (uint32_t)*pid);
-	if (err == 0) {
-		r->ctx.c[C_THREADS]++;
-		err = write_recording(r);
-	}
-	r->at_exec = 0;
-	if (err) {
-		(void)kill(*pid, SIGKILL);
-		(void)close(go[1]);
-		(void)close(ex[0]);
-		(void)waitpid(*pid, NULL, 0);
-		return open_error(r, err, (uint32_t)*pid, diag);
-	}
-	(void)close(go[1]); /* lets the child exec */
-	n = read(ex[0], &e, sizeof(e));
-	(void)close(ex[0]);
-	if (n == (ssize_t)sizeof(e)) {
-		(void)waitpid(*pid, NULL, 0);
-		return sp_diag_set(diag, 0, -e, "cannot run %s: %s", argv[0],
-		    strerror(e));
-	}
-	return 0;
+	return sp_process_release(&l, argv[0], diag);
 }
 
 /* Recovery after lost events: rescan each target's threads and maps. */
@@ -1144,6 +1136,21 @@ count_live(void *val, void *ctx)
 		(*(size_t *)ctx)++;
 }
 
+struct live_other {
+	uint32_t pid;
+	size_t n;
+};
+
+static void
+count_other(void *val, void *ctx)
+{
+	const struct rec_proc *p = val;
+	struct live_other *lo = ctx;
+
+	if (p->tracked && p->pid != lo->pid)
+		lo->n++;
+}
+
 size_t
 sp_recorder_live(const struct sp_recorder *r)
 {
@@ -1151,6 +1158,43 @@ sp_recorder_live(const struct sp_recorder *r)
 
 	sp_imap_each(&r->procs, count_live, &n);
 	return n;
+}
+
+int
+sp_recorder_other_alive(const struct sp_recorder *r, pid_t pid)
+{
+	struct live_other lo = { (uint32_t)pid, 0 };
+
+	sp_imap_each(&r->procs, count_other, &lo);
+	return lo.n > 0;
+}
+
+int
+sp_recorder_refresh(struct sp_recorder *r)
+{
+	r->last_thread_scan = 0;
+	return rescan_threads(r);
+}
+
+int
+sp_recorder_pending(const struct sp_recorder *r)
+{
+	int k;
+
+	for (k = 0; k < r->nr_cpus; k++)
+		if (sp_ring_pending(&r->rings[k]))
+			return 1;
+	return 0;
+}
+
+int
+sp_recorder_flush(struct sp_recorder *r)
+{
+	int err = drain(r, 1);
+
+	if (err == 0 && r->need_sweep)
+		err = sweep(r);
+	return err < 0 ? err : sp_writer_flush(r->ctx.w);
 }
 
 size_t
@@ -1164,6 +1208,17 @@ sp_recorder_counters(struct sp_recorder *r, const struct sp_counter **out)
 	}
 	*out = r->counters;
 	return C_COUNT_;
+}
+
+unsigned long long
+sp_recorder_counter(struct sp_recorder *r, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < C_COUNT_; i++)
+		if (strcmp(r->counters[i].name.s, name) == 0)
+			return (unsigned long long)r->ctx.c[i];
+	return 0;
 }
 
 const char *

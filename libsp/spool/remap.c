@@ -15,7 +15,7 @@
 int
 sp_remap_add(struct sp_remap *m, uint32_t kind, uint32_t in, uint32_t out)
 {
-	struct sp_idmap *im;
+	struct sp_remap_ids *im;
 
 	if (kind == 0 || kind >= SP_REC_KINDS_)
 		return -SP_EUSAGE;
@@ -32,7 +32,7 @@ sp_remap_add(struct sp_remap *m, uint32_t kind, uint32_t in, uint32_t out)
 uint32_t
 sp_remap_get(const struct sp_remap *m, uint32_t kind, uint32_t in)
 {
-	const struct sp_idmap *im;
+	const struct sp_remap_ids *im;
 
 	if (kind == 0 || kind >= SP_REC_KINDS_)
 		return 0;

@@ -12,13 +12,13 @@
 #include "sp/spool.h"
 #include "sp/writer.h"
 
-struct sp_idmap {
+struct sp_remap_ids {
 	uint32_t *v;
 	size_t n, cap;
 };
 
 struct sp_remap {
-	struct sp_idmap map[SP_REC_KINDS_];
+	struct sp_remap_ids map[SP_REC_KINDS_];
 	/* The output host for input host 0 (the input header's host). */
 	uint32_t host0;
 	struct sp_symline lines[SP_INLINE_MAX]; /* a mapped SYMBOL's lines */

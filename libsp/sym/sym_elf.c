@@ -228,15 +228,18 @@ file_vaddr(const struct sym_file *f, const struct sp_module *m, uint64_t off,
 	return -SP_ENOTFOUND;
 }
 
+/* The ELF symbol at vaddr, with *offset_plus1 its offset in it + 1. */
 static const char *
-elf_name(const struct sym_file *f, uint64_t vaddr)
+elf_name(const struct sym_file *f, uint64_t vaddr, uint64_t *offset_plus1)
 {
 	const char *name = NULL;
+	uint64_t start = vaddr;
 
 	if (f->dsyms != NULL)
-		name = sp_elf_syms_find(f->dsyms, vaddr, NULL);
+		name = sp_elf_syms_find(f->dsyms, vaddr, &start);
 	if (name == NULL && f->bsyms != NULL)
-		name = sp_elf_syms_find(f->bsyms, vaddr, NULL);
+		name = sp_elf_syms_find(f->bsyms, vaddr, &start);
+	*offset_plus1 = name != NULL && start <= vaddr ? vaddr - start + 1 : 0;
 	return name;
 }
 
@@ -268,7 +271,7 @@ name_frame(struct sym_ctx *c, struct sym_file *f, uint64_t vaddr,
     const char **outer)
 {
 	struct sp_dwarf_frame df[SP_INLINE_MAX];
-	const char *name = elf_name(f, vaddr), *fn;
+	const char *name = elf_name(f, vaddr, &c->func_offset_plus1), *fn;
 	int n = 0, i, err;
 
 	if (f->dwarf != NULL) {

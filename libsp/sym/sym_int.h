@@ -16,6 +16,7 @@
 #include "sp/perfmap.h"
 #include "sp/sym.h"
 #include "sp/writer.h"
+#include "common/intern_int.h"
 
 /* One ELF module's files, opened and indexed once per run. */
 struct sym_file {
@@ -36,6 +37,9 @@ struct sym_file {
 struct sym_pmap {
 	uint32_t host, pid;
 	struct sp_perf_map *map;     /* NULL: none or refused */
+	/* DIR/perf-PID.map when it was looked for: size and mtime, or
+	 * size -1 when there was none (sp_symbolizer_update). */
+	int64_t size, mtime_ns;
 };
 
 /* A (host, pid) and whether it is a Python runtime now. */
@@ -49,7 +53,19 @@ struct sym_pid {
 struct sym_ctx {
 	const struct sp_sym_options *o;
 	struct sp_sym_report *rep;
+	/* Where a symbol's strings go: the writer's ids (sp_sym_spool), or,
+	 * w NULL, ids into own, whose key of id i is a NUL-terminated copy
+	 * at own->keys.p + own->entries[i - 1].off (a symbolizer). */
 	struct sp_writer *w;
+	struct sp_intern *own;
+	/*
+	 * Called instead of spi_sym_elf_frame when not NULL (a symbolizer
+	 * with its own native backend): returns as it does, or 3 when the
+	 * frame was put aside to be named later (c->sym left empty).
+	 */
+	int (*native)(struct sym_ctx *c, uint32_t module_id,
+	    const struct sp_module *m, const struct sp_frame *f);
+	void *native_arg;
 	const struct sp_defs *defs;      /* the input's */
 	const struct sp_header *hdr;     /* the input's */
 
@@ -82,10 +98,24 @@ struct sym_ctx {
 	/* The symbol being built: strings are the writer's ids. */
 	struct sp_symbol sym;
 	struct sp_symline lines[SP_INLINE_MAX];
+	/* The address's offset in its ELF symbol + 1, 0 unknown. */
+	uint64_t func_offset_plus1;
 };
 
 /* Resolves input frame id into c->sym (its frame field not set). */
 int spi_sym_resolve(struct sym_ctx *c, uint32_t frame);
+
+/*
+ * As spi_sym_resolve, for a frame that need not be defined (frame 0: a
+ * caller's address, f->module defined or 0).  Returns 0, 3 when c->native
+ * put the frame aside, or -errno.
+ */
+int spi_sym_resolve_frame(struct sym_ctx *c, const struct sp_frame *f,
+    uint32_t frame);
+
+/* The id of string s[0..len) in c->w or c->own.  0 or -errno. */
+int spi_sym_string(struct sym_ctx *c, const char *s, size_t len,
+    uint32_t *id);
 
 /*
  * ELF + DWARF for a file-backed user frame: 1 named; 2 not named, counted
@@ -104,6 +134,13 @@ void spi_sym_ctx_fini(struct sym_ctx *c);
 /* A PYTHON record: (host, pid) is a Python runtime from now on, or not. */
 int spi_sym_set_python(struct sym_ctx *c, uint32_t host, uint32_t pid,
     int is_python);
+
+/*
+ * Forgets the perf maps whose file changed (appeared, grew, rewritten)
+ * since they were read, storing at most cap of their pids in pids; they
+ * are read again at their next use.  Returns how many were forgotten.
+ */
+size_t spi_sym_pmaps_refresh(struct sym_ctx *c, uint32_t *pids, size_t cap);
 
 /* sym_lines.c: appends a line to c->sym with function and file (file may
  * be NULL). */

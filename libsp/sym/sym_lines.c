@@ -3,10 +3,41 @@
  * strings that stay in place remembered.  A leaf of the sym folder: the
  * ELF and DWARF side (sym_elf.c) and the fallbacks (sym_resolve.c) both
  * add lines through it. */
+#include <errno.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sym_int.h"
+
+int
+spi_sym_string(struct sym_ctx *c, const char *s, size_t len, uint32_t *id)
+{
+	struct sp_intern *t = c->own;
+	uint8_t stack[256], *key;
+	uint64_t h;
+	int err;
+
+	if (c->w != NULL)
+		return sp_writer_string(c->w, s, len, id);
+	/* The key carries the NUL, so the stored copy is a C string. */
+	key = len < sizeof(stack) ? stack : malloc(len + 1);
+	if (key == NULL)
+		return -ENOMEM;
+	memcpy(key, s, len);
+	key[len] = '\0';
+	*id = sp_intern_find(t, 0, key, len + 1, &h);
+	err = 0;
+	if (*id == 0) {
+		err = sp_intern_add(t, 0, key, len + 1, h,
+		    (uint32_t)t->used + 1);
+		if (err == 0)
+			*id = (uint32_t)t->used;
+	}
+	if (key != stack)
+		free(key);
+	return err;
+}
 
 /*
  * The writer's id of a string that stays in place and unchanged for the
@@ -26,7 +57,7 @@ stable_string(struct sym_ctx *c, const char *s, size_t len, uint32_t *id)
 		*id = e->id;
 		return 0;
 	}
-	err = sp_writer_string(c->w, s, len, id);
+	err = spi_sym_string(c, s, len, id);
 	if (err == 0) {
 		e->s = s;
 		e->len = len;
@@ -48,10 +79,10 @@ add_line(struct sym_ctx *c, const char *function, size_t flen,
 	l = &c->lines[c->sym.count];
 	memset(l, 0, sizeof(*l));
 	err = stable ? stable_string(c, function, flen, &l->function) :
-	    sp_writer_string(c->w, function, flen, &l->function);
+	    spi_sym_string(c, function, flen, &l->function);
 	if (err == 0 && file != NULL && filelen > 0)
 		err = stable ? stable_string(c, file, filelen, &l->file) :
-		    sp_writer_string(c->w, file, filelen, &l->file);
+		    spi_sym_string(c, file, filelen, &l->file);
 	if (err < 0)
 		return err;
 	l->line = line;

@@ -4,6 +4,7 @@
  * alone, in that order; and why it stayed address-only (sym_report.c).
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,6 +129,49 @@ pmap_read(const struct sym_ctx *c, uint32_t pid, uint32_t uid_plus1)
 	return NULL;
 }
 
+/* The size and mtime of pid's map in the perf map directory (-1: none). */
+static void
+pmap_stat(const struct sym_ctx *c, uint32_t pid, int64_t *size,
+    int64_t *mtime_ns)
+{
+	char path[4096];
+	struct stat st;
+	int n;
+
+	*size = -1;
+	*mtime_ns = 0;
+	n = snprintf(path, sizeof(path), "%s/perf-%u.map",
+	    c->o->perf_map_dir != NULL ? c->o->perf_map_dir : "/tmp", pid);
+	if (n > 0 && (size_t)n < sizeof(path) && lstat(path, &st) == 0) {
+		*size = (int64_t)st.st_size;
+		*mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 +
+		    st.st_mtim.tv_nsec;
+	}
+}
+
+size_t
+spi_sym_pmaps_refresh(struct sym_ctx *c, uint32_t *pids, size_t cap)
+{
+	size_t i = 0, n = 0;
+	int64_t size, mtime_ns;
+
+	while (i < c->npmaps) {
+		struct sym_pmap *v = &c->pmaps[i];
+
+		pmap_stat(c, v->pid, &size, &mtime_ns);
+		if (size == v->size && mtime_ns == v->mtime_ns) {
+			i++;
+			continue;
+		}
+		if (n < cap)
+			pids[n] = v->pid;
+		n++;
+		sp_perf_map_free(v->map);
+		*v = c->pmaps[--c->npmaps];
+	}
+	return n;
+}
+
 static int
 pmap_get(struct sym_ctx *c, const struct sp_module *m,
     const struct sp_perf_map **out)
@@ -147,6 +191,7 @@ pmap_get(struct sym_ctx *c, const struct sp_module *m,
 	v = &c->pmaps[c->npmaps++];
 	v->host = host;
 	v->pid = pid;
+	pmap_stat(c, pid, &v->size, &v->mtime_ns);
 	/* Other hosts' maps are not on this machine. */
 	v->map = header_host(c, host) ? pmap_read(c, pid, m->uid_plus1) :
 	    NULL;
@@ -269,7 +314,7 @@ kernel_frame(struct sym_ctx *c, const struct sp_module *m, uint64_t ip)
 	if (mod != NULL) {
 		/* Loadable modules keep their kallsyms name, as [ext4]. */
 		(void)snprintf(modname, sizeof(modname), "[%s]", mod);
-		err = sp_writer_string(c->w, modname, strlen(modname),
+		err = spi_sym_string(c, modname, strlen(modname),
 		    &c->sym.module_name);
 		if (err < 0)
 			return err;
@@ -279,14 +324,21 @@ kernel_frame(struct sym_ctx *c, const struct sp_module *m, uint64_t ip)
 }
 
 static int
-address_only(struct sym_ctx *c, uint32_t frame)
+address_only(struct sym_ctx *c, const struct sp_frame *f, uint32_t frame)
 {
 	char buf[512];
 	size_t n;
 
 	c->sym.origin = SP_ORIGIN_ADDRESS;
 	c->sym.count = 0;
-	n = sp_format_frame(c->defs, frame, buf, sizeof(buf));
+	c->func_offset_plus1 = 0;
+	if (frame != 0)
+		n = sp_format_frame(c->defs, frame, buf, sizeof(buf));
+	else if (f->module != 0)
+		n = (size_t)snprintf(buf, sizeof(buf), "%s+0x%" PRIx64,
+		    sp_module_basename(c->defs, f->module), f->rel_ip);
+	else
+		n = (size_t)snprintf(buf, sizeof(buf), "0x%" PRIx64, f->abs_ip);
 	if (n >= sizeof(buf))
 		n = sizeof(buf) - 1;
 	return spi_sym_add_line(c, buf, n, NULL, 0, 0);
@@ -297,7 +349,7 @@ module_name(struct sym_ctx *c, uint32_t module)
 {
 	const char *base = sp_module_basename(c->defs, module);
 
-	return sp_writer_string(c->w, base, strlen(base), &c->sym.module_name);
+	return spi_sym_string(c, base, strlen(base), &c->sym.module_name);
 }
 
 static int
@@ -359,18 +411,17 @@ unnamed_why(struct sym_ctx *c, const struct sp_frame *f,
 }
 
 int
-spi_sym_resolve(struct sym_ctx *c, uint32_t frame)
+spi_sym_resolve_frame(struct sym_ctx *c, const struct sp_frame *f,
+    uint32_t frame)
 {
-	const struct sp_frame *f = sp_defs_frame(c->defs, frame);
 	const struct sp_module *m;
 	char why[256];
 	int r = 0;
 
-	if (f == NULL)
-		return -SP_EREF;
+	c->func_offset_plus1 = 0;
 	if (f->mode == SP_FRAME_TRUNCATED) {
 		c->sym.flags |= SP_SYM_TRUNCATED;
-		return address_only(c, frame);
+		return address_only(c, f, frame);
 	}
 	m = sp_defs_module(c->defs, f->module);
 	if (m != NULL && (r = module_name(c, f->module)) < 0)
@@ -382,8 +433,9 @@ spi_sym_resolve(struct sym_ctx *c, uint32_t frame)
 		r = pmap_frame(c, m, f->abs_ip);
 	if (r == 0 && m != NULL && f->mode == SP_FRAME_USER && !(m->flags &
 	    (SP_MOD_KERNEL | SP_MOD_ANON)))
-		r = spi_sym_elf_frame(c, f->module, m, f->rel_ip);
-	if (r < 0)
+		r = c->native != NULL ? c->native(c, f->module, m, f) :
+		    spi_sym_elf_frame(c, f->module, m, f->rel_ip);
+	if (r < 0 || r == 3)
 		return r;
 	if (r == 1)
 		return 0;
@@ -391,7 +443,17 @@ spi_sym_resolve(struct sym_ctx *c, uint32_t frame)
 	if (r == 0 && ((r = unnamed_why(c, f, m, why, sizeof(why))) < 0 ||
 	    (r = spi_sym_report_frame(c, f->module, m, why)) < 0))
 		return r;
-	return address_only(c, frame);
+	return address_only(c, f, frame);
+}
+
+int
+spi_sym_resolve(struct sym_ctx *c, uint32_t frame)
+{
+	const struct sp_frame *f = sp_defs_frame(c->defs, frame);
+
+	if (f == NULL)
+		return -SP_EREF;
+	return spi_sym_resolve_frame(c, f, frame);
 }
 
 void

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "sp/replay.h"
@@ -137,4 +138,20 @@ sp_tool_replay(const char *path)
 	if (err < 0)
 		errx(1, "%s: %s", path, sp_strerror(err));
 	return r;
+}
+
+double
+sp_tool_now(void)
+{
+	struct timespec ts;
+
+	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+void
+sp_tool_warn(void *ctx, const char *msg)
+{
+	(void)ctx;
+	warnx("%s", msg);
 }

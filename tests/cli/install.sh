@@ -3,7 +3,8 @@
 # archives it needs), the public headers and stackpulse.pc, installed into
 # a DESTDIR; then examples/*.c built against that tree with pkg-config's
 # flags alone, and run: record a command, read the spool with a Snapshot
-# and a Replay, follow a spool being written with a Tail.
+# and a Replay, follow a spool being written with a Tail, symbolize it live
+# stack by stack, plug in a toy native symbolizer.
 . "$(dirname "$0")/lib.bash"
 REC=$BIN/sp-record DUMP=$BIN/sp-dump SYM=$BIN/sp-sym W=build/tests
 dest=$PWD/$TMP/dest
@@ -73,16 +74,48 @@ run "$TMP/ex/replay" "$TMP/ex.spl"
 check "examples/replay streams them all ($(tail -1 <<<"$OUT"))" \
     has "$n samples, 0 forks, 1 exits; finished" "$OUT"
 
+# follow EXAMPLE SPOOL OUT: runs examples/EXAMPLE on SPOOL while sp-record
+# writes it, each line of its output in OUT after the time it came (ns);
+# rec_end: when the recording ended.
+follow() {
+	local rp tp
+	rm -f "$2"
+	$REC -q -o "$2" -- $W/tree-O2 1500 >/dev/null 2>&1 &
+	rp=$!
+	"$TMP/ex/$1" "$2" 30 | while IFS= read -r l; do
+		echo "$(date +%s%N) $l"; done >"$3" &
+	tp=$!
+	wait $rp
+	rec_end=$(date +%s%N)
+	wait $tp
+}
+
+# toy_symbolizer: a backend of the example's own names every native frame
+# after its module; the symbolizer keeps naming kernel and no-file frames.
+run "$TMP/ex/toy_symbolizer" "$TMP/ex.spl" 3
+check "examples/toy_symbolizer: the backend named the hottest leaf after its module ($(head -1 <<<"$OUT"))" \
+    grep -qE '^[0-9]+ in tree-O2$' <<<"$(head -1 <<<"$OUT")"
+check "it got its lookups in batches, fewer batches than lookups ($(tail -1 <<<"$OUT"))" \
+    awk '/lookups in/ { exit !($1 > 0 && $4 > 0 && $4 < $1) }' <<<"$(tail -1 <<<"$OUT")"
+
+# live: a tail symbolized as it grows gives the same stacks as sp-sym
+# and sp-fold give afterwards.
+follow live "$TMP/live2.spl" "$TMP/live.out"
+n=$(counter "$TMP/live2.spl" samples)
+check "examples/live resolved every sample as it came ($(tail -1 "$TMP/live.out" | cut -d' ' -f2-))" \
+    grep -q " $n samples, $n stacks resolved, .* finished$" "$TMP/live.out"
+first=$(awk '/ sample [0-9]+: .*;main;/ { print $1; exit }' "$TMP/live.out")
+check "a symbolized stack through main a second or more before the recording ended" \
+    test -n "$first" -a $(( (rec_end - ${first:-0}) / 1000000 )) -ge 1000
+sed -n 's/^[0-9]* sample [0-9]*: //p' "$TMP/live.out" | sort | uniq -c |
+    awk '{ n = $1; $1 = ""; print substr($0, 2) " " n }' | sort >"$TMP/live.fold"
+# (sp-fold marks kernel frames _[k], as flamegraph.pl's input does)
+$SYM -q "$TMP/live2.spl" | $BIN/sp-fold | sed 's/_\[k\]//g' | sort >"$TMP/live.ref"
+check "its stacks and counts are sp-sym | sp-fold's ($(wc -l <"$TMP/live.fold") stacks; diff: $(diff "$TMP/live.fold" "$TMP/live.ref" | head -2 | tr '\n' ' '))" \
+    cmp -s "$TMP/live.fold" "$TMP/live.ref"
+
 # tail: follows a spool while sp-record writes it.
-rm -f "$TMP/live.spl"
-$REC -q -o "$TMP/live.spl" -- $W/tree-O2 1500 >/dev/null 2>&1 &
-rp=$!
-"$TMP/ex/tail" "$TMP/live.spl" 30 | while IFS= read -r l; do
-	echo "$(date +%s%N) $l"; done >"$TMP/tail.out" &
-tp=$!
-wait $rp
-rec_end=$(date +%s%N)
-wait $tp
+follow tail "$TMP/live.spl" "$TMP/tail.out"
 first=$(awk '/ sample 1: / { print $1; exit }' "$TMP/tail.out")
 n=$(counter "$TMP/live.spl" samples)
 check "examples/tail saw every sample and the end ($(tail -1 "$TMP/tail.out" | cut -d' ' -f2-))" \

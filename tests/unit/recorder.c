@@ -449,7 +449,7 @@ Test(procfs, descendants_are_listed_parents_first)
 	}
 	/* Until a's child is there. */
 	for (i = 0; i < 500; i++) {
-		cr_assert_eq(sp_proc_descendants(getpid(), &v, &n), 0);
+		cr_assert_eq(sp_process_descendants(getpid(), &v, &n), 0);
 		if (n >= 3)
 			break;
 		free(v);
@@ -471,7 +471,7 @@ Test(procfs, descendants_are_listed_parents_first)
 	(void)close(go[0]);
 	(void)waitpid(a, NULL, 0);
 	(void)waitpid(b, NULL, 0);
-	cr_assert_eq(sp_proc_descendants(999999999, &v, &n), 0);
+	cr_assert_eq(sp_process_descendants(999999999, &v, &n), 0);
 	cr_assert_eq(n, 0);
 	free(v);
 }

@@ -101,6 +101,33 @@ int sp_recorder_new(struct sp_writer *w, const struct sp_recorder_opts *o,
  */
 int sp_recorder_attach(struct sp_recorder *r, pid_t pid, struct sp_diag *diag);
 
+/* How sp_recorder_attach_mode attaches. */
+enum sp_attach_mode {
+	SP_ATTACH_RUNNING = 0,  /* as sp_recorder_attach, never stopping it */
+	SP_ATTACH_STOPPED = 1,  /* under SIGSTOP while attaching (the stop
+	                         * option, for this process only) */
+	SP_ATTACH_AT_EXEC = 2,  /* a child suspended before its execve
+	                         * (sp_process_launch): events that start at
+	                         * its exec; release it afterwards */
+};
+
+/*
+ * Attaches pid in one of the modes above; a recorder may attach several
+ * processes, in any modes, to one recording.  Returns as
+ * sp_recorder_attach; -SP_EUSAGE for an unknown mode.
+ */
+int sp_recorder_attach_mode(struct sp_recorder *r, pid_t pid,
+    enum sp_attach_mode mode, struct sp_diag *diag);
+
+/*
+ * SP_ATTACH_AT_EXEC: opens events on pid, a child of this process that
+ * waits before its execve (sp/process.h), enabled by the exec (sampling
+ * only if the recorder is on).  The caller then lets it exec
+ * (sp_process_release).  0 or -errno with diag.
+ */
+int sp_recorder_attach_exec(struct sp_recorder *r, pid_t pid,
+    struct sp_diag *diag);
+
 /*
  * Starts argv[0] (searched in PATH) as a child that waits before exec,
  * opens events on it that enable at exec (sampling only if the recorder
@@ -137,12 +164,38 @@ int sp_recorder_enable(struct sp_recorder *r, int on);
 /* Number of target processes still alive (not seen exiting). */
 size_t sp_recorder_live(const struct sp_recorder *r);
 
+/* 1 when a target process other than pid is alive (not seen exiting). */
+int sp_recorder_other_alive(const struct sp_recorder *r, pid_t pid);
+
+/*
+ * Looks for threads of the targets that have no event now (poll does so
+ * once a second), and opens theirs.  0 or -errno.
+ */
+int sp_recorder_refresh(struct sp_recorder *r);
+
+/* 1 when a ring holds records not drained yet, 0 when none. */
+int sp_recorder_pending(const struct sp_recorder *r);
+
+/*
+ * Drains every ring now (poll leaves the last quarter millisecond, to
+ * write records in time order across CPUs), runs the /proc recovery
+ * sweep when events were lost, and flushes the writer, so that a reader
+ * of the file (sp/tail.h) sees every sample so far.  0 or the writer's
+ * error.
+ */
+int sp_recorder_flush(struct sp_recorder *r);
+
 /*
  * The counters so far (samples, lost_events, processes and threads
  * followed, ...), valid until the next call on r.  Returns their number.
  */
 size_t sp_recorder_counters(struct sp_recorder *r,
     const struct sp_counter **out);
+
+/* The counter called name so far (as sp_recorder_counters names them),
+ * 0 for a name it does not have. */
+unsigned long long sp_recorder_counter(struct sp_recorder *r,
+    const char *name);
 
 /*
  * The executable name of the process with the most stacks cut short in

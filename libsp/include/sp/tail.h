@@ -31,6 +31,24 @@ int sp_tail_open(const char *path, struct sp_tail **out);
 int sp_tail_poll(struct sp_tail *t, struct sp_sample *out, size_t max,
     size_t *n);
 
+/*
+ * What else the last poll read, for a live symbolizer
+ * (sp_symbolizer_update): the PYTHON records and the process events
+ * (fork, exec, comm, exit) in the order read, at most SP_TAIL_EVENTS_MAX
+ * of each (overflow set when more came), and the modules defined in it,
+ * ids modules_from + 1 to modules_to.  Valid until the next poll.
+ */
+#define SP_TAIL_EVENTS_MAX 4096
+struct sp_tail_events {
+	const struct sp_python *python;
+	size_t npython;
+	const struct sp_proc *procs;
+	size_t nprocs;
+	uint32_t modules_from, modules_to;
+	int overflow;
+};
+const struct sp_tail_events *sp_tail_events(const struct sp_tail *t);
+
 /* The header, or NULL until the writer has written it. */
 const struct sp_header *sp_tail_header(const struct sp_tail *t);
 const struct sp_defs *sp_tail_defs(const struct sp_tail *t);

@@ -71,6 +71,13 @@ void sp_tool_input(const char *path, const char *what, const char *usage);
  */
 void sp_tool_demangle_failed(const char *why);
 
+/* Seconds of CLOCK_MONOTONIC, for a tool's timing and status lines. */
+double sp_tool_now(void);
+
+/* A library warning (sp_recorder_opts.log) as one line on standard
+ * error, after the tool's name; ctx is unused. */
+void sp_tool_warn(void *ctx, const char *msg);
+
 struct sp_replay;
 
 /*

@@ -1,0 +1,743 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sp_symbolizer: sp_sym_spool's resolver (sym_resolve.c, sym_elf.c) with
+ * its strings kept in an own table instead of a writer, a cache of every
+ * frame resolved, and a native backend a program can replace.
+ *
+ * A frame is resolved once into a slot (by the reader's frame id, or by
+ * pid and address for raw addresses) holding its lines, which name
+ * strings of the table.  A backend's lookups are gathered over a stack,
+ * asked in one batch, and each answer put through the same resolver
+ * again, so module names, kinds and the report come out as for the
+ * built-in backend.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/buf_int.h"
+#include "sp/format.h"
+#include "sp/symbolizer.h"
+#include "sym_int.h"
+
+#define KERNEL_START 0xffff800000000000ull
+#define MAX_INVALID 1024         /* pids listed before "all" */
+
+/* One resolved frame. */
+struct slot {
+	uint8_t state;              /* 0 not resolved, 1 resolved, 2 provisional */
+	uint8_t kind;               /* enum sp_resolved_kind */
+	uint16_t count;             /* lines */
+	uint32_t origin, flags, module_name;
+	uint32_t first;             /* its lines: lines[first..first+count) */
+	uint32_t epoch;             /* of a provisional slot: when resolved */
+	uint64_t offset_plus1;
+};
+
+/* A line of a slot: strings of the table, and its logical frame's id. */
+struct sline {
+	uint32_t function, file, line, id;
+};
+
+/* A frame set aside for the backend. */
+struct pending {
+	size_t index;               /* slots move as they grow */               /* into frames (raw 0) or raw (raw 1) */
+	int raw;
+	struct sp_frame f;
+	uint32_t frame;
+};
+
+struct answer {
+	enum sp_native_status status;
+	uint32_t first, count;      /* into the answer lines */
+};
+
+/* An answer's line: its strings at offsets of text + 1 (0: none). */
+struct oline {
+	size_t function, file;
+	uint32_t line;
+};
+
+struct sp_native_out {
+	struct answer *a;
+	size_t n, cap, max;
+	struct oline *lines;
+	size_t nlines, caplines;
+	struct sp_buf text;         /* the lines' strings, NUL-terminated */
+	int err;
+};
+
+struct sp_symbolizer {
+	struct sym_ctx c;
+	struct sp_sym_options o;
+	struct sp_sym_report rep;
+	struct sp_intern strs;
+	struct sp_native_backend be;
+	int have_be;
+
+	struct slot *frames;        /* by frame id - 1 */
+	size_t capframes;
+	struct slot *raw;           /* by raw id - 1 */
+	size_t capraw;
+	struct sp_idmap rawmap;     /* (pid, address) -> raw id */
+	struct sline *lines;
+	size_t nlines, caplines;
+	struct sp_idmap ids;        /* logical frames -> stable ids */
+
+	struct pending *pend;
+	size_t npend, cappend;
+	struct sp_native_lookup *batch;
+	size_t capbatch;
+	struct sp_native_out out;
+	long answering;             /* the answer being applied + 1, 0 none */
+
+	uint32_t *stack;            /* SP_RESOLVE_MAX frame ids */
+	struct sp_resolved_frame *res;
+	size_t capres;
+
+	uint32_t *invalid;          /* MAX_INVALID pids */
+	uint32_t epoch;
+	struct timespec pmaps_checked;
+	uint32_t truncated;         /* the "[truncated]" string */
+};
+
+static const char *
+str(const struct sp_symbolizer *s, uint32_t id)
+{
+	if (id == 0 || id > s->strs.used)
+		return NULL;
+	return (const char *)s->strs.keys.p + s->strs.entries[id - 1].off;
+}
+
+int
+sp_native_append(struct sp_native_out *out, enum sp_native_status status,
+    const struct sp_native_line *lines, size_t nlines)
+{
+	struct answer *a;
+	size_t i;
+
+	if (out->n >= out->max || (status == SP_NATIVE_NAMED &&
+	    (nlines == 0 || lines == NULL || lines[0].function == NULL)) ||
+	    status > SP_NATIVE_PROVISIONAL)
+		return -SP_EUSAGE;
+	if (status != SP_NATIVE_NAMED)
+		nlines = 0;
+	if (nlines > SP_INLINE_MAX)
+		nlines = SP_INLINE_MAX;
+	if (sp_grow_zeroed((void **)&out->a, &out->cap, out->n + 1,
+	    sizeof(*out->a)) != 0 ||
+	    sp_grow_zeroed((void **)&out->lines, &out->caplines,
+	    out->nlines + nlines, sizeof(*out->lines)) != 0)
+		return out->err = -ENOMEM;
+	a = &out->a[out->n];
+	a->status = status;
+	a->first = (uint32_t)out->nlines;
+	a->count = 0;
+	for (i = 0; i < nlines && lines[i].function != NULL; i++) {
+		struct oline *l = &out->lines[out->nlines + i];
+
+		/* Offsets: text may move while it grows. */
+		l->line = lines[i].line;
+		l->function = out->text.len + 1;
+		sp_buf_put(&out->text, lines[i].function,
+		    strlen(lines[i].function) + 1);
+		l->file = 0;
+		if (lines[i].file != NULL) {
+			l->file = out->text.len + 1;
+			sp_buf_put(&out->text, lines[i].file,
+			    strlen(lines[i].file) + 1);
+		}
+		a->count++;
+	}
+	if (out->text.err)
+		return out->err = out->text.err;
+	out->nlines += a->count;
+	out->n++;
+	return 0;
+}
+
+/* A string of the answers' text, by offset + 1 (0: NULL). */
+static const char *
+out_text(const struct sp_native_out *out, size_t off)
+{
+	return off == 0 ? NULL : (const char *)out->text.p + off - 1;
+}
+
+/*
+ * The hook of c->native.  Gathering: sets the frame aside (3).  Applying
+ * answer i: adds its lines (1), or counts the frame as unnamed (2).
+ */
+static int
+native_hook(struct sym_ctx *c, uint32_t module_id, const struct sp_module *m,
+    const struct sp_frame *f)
+{
+	struct sp_symbolizer *s = c->native_arg;
+	const struct answer *a;
+	uint32_t i;
+	int err;
+
+	(void)f;
+	if (s->answering == 0)
+		return 3;
+	a = (size_t)s->answering - 1 < s->out.n ?
+	    &s->out.a[s->answering - 1] : NULL;
+	if (a == NULL || a->status != SP_NATIVE_NAMED) {
+		err = spi_sym_report_frame(c, module_id, m, a == NULL ?
+		    "the native backend gave no answer" : a->status ==
+		    SP_NATIVE_PROVISIONAL ? "the native backend could not "
+		    "look it up yet" : "the native backend did not name it");
+		return err < 0 ? err : 2;
+	}
+	for (i = 0; i < a->count; i++) {
+		const struct oline *l = &s->out.lines[a->first + i];
+		const char *fn = out_text(&s->out, l->function);
+		const char *file = out_text(&s->out, l->file);
+
+		err = spi_sym_add_line(c, fn, strlen(fn), file,
+		    file != NULL ? strlen(file) : 0, l->line);
+		if (err < 0)
+			return err;
+	}
+	c->sym.origin = SP_ORIGIN_ELF;
+	return 1;
+}
+
+int
+sp_symbolizer_new(const struct sp_defs *defs, const struct sp_header *hdr,
+    const struct sp_sym_options *o, const struct sp_native_backend *backend,
+    struct sp_symbolizer **out)
+{
+	struct sp_symbolizer *s;
+	int err;
+
+	*out = NULL;
+	if (defs == NULL || hdr == NULL ||
+	    (backend != NULL && backend->lookup == NULL))
+		return -SP_EUSAGE;
+	s = calloc(1, sizeof(*s));
+	if (s == NULL)
+		return -ENOMEM;
+	if (o != NULL)
+		s->o = *o;
+	s->c.o = &s->o;
+	s->c.rep = &s->rep;
+	s->c.defs = defs;
+	s->c.hdr = hdr;
+	s->c.own = &s->strs;
+	s->c.native_arg = s;
+	if (backend != NULL) {
+		s->be = *backend;
+		s->have_be = 1;
+		s->c.native = native_hook;
+	}
+	s->rawmap.words = 2;
+	s->ids.words = 3;
+	s->stack = malloc(SP_RESOLVE_MAX * sizeof(*s->stack));
+	s->invalid = malloc(MAX_INVALID * sizeof(*s->invalid));
+	if (s->stack == NULL || s->invalid == NULL) {
+		sp_symbolizer_free(s);
+		return -ENOMEM;
+	}
+	err = spi_sym_string(&s->c, "[truncated]", 11, &s->truncated);
+	if (err < 0) {
+		sp_symbolizer_free(s);
+		return err;
+	}
+	*out = s;
+	return 0;
+}
+
+static enum sp_resolved_kind
+kind_of(const struct sp_symbolizer *s, const struct sp_frame *f)
+{
+	const struct sp_module *m = sp_defs_module(s->c.defs, f->module);
+
+	if (s->c.sym.flags & SP_SYM_PYTHON_FRAME)
+		return SP_RESOLVED_PYTHON;
+	if (s->c.sym.origin == SP_ORIGIN_KERNEL || f->mode == SP_FRAME_KERNEL ||
+	    (m != NULL && (m->flags & SP_MOD_KERNEL)))
+		return SP_RESOLVED_KERNEL;
+	if (f->mode == SP_FRAME_USER && m != NULL)
+		return SP_RESOLVED_NATIVE;
+	return SP_RESOLVED_UNKNOWN;
+}
+
+/* Whether a later call may name f better: a JIT frame not in its map. */
+static int
+provisional(const struct sp_symbolizer *s, const struct sp_frame *f)
+{
+	const struct sp_module *m = sp_defs_module(s->c.defs, f->module);
+
+	return s->c.sym.origin == SP_ORIGIN_ADDRESS && m != NULL &&
+	    (m->flags & SP_MOD_ANON) && m->pid != 0 && !s->o.perf_maps_none;
+}
+
+/* c->sym into *sl, its strings already in the table. */
+static int
+store(struct sp_symbolizer *s, struct slot *sl, const struct sp_frame *f,
+    int prov)
+{
+	uint32_t i, kind = kind_of(s, f);
+	uint64_t key[3], h;
+	int64_t id;
+
+	if (sp_grow_zeroed((void **)&s->lines, &s->caplines,
+	    s->nlines + s->c.sym.count, sizeof(*s->lines)) != 0)
+		return -ENOMEM;
+	sl->first = (uint32_t)s->nlines;
+	for (i = 0; i < s->c.sym.count; i++) {
+		const struct sp_symline *l = &s->c.lines[i];
+		struct sline *o = &s->lines[s->nlines + i];
+
+		o->function = l->function;
+		o->file = l->file;
+		o->line = l->line;
+		key[0] = (uint64_t)l->function << 32 | l->file;
+		key[1] = (uint64_t)l->line << 32 | s->c.sym.module_name;
+		key[2] = (uint64_t)kind << 32 | (s->c.sym.count - 1 - i);
+		id = sp_idmap_find(&s->ids, key, &h);
+		if (id == 0 && (id = sp_idmap_add(&s->ids, key, h)) < 0)
+			return (int)id;
+		o->id = (uint32_t)id;
+	}
+	s->nlines += s->c.sym.count;
+	sl->count = (uint16_t)s->c.sym.count;
+	sl->kind = (uint8_t)kind;
+	sl->origin = s->c.sym.origin;
+	sl->flags = s->c.sym.flags;
+	sl->module_name = s->c.sym.module_name;
+	sl->offset_plus1 = s->c.func_offset_plus1;
+	sl->state = prov ? 2 : 1;
+	sl->epoch = s->epoch;
+	return 0;
+}
+
+static struct slot *
+slot_at(struct sp_symbolizer *s, int raw, size_t index)
+{
+	return raw ? &s->raw[index] : &s->frames[index];
+}
+
+/* Resolves f into its slot, or sets it aside for the backend. */
+static int
+resolve_one(struct sp_symbolizer *s, int raw, size_t index,
+    const struct sp_frame *f, uint32_t frame)
+{
+	struct pending *p;
+	int err;
+
+	memset(&s->c.sym, 0, sizeof(s->c.sym));
+	s->c.sym.lines = s->c.lines;
+	err = spi_sym_resolve_frame(&s->c, f, frame);
+	if (err < 0)
+		return err;
+	if (err == 0)
+		return store(s, slot_at(s, raw, index), f, provisional(s, f));
+	if (sp_grow_zeroed((void **)&s->pend, &s->cappend, s->npend + 1,
+	    sizeof(*s->pend)) != 0)
+		return -ENOMEM;
+	p = &s->pend[s->npend++];
+	p->raw = raw;
+	p->index = index;
+	p->f = *f;
+	p->frame = frame;
+	return 0;
+}
+
+static void
+lookup_of(const struct sp_symbolizer *s, const struct pending *p,
+    struct sp_native_lookup *l)
+{
+	const struct sp_module *m = sp_defs_module(s->c.defs, p->f.module);
+	const struct sp_str *path = sp_defs_string(s->c.defs, m->path);
+
+	memset(l, 0, sizeof(*l));
+	l->module = p->f.module;
+	l->pid = m->pid;
+	l->path = path != NULL ? path->s : "";
+	l->open_path = path != NULL && path->s[0] == '/' &&
+	    access(path->s, R_OK) == 0 ? path->s : NULL;
+	l->build_id = m->build_id;
+	l->build_id_len = m->build_id_len;
+	l->abs = p->f.abs_ip;
+	l->rel = p->f.rel_ip;
+	if (m->elf_vaddr_plus1 != 0 && p->f.rel_ip >= m->file_offset) {
+		l->image = m->elf_vaddr_plus1 - 1 + (p->f.rel_ip -
+		    m->file_offset);
+		l->image_base = l->abs - l->image;
+		l->has_image = 1;
+	}
+}
+
+/* Asks the backend for the frames set aside, and stores its answers. */
+static int
+ask_backend(struct sp_symbolizer *s)
+{
+	struct sp_native_out *out = &s->out;
+	size_t i;
+	int err;
+
+	if (s->npend == 0)
+		return 0;
+	if (sp_grow_zeroed((void **)&s->batch, &s->capbatch, s->npend,
+	    sizeof(*s->batch)) != 0)
+		return -ENOMEM;
+	for (i = 0; i < s->npend; i++)
+		lookup_of(s, &s->pend[i], &s->batch[i]);
+	out->n = 0;
+	out->nlines = 0;
+	out->text.len = 0;
+	out->err = 0;
+	out->max = s->npend;
+	err = s->be.lookup(s->be.arg, s->batch, s->npend, out);
+	if (err == 0)
+		err = out->err;
+	for (i = 0; i < s->npend && err == 0; i++) {
+		const struct pending *p = &s->pend[i];
+		int prov = i < out->n &&
+		    out->a[i].status == SP_NATIVE_PROVISIONAL;
+
+		s->answering = (long)i + 1;
+		memset(&s->c.sym, 0, sizeof(s->c.sym));
+		s->c.sym.lines = s->c.lines;
+		err = spi_sym_resolve_frame(&s->c, &p->f, p->frame);
+		if (err == 0)
+			err = store(s, slot_at(s, p->raw, p->index), &p->f,
+			    prov);
+	}
+	s->answering = 0;
+	s->npend = 0;
+	return err;
+}
+
+/* Whether a slot needs resolving (again). */
+static int
+stale(const struct sp_symbolizer *s, const struct slot *sl)
+{
+	return sl->state == 0 || (sl->state == 2 && sl->epoch != s->epoch);
+}
+
+static int
+add_res(struct sp_symbolizer *s, size_t *n, struct sp_resolved_frame **r)
+{
+	if (sp_grow_zeroed((void **)&s->res, &s->capres, *n + 1,
+	    sizeof(*s->res)) != 0)
+		return -ENOMEM;
+	*r = &s->res[(*n)++];
+	memset(*r, 0, sizeof(**r));
+	return 0;
+}
+
+/*
+ * Expands the slots base[ids[i] - 1] into logical frames; addrs gives
+ * their addresses, or NULL: their FRAMEs' (ids are frame ids then).
+ */
+static int
+expand(struct sp_symbolizer *s, const struct slot *base, const uint32_t *ids,
+    const uint64_t *addrs, size_t n, int cut, struct sp_resolved_stack *out)
+{
+	struct sp_resolved_frame *r;
+	size_t i, k = 0;
+	uint32_t j;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	for (i = 0; i < n; i++) {
+		const struct slot *sl = &base[ids[i] - 1];
+		uint64_t addr = addrs != NULL ? addrs[i] :
+		    sp_defs_frame(s->c.defs, ids[i])->abs_ip;
+
+		if (sl->state == 2)
+			out->provisional = 1;
+		for (j = 0; j < sl->count; j++) {
+			const struct sline *l = &s->lines[sl->first + j];
+
+			if (k + 1 >= SP_RESOLVE_MAX) {
+				cut = 1;
+				break;
+			}
+			if ((err = add_res(s, &k, &r)) < 0)
+				return err;
+			r->id = l->id;
+			r->frame = addrs == NULL ? ids[i] : 0;
+			r->kind = sl->kind;
+			r->origin = sl->origin;
+			r->flags = sl->flags;
+			r->inline_depth = sl->count - 1 - j;
+			r->name = str(s, l->function);
+			r->file = str(s, l->file);
+			r->line = l->line;
+			r->module = str(s, sl->module_name);
+			r->address = addr;
+			if (j + 1 == sl->count && sl->offset_plus1 != 0) {
+				r->offset = sl->offset_plus1 - 1;
+				r->has_offset = 1;
+			}
+		}
+	}
+	if (cut) {
+		if ((err = add_res(s, &k, &r)) < 0)
+			return err;
+		r->name = str(s, s->truncated);
+		r->flags = SP_SYM_TRUNCATED;
+		r->origin = SP_ORIGIN_ADDRESS;
+	}
+	out->frames = s->res;
+	out->n = k;
+	return 0;
+}
+
+int
+sp_symbolizer_resolve(struct sp_symbolizer *s, uint32_t stack,
+    struct sp_resolved_stack *out)
+{
+	size_t depth = 0, i;
+	int cut = 0, err;
+
+	memset(out, 0, sizeof(*out));
+	s->npend = 0;
+	err = sp_defs_stack(s->c.defs, stack, s->stack, SP_RESOLVE_MAX,
+	    &depth);
+	if (err == -SP_ELIMIT) {
+		cut = 1;
+		depth = SP_RESOLVE_MAX;
+	} else if (err < 0) {
+		return err;
+	}
+	for (i = 0; i < depth; i++) {
+		uint32_t id = s->stack[i];
+		const struct sp_frame *f = sp_defs_frame(s->c.defs, id);
+
+		if (f == NULL)
+			return -SP_EREF;
+		if (sp_grow_zeroed((void **)&s->frames, &s->capframes, id,
+		    sizeof(*s->frames)) != 0)
+			return -ENOMEM;
+		if (stale(s, &s->frames[id - 1]) &&
+		    (err = resolve_one(s, 0, id - 1, f, id)) < 0)
+			return err;
+	}
+	if ((err = ask_backend(s)) < 0)
+		return err;
+	return expand(s, s->frames, s->stack, NULL, depth, cut, out);
+}
+
+/* The module of pid over addr: the last one defined. */
+static uint32_t
+module_at(const struct sp_symbolizer *s, uint32_t pid, uint64_t addr)
+{
+	uint32_t id = sp_defs_count(s->c.defs, SP_REC_MODULE);
+
+	for (; id > 0; id--) {
+		const struct sp_module *m = sp_defs_module(s->c.defs, id);
+
+		if (m->pid == pid && addr >= m->start &&
+		    addr - m->start < m->size && !(m->flags & SP_MOD_KERNEL))
+			return id;
+	}
+	return 0;
+}
+
+int
+sp_symbolizer_resolve_raw(struct sp_symbolizer *s, uint32_t pid,
+    const uint64_t *addrs, size_t n, struct sp_resolved_stack *out)
+{
+	uint64_t key[2], h;
+	size_t i;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	s->npend = 0;
+	if (n > SP_RESOLVE_MAX || (n > 0 && addrs == NULL))
+		return -SP_EUSAGE;
+	for (i = 0; i < n; i++) {
+		struct sp_frame f;
+		const struct sp_module *m;
+		int64_t id;
+
+		key[0] = pid;
+		key[1] = addrs[i];
+		id = sp_idmap_find(&s->rawmap, key, &h);
+		if (id == 0) {
+			if ((id = sp_idmap_add(&s->rawmap, key, h)) < 0)
+				return (int)id;
+			if (sp_grow_zeroed((void **)&s->raw, &s->capraw,
+			    (size_t)id, sizeof(*s->raw)) != 0)
+				return -ENOMEM;
+		}
+		s->stack[i] = (uint32_t)id;
+		if (!stale(s, &s->raw[id - 1]))
+			continue;
+		memset(&f, 0, sizeof(f));
+		f.abs_ip = addrs[i];
+		if (addrs[i] >= KERNEL_START) {
+			f.mode = SP_FRAME_KERNEL;
+		} else if ((f.module = module_at(s, pid, addrs[i])) != 0) {
+			m = sp_defs_module(s->c.defs, f.module);
+			f.rel_ip = addrs[i] - m->start + m->file_offset;
+		}
+		if ((err = resolve_one(s, 1, (size_t)id - 1, &f, 0)) < 0)
+			return err;
+	}
+	if ((err = ask_backend(s)) < 0)
+		return err;
+	return expand(s, s->raw, s->stack, addrs, n, 0, out);
+}
+
+/* Adds pid to the invalidation list (once). */
+static void
+invalidate(struct sp_symbolizer *s, struct sp_invalidation *inv,
+    uint32_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < inv->npids; i++)
+		if (s->invalid[i] == pid)
+			return;
+	if (inv->npids < MAX_INVALID)
+		s->invalid[inv->npids++] = pid;
+	else
+		inv->all = 1;
+}
+
+/* Forgets every frame of the pids listed, and every raw address. */
+static void
+forget(struct sp_symbolizer *s, const struct sp_invalidation *inv)
+{
+	uint32_t id, nframes = sp_defs_count(s->c.defs, SP_REC_FRAME);
+	size_t i;
+
+	for (id = 1; id <= nframes && id <= s->capframes; id++) {
+		const struct sp_frame *f = sp_defs_frame(s->c.defs, id);
+		const struct sp_module *m = sp_defs_module(s->c.defs,
+		    f->module);
+
+		if (m == NULL || m->pid == 0)
+			continue;
+		for (i = 0; i < inv->npids && !inv->all; i++)
+			if (s->invalid[i] == m->pid)
+				break;
+		if (inv->all || i < inv->npids)
+			s->frames[id - 1].state = 0;
+	}
+	/* Raw addresses are looked up by pid: an exec changes them all. */
+	sp_idmap_fini(&s->rawmap);
+	memset(&s->rawmap, 0, sizeof(s->rawmap));
+	s->rawmap.words = 2;
+	free(s->raw);
+	s->raw = NULL;
+	s->capraw = 0;
+}
+
+/* Whether new module id lies over an older module of its pid. */
+static int
+remapped(const struct sp_symbolizer *s, uint32_t id, uint32_t older)
+{
+	const struct sp_module *m = sp_defs_module(s->c.defs, id), *o;
+	uint32_t i;
+
+	if (m == NULL || m->pid == 0)
+		return 0;
+	for (i = 1; i <= older; i++) {
+		o = sp_defs_module(s->c.defs, i);
+		if (o->pid == m->pid && o->host == m->host &&
+		    o->start < m->start + m->size && m->start < o->start + o->size)
+			return 1;
+	}
+	return 0;
+}
+
+/* What a tail read besides samples: execs, reuse, Python runtimes. */
+static int
+apply_events(struct sp_symbolizer *s, const struct sp_tail_events *ev,
+    struct sp_invalidation *inv)
+{
+	uint32_t id;
+	size_t i;
+	int err;
+
+	if (ev->overflow)
+		inv->all = 1;
+	for (i = 0; i < ev->npython; i++) {
+		err = spi_sym_set_python(&s->c, ev->python[i].host,
+		    ev->python[i].pid, ev->python[i].is_python);
+		if (err < 0)
+			return err;
+		invalidate(s, inv, ev->python[i].pid);
+	}
+	for (i = 0; i < ev->nprocs; i++)
+		if (ev->procs[i].event == SP_PROC_EXEC)
+			invalidate(s, inv, ev->procs[i].pid);
+	for (id = ev->modules_from + 1; id <= ev->modules_to; id++)
+		if (remapped(s, id, ev->modules_from))
+			invalidate(s, inv, sp_defs_module(s->c.defs, id)->pid);
+	return 0;
+}
+
+int
+sp_symbolizer_update(struct sp_symbolizer *s,
+    const struct sp_tail_events *ev, struct sp_invalidation *inv)
+{
+	struct timespec now;
+	uint32_t pids[64];
+	size_t i, n;
+	int err;
+
+	memset(inv, 0, sizeof(*inv));
+	inv->pids = s->invalid;
+	s->epoch++;
+	if (ev != NULL && (err = apply_events(s, ev, inv)) < 0) {
+		inv->all = 1;
+		inv->npids = 0;
+		forget(s, inv);
+		return err;
+	}
+	(void)clock_gettime(CLOCK_MONOTONIC, &now);
+	if (now.tv_sec != s->pmaps_checked.tv_sec) {
+		s->pmaps_checked = now;
+		n = spi_sym_pmaps_refresh(&s->c, pids, 64);
+		if (n > 64)
+			inv->all = 1;
+		for (i = 0; i < n && i < 64; i++)
+			invalidate(s, inv, pids[i]);
+	}
+	if (inv->all || inv->npids > 0)
+		forget(s, inv);
+	if (inv->all)
+		inv->npids = 0;
+	return 0;
+}
+
+const struct sp_sym_report *
+sp_symbolizer_report(const struct sp_symbolizer *s)
+{
+	return &s->rep;
+}
+
+void
+sp_symbolizer_free(struct sp_symbolizer *s)
+{
+	if (s == NULL)
+		return;
+	if (s->have_be && s->be.destroy != NULL)
+		s->be.destroy(s->be.arg);
+	spi_sym_ctx_fini(&s->c);
+	sp_sym_report_fini(&s->rep);
+	sp_intern_fini(&s->strs);
+	sp_idmap_fini(&s->rawmap);
+	sp_idmap_fini(&s->ids);
+	free(s->frames);
+	free(s->raw);
+	free(s->lines);
+	free(s->pend);
+	free(s->batch);
+	free(s->out.a);
+	free(s->out.lines);
+	sp_buf_fini(&s->out.text);
+	free(s->stack);
+	free(s->res);
+	free(s->invalid);
+	free(s);
+}

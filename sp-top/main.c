@@ -1,0 +1,594 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sp-top: records processes and shows their hottest functions live.  Built
+ * on the public API alone: a recorder writes a spool, a tail follows it,
+ * a symbolizer names the stacks and sp_top ranks them.
+ */
+#include <err.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sp/output.h"
+#include "sp/recorder.h"
+#include "sp/symbolizer.h"
+#include "sp/tail.h"
+#include "sp/tool.h"
+#include "sp/top.h"
+#include "sp/writer.h"
+
+#define MAX_PIDS 256
+#define MAX_SECONDS (86400L * 365)
+#define BATCH 1024
+
+struct opts {
+	struct sp_recorder_opts ro;
+	uint32_t pids[MAX_PIDS];
+	size_t npids;
+	char **cmd;
+	int children;
+	double duration, interval;
+	unsigned window;        /* seconds, 0: since the start */
+	unsigned window_keyed;  /* what 'w' switches to */
+	size_t rows;
+	const char *out;        /* -o: keep the spool */
+	int batch;              /* text snapshots, even on a terminal */
+	enum sp_top_order order;
+};
+
+static volatile sig_atomic_t stop_requests;
+static struct sp_output_file out;
+static struct termios saved_tty;
+static int tty_raw, alt_screen;
+
+static void
+usage(int status)
+{
+	(void)fprintf(status ? stderr : stdout,
+	    "usage: sp-top [-F HZ] [-k] [-c | --no-children] [-d SECONDS]\n"
+	    "              [-i SECONDS] [-w SECONDS] [-n ROWS] [--total |\n"
+	    "              --threads] [--batch] [-o FILE]\n"
+	    "              (-p PID[,PID...] | -- CMD [ARGS...])\n"
+	    "Record processes and show their hottest functions, refreshed as\n"
+	    "they run: each function's share of the samples as the leaf (self)\n"
+	    "and anywhere in the stack (total), the sample rate, lost events\n"
+	    "and the share of complete stacks.  On a terminal the keys are\n"
+	    "  s  sort by self    t  sort by total    h  threads\n"
+	    "  w  the last -w seconds or everything since the start    q  quit\n"
+	    "Without a terminal (or with --batch) one snapshot is printed as text\n"
+	    "per interval.\n"
+	    "  -F, --freq HZ      samples per second per thread (default 1000)\n"
+	    "  -k, --kernel       add kernel callchains\n"
+	    "  -c, --children     follow child processes (default with a command)\n"
+	    "      --no-children  the command's own process only\n"
+	    "  -d, --duration S   stop after S seconds (default: until the targets\n"
+	    "                     exit, q or Ctrl-C)\n"
+	    "  -i, --interval S   seconds between refreshes (default 1)\n"
+	    "  -w, --window S     show the last S seconds (default: since the start;\n"
+	    "                     the w key switches, to 5 s if -w is not given)\n"
+	    "  -n, --rows N       functions shown (default: what the terminal\n"
+	    "                     holds; 20 without one)\n"
+	    "      --total        sort by total at the start\n"
+	    "      --threads      show threads at the start\n"
+	    "      --batch        text snapshots even on a terminal\n"
+	    "  -o, --output FILE  keep the spool in FILE (for sp-sym, sp-fold...)\n"
+	    "  -p, --pid PID,...  attach to running processes\n"
+	    "  -h, --help         this text\n"
+	    "      --version      version, spool format and build-id\n");
+	exit(status);
+}
+
+static void
+on_signal(int sig)
+{
+	(void)sig;
+	if (stop_requests++ > 0)
+		_exit(130);
+}
+
+static uint64_t
+now_ns(void)
+{
+	struct timespec ts;
+
+	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void
+parse_args(int argc, char **argv, struct opts *o)
+{
+	static const struct option longopts[] = {
+		{ "batch", no_argument, NULL, 'B' },
+		{ "children", no_argument, NULL, 'c' },
+		{ "no-children", no_argument, NULL, 'C' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "freq", required_argument, NULL, 'F' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "interval", required_argument, NULL, 'i' },
+		{ "kernel", no_argument, NULL, 'k' },
+		{ "rows", required_argument, NULL, 'n' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "threads", no_argument, NULL, 'T' },
+		{ "total", no_argument, NULL, 't' },
+		{ "version", no_argument, NULL, 1000 + 'V' },
+		{ "window", required_argument, NULL, 'w' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int ch;
+
+	o->children = -1;
+	o->interval = 1;
+	o->window_keyed = 5;
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, "+:cd:F:hi:kn:o:p:w:", longopts,
+	    NULL)) != -1) {
+		switch (ch) {
+		case 'B':
+			o->batch = 1;
+			break;
+		case 'c':
+			o->children = 1;
+			break;
+		case 'C':
+			o->children = 0;
+			break;
+		case 'd':
+			o->duration = sp_tool_real("-d seconds", optarg, 0, 1,
+			    MAX_SECONDS);
+			break;
+		case 'F':
+			o->ro.frequency = (unsigned)sp_tool_int("-F", optarg, 1,
+			    10000000);
+			break;
+		case 'h':
+			usage(0);
+			break;
+		case 'i':
+			o->interval = sp_tool_real("-i seconds", optarg, 0.1, 0,
+			    3600);
+			break;
+		case 'k':
+			o->ro.kernel = 1;
+			break;
+		case 'n':
+			o->rows = (size_t)sp_tool_int("-n rows", optarg, 1, 10000);
+			break;
+		case 'o':
+			o->out = optarg;
+			break;
+		case 'p':
+			sp_tool_pids("-p", optarg, o->pids, MAX_PIDS, &o->npids);
+			break;
+		case 't':
+			o->order = SP_TOP_TOTAL;
+			break;
+		case 'T':
+			o->order = SP_TOP_THREADS;
+			break;
+		case 'w':
+			o->window = (unsigned)sp_tool_int("-w seconds", optarg, 1,
+			    SP_TOP_WINDOW_MAX);
+			o->window_keyed = o->window;
+			break;
+		case 1000 + 'V':
+			sp_tool_version("sp-top");
+			break;
+		default:
+			sp_tool_bad_option("sp-top", ch, argv);
+		}
+	}
+	if (optind < argc)
+		o->cmd = argv + optind;
+	if (o->cmd != NULL && o->npids > 0)
+		errx(2, "give either -p PID or -- CMD, not both (see sp-top "
+		    "--help)");
+	if (o->cmd == NULL && o->npids == 0)
+		errx(2, "give either -p PID or -- CMD (see sp-top --help)");
+	if (o->out != NULL && strcmp(o->out, "-") == 0)
+		errx(2, "-o -: the terminal shows the view; give a file name");
+	o->ro.children = o->children < 0 ? o->cmd != NULL : o->children;
+}
+
+/* ---------------------------------------------------------- terminal */
+
+static void
+tty_restore(void)
+{
+	if (alt_screen) {
+		(void)fputs("\033[?25h\033[?1049l", stdout);
+		(void)fflush(stdout);
+		alt_screen = 0;
+	}
+	if (tty_raw) {
+		(void)tcsetattr(STDIN_FILENO, TCSANOW, &saved_tty);
+		tty_raw = 0;
+	}
+}
+
+/* Keys without Enter, no echo; the view on the alternate screen. */
+static void
+tty_setup(void)
+{
+	struct termios t;
+
+	if (isatty(STDIN_FILENO) && tcgetattr(STDIN_FILENO, &saved_tty) == 0) {
+		t = saved_tty;
+		t.c_lflag &= ~(tcflag_t)(ICANON | ECHO);
+		t.c_cc[VMIN] = 0;
+		t.c_cc[VTIME] = 0;
+		if (tcsetattr(STDIN_FILENO, TCSANOW, &t) == 0)
+			tty_raw = 1;
+	}
+	(void)fputs("\033[?1049h\033[?25l", stdout);
+	alt_screen = 1;
+	if (atexit(tty_restore) != 0)
+		errx(1, "atexit failed");
+}
+
+static int
+read_key(void)
+{
+	char c;
+
+	if (!tty_raw || read(STDIN_FILENO, &c, 1) != 1)
+		return -1;
+	return (unsigned char)c;
+}
+
+static void
+term_size(int *rows, int *cols)
+{
+	struct winsize ws;
+
+	*rows = 24;
+	*cols = 80;
+	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 0 &&
+	    ws.ws_col > 0) {
+		*rows = ws.ws_row;
+		*cols = ws.ws_col;
+	}
+}
+
+/* ------------------------------------------------------------- view */
+
+struct live {
+	struct opts *o;
+	struct sp_recorder *r;
+	struct sp_writer *w;
+	struct sp_tail *tail;
+	struct sp_symbolizer *sym;
+	struct sp_top *top;
+	const char *what;       /* "pid 123" or the command */
+	double start;
+	int ui;                 /* on a terminal */
+	int ended;              /* the targets are gone */
+};
+
+static double
+pct(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+/* Prints one view; on a terminal from the top of a cleared screen. */
+static int
+show(struct live *l)
+{
+	const struct opts *o = l->o;
+	struct sp_top_view v;
+	unsigned long long lost = sp_recorder_counter(l->r, "lost_events");
+	unsigned long long all = sp_recorder_counter(l->r, "samples");
+	int trows, cols, err;
+	size_t max = o->rows, i;
+	char win[64];
+	const char *order = o->order == SP_TOP_SELF ? "self" :
+	    o->order == SP_TOP_TOTAL ? "total" : "threads";
+
+	term_size(&trows, &cols);
+	if (max == 0)
+		max = l->ui ? (trows > 6 ? (size_t)trows - 5 : 1) : 20;
+	err = sp_top_view(l->top, now_ns(), o->window, o->order, max, &v);
+	if (err < 0)
+		return err;
+	if (l->ui)
+		(void)fputs("\033[H\033[2J", stdout);
+	else
+		(void)printf("--- sp-top at %.1f s\n", sp_tool_now() - l->start);
+	if (o->window)
+		(void)snprintf(win, sizeof(win), "the last %u s", o->window);
+	else
+		(void)snprintf(win, sizeof(win), "since the start");
+	(void)printf("sp-top: %s, %s %u Hz, %s, by %s%s\n", l->what,
+	    sp_recorder_event(l->r) ? sp_recorder_event(l->r) : "-",
+	    o->ro.frequency ? o->ro.frequency : 1000u, win, order,
+	    l->ended ? " (the targets exited)" : "");
+	(void)printf("samples %llu (%.0f/s), lost %llu (%.1f %%), complete "
+	    "stacks %.1f %%%s\n", (unsigned long long)v.samples,
+	    v.seconds > 0 ? (double)v.samples / v.seconds : 0.0, lost,
+	    pct(lost, all + lost), pct(v.samples - v.empty - v.truncated,
+	    v.samples), l->ui ? "   [s]elf [t]otal t[h]reads [w]indow [q]uit" :
+	    "");
+	if (o->order == SP_TOP_THREADS)
+		(void)printf("%7s %9s %8s  %-16s %s\n", "SHARE%", "SAMPLES",
+		    "TID", "THREAD", "HOTTEST (SELF%)");
+	else
+		(void)printf("%7s %7s %9s  %s\n", "SELF%", "TOTAL%", "SAMPLES",
+		    "FUNCTION");
+	for (i = 0; i < v.nrows; i++) {
+		const struct sp_top_row *r = &v.rows[i];
+		char line[1024];
+		int n;
+
+		if (o->order == SP_TOP_THREADS)
+			n = snprintf(line, sizeof(line), "%7.1f %9llu %8u  "
+			    "%-16s %s (%.1f)", pct(r->total, v.samples),
+			    (unsigned long long)r->total, r->tid, r->name,
+			    r->module ? r->module : "-", pct(r->self,
+			    r->total));
+		else
+			n = snprintf(line, sizeof(line), "%7.1f %7.1f %9llu  "
+			    "%s%s%s%s", pct(r->self, v.samples), pct(r->total,
+			    v.samples), (unsigned long long)(o->order ==
+			    SP_TOP_TOTAL ? r->total : r->self), r->name,
+			    r->module ? "  [" : "", r->module ? r->module : "",
+			    r->module ? "]" : "");
+		if (n < 0)
+			continue;
+		if (l->ui && cols > 1 && (size_t)cols < sizeof(line))
+			line[cols - 1] = '\0';
+		(void)printf("%s\n", line);
+	}
+	if (!l->ui)
+		(void)putchar('\n');
+	(void)fflush(stdout);
+	return 0;
+}
+
+/* Reads what the tail has: samples counted, definitions applied. */
+static int
+follow(struct live *l)
+{
+	static struct sp_sample batch[BATCH];
+	struct sp_invalidation inv;
+	size_t n;
+	int rc, err;
+
+	do {
+		rc = sp_tail_poll(l->tail, batch, BATCH, &n);
+		if (rc < 0)
+			errx(1, "reading the spool back: %s",
+			    sp_tail_diag(l->tail)->msg);
+		if (l->sym == NULL) {
+			if (sp_tail_header(l->tail) == NULL)
+				return 0;
+			err = sp_symbolizer_new(sp_tail_defs(l->tail),
+			    sp_tail_header(l->tail), NULL, NULL, &l->sym);
+			if (err == 0)
+				err = sp_top_new(sp_tail_defs(l->tail), l->sym,
+				    &l->top);
+			if (err < 0)
+				return err;
+		}
+		if ((err = sp_symbolizer_update(l->sym,
+		    sp_tail_events(l->tail), &inv)) < 0)
+			return err;
+		sp_top_invalidate(l->top, &inv);
+		if ((err = sp_top_add(l->top, batch, n)) < 0)
+			return err;
+	} while (n == BATCH && rc == 0);
+	return 0;
+}
+
+static void
+key(struct live *l, int c)
+{
+	struct opts *o = l->o;
+
+	switch (c) {
+	case 'q':
+	case 'Q':
+		stop_requests++;
+		break;
+	case 's':
+		o->order = SP_TOP_SELF;
+		break;
+	case 't':
+		o->order = SP_TOP_TOTAL;
+		break;
+	case 'h':
+	case 'T':
+		o->order = o->order == SP_TOP_THREADS ? SP_TOP_SELF :
+		    SP_TOP_THREADS;
+		break;
+	case 'w':
+		o->window = o->window ? 0 : o->window_keyed;
+		break;
+	default:
+		return;
+	}
+	(void)show(l);
+}
+
+static int
+run(struct live *l, pid_t child)
+{
+	double next = sp_tool_now() + l->o->interval, flushed = 0;
+	int err = 0, c;
+
+	while (stop_requests == 0 && !l->ended) {
+		err = sp_recorder_poll(l->r, 100);
+		if (err == 0 && sp_tool_now() - flushed >= 0.1) {
+			err = sp_writer_flush(l->w);
+			flushed = sp_tool_now();
+		}
+		if (err == 0)
+			err = follow(l);
+		if (err)
+			return err;
+		while ((c = read_key()) >= 0)
+			key(l, c);
+		if (child > 0 ? waitpid(child, NULL, WNOHANG) == child :
+		    sp_recorder_live(l->r) == 0)
+			l->ended = 1;
+		if (l->o->duration > 0 && sp_tool_now() - l->start >= l->o->duration)
+			break;
+		if (sp_tool_now() >= next && l->top != NULL) {
+			next += l->o->interval;
+			if ((err = show(l)) < 0)
+				return err;
+		}
+	}
+	if ((err = sp_recorder_flush(l->r)) == 0 && (err = follow(l)) == 0 &&
+	    l->top != NULL) {
+		/* The last view stays on the screen. */
+		tty_restore();
+		l->ui = 0;
+		err = show(l);
+	}
+	return err;
+}
+
+/* ------------------------------------------------------------ start */
+
+/* The spool: -o's file (in place once the recording started), or an
+ * unnamed one that the tail alone reads. */
+static int
+open_spool(const struct opts *o, char *path, size_t cap)
+{
+	struct sp_diag diag;
+	const char *dir = getenv("TMPDIR");
+	int fd;
+
+	if (o->out != NULL) {
+		if (sp_output_spool(&out, o->out, &fd, &diag) < 0)
+			errx(1, "%s", diag.msg);
+		(void)snprintf(path, cap, "%s", out.tmp != NULL ? out.tmp :
+		    o->out);
+		return fd;
+	}
+	(void)snprintf(path, cap, "%s/sp-top-XXXXXX", dir != NULL && *dir ?
+	    dir : "/tmp");
+	fd = mkstemp(path);
+	if (fd < 0)
+		err(1, "%s", path);
+	return fd;
+}
+
+static void
+drop_output(void)
+{
+	sp_output_discard(&out);
+}
+
+static pid_t
+start(struct live *l, int *fd)
+{
+	struct opts *o = l->o;
+	struct sp_header h;
+	struct sp_diag diag;
+	char path[4096];
+	pid_t child = -1;
+	size_t i;
+	int rc;
+
+	if (atexit(drop_output) != 0)
+		errx(1, "atexit failed");
+	*fd = open_spool(o, path, sizeof(path));
+	if (sp_header_init_host(&h) < 0)
+		err(1, "reading host facts");
+	h.sample_interval_us = 1000000u / (o->ro.frequency ? o->ro.frequency :
+	    1000u);
+	if (sp_writer_new(*fd, &h, &l->w) < 0)
+		errx(1, "out of memory");
+	if ((rc = sp_writer_flush(l->w)) < 0)
+		errx(1, "%s: %s", path, sp_strerror(rc));
+	if ((rc = sp_tail_open(path, &l->tail)) < 0)
+		errx(1, "%s: %s", path, sp_strerror(rc));
+	if (o->out == NULL)
+		(void)unlink(path);
+	memset(&diag, 0, sizeof(diag));
+	if ((rc = sp_recorder_new(l->w, &o->ro, &l->r, &diag)) < 0)
+		errx(sp_error_kind(rc) == SP_KIND_INVALID ||
+		    sp_error_kind(rc) == SP_KIND_FREQUENCY ? 2 : 1, "%s",
+		    diag.msg);
+	for (i = 0; i < o->npids; i++)
+		if (sp_recorder_attach(l->r, (pid_t)o->pids[i], &diag) != 0)
+			errx(1, "%s", diag.msg);
+	if (o->cmd != NULL && sp_recorder_spawn(l->r, o->cmd, &child,
+	    &diag) != 0)
+		errx(1, "%s", diag.msg);
+	if (o->out != NULL && sp_output_place(&out, &diag) < 0) {
+		if (child > 0) {
+			(void)kill(child, SIGKILL);
+			(void)waitpid(child, NULL, 0);
+		}
+		errx(1, "%s", diag.msg);
+	}
+	return child;
+}
+
+int
+main(int argc, char **argv)
+{
+	static struct opts o;
+	static char what[256];
+	struct live l;
+	struct sigaction sa;
+	pid_t child;
+	int fd, rc;
+
+	parse_args(argc, argv, &o);
+	o.ro.log = sp_tool_warn;
+	o.ro.command = o.cmd != NULL ? o.cmd[0] : "attach";
+	memset(&l, 0, sizeof(l));
+	l.o = &o;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	(void)sigaction(SIGINT, &sa, NULL);
+	(void)sigaction(SIGTERM, &sa, NULL);
+	(void)signal(SIGPIPE, SIG_IGN);
+	if (o.cmd != NULL)
+		(void)snprintf(what, sizeof(what), "%s", o.cmd[0]);
+	else
+		(void)snprintf(what, sizeof(what), "pid %u%s", o.pids[0],
+		    o.npids > 1 ? " and more" : "");
+	l.what = what;
+	child = start(&l, &fd);
+	l.start = sp_tool_now();
+	l.ui = !o.batch && isatty(STDOUT_FILENO);
+	if (l.ui)
+		tty_setup();
+	rc = run(&l, child);
+	tty_restore();
+	if (child > 0 && waitpid(child, NULL, WNOHANG) == 0) {
+		(void)kill(child, SIGTERM);
+		(void)waitpid(child, NULL, 0);
+	}
+	if (rc == 0)
+		rc = sp_recorder_finish(l.r);
+	if (rc < 0)
+		errx(1, "%s", sp_strerror(rc));
+	if (o.out != NULL)
+		(void)fprintf(stderr, "sp-top: the spool is in %s\n", o.out);
+	sp_top_free(l.top);
+	sp_symbolizer_free(l.sym);
+	sp_tail_free(l.tail);
+	sp_recorder_free(l.r);
+	sp_writer_free(l.w);
+	sp_output_discard(&out);
+	if (close(fd) < 0 && o.out != NULL)
+		err(1, "%s", o.out);
+	return 0;
+}

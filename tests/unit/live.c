@@ -1,0 +1,543 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The embedder's calls, through the kernel and on real processes: process
+ * helpers (a command launched suspended and released, descendants, the
+ * pidfd exit watcher), the recorder's attach modes, flush, pending and
+ * liveness, and a symbolizer over a tail of the spool being written
+ * (stacks, raw addresses, stable ids, a plugged-in backend, updates).
+ * Public headers only.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sp/process.h"
+#include "sp/recorder.h"
+#include "sp/symbolizer.h"
+#include "sp/tail.h"
+#include "sp/writer.h"
+
+/* A spinner that a failed test cannot leak for long: 10 s of CPU. */
+static char *const spin_argv[] = { "/bin/sh", "-c",
+	"ulimit -t 10; while :; do :; done", NULL };
+
+static double
+now_s(void)
+{
+	struct timespec ts;
+
+	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* The target of /proc/PID/exe, or "". */
+static void
+exe_of(pid_t pid, char *buf, size_t cap)
+{
+	char path[64];
+	ssize_t n;
+
+	(void)snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	n = readlink(path, buf, cap - 1);
+	buf[n > 0 ? n : 0] = '\0';
+}
+
+Test(process, launched_suspended_then_released_and_watched_to_its_exit)
+{
+	char *const argv[] = { "/bin/sleep", "0.3", NULL };
+	struct sp_launch l;
+	struct sp_diag diag = { 0 };
+	struct sp_exit_watch *w;
+	char self[4096], exe[4096];
+	int err;
+
+	cr_assert_eq(sp_process_launch(argv, &l, &diag), 0, "%s", diag.msg);
+	cr_assert(sp_process_exists(l.pid));
+	usleep(100000);
+	exe_of(getpid(), self, sizeof(self));
+	exe_of(l.pid, exe, sizeof(exe));
+	cr_assert_str_eq(exe, self, "not exec'd before the release (%s)", exe);
+	err = sp_exit_watch_new(l.pid, &w);
+	if (err == -ENOSYS) {
+		sp_process_abandon(&l);
+		cr_skip_test("no pidfd_open in this kernel");
+	}
+	cr_assert_eq(err, 0);
+	cr_assert_eq(sp_exit_watch_wait(w, 0), 0, "it waits, not exited");
+	cr_assert_eq(sp_process_release(&l, argv[0], &diag), 0, "%s", diag.msg);
+	exe_of(l.pid, exe, sizeof(exe));
+	cr_assert_str_eq(exe, "/usr/bin/sleep", "exec'd at the release (%s)",
+	    exe);
+	cr_assert_eq(sp_exit_watch_wait(w, 5000), 1, "its exit is seen");
+	cr_assert_eq(waitpid(l.pid, NULL, 0), l.pid);
+	cr_assert_not(sp_process_exists(l.pid), "reaped: gone");
+	sp_exit_watch_free(w);
+	cr_assert_eq(sp_exit_watch_new(l.pid, &w), -ESRCH);
+}
+
+Test(process, a_command_that_cannot_run_is_reported_and_reaped)
+{
+	char *const argv[] = { "/no/such/command", NULL };
+	struct sp_launch l;
+	struct sp_diag diag = { 0 };
+
+	cr_assert_eq(sp_process_launch(argv, &l, &diag), 0);
+	cr_assert_eq(sp_process_release(&l, argv[0], &diag), -ENOENT);
+	cr_assert(strstr(diag.msg, "cannot run /no/such/command") != NULL,
+	    "%s", diag.msg);
+	cr_assert_not(sp_process_exists(l.pid));
+	cr_assert_eq(sp_process_launch(NULL, &l, &diag), -SP_EUSAGE);
+}
+
+Test(process, descendants_parents_first)
+{
+	int p[2];
+	pid_t child, grandchild = 0, *v;
+	size_t n;
+
+	cr_assert_eq(pipe(p), 0);
+	child = fork();
+	cr_assert_geq(child, 0);
+	if (child == 0) {
+		(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
+		grandchild = fork();
+		if (grandchild == 0) {
+			(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
+			pause();
+			_exit(0);
+		}
+		(void)!write(p[1], &grandchild, sizeof(grandchild));
+		pause();
+		_exit(0);
+	}
+	cr_assert_eq(read(p[0], &grandchild, sizeof(grandchild)),
+	    sizeof(grandchild));
+	usleep(50000);
+	cr_assert_eq(sp_process_descendants(getpid(), &v, &n), 0);
+	cr_assert_geq(n, 2);
+	cr_assert_eq(v[0], child);
+	cr_assert_eq(v[1], grandchild);
+	free(v);
+	cr_assert_eq(sp_process_descendants(child, &v, &n), 0);
+	cr_assert(n == 1 && v[0] == grandchild);
+	free(v);
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+}
+
+/* ------------------------------------------------ recording, resolving */
+
+struct live {
+	struct sp_writer *w;
+	struct sp_recorder *r;
+	struct sp_tail *t;
+	char path[64];
+	int fd;
+};
+
+static void
+live_start(struct live *l)
+{
+	struct sp_recorder_opts o;
+	struct sp_header h;
+	struct sp_diag diag = { 0 };
+
+	(void)snprintf(l->path, sizeof(l->path), "/tmp/sp-unit-live-XXXXXX");
+	l->fd = mkstemp(l->path);
+	cr_assert_geq(l->fd, 0);
+	cr_assert_eq(sp_header_init_host(&h), 0);
+	cr_assert_eq(sp_writer_new(l->fd, &h, &l->w), 0);
+	memset(&o, 0, sizeof(o));
+	cr_assert_eq(sp_recorder_new(l->w, &o, &l->r, &diag), 0, "%s",
+	    diag.msg);
+	cr_assert_eq(sp_writer_flush(l->w), 0);
+	cr_assert_eq(sp_tail_open(l->path, &l->t), 0);
+	(void)unlink(l->path);
+}
+
+static void
+live_end(struct live *l)
+{
+	sp_tail_free(l->t);
+	sp_recorder_free(l->r);
+	sp_writer_free(l->w);
+	(void)close(l->fd);
+}
+
+/* An AT_EXEC attach of a launched spinner; skips when perf is refused. */
+static pid_t
+launch_recorded(struct live *l)
+{
+	struct sp_launch lc;
+	struct sp_diag diag = { 0 };
+	int err;
+
+	cr_assert_eq(sp_process_launch(spin_argv, &lc, &diag), 0);
+	err = sp_recorder_attach_mode(l->r, lc.pid, SP_ATTACH_AT_EXEC, &diag);
+	if (err == -EACCES || err == -EPERM || err == -ENOENT) {
+		sp_process_abandon(&lc);
+		cr_skip_test("perf events refused here: %s", diag.msg);
+	}
+	cr_assert_eq(err, 0, "%s", diag.msg);
+	cr_assert_eq(sp_process_release(&lc, spin_argv[0], &diag), 0);
+	return lc.pid;
+}
+
+/* Polls the recorder for secs seconds, then flushes. */
+static void
+record_for(struct live *l, double secs)
+{
+	double end = now_s() + secs;
+
+	while (now_s() < end)
+		cr_assert_eq(sp_recorder_poll(l->r, 20), 0);
+	cr_assert_eq(sp_recorder_flush(l->r), 0);
+}
+
+/* Reads the tail; returns the samples (at most max) into s. */
+static size_t
+read_tail(struct live *l, struct sp_sample *s, size_t max)
+{
+	size_t n = 0, got;
+
+	do {
+		cr_assert_geq(sp_tail_poll(l->t, s + n, max - n, &got), 0);
+		n += got;
+	} while (got > 0 && n < max);
+	return n;
+}
+
+Test(recorder, attach_modes_flush_pending_liveness)
+{
+	struct live l;
+	struct sp_diag diag = { 0 };
+	struct sp_sample s[4096];
+	pid_t a, b;
+	size_t n;
+
+	live_start(&l);
+	a = launch_recorded(&l);
+	cr_assert_eq(sp_recorder_live(l.r), 1);
+	cr_assert_eq(sp_recorder_other_alive(l.r, a), 0);
+	record_for(&l, 0.5);
+	n = read_tail(&l, s, 4096);
+	cr_assert_gt(n, 100, "flushed: the tail sees the samples (%zu)", n);
+	cr_assert_eq(sp_recorder_counter(l.r, "samples"), n,
+	    "every sample written is in the tail");
+	cr_assert_eq(sp_recorder_counter(l.r, "no_such_counter"), 0);
+
+	/* A second process, attached stopped, into the same recording. */
+	b = fork();
+	cr_assert_geq(b, 0);
+	if (b == 0) {
+		(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
+		for (;;)
+			;
+	}
+	cr_assert_eq(sp_recorder_attach_mode(l.r, b, SP_ATTACH_STOPPED, &diag),
+	    0, "%s", diag.msg);
+	cr_assert_eq(sp_recorder_live(l.r), 2);
+	cr_assert_eq(sp_recorder_other_alive(l.r, a), 1);
+	cr_assert_eq(sp_recorder_refresh(l.r), 0);
+	cr_assert_eq(sp_recorder_attach_mode(l.r, b, SP_ATTACH_RUNNING, &diag),
+	    0, "a pid attached already is one target");
+	cr_assert_eq(sp_recorder_live(l.r), 2);
+	usleep(100000);
+	cr_assert_eq(sp_recorder_pending(l.r), 1, "two spinners: records wait");
+	cr_assert_eq(sp_recorder_flush(l.r), 0);
+
+	kill(a, SIGKILL);
+	waitpid(a, NULL, 0);
+	record_for(&l, 0.3);
+	cr_assert_eq(sp_recorder_live(l.r), 1, "a's exit was seen");
+	cr_assert_eq(sp_recorder_other_alive(l.r, b), 0);
+	cr_assert_eq(sp_recorder_other_alive(l.r, a), 1);
+	kill(b, SIGKILL);
+	waitpid(b, NULL, 0);
+	record_for(&l, 0.3);
+	cr_assert_eq(sp_recorder_live(l.r), 0);
+	cr_assert_eq(sp_recorder_attach_mode(l.r, 1, 7, &diag), -SP_EUSAGE);
+	live_end(&l);
+}
+
+/* A backend that counts and answers as told. */
+struct toy {
+	int lookups, batches;
+	enum sp_native_status status;
+	int extra;      /* one answer more than asked */
+	int fail;       /* return this */
+};
+
+static int
+toy_lookup(void *arg, const struct sp_native_lookup *batch, size_t n,
+    struct sp_native_out *out)
+{
+	struct toy *t = arg;
+	struct sp_native_line line = { "toy_fn", "toy.c", 7, 0 };
+	size_t i;
+
+	t->batches++;
+	if (t->fail)
+		return t->fail;
+	for (i = 0; i < n; i++) {
+		t->lookups++;
+		cr_assert(batch[i].path[0] == '/' && batch[i].abs != 0);
+		cr_assert(!batch[i].has_image ||
+		    batch[i].image_base + batch[i].image == batch[i].abs);
+		cr_assert_eq(sp_native_append(out, t->status, &line, 1), 0);
+	}
+	if (t->extra)
+		cr_assert_eq(sp_native_append(out, t->status, &line, 1),
+		    -SP_EUSAGE, "an answer past the batch is refused");
+	return 0;
+}
+
+/* The stack of a sample whose leaf is in /bin/sh's code (not the kernel). */
+static uint32_t
+user_stack(const struct sp_sample *s, size_t n, struct sp_symbolizer *sym)
+{
+	struct sp_resolved_stack st;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (s[i].stack == 0 ||
+		    sp_symbolizer_resolve(sym, s[i].stack, &st) != 0)
+			continue;
+		if (st.n > 2 && st.frames[0].kind == SP_RESOLVED_NATIVE)
+			return s[i].stack;
+	}
+	return 0;
+}
+
+Test(symbolizer, stacks_raw_addresses_backends_and_updates)
+{
+	struct live l;
+	struct sp_sample s[4096];
+	struct sp_symbolizer *sym, *toysym;
+	struct sp_resolved_stack st, raw;
+	struct toy toy = { 0, 0, SP_NATIVE_NAMED, 1, 0 };
+	struct sp_native_backend be = { toy_lookup, NULL, &toy };
+	struct sp_invalidation inv;
+	struct sp_tail_events ev;
+	struct sp_proc exec;
+	uint64_t addrs[64];
+	uint32_t stack, ids[64];
+	pid_t a;
+	size_t n, i, k;
+
+	live_start(&l);
+	a = launch_recorded(&l);
+	record_for(&l, 0.6);
+	n = read_tail(&l, s, 4096);
+	cr_assert_gt(n, 100);
+	cr_assert_eq(sp_symbolizer_new(sp_tail_defs(l.t), sp_tail_header(l.t),
+	    NULL, NULL, &sym), 0);
+	stack = user_stack(s, n, sym);
+	cr_assert_neq(stack, 0, "a sample in the shell's own code");
+	cr_assert_eq(sp_symbolizer_resolve(sym, stack, &st), 0);
+	cr_assert_not(st.provisional);
+	for (i = 0; i < st.n && i < 64; i++) {
+		cr_assert_not_null(st.frames[i].name);
+		cr_assert_neq(st.frames[i].id, 0);
+		ids[i] = st.frames[i].id;
+		addrs[i] = st.frames[i].address;
+	}
+	k = i;
+	cr_assert_not_null(st.frames[0].module);
+	cr_assert_eq(st.frames[st.n - 1].inline_depth, 0);
+	/* Resolved again: the same frames, the same ids (cached). */
+	cr_assert_eq(sp_symbolizer_resolve(sym, stack, &st), 0);
+	for (i = 0; i < k; i++)
+		cr_assert_eq(st.frames[i].id, ids[i]);
+
+	/* The same addresses as the caller's own: the same names.  Inline
+	 * frames share an address, so compare the outermost of each. */
+	{
+		uint64_t u[64];
+		size_t nu = 0;
+		char names[64][128];
+
+		for (i = 0; i < k; i++)
+			if (st.frames[i].inline_depth == 0) {
+				u[nu] = addrs[i];
+				(void)snprintf(names[nu++], 128, "%s",
+				    st.frames[i].name);
+			}
+		cr_assert_eq(sp_symbolizer_resolve_raw(sym, (uint32_t)a, u, nu,
+		    &raw), 0);
+		for (i = 0, k = 0; i < raw.n; i++)
+			if (raw.frames[i].inline_depth == 0) {
+				cr_assert_str_eq(raw.frames[i].name, names[k],
+				    "raw frame %zu", k);
+				cr_assert_eq(raw.frames[i].frame, 0);
+				k++;
+			}
+		cr_assert_eq(k, nu);
+	}
+	cr_assert_eq(sp_symbolizer_resolve_raw(sym, (uint32_t)a, addrs, 0,
+	    &raw), 0);
+	cr_assert_eq(raw.n, 0);
+	addrs[0] = 0x10;
+	cr_assert_eq(sp_symbolizer_resolve_raw(sym, (uint32_t)a, addrs, 1,
+	    &raw), 0);
+	cr_assert(raw.n == 1 && raw.frames[0].kind == SP_RESOLVED_UNKNOWN &&
+	    strcmp(raw.frames[0].name, "0x10") == 0, "%s", raw.frames[0].name);
+
+	/* An exec invalidates its pid; an overflow, all. */
+	memset(&ev, 0, sizeof(ev));
+	memset(&exec, 0, sizeof(exec));
+	exec.event = SP_PROC_EXEC;
+	exec.pid = (uint32_t)a;
+	ev.procs = &exec;
+	ev.nprocs = 1;
+	cr_assert_eq(sp_symbolizer_update(sym, &ev, &inv), 0);
+	cr_assert(!inv.all && inv.npids == 1 && inv.pids[0] == (uint32_t)a);
+	ev.overflow = 1;
+	cr_assert_eq(sp_symbolizer_update(sym, &ev, &inv), 0);
+	cr_assert(inv.all);
+	cr_assert_eq(sp_symbolizer_resolve(sym, stack, &st), 0);
+	cr_assert_eq(st.frames[0].id, ids[0], "ids survive invalidation");
+
+	/* A backend of the test's own: every native frame asked, in batches. */
+	cr_assert_eq(sp_symbolizer_new(sp_tail_defs(l.t), sp_tail_header(l.t),
+	    NULL, &be, &toysym), 0);
+	cr_assert_eq(sp_symbolizer_resolve(toysym, stack, &st), 0);
+	cr_assert_eq(toy.batches, 1, "one batch for the stack");
+	cr_assert_gt(toy.lookups, 0);
+	cr_assert_str_eq(st.frames[0].name, "toy_fn");
+	cr_assert_str_eq(st.frames[0].file, "toy.c");
+	cr_assert_eq(st.frames[0].line, 7);
+	cr_assert_eq(st.frames[0].origin, SP_ORIGIN_ELF);
+	cr_assert_not(st.provisional);
+	cr_assert_eq(sp_symbolizer_resolve(toysym, stack, &st), 0);
+	cr_assert_eq(toy.batches, 1, "cached: not asked again");
+	sp_symbolizer_free(toysym);
+
+	/* Provisional answers: the stack says so, and an update asks again. */
+	toy = (struct toy){ 0, 0, SP_NATIVE_PROVISIONAL, 0, 0 };
+	cr_assert_eq(sp_symbolizer_new(sp_tail_defs(l.t), sp_tail_header(l.t),
+	    NULL, &be, &toysym), 0);
+	cr_assert_eq(sp_symbolizer_resolve(toysym, stack, &st), 0);
+	cr_assert(st.provisional);
+	cr_assert_neq(strcmp(st.frames[0].name, "toy_fn"), 0,
+	    "the address for now (%s)", st.frames[0].name);
+	cr_assert_eq(sp_symbolizer_resolve(toysym, stack, &st), 0);
+	cr_assert_eq(toy.batches, 1, "not asked again before an update");
+	cr_assert_eq(sp_symbolizer_update(toysym, NULL, &inv), 0);
+	toy.status = SP_NATIVE_NAMED;
+	cr_assert_eq(sp_symbolizer_resolve(toysym, stack, &st), 0);
+	cr_assert_eq(toy.batches, 2, "asked again after the update");
+	cr_assert_not(st.provisional);
+	cr_assert_str_eq(st.frames[0].name, "toy_fn");
+	sp_symbolizer_free(toysym);
+
+	/* A backend's error is the call's. */
+	toy = (struct toy){ 0, 0, SP_NATIVE_NAMED, 0, -EIO };
+	cr_assert_eq(sp_symbolizer_new(sp_tail_defs(l.t), sp_tail_header(l.t),
+	    NULL, &be, &toysym), 0);
+	cr_assert_eq(sp_symbolizer_resolve(toysym, stack, &st), -EIO);
+	sp_symbolizer_free(toysym);
+
+	cr_assert_eq(sp_symbolizer_resolve(sym, 0xfffffff0u, &st), -SP_EREF);
+	cr_assert_eq(sp_symbolizer_resolve(sym, 0, &st), 0);
+	cr_assert_eq(st.n, 0, "stack 0 is empty");
+	sp_symbolizer_free(sym);
+	kill(a, SIGKILL);
+	waitpid(a, NULL, 0);
+	live_end(&l);
+}
+
+/* The leaf of the first sample whose leaf is in anonymous memory. */
+static uint32_t
+anon_stack(const struct sp_sample *s, size_t n, struct sp_symbolizer *sym)
+{
+	struct sp_resolved_stack st;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (s[i].stack != 0 &&
+		    sp_symbolizer_resolve(sym, s[i].stack, &st) == 0 &&
+		    st.n > 0 && st.frames[0].module != NULL &&
+		    strcmp(st.frames[0].module, "[anon]") == 0)
+			return s[i].stack;
+	return 0;
+}
+
+Test(symbolizer, a_perf_map_that_appears_later_names_the_jit_frames)
+{
+	char *const argv[] = { "build/tests/jit", "1500", NULL };
+	struct live l;
+	struct sp_launch lc;
+	struct sp_diag diag = { 0 };
+	struct sp_sample s[4096];
+	struct sp_sym_options o;
+	struct sp_symbolizer *sym;
+	struct sp_resolved_stack st;
+	struct sp_invalidation inv;
+	char dir[] = "/tmp/sp-unit-maps-XXXXXX", from[64], to[128], cmd[256];
+	uint32_t pid, stack;
+	size_t n;
+	int err;
+
+	cr_assert_not_null(mkdtemp(dir));
+	live_start(&l);
+	cr_assert_eq(sp_process_launch(argv, &lc, &diag), 0);
+	pid = (uint32_t)lc.pid;
+	err = sp_recorder_attach_mode(l.r, lc.pid, SP_ATTACH_AT_EXEC, &diag);
+	if (err == -EACCES || err == -EPERM || err == -ENOENT) {
+		sp_process_abandon(&lc);
+		cr_skip_test("perf events refused here: %s", diag.msg);
+	}
+	cr_assert_eq(err, 0, "%s", diag.msg);
+	cr_assert_eq(sp_process_release(&lc, argv[0], &diag), 0, "%s",
+	    diag.msg);
+	record_for(&l, 0.8);
+	n = read_tail(&l, s, 4096);
+	cr_assert_gt(n, 100);
+
+	/* Perf maps read from dir, for this pid: none there yet. */
+	memset(&o, 0, sizeof(o));
+	o.perf_map_dir = dir;
+	o.perf_map_pids = &pid;
+	o.nperf_map_pids = 1;
+	cr_assert_eq(sp_symbolizer_new(sp_tail_defs(l.t), sp_tail_header(l.t),
+	    &o, NULL, &sym), 0);
+	cr_assert_eq(sp_symbolizer_update(sym, sp_tail_events(l.t), &inv), 0);
+	stack = anon_stack(s, n, sym);
+	cr_assert_neq(stack, 0, "samples in the JIT's code");
+	cr_assert_eq(sp_symbolizer_resolve(sym, stack, &st), 0);
+	cr_assert(st.provisional, "a JIT frame named by its address only");
+	cr_assert_eq(st.frames[0].origin, SP_ORIGIN_ADDRESS);
+
+	/* The JIT's map appears: an update a second later reads it. */
+	(void)snprintf(from, sizeof(from), "/tmp/perf-%u.map", pid);
+	(void)snprintf(to, sizeof(to), "%s/perf-%u.map", dir, pid);
+	(void)snprintf(cmd, sizeof(cmd), "cp %s %s", from, to);
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	usleep(1100000);
+	cr_assert_eq(sp_symbolizer_update(sym, NULL, &inv), 0);
+	cr_assert(inv.all || (inv.npids == 1 && inv.pids[0] == pid),
+	    "the pid whose perf map changed is invalidated");
+	cr_assert_eq(sp_symbolizer_resolve(sym, stack, &st), 0);
+	cr_assert_not(st.provisional);
+	cr_assert_eq(st.frames[0].origin, SP_ORIGIN_PERF_MAP);
+	cr_assert(st.frames[0].flags & SP_SYM_JIT);
+	cr_assert_str_eq(st.frames[0].name, "jit_spin_loop");
+	cr_assert_eq(st.frames[0].kind, SP_RESOLVED_NATIVE);
+
+	sp_symbolizer_free(sym);
+	(void)unlink(to);
+	(void)rmdir(dir);
+	kill(lc.pid, SIGKILL);
+	waitpid(lc.pid, NULL, 0);
+	(void)unlink(from);
+	live_end(&l);
+}
