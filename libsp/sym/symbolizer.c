@@ -12,6 +12,8 @@
  * built-in backend.
  */
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -47,6 +49,7 @@ struct pending {
 	int raw;
 	struct sp_frame f;
 	uint32_t frame;
+	char open[80];              /* /proc/PID/map_files/START-END */
 };
 
 struct answer {
@@ -101,6 +104,7 @@ struct sp_symbolizer {
 	uint32_t epoch;
 	struct timespec pmaps_checked;
 	uint32_t truncated;         /* the "[truncated]" string */
+	int this_boot;              /* the spool was recorded in this boot */
 };
 
 static const char *
@@ -240,6 +244,14 @@ sp_symbolizer_new(const struct sp_defs *defs, const struct sp_header *hdr,
 		sp_symbolizer_free(s);
 		return -ENOMEM;
 	}
+	{
+		static const uint8_t zero[16];
+		struct sp_header me;
+
+		s->this_boot = sp_header_init_host(&me) == 0 &&
+		    memcmp(hdr->boot_id, zero, 16) != 0 &&
+		    memcmp(hdr->boot_id, me.boot_id, 16) == 0;
+	}
 	err = spi_sym_string(&s->c, "[truncated]", 11, &s->truncated);
 	if (err < 0) {
 		sp_symbolizer_free(s);
@@ -346,8 +358,29 @@ resolve_one(struct sp_symbolizer *s, int raw, size_t index,
 	return 0;
 }
 
+/*
+ * The file a backend may open for m now: the very image the process has
+ * mapped (/proc/PID/map_files, for root, while it runs: also when the
+ * file was replaced or deleted since), else the recorded path if there
+ * is a file there.
+ */
+static const char *
+open_path(struct pending *p, const struct sp_module *m,
+    const struct sp_str *path, int this_boot)
+{
+	int n = snprintf(p->open, sizeof(p->open), "/proc/%u/map_files/%"
+	    PRIx64 "-%" PRIx64, m->pid, m->start, m->start + m->size);
+
+	if (this_boot && m->host == 0 && m->pid != 0 && n > 0 &&
+	    (size_t)n < sizeof(p->open) && access(p->open, R_OK) == 0)
+		return p->open;
+	if (path != NULL && path->s[0] == '/' && access(path->s, R_OK) == 0)
+		return path->s;
+	return NULL;
+}
+
 static void
-lookup_of(const struct sp_symbolizer *s, const struct pending *p,
+lookup_of(const struct sp_symbolizer *s, struct pending *p,
     struct sp_native_lookup *l)
 {
 	const struct sp_module *m = sp_defs_module(s->c.defs, p->f.module);
@@ -357,8 +390,7 @@ lookup_of(const struct sp_symbolizer *s, const struct pending *p,
 	l->module = p->f.module;
 	l->pid = m->pid;
 	l->path = path != NULL ? path->s : "";
-	l->open_path = path != NULL && path->s[0] == '/' &&
-	    access(path->s, R_OK) == 0 ? path->s : NULL;
+	l->open_path = open_path(p, m, path, s->this_boot);
 	l->build_id = m->build_id;
 	l->build_id_len = m->build_id_len;
 	l->abs = p->f.abs_ip;

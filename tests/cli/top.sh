@@ -50,6 +50,11 @@ check "batch: complete stacks shown (over 95 %: $(grep -o 'complete stacks [0-9.
 check "batch: the workload is gone after sp-top ($(pgrep -f "^$W/split 30" | tr '\n' ' '))" \
     eval '! pgrep -f "^$W/split 30" >/dev/null'
 
+# The command ends: so does sp-top, its last view saying so.
+run timeout 20 "$TOP" -- $W/split 1
+check "the command's exit ends sp-top: exit 0, the last view says so" \
+    test "$RC" -eq 0 -a -n "$(grep -F '(the targets exited)' <<<"$OUT")"
+
 # -p: attach to a running process.
 $W/split 20 &
 wp=$!

@@ -274,6 +274,7 @@ struct toy {
 	enum sp_native_status status;
 	int extra;      /* one answer more than asked */
 	int fail;       /* return this */
+	char open[128]; /* the first lookup's open_path */
 };
 
 static int
@@ -287,6 +288,8 @@ toy_lookup(void *arg, const struct sp_native_lookup *batch, size_t n,
 	t->batches++;
 	if (t->fail)
 		return t->fail;
+	(void)snprintf(t->open, sizeof(t->open), "%s",
+	    batch[0].open_path != NULL ? batch[0].open_path : "");
 	for (i = 0; i < n; i++) {
 		t->lookups++;
 		cr_assert(batch[i].path[0] == '/' && batch[i].abs != 0);
@@ -323,7 +326,7 @@ Test(symbolizer, stacks_raw_addresses_backends_and_updates)
 	struct sp_sample s[4096];
 	struct sp_symbolizer *sym, *toysym;
 	struct sp_resolved_stack st, raw;
-	struct toy toy = { 0, 0, SP_NATIVE_NAMED, 1, 0 };
+	struct toy toy = { 0, 0, SP_NATIVE_NAMED, 1, 0, "" };
 	struct sp_native_backend be = { toy_lookup, NULL, &toy };
 	struct sp_invalidation inv;
 	struct sp_tail_events ev;
@@ -412,6 +415,9 @@ Test(symbolizer, stacks_raw_addresses_backends_and_updates)
 	cr_assert_eq(sp_symbolizer_resolve(toysym, stack, &st), 0);
 	cr_assert_eq(toy.batches, 1, "one batch for the stack");
 	cr_assert_gt(toy.lookups, 0);
+	if (geteuid() == 0)
+		cr_assert(strncmp(toy.open, "/proc/", 6) == 0, "root, the "
+		    "process alive: its mapped image to open (%s)", toy.open);
 	cr_assert_str_eq(st.frames[0].name, "toy_fn");
 	cr_assert_str_eq(st.frames[0].file, "toy.c");
 	cr_assert_eq(st.frames[0].line, 7);
@@ -422,7 +428,7 @@ Test(symbolizer, stacks_raw_addresses_backends_and_updates)
 	sp_symbolizer_free(toysym);
 
 	/* Provisional answers: the stack says so, and an update asks again. */
-	toy = (struct toy){ 0, 0, SP_NATIVE_PROVISIONAL, 0, 0 };
+	toy = (struct toy){ 0, 0, SP_NATIVE_PROVISIONAL, 0, 0, "" };
 	cr_assert_eq(sp_symbolizer_new(sp_tail_defs(l.t), sp_tail_header(l.t),
 	    NULL, &be, &toysym), 0);
 	cr_assert_eq(sp_symbolizer_resolve(toysym, stack, &st), 0);
@@ -440,7 +446,7 @@ Test(symbolizer, stacks_raw_addresses_backends_and_updates)
 	sp_symbolizer_free(toysym);
 
 	/* A backend's error is the call's. */
-	toy = (struct toy){ 0, 0, SP_NATIVE_NAMED, 0, -EIO };
+	toy = (struct toy){ 0, 0, SP_NATIVE_NAMED, 0, -EIO, "" };
 	cr_assert_eq(sp_symbolizer_new(sp_tail_defs(l.t), sp_tail_header(l.t),
 	    NULL, &be, &toysym), 0);
 	cr_assert_eq(sp_symbolizer_resolve(toysym, stack, &st), -EIO);

@@ -79,8 +79,11 @@ struct sp_resolved_stack {
  * Addresses: abs the sampled address, rel its offset in the file (what
  * the recorder stores), image its ELF virtual address when has_image
  * (image_base + image == abs).  path is the module as recorded; open_path,
- * when not NULL, reaches the same file on this host now (the recorder's
- * /proc/PID/map_files or root); build_id may be empty.
+ * when not NULL, is a file to open now: the image the process has mapped
+ * (/proc/PID/map_files/START-END, for root while the process runs, the
+ * exact image even if its file was replaced or deleted), else the
+ * recorded path when a file is there (check the build-id); build_id may
+ * be empty.
  */
 struct sp_native_lookup {
 	uint32_t module;        /* the reader's MODULE id */
