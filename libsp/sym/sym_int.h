@@ -3,10 +3,11 @@
 #define SP_SYM_INT_H
 
 /*
- * The parts of sp_sym_spool: the copy loop (symbolize.c), the ELF and
- * DWARF file cache (sym_elf.c), perf maps, kallsyms and the fallbacks
- * (sym_resolve.c), the Python runtime rules (sym_python.c), the lines of
- * a SYMBOL record (sym_lines.c), the report (sym_report.c).
+ * The parts of the symbolizer (symbolizer.c) and of sp_sym_spool built on
+ * it (symbolize.c): the ELF and DWARF file cache (sym_elf.c), perf maps,
+ * kallsyms and the fallbacks (sym_resolve.c), the Python runtime rules
+ * (sym_python.c), a frame's lines and their strings (sym_lines.c), the
+ * report (sym_report.c).
  */
 
 #include "sp/debugfind.h"
@@ -15,7 +16,7 @@
 #include "sp/kallsyms.h"
 #include "sp/perfmap.h"
 #include "sp/sym.h"
-#include "sp/writer.h"
+#include "sp/symbolizer.h"
 #include "common/intern_int.h"
 
 /* One ELF module's files, opened and indexed once per run. */
@@ -53,10 +54,8 @@ struct sym_pid {
 struct sym_ctx {
 	const struct sp_sym_options *o;
 	struct sp_sym_report *rep;
-	/* Where a symbol's strings go: the writer's ids (sp_sym_spool), or,
-	 * w NULL, ids into own, whose key of id i is a NUL-terminated copy
-	 * at own->keys.p + own->entries[i - 1].off (a symbolizer). */
-	struct sp_writer *w;
+	/* A symbol's strings: ids into own, whose key of id i is a
+	 * NUL-terminated copy at own->keys.p + own->entries[i - 1].off. */
 	struct sp_intern *own;
 	/*
 	 * Called instead of spi_sym_elf_frame when not NULL (a symbolizer
@@ -95,12 +94,29 @@ struct sym_ctx {
 		uint32_t id;
 	} strids[(size_t)1 << SYM_STRIDS_BITS];
 
-	/* The symbol being built: strings are the writer's ids. */
+	/* The symbol being built: strings are own's ids. */
 	struct sp_symbol sym;
 	struct sp_symline lines[SP_INLINE_MAX];
 	/* The address's offset in its ELF symbol + 1, 0 unknown. */
 	uint64_t func_offset_plus1;
 };
+
+struct sp_symbolizer;
+
+/*
+ * sp_symbolizer_new whose report is rep (the caller's, not freed with
+ * the symbolizer; NULL: its own).  sp_sym_spool's.
+ */
+int spi_symbolizer_new(const struct sp_defs *defs, const struct sp_header *hdr,
+    const struct sp_sym_options *o, const struct sp_native_backend *backend,
+    struct sp_sym_report *rep, struct sp_symbolizer **out);
+
+/* A PYTHON record, for the frames resolved from now on.  0 or -ENOMEM. */
+int spi_symbolizer_set_python(struct sp_symbolizer *s, uint32_t host,
+    uint32_t pid, int is_python);
+
+/* Ends the report: named counts of the files, entries sorted. */
+void spi_symbolizer_report_finish(struct sp_symbolizer *s);
 
 /* Resolves input frame id into c->sym (its frame field not set). */
 int spi_sym_resolve(struct sym_ctx *c, uint32_t frame);
@@ -113,7 +129,7 @@ int spi_sym_resolve(struct sym_ctx *c, uint32_t frame);
 int spi_sym_resolve_frame(struct sym_ctx *c, const struct sp_frame *f,
     uint32_t frame);
 
-/* The id of string s[0..len) in c->w or c->own.  0 or -errno. */
+/* The id of string s[0..len) in c->own.  0 or -errno. */
 int spi_sym_string(struct sym_ctx *c, const char *s, size_t len,
     uint32_t *id);
 
@@ -128,7 +144,7 @@ int spi_sym_elf_frame(struct sym_ctx *c, uint32_t module_id,
 /* Frees the file cache. */
 void spi_sym_files_free(struct sym_ctx *c);
 
-/* Frees everything c holds but the writer. */
+/* Frees everything c holds but own and the report. */
 void spi_sym_ctx_fini(struct sym_ctx *c);
 
 /* A PYTHON record: (host, pid) is a Python runtime from now on, or not. */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* A frame's symbol lines into the writer's SYMBOL record, with the ids of
- * strings that stay in place remembered.  A leaf of the sym folder: the
+/* A frame's symbol lines, their strings in the symbolizer's table, with
+ * the ids of strings that stay in place remembered.  A leaf of the sym folder: the
  * ELF and DWARF side (sym_elf.c) and the fallbacks (sym_resolve.c) both
  * add lines through it. */
 #include <errno.h>
@@ -18,8 +18,6 @@ spi_sym_string(struct sym_ctx *c, const char *s, size_t len, uint32_t *id)
 	uint64_t h;
 	int err;
 
-	if (c->w != NULL)
-		return sp_writer_string(c->w, s, len, id);
 	/* The key carries the NUL, so the stored copy is a C string. */
 	key = len < sizeof(stack) ? stack : malloc(len + 1);
 	if (key == NULL)
@@ -40,7 +38,7 @@ spi_sym_string(struct sym_ctx *c, const char *s, size_t len, uint32_t *id)
 }
 
 /*
- * The writer's id of a string that stays in place and unchanged for the
+ * The id of a string that stays in place and unchanged for the
  * whole run (ELF and DWARF bytes, owned by the file cache): remembered by
  * address and length, so a name or path met again is not encoded,
  * checked, hashed and compared again.

@@ -223,3 +223,14 @@ spi_sym_report_finish(struct sym_ctx *c)
 		qsort(rep->missing, rep->nmissing, sizeof(*rep->missing),
 		    by_frames);
 }
+
+void
+sp_sym_report_fini(struct sp_sym_report *rep)
+{
+	if (rep == NULL)
+		return;
+	free(rep->missing);
+	free(rep->damaged);
+	free(rep->fetches);
+	memset(rep, 0, sizeof(*rep));
+}

@@ -3,7 +3,8 @@
  * sp_sym_spool: the copy loop.  Every input record is put to a writer,
  * its references mapped from input ids to the writer's (the writer
  * interns definitions, so ids may differ), and each new FRAME is
- * followed by its SYMBOL.
+ * followed by its SYMBOL, which a symbolizer over the input's definitions
+ * resolves (sp_symbolizer_resolve_frame, the public call).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -16,8 +17,12 @@
 #define PROGRESS_EVERY 8192u /* records between progress callbacks */
 
 struct sym_run {
-	struct sym_ctx c;
+	const struct sp_sym_options *o;
+	struct sp_sym_report *rep;
+	struct sp_writer *w;
+	struct sp_symbolizer *sym;
 	struct sp_remap map;
+	struct sp_symline lines[SP_INLINE_MAX];
 	uint32_t frames_out;   /* the highest output frame id so far */
 	int pending;           /* a new frame awaits its symbol */
 	uint32_t pending_in, pending_out;
@@ -48,23 +53,49 @@ put_symbol(struct sym_run *s, const struct sp_symbol *sym)
 	memset(&rec, 0, sizeof(rec));
 	rec.kind = SP_REC_SYMBOL;
 	rec.u.symbol = *sym;
-	count_symbol(s->c.rep, sym);
-	return sp_writer_put(s->c.w, &rec, NULL);
+	count_symbol(s->rep, sym);
+	return sp_writer_put(s->w, &rec, NULL);
+}
+
+/* The writer's id of string z (may be NULL: 0). */
+static int
+string_id(struct sym_run *s, const char *z, uint32_t *id)
+{
+	*id = 0;
+	return z == NULL ? 0 : sp_writer_string(s->w, z, strlen(z), id);
 }
 
 static int
 resolve_pending(struct sym_run *s)
 {
+	struct sp_resolved_stack st;
+	struct sp_symbol sym;
+	size_t i;
 	int err;
 
 	s->pending = 0;
-	memset(&s->c.sym, 0, sizeof(s->c.sym));
-	s->c.sym.lines = s->c.lines;
-	err = spi_sym_resolve(&s->c, s->pending_in);
+	err = sp_symbolizer_resolve_frame(s->sym, s->pending_in, &st);
 	if (err < 0)
 		return err;
-	s->c.sym.frame = s->pending_out;
-	return put_symbol(s, &s->c.sym);
+	if (st.n == 0)
+		return -SP_EREF;        /* a frame has a name at worst */
+	memset(&sym, 0, sizeof(sym));
+	sym.frame = s->pending_out;
+	sym.origin = st.frames[0].origin;
+	sym.flags = st.frames[0].flags;
+	sym.lines = s->lines;
+	if ((err = string_id(s, st.frames[0].module, &sym.module_name)) < 0)
+		return err;
+	for (i = 0; i < st.n && i < SP_INLINE_MAX; i++) {
+		struct sp_symline *l = &s->lines[i];
+
+		l->line = st.frames[i].line;
+		if ((err = string_id(s, st.frames[i].name, &l->function)) < 0 ||
+		    (err = string_id(s, st.frames[i].file, &l->file)) < 0)
+			return err;
+	}
+	sym.count = (uint32_t)i;
+	return put_symbol(s, &sym);
 }
 
 /* The input's own SYMBOL for the pending frame, with its strings mapped. */
@@ -79,9 +110,9 @@ copy_symbol(struct sym_run *s, const struct sp_symbol *in)
 	sp_remap_refs(&s->map, &rec);
 	rec.u.symbol.frame = s->pending_out;
 	s->pending = 0;
-	s->c.rep->copied++;
+	s->rep->copied++;
 	if (in->origin == SP_ORIGIN_ADDRESS && !(in->flags & SP_SYM_TRUNCATED))
-		s->c.rep->copied_address++;
+		s->rep->copied_address++;
 	return put_symbol(s, &rec.u.symbol);
 }
 
@@ -96,26 +127,26 @@ copy_record(struct sym_run *s, struct sp_record *rec)
 		return 0;       /* the writer ends the output with its own */
 	case SP_REC_SYMBOL:
 		/* Its frame was resolved when the next record came. */
-		s->c.rep->stale_symbols++;
+		s->rep->stale_symbols++;
 		return 0;
 	case SP_REC_PYTHON:
-		err = spi_sym_set_python(&s->c, rec->u.python.host,
+		err = spi_symbolizer_set_python(s->sym, rec->u.python.host,
 		    rec->u.python.pid, rec->u.python.is_python);
 		if (err < 0)
 			return err;
 		break;
 	default:
 		if (rec->kind == 0 || rec->kind >= SP_REC_KINDS_) {
-			s->c.rep->skipped_records++;
+			s->rep->skipped_records++;
 			return 0;
 		}
 		break;
 	}
-	err = sp_remap_put(&s->map, s->c.w, rec, &out_id);
+	err = sp_remap_put(&s->map, s->w, rec, &out_id);
 	if (err < 0 || !sp_remap_is_definition(rec->kind))
 		return err;
 	if (err == 0 && rec->kind == SP_REC_FRAME) {
-		s->c.rep->frames++;
+		s->rep->frames++;
 		/* An interned frame already has its symbol. */
 		if (out_id > s->frames_out) {
 			s->frames_out = out_id;
@@ -153,8 +184,8 @@ step(struct sym_run *s, struct sp_record *rec)
 static void
 run_fini(struct sym_run *s)
 {
-	spi_sym_ctx_fini(&s->c);
-	sp_writer_free(s->c.w);
+	sp_symbolizer_free(s->sym);
+	sp_writer_free(s->w);
 	sp_remap_fini(&s->map);
 }
 
@@ -165,7 +196,7 @@ input_failed(struct sym_run *s, struct sp_replay *in, int err,
 {
 	const struct sp_diag *d = sp_replay_diag(in);
 
-	s->c.rep->input_failed = 1;
+	s->rep->input_failed = 1;
 	if (diag == NULL)
 		return err;
 	*diag = *d;
@@ -185,7 +216,7 @@ record_failed(struct sym_run *s, const struct sp_record *rec, int err,
     struct sp_diag *diag)
 {
 	if (err <= -SP_EFORMAT)
-		s->c.rep->input_failed = 1;
+		s->rep->input_failed = 1;
 	return sp_diag_set(diag, rec->offset, err, "%s record: %s",
 	    sp_kind_name(rec->kind), sp_strerror(err));
 }
@@ -193,7 +224,7 @@ record_failed(struct sym_run *s, const struct sp_record *rec, int err,
 static int
 run_loop(struct sym_run *s, struct sp_replay *in, struct sp_diag *diag)
 {
-	const struct sp_sym_options *o = s->c.o;
+	const struct sp_sym_options *o = s->o;
 	struct sp_record rec;
 	uint64_t n = 0;
 	int err;
@@ -204,14 +235,14 @@ run_loop(struct sym_run *s, struct sp_replay *in, struct sp_diag *diag)
 			return record_failed(s, &rec, err, diag);
 		if (o->progress != NULL && ++n % PROGRESS_EVERY == 0)
 			o->progress(o->progress_arg, rec.offset,
-			    s->c.rep->frames);
+			    s->rep->frames);
 	}
 	if (err < 0)
 		return input_failed(s, in, err, diag);
 	if (s->pending && (err = resolve_pending(s)) < 0)
 		return err;
-	spi_sym_report_finish(&s->c);
-	s->c.rep->input_truncated = sp_replay_status(in)->truncated;
+	spi_symbolizer_report_finish(s->sym);
+	s->rep->input_truncated = sp_replay_status(in)->truncated;
 	return 0;
 }
 
@@ -228,30 +259,20 @@ sp_sym_spool(const struct sp_sym_options *o, struct sp_replay *in,
 	s = calloc(1, sizeof(*s));
 	if (s == NULL)
 		return -ENOMEM;
-	s->c.o = o;
-	s->c.rep = rep;
-	s->c.defs = sp_replay_defs(in);
-	s->c.hdr = sp_replay_header(in);
-	err = sp_writer_new(out_fd, s->c.hdr, &s->c.w);
+	s->o = o;
+	s->rep = rep;
+	err = spi_symbolizer_new(sp_replay_defs(in), sp_replay_header(in), o,
+	    NULL, rep, &s->sym);
+	if (err == 0)
+		err = sp_writer_new(out_fd, sp_replay_header(in), &s->w);
 	if (err == 0)
 		err = run_loop(s, in, diag);
 	if (err == 0)
-		err = sp_writer_finish(s->c.w);
+		err = sp_writer_finish(s->w);
 	if (err < 0 && diag != NULL && diag->msg[0] == '\0')
 		(void)sp_diag_set(diag, diag->offset, err, "%s",
 		    sp_strerror(err));
 	run_fini(s);
 	free(s);
 	return err;
-}
-
-void
-sp_sym_report_fini(struct sp_sym_report *rep)
-{
-	if (rep == NULL)
-		return;
-	free(rep->missing);
-	free(rep->damaged);
-	free(rep->fetches);
-	memset(rep, 0, sizeof(*rep));
 }

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * sp_symbolizer: sp_sym_spool's resolver (sym_resolve.c, sym_elf.c) with
- * its strings kept in an own table instead of a writer, a cache of every
- * frame resolved, and a native backend a program can replace.
+ * sp_symbolizer: the resolver (sym_resolve.c, sym_elf.c) with its strings
+ * in a table of its own, a cache of every frame resolved, and a native
+ * backend a program can replace.  sp-sym's copy loop (symbolize.c) is
+ * built on it: one frame at a time, uncached.
  *
  * A frame is resolved once into a slot (by the reader's frame id, or by
  * pid and address for raw addresses) holding its lines, which name
@@ -75,11 +76,12 @@ struct sp_native_out {
 struct sp_symbolizer {
 	struct sym_ctx c;
 	struct sp_sym_options o;
-	struct sp_sym_report rep;
+	struct sp_sym_report rep;   /* unless the caller's (symbolize.c) */
 	struct sp_intern strs;
 	struct sp_native_backend be;
 	int have_be;
 
+	struct slot scratch;        /* sp_symbolizer_resolve_frame's */
 	struct slot *frames;        /* by frame id - 1 */
 	size_t capframes;
 	struct slot *raw;           /* by raw id - 1 */
@@ -213,6 +215,14 @@ sp_symbolizer_new(const struct sp_defs *defs, const struct sp_header *hdr,
     const struct sp_sym_options *o, const struct sp_native_backend *backend,
     struct sp_symbolizer **out)
 {
+	return spi_symbolizer_new(defs, hdr, o, backend, NULL, out);
+}
+
+int
+spi_symbolizer_new(const struct sp_defs *defs, const struct sp_header *hdr,
+    const struct sp_sym_options *o, const struct sp_native_backend *backend,
+    struct sp_sym_report *rep, struct sp_symbolizer **out)
+{
 	struct sp_symbolizer *s;
 	int err;
 
@@ -226,7 +236,7 @@ sp_symbolizer_new(const struct sp_defs *defs, const struct sp_header *hdr,
 	if (o != NULL)
 		s->o = *o;
 	s->c.o = &s->o;
-	s->c.rep = &s->rep;
+	s->c.rep = rep != NULL ? rep : &s->rep;
 	s->c.defs = defs;
 	s->c.hdr = hdr;
 	s->c.own = &s->strs;
@@ -329,7 +339,8 @@ store(struct sp_symbolizer *s, struct slot *sl, const struct sp_frame *f,
 static struct slot *
 slot_at(struct sp_symbolizer *s, int raw, size_t index)
 {
-	return raw ? &s->raw[index] : &s->frames[index];
+	return raw == 2 ? &s->scratch : raw ? &s->raw[index] :
+	    &s->frames[index];
 }
 
 /* Resolves f into its slot, or sets it aside for the backend. */
@@ -464,11 +475,13 @@ add_res(struct sp_symbolizer *s, size_t *n, struct sp_resolved_frame **r)
 
 /*
  * Expands the slots base[ids[i] - 1] into logical frames; addrs gives
- * their addresses, or NULL: their FRAMEs' (ids are frame ids then).
+ * their addresses, or NULL: their FRAMEs' (ids are frame ids then);
+ * frames their FRAME ids, or NULL for none.
  */
 static int
 expand(struct sp_symbolizer *s, const struct slot *base, const uint32_t *ids,
-    const uint64_t *addrs, size_t n, int cut, struct sp_resolved_stack *out)
+    const uint64_t *addrs, const uint32_t *frames, size_t n, int cut,
+    struct sp_resolved_stack *out)
 {
 	struct sp_resolved_frame *r;
 	size_t i, k = 0;
@@ -493,7 +506,7 @@ expand(struct sp_symbolizer *s, const struct slot *base, const uint32_t *ids,
 			if ((err = add_res(s, &k, &r)) < 0)
 				return err;
 			r->id = l->id;
-			r->frame = addrs == NULL ? ids[i] : 0;
+			r->frame = frames != NULL ? frames[i] : 0;
 			r->kind = sl->kind;
 			r->origin = sl->origin;
 			r->flags = sl->flags;
@@ -553,7 +566,7 @@ sp_symbolizer_resolve(struct sp_symbolizer *s, uint32_t stack,
 	}
 	if ((err = ask_backend(s)) < 0)
 		return err;
-	return expand(s, s->frames, s->stack, NULL, depth, cut, out);
+	return expand(s, s->frames, s->stack, NULL, s->stack, depth, cut, out);
 }
 
 /* The module of pid over addr: the last one defined. */
@@ -615,7 +628,7 @@ sp_symbolizer_resolve_raw(struct sp_symbolizer *s, uint32_t pid,
 	}
 	if ((err = ask_backend(s)) < 0)
 		return err;
-	return expand(s, s->raw, s->stack, addrs, n, 0, out);
+	return expand(s, s->raw, s->stack, addrs, NULL, n, 0, out);
 }
 
 /* Adds pid to the invalidation list (once). */
@@ -742,10 +755,46 @@ sp_symbolizer_update(struct sp_symbolizer *s,
 	return 0;
 }
 
+int
+sp_symbolizer_resolve_frame(struct sp_symbolizer *s, uint32_t frame,
+    struct sp_resolved_stack *out)
+{
+	const struct sp_frame *f = sp_defs_frame(s->c.defs, frame);
+	size_t mark = s->nlines;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	s->npend = 0;
+	if (f == NULL)
+		return -SP_EREF;
+	memset(&s->scratch, 0, sizeof(s->scratch));
+	s->stack[0] = 1;
+	if ((err = resolve_one(s, 2, 0, f, frame)) < 0 ||
+	    (err = ask_backend(s)) < 0)
+		return err;
+	err = expand(s, &s->scratch, s->stack, &f->abs_ip, &frame, 1, 0, out);
+	/* Not cached: its lines go again. */
+	s->nlines = mark;
+	return err;
+}
+
 const struct sp_sym_report *
 sp_symbolizer_report(const struct sp_symbolizer *s)
 {
-	return &s->rep;
+	return s->c.rep;
+}
+
+int
+spi_symbolizer_set_python(struct sp_symbolizer *s, uint32_t host,
+    uint32_t pid, int is_python)
+{
+	return spi_sym_set_python(&s->c, host, pid, is_python);
+}
+
+void
+spi_symbolizer_report_finish(struct sp_symbolizer *s)
+{
+	spi_sym_report_finish(&s->c);
 }
 
 void
@@ -756,7 +805,7 @@ sp_symbolizer_free(struct sp_symbolizer *s)
 	if (s->have_be && s->be.destroy != NULL)
 		s->be.destroy(s->be.arg);
 	spi_sym_ctx_fini(&s->c);
-	sp_sym_report_fini(&s->rep);
+	sp_sym_report_fini(&s->rep); /* empty when the caller's was used */
 	sp_intern_fini(&s->strs);
 	sp_idmap_fini(&s->rawmap);
 	sp_idmap_fini(&s->ids);

@@ -356,6 +356,22 @@ Test(symbolizer, stacks_raw_addresses_backends_and_updates)
 	k = i;
 	cr_assert_not_null(st.frames[0].module);
 	cr_assert_eq(st.frames[st.n - 1].inline_depth, 0);
+	/* One frame alone, uncached: the same name and id as in the stack. */
+	{
+		struct sp_resolved_stack one;
+		uint32_t frame = st.frames[0].frame;
+		char name[256];
+
+		(void)snprintf(name, sizeof(name), "%s", st.frames[0].name);
+		cr_assert_eq(sp_symbolizer_resolve_frame(sym, frame, &one), 0);
+		cr_assert_geq(one.n, 1);
+		cr_assert_str_eq(one.frames[0].name, name);
+		cr_assert_eq(one.frames[0].id, ids[0]);
+		cr_assert_eq(one.frames[0].frame, frame);
+		cr_assert_eq(sp_symbolizer_resolve_frame(sym, 0xfffffff0u, &one),
+		    -SP_EREF);
+		cr_assert_eq(sp_symbolizer_resolve(sym, stack, &st), 0);
+	}
 	/* Resolved again: the same frames, the same ids (cached). */
 	cr_assert_eq(sp_symbolizer_resolve(sym, stack, &st), 0);
 	for (i = 0; i < k; i++)

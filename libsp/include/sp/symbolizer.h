@@ -161,6 +161,15 @@ int sp_symbolizer_resolve(struct sp_symbolizer *s, uint32_t stack,
     struct sp_resolved_stack *out);
 
 /*
+ * Resolves one frame (a FRAME id of the reader) afresh into *out: its
+ * logical frames, innermost first (more than one when calls were inlined
+ * there).  Not cached: for a caller that resolves each frame once (sp-sym
+ * writes a SYMBOL record per FRAME).  Returns as sp_symbolizer_resolve.
+ */
+int sp_symbolizer_resolve_frame(struct sp_symbolizer *s, uint32_t frame,
+    struct sp_resolved_stack *out);
+
+/*
  * Resolves caller-owned absolute addresses of process pid (leaf first,
  * as a sample's), each looked up in the modules the reader defined for
  * that pid (the last one defined over an address wins); kernel
