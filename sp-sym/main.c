@@ -57,6 +57,7 @@ usage(int status)
 	    "                        owns, not modified after the recording), or\n"
 	    "                        none\n"
 	    "  -k, --kallsyms FILE   kernel symbols of the recorded boot\n"
+	    "      --no-kallsyms     name no kernel frames (they keep addresses)\n"
 	    "      --debuginfod URLS  ask these debuginfod servers (space-\n"
 	    "                        separated; default: DEBUGINFOD_URLS) for\n"
 	    "                        debug files nothing here has; cached where\n"
@@ -107,6 +108,7 @@ parse_args(int argc, char **argv, struct opts *o)
 		{ "debuginfod", required_argument, NULL, 1000 + 'D' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "kallsyms", required_argument, NULL, 'k' },
+		{ "no-kallsyms", no_argument, NULL, 1000 + 'K' },
 		{ "no-debuginfod", no_argument, NULL, 1000 + 'N' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "perf-map-dir", required_argument, NULL, 'm' },
@@ -139,6 +141,9 @@ parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case 'k':
 			o->so.kallsyms = optarg;
+			break;
+		case 1000 + 'K':
+			o->so.kernel_none = 1;
 			break;
 		case 'm':
 			o->so.perf_map_dir = optarg;

@@ -253,6 +253,10 @@ kallsyms_load(struct sym_ctx *c)
 	int err;
 
 	c->ktried = 1;
+	if (c->o->kernel_none) {
+		(void)snprintf(k, cap, "none asked for");
+		return;
+	}
 	if (src == NULL && c->o->bundle != NULL) {
 		(void)snprintf(path, sizeof(path), "%s/kallsyms", c->o->bundle);
 		err = sp_bundle_check(c->o->bundle, "kallsyms");

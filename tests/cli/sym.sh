@@ -447,6 +447,10 @@ check "... none left as [kernel.kallsyms]+0x" \
 printf '0000000000000000 T nothing\n' >"$TMP/empty.kallsyms"
 run $SYM --kallsyms "$TMP/empty.kallsyms" -o "$TMP/kern-x.spl" "$TMP/kern.spl"
 check "--kallsyms FILE replaces this host's" grep -q "kernel symbols: $TMP/empty.kallsyms" "$TMP/err"
+run $SYM --no-kallsyms -o "$TMP/kern-none.spl" "$TMP/kern.spl"
+check "--no-kallsyms: no kernel frame named, and it says why ($(grep -o 'kernel symbols: [^;]*' <<<"$ERR" | head -1))" \
+    test "$RC" -eq 0 -a -n "$(grep -F 'none asked for' <<<"$ERR")" -a \
+    "$($DUMP "$TMP/kern-none.spl" | grep -c 'kernel.kallsyms\]+0x')" -gt 0
 
 figures tree-O2 "$TMP/tree-O2.spl"
 figures tree "$TMP/tree.spl"

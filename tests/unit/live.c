@@ -401,6 +401,38 @@ Test(symbolizer, stacks_raw_addresses_backends_and_updates)
 			}
 		cr_assert_eq(k, nu);
 	}
+	/* A kernel address: kallsyms of this boot (root reads it), or none
+	 * when asked for none. */
+	if (geteuid() == 0) {
+		struct sp_sym_options none;
+		struct sp_symbolizer *ksym;
+		uint64_t kaddr = 0;
+		FILE *f = fopen("/proc/kallsyms", "r");
+		char line[256];
+
+		while (f != NULL && kaddr == 0 && fgets(line, sizeof(line), f))
+			if (strstr(line, " T schedule\n") != NULL)
+				kaddr = strtoull(line, NULL, 16) + 1;
+		if (f != NULL)
+			fclose(f);
+		cr_assert_neq(kaddr, 0, "schedule in /proc/kallsyms");
+		cr_assert_eq(sp_symbolizer_resolve_raw(sym, (uint32_t)a, &kaddr, 1,
+		    &raw), 0);
+		cr_assert_eq(raw.frames[0].kind, SP_RESOLVED_KERNEL);
+		cr_assert_eq(raw.frames[0].origin, SP_ORIGIN_KERNEL);
+		cr_assert_str_eq(raw.frames[0].name, "schedule");
+		memset(&none, 0, sizeof(none));
+		none.kernel_none = 1;
+		cr_assert_eq(sp_symbolizer_new(sp_tail_defs(l.t),
+		    sp_tail_header(l.t), &none, NULL, &ksym), 0);
+		cr_assert_eq(sp_symbolizer_resolve_raw(ksym, (uint32_t)a, &kaddr, 1,
+		    &raw), 0);
+		cr_assert_eq(raw.frames[0].kind, SP_RESOLVED_KERNEL);
+		cr_assert_eq(raw.frames[0].origin, SP_ORIGIN_ADDRESS);
+		cr_assert_str_eq(sp_symbolizer_report(ksym)->kernel,
+		    "none asked for");
+		sp_symbolizer_free(ksym);
+	}
 	cr_assert_eq(sp_symbolizer_resolve_raw(sym, (uint32_t)a, addrs, 0,
 	    &raw), 0);
 	cr_assert_eq(raw.n, 0);

@@ -51,6 +51,8 @@ struct sp_sym_options {
 	 * another process's that got the pid. */
 	int64_t perf_map_before;
 	const char *kallsyms;        /* NULL: the bundle's, or this host's */
+	int kernel_none;             /* no kernel symbols: kernel frames stay
+	                              * address-only */
 	/* NULL: no debuginfod; else asked for debug files nothing here has
 	 * (sp/debuginfod.h, sp/debugfind.h) */
 	struct sp_debuginfod *debuginfod;

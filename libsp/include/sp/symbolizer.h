@@ -54,7 +54,9 @@ struct sp_resolved_frame {
 	uint32_t inline_depth;
 	const char *name;      /* never NULL: "module+0xOFFSET" at worst */
 	const char *file;      /* NULL when unknown */
-	uint32_t line, column; /* 0 when unknown */
+	uint32_t line;         /* 0 when unknown */
+	uint32_t column;       /* 0: not read (line tables are kept without
+	                        * their columns, at 16 bytes a row) */
 	const char *module;    /* the module's base name, NULL for none */
 	uint64_t address;      /* the absolute address sampled */
 	/* The address's offset in its function (ELF symbols), when
