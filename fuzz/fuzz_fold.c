@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* Fold and pprof-encode a spool from arbitrary bytes: no crash, counts add up. */
+/* Fold, pprof-encode and write as speedscope a spool from arbitrary bytes:
+ * no crash, counts add up. */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "sp/fold.h"
 #include "sp/pprof.h"
+#include "sp/speedscope.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -26,7 +28,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			fclose(null);
 		return 0;
 	}
-	o.flags = data[0] & 0x1f;
+	o.flags = (data[0] & 0x1f) | SP_FOLD_ORDER;
 	o.root = (enum sp_fold_root)((data[0] >> 5) % 3);
 	o.max_depth = data[0] >> 6;
 	if (sp_fold_new(&o, sp_snapshot_header(s), &f) == 0) {
@@ -40,6 +42,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    sp_snapshot_header(s), &pb, &len) != 0)
 			abort();
 		free(pb);
+		if (sp_speedscope_write(f, sp_snapshot_defs(s),
+		    sp_snapshot_header(s), "fuzz", null) != 0)
+			abort();
 		sp_fold_free(f);
 	}
 	sp_snapshot_free(s);

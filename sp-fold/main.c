@@ -14,6 +14,7 @@
 #include "sp/fold.h"
 #include "sp/output.h"
 #include "sp/pprof.h"
+#include "sp/speedscope.h"
 #include "sp/replay.h"
 #include "sp/tool.h"
 
@@ -22,6 +23,7 @@ struct opts {
 	const char *in, *out;
 	const char *from, *to;  /* as given, for messages */
 	int pprof;
+	int speedscope;
 	int no_demangle;
 };
 
@@ -34,7 +36,8 @@ usage(int status)
 	    "               [--per-process | --per-thread] [--show-hidden]\n"
 	    "               [--lines] [--modules] [--no-inline]\n"
 	    "               [--user-only | --kernel-only]\n"
-	    "               [--max-depth N] [--pprof] [--no-demangle]\n"
+	    "               [--max-depth N] [--pprof | --speedscope]\n"
+	    "               [--no-demangle]\n"
 	    "               [-o FILE] [FILE | -]\n"
 	    "Fold a spool's samples into stacks, one line per distinct stack,\n"
 	    "root first, ';'-separated, then a space and the count (a ';' in\n"
@@ -57,6 +60,9 @@ usage(int status)
 	    "  -d, --max-depth N   keep the N frames nearest the root, then\n"
 	    "                      [deeper]\n"
 	    "  -g, --pprof         write a gzip'd pprof profile instead\n"
+	    "  -S, --speedscope    write speedscope JSON instead: a profile per\n"
+	    "                      thread, samples in time order (its Time Order\n"
+	    "                      view), each weighing the sampling period\n"
 	    "      --no-demangle   C++ and Rust names as the spool has them\n"
 	    "                      (mangled; by default c++filt demangles them)\n"
 	    "  -o, --output FILE   where to write (default: standard output)\n"
@@ -105,6 +111,7 @@ parse_args(int argc, char **argv, struct opts *o)
 		{ "per-thread", no_argument, NULL, 'R' },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "pprof", no_argument, NULL, 'g' },
+		{ "speedscope", no_argument, NULL, 'S' },
 		{ "show-hidden", no_argument, NULL, 'H' },
 		{ "tid", required_argument, NULL, 't' },
 		{ "to", required_argument, NULL, 'T' },
@@ -115,7 +122,7 @@ parse_args(int argc, char **argv, struct opts *o)
 	int ch;
 
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, ":HIMPRT:c:d:f:ghklo:p:t:u", opts,
+	while ((ch = getopt_long(argc, argv, ":HIMPRST:c:d:f:ghklo:p:t:u", opts,
 	    NULL)) != -1) {
 		switch (ch) {
 		case 'H':
@@ -150,6 +157,10 @@ parse_args(int argc, char **argv, struct opts *o)
 			o->fo.flags |= SP_FOLD_FROM;
 			o->fo.from_ns = parse_seconds("--from", optarg);
 			o->from = optarg;
+			break;
+		case 'S':
+			o->speedscope = 1;
+			o->fo.flags |= SP_FOLD_ORDER;
 			break;
 		case 'g':
 			o->pprof = 1;
@@ -190,6 +201,11 @@ parse_args(int argc, char **argv, struct opts *o)
 	if ((o->fo.flags & SP_FOLD_USER_ONLY) &&
 	    (o->fo.flags & SP_FOLD_KERNEL_ONLY))
 		errx(2, "--user-only and --kernel-only exclude each other");
+	if (o->pprof && o->speedscope)
+		errx(2, "--pprof and --speedscope exclude each other");
+	if (o->speedscope && o->fo.root != SP_FOLD_ROOT_NONE)
+		errx(2, "--speedscope writes a profile per thread: "
+		    "--per-process and --per-thread do not apply");
 	/* --from is inclusive, --to exclusive. */
 	if (o->from != NULL && o->to != NULL && o->fo.from_ns >= o->fo.to_ns)
 		errx(2, "--from %s --to %s: the time range is empty (--from "
@@ -321,8 +337,15 @@ main(int argc, char **argv)
 	 * FILE. */
 	if (sp_output_redirect(&out, o.out, &diag) < 0)
 		errx(1, "%s", diag.msg);
-	e = o.pprof ? sp_pprof_write(f, sp_replay_defs(r), sp_replay_header(r),
-	    stdout) : sp_fold_write(f, sp_replay_defs(r), stdout);
+	if (o.pprof)
+		e = sp_pprof_write(f, sp_replay_defs(r), sp_replay_header(r),
+		    stdout);
+	else if (o.speedscope)
+		e = sp_speedscope_write(f, sp_replay_defs(r),
+		    sp_replay_header(r), strcmp(o.in, "-") == 0 ? NULL : o.in,
+		    stdout);
+	else
+		e = sp_fold_write(f, sp_replay_defs(r), stdout);
 	if (e < 0 && e != -EIO) {
 		sp_output_discard(&out);
 		errx(1, "%s: %s", o.in, sp_strerror(e));

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/buf_int.h"
 #include "fold_int.h"
 
 /* An empty slot has count 0: a key is inserted with its first sample. */
@@ -195,6 +196,29 @@ in_window(const struct sp_fold *f, uint64_t time)
 	return 1;
 }
 
+static int
+keep_order(struct sp_fold *f, const struct sp_sample *s)
+{
+	struct sp_fold_sampled *o;
+
+	if (sp_grow_zeroed(&f->order, &f->caporder, f->norder + 1,
+	    sizeof(*f->order)) < 0)
+		return -ENOMEM;
+	o = &f->order[f->norder++];
+	o->time = s->time;
+	o->thread = s->thread;
+	o->stack = s->stack;
+	return 0;
+}
+
+void
+sp_fold_order(const struct sp_fold *f, const struct sp_fold_sampled **out,
+    size_t *n)
+{
+	*out = f->order;
+	*n = f->norder;
+}
+
 int
 sp_fold_sample(struct sp_fold *f, const struct sp_defs *d,
     const struct sp_sample *s)
@@ -222,6 +246,8 @@ sp_fold_sample(struct sp_fold *f, const struct sp_defs *d,
 	if (slot == NULL)
 		return -ENOMEM;
 	slot->val++;
+	if ((f->o.flags & SP_FOLD_ORDER) && (err = keep_order(f, s)) < 0)
+		return err;
 	if (f->st.counted++ == 0 || s->time < f->st.first_ns)
 		f->st.first_ns = s->time;
 	if (s->time > f->st.last_ns)
@@ -429,6 +455,16 @@ sp_fold_frames(const struct sp_fold *f, const struct sp_defs *d,
 	return 0;
 }
 
+uint64_t
+spi_fold_period_ns(const struct sp_defs *d, const struct sp_header *h)
+{
+	const struct sp_recording *r = sp_defs_recording(d);
+
+	if (r != NULL && r->frequency != 0)
+		return 1000000000ull / r->frequency;
+	return (uint64_t)h->sample_interval_us * 1000;
+}
+
 void
 sp_fold_free(struct sp_fold *f)
 {
@@ -439,5 +475,6 @@ sp_fold_free(struct sp_fold *f)
 	free(f->threads);
 	free(f->groups);
 	free(f->entries);
+	free(f->order);
 	free(f);
 }

@@ -37,7 +37,26 @@ struct sp_fold {
 	size_t ngroups, capgroups;
 	struct sp_fold_entry *entries;
 	size_t nentries;
+	struct sp_fold_sampled *order; /* SP_FOLD_ORDER */
+	size_t norder, caporder;
 	struct sp_fold_stats st;
 };
+
+/*
+ * A stack's folded text alone (no root), as sp_fold_write prints it, for
+ * exporters that need stacks one at a time: frames are rendered once and
+ * cached.  The text is valid until the next call; its length is 0 when
+ * the options kept no frame.
+ */
+/* The sampling period in ns: the RECORDING frequency, else the header's
+ * interval (0: unknown).  pprof's and speedscope's. */
+uint64_t spi_fold_period_ns(const struct sp_defs *d, const struct sp_header *h);
+
+struct spi_fold_text;
+int spi_fold_text_new(struct sp_fold *f, const struct sp_defs *d,
+    struct spi_fold_text **out);
+int spi_fold_text_stack(struct spi_fold_text *t, uint32_t stack,
+    const char **text, size_t *len);
+void spi_fold_text_free(struct spi_fold_text *t);
 
 #endif

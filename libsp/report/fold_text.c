@@ -386,3 +386,60 @@ sp_fold_write(struct sp_fold *f, const struct sp_defs *d, FILE *out)
 	free(t.frames);
 	return err;
 }
+
+struct spi_fold_text {
+	struct text t;
+};
+
+int
+spi_fold_text_new(struct sp_fold *f, const struct sp_defs *d,
+    struct spi_fold_text **out)
+{
+	struct spi_fold_text *ft = calloc(1, sizeof(*ft));
+
+	*out = NULL;
+	if (ft == NULL)
+		return -ENOMEM;
+	ft->t.f = f;
+	ft->t.d = d;
+	ft->t.ncache = (size_t)sp_defs_count(d, SP_REC_FRAME) + 1;
+	ft->t.cache = calloc(ft->t.ncache, sizeof(*ft->t.cache));
+	if (ft->t.cache == NULL) {
+		free(ft);
+		return -ENOMEM;
+	}
+	*out = ft;
+	return 0;
+}
+
+int
+spi_fold_text_stack(struct spi_fold_text *ft, uint32_t stack,
+    const char **text, size_t *len)
+{
+	struct sp_fold_entry e = { stack, 0, 1 };
+	int empty, err;
+
+	*text = NULL;
+	*len = 0;
+	if ((err = build_line(&ft->t, &e, &empty)) < 0)
+		return err;
+	if (!empty) {
+		*text = (const char *)ft->t.line.p;
+		*len = ft->t.line.len;
+	}
+	return 0;
+}
+
+void
+spi_fold_text_free(struct spi_fold_text *ft)
+{
+	if (ft == NULL)
+		return;
+	sp_buf_fini(&ft->t.names);
+	sp_buf_fini(&ft->t.line);
+	sp_buf_fini(&ft->t.all);
+	free(ft->t.cache);
+	free(ft->t.lines);
+	free(ft->t.frames);
+	free(ft);
+}

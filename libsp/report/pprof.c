@@ -18,6 +18,7 @@
 #include "common/intern_int.h"
 #include "sp/demangle.h"
 #include "sp/format.h"
+#include "fold_int.h"
 #include "sp/pprof.h"
 
 /* Wire types (protobuf encoding: "Message Structure"). */
@@ -355,17 +356,6 @@ value_type(struct pp *p, struct sp_buf *b, unsigned field, const char *type,
 	field_msg(b, field, &p->sub);
 }
 
-/* The sampling period in ns: the RECORDING frequency, else the header. */
-static uint64_t
-period_ns(const struct sp_defs *d, const struct sp_header *h)
-{
-	const struct sp_recording *r = sp_defs_recording(d);
-
-	if (r != NULL && r->frequency != 0)
-		return 1000000000ull / r->frequency;
-	return (uint64_t)h->sample_interval_us * 1000;
-}
-
 /* Everything but the string table and samples' sections, into head. */
 static int
 encode_parts(struct pp *p, const struct sp_header *h, struct sp_buf *head,
@@ -438,7 +428,7 @@ sp_pprof_encode(struct sp_fold *f, const struct sp_defs *d,
 	memset(&p, 0, sizeof(p));
 	p.f = f;
 	p.d = d;
-	p.period = period_ns(d, h);
+	p.period = spi_fold_period_ns(d, h);
 	/* Frame ids index directly; the two markers follow the last id. */
 	p.nframes = (size_t)sp_defs_count(d, SP_REC_FRAME) + 1;
 	p.nmods = (size_t)sp_defs_count(d, SP_REC_MODULE) + 1;

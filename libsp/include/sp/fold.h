@@ -48,6 +48,8 @@ enum sp_fold_flag {
 	SP_FOLD_FROM = 1 << 7,        /* only samples at or after from_ns */
 	SP_FOLD_TO = 1 << 8,          /* only samples before to_ns */
 	SP_FOLD_MODULES = 1 << 9,     /* "module`function" for named frames */
+	SP_FOLD_ORDER = 1 << 10,      /* also keep every counted sample, in
+	                               * order (sp_fold_order: timelines) */
 };
 
 enum sp_fold_root {
@@ -163,6 +165,21 @@ const struct sp_fold_group *sp_fold_group(const struct sp_fold *f,
     uint32_t group);
 
 const struct sp_fold_options *sp_fold_options(const struct sp_fold *f);
+
+/* A counted sample, for timelines (SP_FOLD_ORDER). */
+struct sp_fold_sampled {
+	uint64_t time;         /* CLOCK_MONOTONIC ns, 0 unknown */
+	uint32_t thread;       /* THREAD id */
+	uint32_t stack;        /* NODE id, 0 empty */
+};
+
+/*
+ * With SP_FOLD_ORDER, the counted samples in the order they were counted
+ * (a spool's order: by time within a host), valid until the next
+ * sp_fold_sample or sp_fold_free; else none.
+ */
+void sp_fold_order(const struct sp_fold *f, const struct sp_fold_sampled **out,
+    size_t *n);
 
 /* Marker pseudo frame ids in sp_fold_frames' output. */
 #define SP_FOLD_DEEPER UINT32_MAX

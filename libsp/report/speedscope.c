@@ -1,0 +1,294 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sp_speedscope_write: the fold's ordered samples as speedscope JSON.
+ * Each distinct stack's folded text (fold_text.c) is split at its ';' (no
+ * name holds one: sp/fold.h) into frame names, interned once; the stacks
+ * become index lists, cached by stack id; then one sampled profile per
+ * thread, in the order threads first sampled.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/buf_int.h"
+#include "common/intern_int.h"
+#include "fold_int.h"
+#include "sp/speedscope.h"
+#include "sp/version.h"
+
+/* Appends a string literal. */
+#define PUT(b, lit) sp_buf_put((b), (lit), sizeof(lit) - 1)
+
+struct scope {
+	struct sp_fold *f;
+	const struct sp_defs *d;
+	struct spi_fold_text *text;
+	struct sp_intern names;        /* frame name -> index + 1 */
+	struct sp_buf frames;          /* the "frames" array's JSON */
+	uint32_t nframes;
+	uint32_t *stack_at;            /* stack id -> offset + 1 in pool */
+	size_t capstack_at;
+	uint32_t *pool;                /* per stack: count, then indices */
+	size_t npool, cappool;
+	uint32_t *thread_first;        /* thread id -> first sample + 1 */
+	size_t capthread_first;
+};
+
+/* s as a JSON string's contents. */
+static void
+put_json(struct sp_buf *b, const char *s, size_t len)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c == '"' || c == '\\') {
+			sp_buf_u8(b, '\\');
+			sp_buf_u8(b, c);
+		} else if (c < 0x20) {
+			char e[6] = { '\\', 'u', '0', '0', hex[c >> 4],
+				hex[c & 15] };
+
+			sp_buf_put(b, e, sizeof(e));
+		} else {
+			sp_buf_u8(b, c);
+		}
+	}
+}
+
+/* The index of frame name s[0..len), added when new. */
+static int
+frame_index(struct scope *sc, const char *s, size_t len, uint32_t *idx)
+{
+	uint64_t h;
+	uint32_t id = sp_intern_find(&sc->names, 0, (const uint8_t *)s, len,
+	    &h);
+	int err;
+
+	if (id == 0) {
+		id = sc->nframes + 1;
+		err = sp_intern_add(&sc->names, 0, (const uint8_t *)s, len, h,
+		    id);
+		if (err < 0)
+			return err;
+		if (sc->nframes++ > 0)
+			sp_buf_u8(&sc->frames, ',');
+		PUT(&sc->frames, "{\"name\":\"");
+		put_json(&sc->frames, s, len);
+		PUT(&sc->frames, "\"}");
+		if (sc->frames.err)
+			return sc->frames.err;
+	}
+	*idx = id - 1;
+	return 0;
+}
+
+/* The pool offset of stack's entry (count, then indices, root first). */
+static int
+stack_entry(struct scope *sc, uint32_t stack, size_t *at)
+{
+	const char *text, *p, *end, *semi;
+	size_t len, start;
+	uint32_t idx = 0;
+	int err;
+
+	if (sp_grow_zeroed(&sc->stack_at, &sc->capstack_at, (size_t)stack + 1,
+	    sizeof(*sc->stack_at)) < 0)
+		return -ENOMEM;
+	if (sc->stack_at[stack] != 0) {
+		*at = sc->stack_at[stack] - 1;
+		return 0;
+	}
+	if ((err = spi_fold_text_stack(sc->text, stack, &text, &len)) < 0)
+		return err;
+	start = sc->npool;
+	if (sp_grow_zeroed(&sc->pool, &sc->cappool, start + 1,
+	    sizeof(*sc->pool)) < 0)
+		return -ENOMEM;
+	sc->pool[sc->npool++] = 0;
+	for (p = text, end = len > 0 ? text + len : text; len > 0 && p <= end;
+	    p = semi + 1) {
+		semi = memchr(p, ';', (size_t)(end - p));
+		if (semi == NULL)
+			semi = end;
+		if ((err = frame_index(sc, p, (size_t)(semi - p), &idx)) < 0)
+			return err;
+		if (sp_grow_zeroed(&sc->pool, &sc->cappool, sc->npool + 1,
+		    sizeof(*sc->pool)) < 0)
+			return -ENOMEM;
+		sc->pool[sc->npool++] = idx;
+		sc->pool[start]++;
+	}
+	if (sc->npool > UINT32_MAX - 1)
+		return -SP_ELIMIT;
+	sc->stack_at[stack] = (uint32_t)start + 1;
+	*at = start;
+	return 0;
+}
+
+static void
+put_num(struct sp_buf *b, uint64_t v)
+{
+	char num[24];
+	int n = snprintf(num, sizeof(num), "%" PRIu64, v);
+
+	sp_buf_put(b, num, (size_t)n);
+}
+
+/* The profile name of thread id: "comm (pid P, tid T)". */
+static void
+put_thread_name(struct sp_buf *b, const struct sp_defs *d, uint32_t id)
+{
+	const struct sp_thread *t = sp_defs_thread(d, id);
+	const struct sp_str *comm = t != NULL ? sp_defs_string(d, t->comm) :
+	    NULL;
+	char num[64];
+	int n;
+
+	if (comm != NULL && comm->len > 0)
+		put_json(b, comm->s, comm->len);
+	else
+		sp_buf_u8(b, '?');
+	n = snprintf(num, sizeof(num), " (pid %" PRIu32 ", tid %" PRIu32 ")",
+	    t != NULL ? t->pid : 0, t != NULL ? t->tid : 0);
+	sp_buf_put(b, num, (size_t)n);
+}
+
+/* One thread's profile: its samples from index first on. */
+static int
+put_profile(struct scope *sc, struct sp_buf *b, const struct sp_fold_sampled *o,
+    size_t n, size_t first, uint64_t t0, uint64_t period)
+{
+	uint32_t thread = o[first].thread, k;
+	uint64_t start = 0, end = 0;
+	size_t i, at, count = 0;
+	int err;
+
+	for (i = first; i < n; i++)
+		if (o[i].thread == thread) {
+			if (count++ == 0)
+				start = o[i].time >= t0 ? o[i].time - t0 : 0;
+			end = (o[i].time >= t0 ? o[i].time - t0 : 0) + period;
+		}
+	if (period == 0) {
+		start = 0;
+		end = count;
+	}
+	PUT(b, "{\"type\":\"sampled\",\"name\":\"");
+	put_thread_name(b, sc->d, thread);
+	PUT(b, "\",\"unit\":\"");
+	sp_buf_put(b, period ? "nanoseconds" : "none", period ? 11 : 4);
+	PUT(b, "\",\"startValue\":");
+	put_num(b, start);
+	PUT(b, ",\"endValue\":");
+	put_num(b, end < start ? start : end);
+	PUT(b, ",\"samples\":[");
+	for (i = first, count = 0; i < n; i++) {
+		if (o[i].thread != thread)
+			continue;
+		if ((err = stack_entry(sc, o[i].stack, &at)) < 0)
+			return err;
+		if (count++ > 0)
+			sp_buf_u8(b, ',');
+		sp_buf_u8(b, '[');
+		for (k = 0; k < sc->pool[at]; k++) {
+			if (k > 0)
+				sp_buf_u8(b, ',');
+			put_num(b, sc->pool[at + 1 + k]);
+		}
+		sp_buf_u8(b, ']');
+	}
+	PUT(b, "],\"weights\":[");
+	for (i = 0; i < count; i++) {
+		if (i > 0)
+			sp_buf_u8(b, ',');
+		put_num(b, period ? period : 1);
+	}
+	PUT(b, "]}");
+	return b->err;
+}
+
+/* b's bytes to out (none: nothing, b->p may be NULL).  0 or -EIO. */
+static int
+write_buf(const struct sp_buf *b, FILE *out)
+{
+	return b->len == 0 || fwrite(b->p, 1, b->len, out) == b->len ? 0 :
+	    -EIO;
+}
+
+static void
+scope_fini(struct scope *sc)
+{
+	spi_fold_text_free(sc->text);
+	sp_intern_fini(&sc->names);
+	sp_buf_fini(&sc->frames);
+	free(sc->stack_at);
+	free(sc->pool);
+	free(sc->thread_first);
+}
+
+int
+sp_speedscope_write(struct sp_fold *f, const struct sp_defs *d,
+    const struct sp_header *h, const char *name, FILE *out)
+{
+	const struct sp_fold_sampled *o;
+	struct scope sc;
+	struct sp_buf profiles = { 0 }, head = { 0 };
+	uint64_t t0 = UINT64_MAX, period = spi_fold_period_ns(d, h);
+	size_t n, i, nprofiles = 0;
+	int err;
+
+	if (!(sp_fold_options(f)->flags & SP_FOLD_ORDER))
+		return -SP_EUSAGE;
+	memset(&sc, 0, sizeof(sc));
+	sc.f = f;
+	sc.d = d;
+	if ((err = spi_fold_text_new(f, d, &sc.text)) < 0)
+		return err;
+	sp_fold_order(f, &o, &n);
+	for (i = 0; i < n; i++)
+		if (o[i].time != 0 && o[i].time < t0)
+			t0 = o[i].time;
+	/* Threads in the order they were first sampled. */
+	for (i = 0; i < n && err == 0; i++) {
+		uint32_t th = o[i].thread;
+
+		if (sp_grow_zeroed(&sc.thread_first, &sc.capthread_first,
+		    (size_t)th + 1, sizeof(*sc.thread_first)) < 0) {
+			err = -ENOMEM;
+			break;
+		}
+		if (sc.thread_first[th] != 0)
+			continue;
+		sc.thread_first[th] = 1;
+		if (nprofiles++ > 0)
+			sp_buf_u8(&profiles, ',');
+		err = put_profile(&sc, &profiles, o, n, i, t0, period);
+	}
+	if (err == 0) {
+		PUT(&head, "{\"$schema\":\"https://www.speedscope.app/"
+		    "file-format-schema.json\",\"exporter\":\"stackpulse ");
+		sp_buf_put(&head, SP_PROJECT_VERSION,
+		    strlen(SP_PROJECT_VERSION));
+		PUT(&head, "\",\"name\":\"");
+		put_json(&head, name != NULL ? name : "stackpulse",
+		    strlen(name != NULL ? name : "stackpulse"));
+		PUT(&head, "\",\"activeProfileIndex\":0,\"shared\":"
+		    "{\"frames\":[");
+		err = head.err ? head.err : profiles.err ? profiles.err :
+		    sc.frames.err;
+	}
+	if (err == 0 && (write_buf(&head, out) < 0 ||
+	    write_buf(&sc.frames, out) < 0 ||
+	    fputs("]},\"profiles\":[", out) == EOF ||
+	    write_buf(&profiles, out) < 0 ||
+	    fputs("]}\n", out) == EOF || ferror(out)))
+		err = -EIO;
+	sp_buf_fini(&head);
+	sp_buf_fini(&profiles);
+	scope_fini(&sc);
+	return err;
+}
