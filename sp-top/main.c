@@ -356,6 +356,10 @@ show(struct live *l)
 	return 0;
 }
 
+/* Live: the images the targets map now are read too (a deploy that
+ * replaced a binary does not unname its frames). */
+static const struct sp_sym_options live_opts = { .live_images = 1 };
+
 /* Reads what the tail has: samples counted, definitions applied. */
 static int
 follow(struct live *l)
@@ -374,7 +378,7 @@ follow(struct live *l)
 			if (sp_tail_header(l->tail) == NULL)
 				return 0;
 			err = sp_symbolizer_new(sp_tail_defs(l->tail),
-			    sp_tail_header(l->tail), NULL, NULL, &l->sym);
+			    sp_tail_header(l->tail), &live_opts, NULL, &l->sym);
 			if (err == 0)
 				err = sp_top_new(sp_tail_defs(l->tail), l->sym,
 				    &l->top);

@@ -174,9 +174,11 @@ unit_frames(struct sp_dwarf *d, struct dw_unit *u, uint64_t addr,
 	out[0].function = NULL;
 	out[0].file = NULL;
 	out[0].line = row != NULL ? row->line : 0;
+	out[0].column = row != NULL ? (row->file & ~DW_ROW_END) >>
+	    DW_ROW_COL_SHIFT : 0;
 	if (row != NULL)
 		err = spi_dw_lines_path(&d->arena, &cu->lines,
-		    row->file & ~DW_ROW_END, &out[0].file);
+		    row->file & DW_ROW_FILE, &out[0].file);
 	if (err == 0 && n != NULL)
 		err = spi_dw_node_name(d, n);
 	if (err || n == NULL)
@@ -194,6 +196,7 @@ unit_frames(struct sp_dwarf *d, struct dw_unit *u, uint64_t addr,
 			return err;
 		out[k].function = caller->name;
 		out[k].line = n->call_line;
+		out[k].column = n->call_column;
 		n = caller;
 	}
 	return (int)k;

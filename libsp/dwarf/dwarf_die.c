@@ -442,6 +442,8 @@ slot(uint32_t name)
 		return DA_CALL_FILE;
 	case DW_AT_CALL_LINE:
 		return DA_CALL_LINE;
+	case DW_AT_CALL_COLUMN:
+		return DA_CALL_COLUMN;
 	case DW_AT_STMT_LIST:
 		return DA_STMT_LIST;
 	case DW_AT_COMP_DIR:

@@ -265,6 +265,7 @@ add_node(struct sp_dwarf *d, struct dw_unit *u, const struct dw_die *die,
 	n->inlined = die->ab->tag == DW_TAG_INLINED_SUBROUTINE;
 	n->call_file = const32(&die->at[DA_CALL_FILE]);
 	n->call_line = const32(&die->at[DA_CALL_LINE]);
+	n->call_column = const32(&die->at[DA_CALL_COLUMN]);
 	n->name = spi_dw_val_str(&d->s, u, &die->at[DA_NAME]);
 	n->linkage = spi_dw_val_str(&d->s, u, &die->at[DA_LINKAGE]);
 	n->origin = 0;

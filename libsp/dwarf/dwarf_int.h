@@ -44,7 +44,8 @@ enum {
 	DW_AT_SIBLING = 0x01, DW_AT_NAME = 0x03, DW_AT_STMT_LIST = 0x10,
 	DW_AT_LOW_PC = 0x11, DW_AT_HIGH_PC = 0x12, DW_AT_COMP_DIR = 0x1b,
 	DW_AT_ABSTRACT_ORIGIN = 0x31, DW_AT_SPECIFICATION = 0x47,
-	DW_AT_RANGES = 0x55, DW_AT_CALL_FILE = 0x58, DW_AT_CALL_LINE = 0x59,
+	DW_AT_RANGES = 0x55, DW_AT_CALL_COLUMN = 0x57, DW_AT_CALL_FILE = 0x58,
+	DW_AT_CALL_LINE = 0x59,
 	DW_AT_LINKAGE_NAME = 0x6e, DW_AT_STR_OFFSETS_BASE = 0x72,
 	DW_AT_ADDR_BASE = 0x73, DW_AT_RNGLISTS_BASE = 0x74,
 	DW_AT_MIPS_LINKAGE_NAME = 0x2007,
@@ -123,7 +124,7 @@ struct dw_abbrevs {
 /* The attributes of interest of one DIE (a null entry has ab NULL). */
 enum {
 	DA_NAME, DA_LINKAGE, DA_LOW, DA_HIGH, DA_RANGES, DA_ORIGIN, DA_SPEC,
-	DA_CALL_FILE, DA_CALL_LINE, DA_STMT_LIST, DA_COMP_DIR, DA_STROFF_BASE,
+	DA_CALL_FILE, DA_CALL_LINE, DA_CALL_COLUMN, DA_STMT_LIST, DA_COMP_DIR, DA_STROFF_BASE,
 	DA_ADDR_BASE, DA_RNGL_BASE, DA_SIBLING, DA_NUM
 };
 
@@ -133,12 +134,20 @@ struct dw_die {
 	struct dw_val at[DA_NUM];
 };
 
+/*
+ * A line table row in 16 bytes: file holds the file index (bits 0-19),
+ * the column (bits 20-30; 0 unknown, or over DW_ROW_COL_MAX) and the end
+ * of a sequence (bit 31).
+ */
 struct dw_row {
 	uint64_t addr;
 	uint32_t line;
-	uint32_t file;           /* bit 31: end of a sequence */
+	uint32_t file;
 };
 #define DW_ROW_END 0x80000000u
+#define DW_ROW_FILE 0x000fffffu
+#define DW_ROW_COL_SHIFT 20
+#define DW_ROW_COL_MAX 0x7ffu
 
 struct dw_file {
 	const char *name;
@@ -166,7 +175,7 @@ struct dw_node {
 	const char *name;        /* DW_AT_name, or resolved */
 	const char *linkage;
 	int32_t parent;          /* enclosing node (a lower index), or -1 */
-	uint32_t call_file, call_line;
+	uint32_t call_file, call_line, call_column;
 	uint8_t inlined;
 	uint8_t resolved;        /* name is final */
 };

@@ -31,7 +31,7 @@ struct lhdr {
 };
 
 struct lstate {
-	uint64_t addr, op_index, line, file;
+	uint64_t addr, op_index, line, file, column;
 };
 
 static int
@@ -202,7 +202,10 @@ add_row(struct dw_lines *l, struct lhdr *h, const struct lstate *st,
 	r += l->nrows++;
 	r->addr = st->addr;
 	r->line = st->line <= UINT32_MAX ? (uint32_t)st->line : 0;
-	r->file = st->file < DW_ROW_END ? (uint32_t)st->file : DW_ROW_END - 1;
+	/* A file index past the field names no file (none has it). */
+	r->file = st->file < DW_ROW_FILE ? (uint32_t)st->file : DW_ROW_FILE;
+	if (st->column <= DW_ROW_COL_MAX)
+		r->file |= (uint32_t)st->column << DW_ROW_COL_SHIFT;
 	if (end)
 		r->file |= DW_ROW_END;
 	return 0;
@@ -227,6 +230,7 @@ reset(struct lstate *st)
 	st->op_index = 0;
 	st->line = 1;
 	st->file = 1;
+	st->column = 0;
 }
 
 /* DWARF 5 §6.2.5.3: an extended opcode, skipped by its length. */
@@ -290,6 +294,9 @@ standard(struct sp_cur *c, struct dw_lines *l, struct lhdr *h,
 	case DW_LNS_SET_FILE:
 		st->file = sp_rd_varint(c);
 		break;
+	case DW_LNS_SET_COLUMN:
+		st->column = sp_rd_varint(c);
+		break;
 	case DW_LNS_CONST_ADD_PC:
 		if (h->line_range == 0)
 			return -SP_EFORMAT;
@@ -306,7 +313,7 @@ standard(struct sp_cur *c, struct dw_lines *l, struct lhdr *h,
 	case DW_LNS_SET_PROLOGUE_END: case DW_LNS_SET_EPILOGUE_BEGIN:
 		break;
 	default:
-		/* set_column, set_isa and unknown ones: the header says how
+		/* set_isa and unknown ones: the header says how
 		 * many ULEB128 operands each takes. */
 		for (i = 0; i < h->std_lens[op - 1]; i++)
 			(void)sp_rd_varint(c);

@@ -180,6 +180,8 @@ find_binary(struct search *r)
 	/* [vdso] is no file: a path relative to here would be another. */
 	if (strcmp(r->path, "[vdso]") == 0)
 		return err == 0 ? own_vdso(r) : err;
+	if (err == 0 && r->s->image != NULL)
+		err = binary_at(r, r->s->image);
 	for (i = 0; i < r->nroots && err == 0; i++)
 		if (join(buf, r->roots[i], r->path, "") == 0)
 			err = binary_at(r, buf);

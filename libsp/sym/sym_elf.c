@@ -5,9 +5,12 @@
  * map the same file share it.
  */
 #include <errno.h>
+#include <stdio.h>
+#include <inttypes.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/buf_int.h"
 #include "sp/format.h"
@@ -107,16 +110,39 @@ syms_of(struct sym_ctx *c, struct sp_elf_file *f, struct sp_elf_syms **out)
 	return err == -ENOMEM ? err : 0;
 }
 
-/* Opens and indexes fl's files; marks it usable or not. */
+/*
+ * With live_images, where m's process maps it now, into buf: for root,
+ * for a spool of this boot (c->this_boot) and a process that runs.
+ */
+static const char *
+live_image(const struct sym_ctx *c, const struct sp_module *m, char *buf,
+    size_t cap)
+{
+	int n;
+
+	if (!c->o->live_images || !c->this_boot || m == NULL || m->host != 0 ||
+	    m->pid == 0)
+		return NULL;
+	n = snprintf(buf, cap, "/proc/%u/map_files/%" PRIx64 "-%" PRIx64,
+	    m->pid, m->start, m->start + m->size);
+	if (n <= 0 || (size_t)n >= cap || access(buf, R_OK) != 0)
+		return NULL;
+	return buf;
+}
+
+/* Opens and indexes fl's files (m: a module of it); marks it usable or
+ * not. */
 static int
-file_open(struct sym_ctx *c, struct sym_file *fl)
+file_open(struct sym_ctx *c, struct sym_file *fl, const struct sp_module *m)
 {
 	const struct sp_sym_options *o = c->o;
 	struct sp_debug_search s;
 	struct sp_elf_file *dw;
+	char image[80];
 	int err;
 
 	memset(&s, 0, sizeof(s));
+	s.image = live_image(c, m, image, sizeof(image));
 	s.debug_dirs = o->debug_dirs;
 	s.ndebug_dirs = o->ndebug_dirs;
 	s.sysroot = o->sysroot;
@@ -201,7 +227,7 @@ file_get(struct sym_ctx *c, uint32_t id, const struct sp_module *m,
 		c->file_of[id - 1] = (uint32_t)i + 1;
 	}
 	*out = &c->files[c->file_of[id - 1] - 1];
-	if ((*out)->state == 0 && (err = file_open(c, *out)) < 0)
+	if ((*out)->state == 0 && (err = file_open(c, *out, m)) < 0)
 		return err;
 	return 0;
 }
@@ -272,6 +298,7 @@ name_frame(struct sym_ctx *c, struct sym_file *f, uint64_t vaddr,
 {
 	struct sp_dwarf_frame df[SP_INLINE_MAX];
 	const char *name = elf_name(f, vaddr, &c->func_offset_plus1), *fn;
+	uint32_t had;
 	int n = 0, i, err;
 
 	if (f->dwarf != NULL) {
@@ -286,9 +313,12 @@ name_frame(struct sym_ctx *c, struct sym_file *f, uint64_t vaddr,
 		if (i == n - 1 && name != NULL)
 			fn = name;
 		*outer = fn != NULL ? fn : "??";
+		had = c->sym.count;
 		err = add(c, *outer, df[i].file, df[i].line);
 		if (err < 0)
 			return err;
+		if (c->sym.count > had)
+			c->columns[had] = df[i].column;
 	}
 	if (n <= 0) {
 		if (name == NULL)

@@ -86,6 +86,8 @@ struct sym_ctx {
 
 	struct sp_kallsyms *ksyms;
 	int ktried;
+	int this_boot;                   /* the spool was recorded in this
+	                                  * boot (sp_symbolizer_new says) */
 
 	/* Writer ids of strings that stay in place for the run. */
 	struct sym_strid {
@@ -97,6 +99,7 @@ struct sym_ctx {
 	/* The symbol being built: strings are own's ids. */
 	struct sp_symbol sym;
 	struct sp_symline lines[SP_INLINE_MAX];
+	uint32_t columns[SP_INLINE_MAX]; /* of lines (the spool has none) */
 	/* The address's offset in its ELF symbol + 1, 0 unknown. */
 	uint64_t func_offset_plus1;
 };

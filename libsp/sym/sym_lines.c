@@ -84,6 +84,7 @@ add_line(struct sym_ctx *c, const char *function, size_t flen,
 	if (err < 0)
 		return err;
 	l->line = line;
+	c->columns[c->sym.count] = 0;
 	c->sym.count++;
 	return 0;
 }

@@ -41,7 +41,7 @@ struct slot {
 
 /* A line of a slot: strings of the table, and its logical frame's id. */
 struct sline {
-	uint32_t function, file, line, id;
+	uint32_t function, file, line, column, id;
 };
 
 /* A frame set aside for the backend. */
@@ -61,7 +61,7 @@ struct answer {
 /* An answer's line: its strings at offsets of text + 1 (0: none). */
 struct oline {
 	size_t function, file;
-	uint32_t line;
+	uint32_t line, column;
 };
 
 struct sp_native_out {
@@ -146,6 +146,7 @@ sp_native_append(struct sp_native_out *out, enum sp_native_status status,
 
 		/* Offsets: text may move while it grows. */
 		l->line = lines[i].line;
+		l->column = lines[i].column;
 		l->function = out->text.len + 1;
 		sp_buf_put(&out->text, lines[i].function,
 		    strlen(lines[i].function) + 1);
@@ -200,11 +201,14 @@ native_hook(struct sym_ctx *c, uint32_t module_id, const struct sp_module *m,
 		const struct oline *l = &s->out.lines[a->first + i];
 		const char *fn = out_text(&s->out, l->function);
 		const char *file = out_text(&s->out, l->file);
+		uint32_t had = c->sym.count;
 
 		err = spi_sym_add_line(c, fn, strlen(fn), file,
 		    file != NULL ? strlen(file) : 0, l->line);
 		if (err < 0)
 			return err;
+		if (c->sym.count > had)
+			c->columns[had] = l->column;
 	}
 	c->sym.origin = SP_ORIGIN_ELF;
 	return 1;
@@ -261,6 +265,7 @@ spi_symbolizer_new(const struct sp_defs *defs, const struct sp_header *hdr,
 		s->this_boot = sp_header_init_host(&me) == 0 &&
 		    memcmp(hdr->boot_id, zero, 16) != 0 &&
 		    memcmp(hdr->boot_id, me.boot_id, 16) == 0;
+		s->c.this_boot = s->this_boot;
 	}
 	err = spi_sym_string(&s->c, "[truncated]", 11, &s->truncated);
 	if (err < 0) {
@@ -316,9 +321,11 @@ store(struct sp_symbolizer *s, struct slot *sl, const struct sp_frame *f,
 		o->function = l->function;
 		o->file = l->file;
 		o->line = l->line;
+		o->column = s->c.columns[i];
 		key[0] = (uint64_t)l->function << 32 | l->file;
 		key[1] = (uint64_t)l->line << 32 | s->c.sym.module_name;
-		key[2] = (uint64_t)kind << 32 | (s->c.sym.count - 1 - i);
+		key[2] = (uint64_t)kind << 56 | (uint64_t)o->column << 16 |
+		    (s->c.sym.count - 1 - i);
 		id = sp_idmap_find(&s->ids, key, &h);
 		if (id == 0 && (id = sp_idmap_add(&s->ids, key, h)) < 0)
 			return (int)id;
@@ -514,6 +521,7 @@ expand(struct sp_symbolizer *s, const struct slot *base, const uint32_t *ids,
 			r->name = str(s, l->function);
 			r->file = str(s, l->file);
 			r->line = l->line;
+			r->column = l->column;
 			r->module = str(s, sl->module_name);
 			r->address = addr;
 			if (j + 1 == sl->count && sl->offset_plus1 != 0) {

@@ -47,7 +47,7 @@ Test(debugfind, by_build_id_directory_first)
 {
 	char dir[PATH_MAX], want[PATH_MAX], bin[PATH_MAX];
 	const char *dirs[1] = { dir };
-	struct sp_debug_search s = { dirs, 1, NULL, NULL, NULL };
+	struct sp_debug_search s = { dirs, 1, NULL, NULL, NULL, NULL };
 	struct sp_debug_found r;
 	struct ids i;
 
@@ -78,7 +78,7 @@ Test(debugfind, by_debuglink_next_to_the_binary)
 {
 	char dir[PATH_MAX], bin[PATH_MAX], dbg[PATH_MAX];
 	const char *dirs[1] = { dir };
-	struct sp_debug_search s = { dirs, 1, NULL, NULL, NULL };
+	struct sp_debug_search s = { dirs, 1, NULL, NULL, NULL, NULL };
 	struct sp_debug_found r;
 	struct ids i;
 
@@ -99,7 +99,7 @@ Test(debugfind, debuglink_crc_mismatch_is_rejected)
 {
 	char dir[PATH_MAX], bin[PATH_MAX], p[PATH_MAX];
 	const char *dirs[1] = { dir };
-	struct sp_debug_search s = { dirs, 1, NULL, NULL, NULL };
+	struct sp_debug_search s = { dirs, 1, NULL, NULL, NULL, NULL };
 	struct sp_debug_found r;
 	struct ids i;
 
@@ -130,7 +130,7 @@ Test(debugfind, debuglink_crc_mismatch_is_rejected)
 Test(debugfind, under_a_sysroot)
 {
 	char root[PATH_MAX], d[PATH_MAX], want[PATH_MAX];
-	struct sp_debug_search s = { NULL, 0, root, NULL, NULL };
+	struct sp_debug_search s = { NULL, 0, root, NULL, NULL, NULL };
 	struct sp_debug_found r;
 	struct ids i;
 
@@ -164,7 +164,7 @@ Test(debugfind, bundle_binary_and_a_different_build_id)
 {
 	char dir[PATH_MAX], p[PATH_MAX], other[PATH_MAX];
 	const char *dirs[1] = { dir };
-	struct sp_debug_search s = { dirs, 1, NULL, dir, NULL };
+	struct sp_debug_search s = { dirs, 1, NULL, dir, NULL, NULL };
 	struct sp_debug_found r;
 	struct ids i;
 
@@ -194,7 +194,7 @@ Test(debugfind, a_debuglink_to_itself_is_not_followed)
 {
 	char dir[PATH_MAX], self[PATH_MAX];
 	const char *dirs[1] = { dir };
-	struct sp_debug_search s = { dirs, 1, NULL, NULL, NULL };
+	struct sp_debug_search s = { dirs, 1, NULL, NULL, NULL, NULL };
 	struct sp_debug_found r;
 	struct ids i;
 
@@ -215,7 +215,7 @@ Test(debugfind, tried_is_cut_short_with_dots)
 {
 	char names[SP_DEBUG_DIRS_MAX][300];
 	const char *dirs[SP_DEBUG_DIRS_MAX];
-	struct sp_debug_search s = { dirs, SP_DEBUG_DIRS_MAX, NULL, NULL, NULL };
+	struct sp_debug_search s = { dirs, SP_DEBUG_DIRS_MAX, NULL, NULL, NULL, NULL };
 	struct sp_debug_found r;
 	struct ids i;
 	size_t k;

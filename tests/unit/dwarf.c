@@ -129,8 +129,13 @@ struct ref {
 	struct {
 		char func[256], file[256];  /* "??" when unknown */
 		unsigned line;              /* 0 for "?" */
+		unsigned col;               /* LLVM style: file:line:col */
 	} f[MAXF];
 };
+
+/* The reference prints columns (llvm-symbolizer's LLVM style): compare
+ * them too. */
+static int with_columns;
 
 static const char *
 base(const char *path)
@@ -142,12 +147,19 @@ base(const char *path)
 
 /* "file:line" with an optional " (discriminator N)". */
 static void
-parse_loc(char *s, char *file, unsigned *line)
+parse_loc(char *s, char *file, unsigned *line, unsigned *col)
 {
 	char *colon, *disc = strstr(s, " (discriminator");
 
 	if (disc != NULL)
 		*disc = '\0';
+	*col = 0;
+	if (with_columns) {
+		colon = strrchr(s, ':');
+		cr_assert_not_null(colon, "location %s", s);
+		*col = (unsigned)strtoul(colon + 1, NULL, 10);
+		*colon = '\0';
+	}
 	colon = strrchr(s, ':');
 	cr_assert_not_null(colon, "location %s", s);
 	*colon = '\0';
@@ -176,6 +188,8 @@ reference(const char *tool, const char *bin, const uint64_t *addrs,
 	memset(out, 0, n * sizeof(*out));
 	while (fgets(line, sizeof(line), p) != NULL) {
 		line[strcspn(line, "\n")] = '\0';
+		if (line[0] == '\0')
+			continue;   /* LLVM style ends each address's block so */
 		if (strncmp(line, "0x", 2) == 0 && line[strspn(line + 2,
 		    "0123456789abcdef") + 2] == '\0') {
 			k++;
@@ -189,7 +203,7 @@ reference(const char *tool, const char *bin, const uint64_t *addrs,
 		cr_assert_not_null(fgets(line, sizeof(line), p));
 		line[strcspn(line, "\n")] = '\0';
 		parse_loc(line, out[k].f[out[k].n].file,
-		    &out[k].f[out[k].n].line);
+		    &out[k].f[out[k].n].line, &out[k].f[out[k].n].col);
 		out[k].n++;
 	}
 	cr_assert_eq(pclose(p), 0);
@@ -231,6 +245,10 @@ check_one(uint64_t a, const struct ref *r, const struct sp_dwarf_frame *f,
 		    r->f[i].file, "0x%llx frame %d", (unsigned long long)a, i);
 		cr_assert_eq(f[i].line, r->f[i].line, "0x%llx frame %d",
 		    (unsigned long long)a, i);
+		if (with_columns)
+			cr_assert_eq(f[i].column, r->f[i].col, "0x%llx frame "
+			    "%d: column %u, the tool's %u", (unsigned long long)a,
+			    i, f[i].column, r->f[i].col);
 	}
 	t->compared++;
 	t->inlined += n > 1;
@@ -325,6 +343,19 @@ Test(dwarf, gcc_dwarf4_matches_addr2line)
 Test(dwarf, clang_dwarf5_matches_llvm_symbolizer)
 {
 	compare_inl("build/tests/inl-clang", LLVM_SYMBOLIZER, 5);
+}
+
+/* Columns: LLVM's style prints file:line:column for every frame, the
+ * callers' from DW_AT_call_column. */
+#define LLVM_COLUMNS "llvm-symbolizer --output-style=LLVM --print-address " \
+	"-f -i --obj"
+
+Test(dwarf, columns_match_llvm_symbolizer)
+{
+	with_columns = 1;
+	compare_inl("build/tests/inl-clang", LLVM_COLUMNS, 5);
+	compare_inl("build/tests/inl-dw5", LLVM_COLUMNS, 5);
+	with_columns = 0;
 }
 
 Test(dwarf, dwarf64_matches_addr2line)

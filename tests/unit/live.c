@@ -586,6 +586,15 @@ Test(symbolizer, a_perf_map_that_appears_later_names_the_jit_frames)
 	cr_assert(st.frames[0].flags & SP_SYM_JIT);
 	cr_assert_str_eq(st.frames[0].name, "jit_spin_loop");
 	cr_assert_eq(st.frames[0].kind, SP_RESOLVED_NATIVE);
+	/* The jit binary has DWARF: its frames have lines and columns. */
+	for (n = 0; n < st.n; n++)
+		if (st.frames[n].module != NULL &&
+		    strcmp(st.frames[n].module, "jit") == 0 &&
+		    st.frames[n].line > 0)
+			break;
+	cr_assert_lt(n, st.n, "a frame of the jit binary with a line");
+	cr_assert_gt(st.frames[n].column, 0, "%s:%u has a column",
+	    st.frames[n].file, st.frames[n].line);
 
 	sp_symbolizer_free(sym);
 	(void)unlink(to);
@@ -593,5 +602,77 @@ Test(symbolizer, a_perf_map_that_appears_later_names_the_jit_frames)
 	kill(lc.pid, SIGKILL);
 	waitpid(lc.pid, NULL, 0);
 	(void)unlink(from);
+	live_end(&l);
+}
+
+/* Whether a frame of stack is named name. */
+static int
+names(struct sp_symbolizer *sym, uint32_t stack, const char *name)
+{
+	struct sp_resolved_stack st;
+	size_t i;
+
+	if (sp_symbolizer_resolve(sym, stack, &st) != 0)
+		return 0;
+	for (i = 0; i < st.n; i++)
+		if (strcmp(st.frames[i].name, name) == 0)
+			return 1;
+	return 0;
+}
+
+Test(symbolizer, live_images_name_a_binary_deleted_since)
+{
+	char bin[] = "/tmp/sp-unit-tree-XXXXXX", cmd[256];
+	char *argv[] = { bin, "1500", NULL };
+	struct live l;
+	struct sp_launch lc;
+	struct sp_diag diag = { 0 };
+	struct sp_sample s[4096];
+	struct sp_sym_options o;
+	struct sp_symbolizer *plain, *live;
+	size_t n, i, named_plain = 0, named_live = 0;
+	int fd, err;
+
+	if (geteuid() != 0)
+		cr_skip_test("/proc/PID/map_files needs root");
+	fd = mkstemp(bin);
+	cr_assert_geq(fd, 0);
+	(void)close(fd);
+	(void)snprintf(cmd, sizeof(cmd), "cp build/tests/tree-O2 %s && "
+	    "chmod +x %s", bin, bin);
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	live_start(&l);
+	cr_assert_eq(sp_process_launch(argv, &lc, &diag), 0);
+	err = sp_recorder_attach_mode(l.r, lc.pid, SP_ATTACH_AT_EXEC, &diag);
+	if (err == -EACCES || err == -EPERM || err == -ENOENT) {
+		sp_process_abandon(&lc);
+		(void)unlink(bin);
+		cr_skip_test("perf events refused here: %s", diag.msg);
+	}
+	cr_assert_eq(err, 0, "%s", diag.msg);
+	cr_assert_eq(sp_process_release(&lc, bin, &diag), 0, "%s", diag.msg);
+	record_for(&l, 0.6);
+	n = read_tail(&l, s, 4096);
+	cr_assert_gt(n, 100);
+	/* A deploy replaced it: the file recorded is gone. */
+	cr_assert_eq(unlink(bin), 0);
+	memset(&o, 0, sizeof(o));
+	cr_assert_eq(sp_symbolizer_new(sp_tail_defs(l.t), sp_tail_header(l.t),
+	    &o, NULL, &plain), 0);
+	o.live_images = 1;
+	cr_assert_eq(sp_symbolizer_new(sp_tail_defs(l.t), sp_tail_header(l.t),
+	    &o, NULL, &live), 0);
+	for (i = 0; i < n; i++) {
+		named_plain += names(plain, s[i].stack, "main");
+		named_live += names(live, s[i].stack, "main");
+	}
+	cr_assert_eq(named_plain, 0, "the file is gone: main unnamed (%zu)",
+	    named_plain);
+	cr_assert_gt(named_live, n / 2, "the mapped image names main in "
+	    "%zu of %zu stacks", named_live, n);
+	sp_symbolizer_free(plain);
+	sp_symbolizer_free(live);
+	kill(lc.pid, SIGKILL);
+	waitpid(lc.pid, NULL, 0);
 	live_end(&l);
 }

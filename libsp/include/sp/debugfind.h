@@ -29,6 +29,10 @@ struct sp_debug_search {
 	/* NULL: none; else asked last, when no debug file was found and
 	 * the binary has no DWARF (sp/debuginfod.h) */
 	struct sp_debuginfod *debuginfod;
+	/* NULL: none; else the image a running process maps, tried for the
+	 * binary after the bundle (/proc/PID/map_files/START-END: the very
+	 * file, also when it was replaced or deleted since) */
+	const char *image;
 };
 
 struct sp_debug_found {
@@ -51,7 +55,7 @@ struct sp_debug_found {
  * Looks for the module recorded as path (absolute, as in
  * /proc/PID/maps) with build-id build_id[0..id_len).
  *
- * The binary: bundle/binaries/HEXID, sysroot + path, then path; the
+ * The binary: bundle/binaries/HEXID, s->image, sysroot + path, then path; the
  * first whose build-id equals build_id is used.  With id_len 0 there is
  * nothing to check: the first that opens is used and out->unverified
  * set, and its own build-id (if any) is used for the debug file.

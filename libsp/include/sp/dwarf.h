@@ -85,6 +85,7 @@ struct sp_dwarf_frame {
 	const char *function;   /* NULL when unknown */
 	const char *file;       /* NULL when unknown */
 	uint32_t line;          /* 0 unknown */
+	uint32_t column;        /* 0 unknown (or past 2047 in a line table) */
 };
 
 /*

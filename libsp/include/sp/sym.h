@@ -53,6 +53,11 @@ struct sp_sym_options {
 	const char *kallsyms;        /* NULL: the bundle's, or this host's */
 	int kernel_none;             /* no kernel symbols: kernel frames stay
 	                              * address-only */
+	/* Also read a module's image where its process maps it now
+	 * (/proc/PID/map_files: root, a spool of this boot, the process
+	 * running): the exact file, also when it was replaced or deleted on
+	 * disk since.  Checked by build-id as every file.  For a live view. */
+	int live_images;
 	/* NULL: no debuginfod; else asked for debug files nothing here has
 	 * (sp/debuginfod.h, sp/debugfind.h) */
 	struct sp_debuginfod *debuginfod;

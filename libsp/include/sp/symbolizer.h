@@ -43,7 +43,7 @@ enum sp_resolved_kind {
  */
 struct sp_resolved_frame {
 	/* The same for every logical frame of this symbolizer with the same
-	 * kind, name, file, line, module and inline depth, and never reused
+	 * kind, name, file, line, column, module and inline depth, never reused
 	 * for another: 1, 2, 3... in order of first appearance. */
 	uint32_t id;
 	uint32_t frame;        /* the reader's FRAME id, 0 for raw addresses */
@@ -54,9 +54,7 @@ struct sp_resolved_frame {
 	uint32_t inline_depth;
 	const char *name;      /* never NULL: "module+0xOFFSET" at worst */
 	const char *file;      /* NULL when unknown */
-	uint32_t line;         /* 0 when unknown */
-	uint32_t column;       /* 0: not read (line tables are kept without
-	                        * their columns, at 16 bytes a row) */
+	uint32_t line, column; /* 0 when unknown (a column past 2047 too) */
 	const char *module;    /* the module's base name, NULL for none */
 	uint64_t address;      /* the absolute address sampled */
 	/* The address's offset in its function (ELF symbols), when
