@@ -110,18 +110,13 @@ syms_of(struct sym_ctx *c, struct sp_elf_file *f, struct sp_elf_syms **out)
 	return err == -ENOMEM ? err : 0;
 }
 
-/*
- * With live_images, where m's process maps it now, into buf: for root,
- * for a spool of this boot (c->this_boot) and a process that runs.
- */
-static const char *
-live_image(const struct sym_ctx *c, const struct sp_module *m, char *buf,
-    size_t cap)
+const char *
+spi_sym_mapped_image(const struct sym_ctx *c, const struct sp_module *m,
+    char *buf, size_t cap)
 {
 	int n;
 
-	if (!c->o->live_images || !c->this_boot || m == NULL || m->host != 0 ||
-	    m->pid == 0)
+	if (!c->this_boot || m == NULL || m->host != 0 || m->pid == 0)
 		return NULL;
 	n = snprintf(buf, cap, "/proc/%u/map_files/%" PRIx64 "-%" PRIx64,
 	    m->pid, m->start, m->start + m->size);
@@ -142,7 +137,8 @@ file_open(struct sym_ctx *c, struct sym_file *fl, const struct sp_module *m)
 	int err;
 
 	memset(&s, 0, sizeof(s));
-	s.image = live_image(c, m, image, sizeof(image));
+	s.image = o->live_images ? spi_sym_mapped_image(c, m, image,
+	    sizeof(image)) : NULL;
 	s.debug_dirs = o->debug_dirs;
 	s.ndebug_dirs = o->ndebug_dirs;
 	s.sysroot = o->sysroot;

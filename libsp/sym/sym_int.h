@@ -144,6 +144,14 @@ int spi_sym_string(struct sym_ctx *c, const char *s, size_t len,
 int spi_sym_elf_frame(struct sym_ctx *c, uint32_t module_id,
     const struct sp_module *m, uint64_t rel_ip);
 
+/*
+ * Where m's process maps m now, into buf (/proc/PID/map_files/START-END),
+ * for a spool of this boot (c->this_boot), a running process and a
+ * reader allowed to open it (root); else NULL.
+ */
+const char *spi_sym_mapped_image(const struct sym_ctx *c,
+    const struct sp_module *m, char *buf, size_t cap);
+
 /* Frees the file cache. */
 void spi_sym_files_free(struct sym_ctx *c);
 

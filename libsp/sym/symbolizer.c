@@ -13,8 +13,6 @@
  * built-in backend.
  */
 #include <errno.h>
-#include <inttypes.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -106,7 +104,6 @@ struct sp_symbolizer {
 	uint32_t epoch;
 	struct timespec pmaps_checked;
 	uint32_t truncated;         /* the "[truncated]" string */
-	int this_boot;              /* the spool was recorded in this boot */
 };
 
 static const char *
@@ -262,10 +259,9 @@ spi_symbolizer_new(const struct sp_defs *defs, const struct sp_header *hdr,
 		static const uint8_t zero[16];
 		struct sp_header me;
 
-		s->this_boot = sp_header_init_host(&me) == 0 &&
+		s->c.this_boot = sp_header_init_host(&me) == 0 &&
 		    memcmp(hdr->boot_id, zero, 16) != 0 &&
 		    memcmp(hdr->boot_id, me.boot_id, 16) == 0;
-		s->c.this_boot = s->this_boot;
 	}
 	err = spi_sym_string(&s->c, "[truncated]", 11, &s->truncated);
 	if (err < 0) {
@@ -383,15 +379,14 @@ resolve_one(struct sp_symbolizer *s, int raw, size_t index,
  * is a file there.
  */
 static const char *
-open_path(struct pending *p, const struct sp_module *m,
-    const struct sp_str *path, int this_boot)
+open_path(const struct sym_ctx *c, struct pending *p,
+    const struct sp_module *m, const struct sp_str *path)
 {
-	int n = snprintf(p->open, sizeof(p->open), "/proc/%u/map_files/%"
-	    PRIx64 "-%" PRIx64, m->pid, m->start, m->start + m->size);
+	const char *image = spi_sym_mapped_image(c, m, p->open,
+	    sizeof(p->open));
 
-	if (this_boot && m->host == 0 && m->pid != 0 && n > 0 &&
-	    (size_t)n < sizeof(p->open) && access(p->open, R_OK) == 0)
-		return p->open;
+	if (image != NULL)
+		return image;
 	if (path != NULL && path->s[0] == '/' && access(path->s, R_OK) == 0)
 		return path->s;
 	return NULL;
@@ -408,7 +403,7 @@ lookup_of(const struct sp_symbolizer *s, struct pending *p,
 	l->module = p->f.module;
 	l->pid = m->pid;
 	l->path = path != NULL ? path->s : "";
-	l->open_path = open_path(p, m, path, s->this_boot);
+	l->open_path = open_path(&s->c, p, m, path);
 	l->build_id = m->build_id;
 	l->build_id_len = m->build_id_len;
 	l->abs = p->f.abs_ip;
