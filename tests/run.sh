@@ -98,7 +98,7 @@ criterion() {	# F BINARY
 			print "details exit status " rc " outside any test" }
 		print "counts", p + 0, f + 0, s + 0
 	}' >"$f.res"
-	grep -A3 '^not ok ' "$f.tap" 2>/dev/null | head -40 | sed 's/^/details /' >>"$f.res"
+	grep -A6 '^not ok ' "$f.tap" 2>/dev/null | head -40 | sed 's/^/details /' >>"$f.res"
 }
 
 regress() {	# F TARGET

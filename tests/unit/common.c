@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common.h"
@@ -52,4 +53,13 @@ make_reference(size_t nsamples, int finish)
 	ref_write(w, nsamples, finish);
 	sp_writer_free(w);
 	return mem_collect(fd);
+}
+
+double
+now_s(void)
+{
+	struct timespec ts;
+
+	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }

@@ -26,4 +26,7 @@ void mem_free(struct mem *m);
 /* The reference spool of refspool.h, in memory. */
 struct mem make_reference(size_t nsamples, int finish);
 
+/* CLOCK_MONOTONIC in seconds. */
+double now_s(void);
+
 #endif

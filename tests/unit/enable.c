@@ -17,6 +17,7 @@
 #include "record/recorder_int.h"
 #include "sp/spool.h"
 #include "sp/writer.h"
+#include "common.h"
 
 static volatile unsigned long sink;
 static int tid_fd;
@@ -51,15 +52,6 @@ target(int go, int tids)
 		_exit(1);
 	for (;;)
 		pause();
-}
-
-static double
-now_s(void)
-{
-	struct timespec ts;
-
-	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 /* Polls r for secs seconds. */

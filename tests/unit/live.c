@@ -24,19 +24,11 @@
 #include "sp/symbolizer.h"
 #include "sp/tail.h"
 #include "sp/writer.h"
+#include "common.h"
 
 /* A spinner that a failed test cannot leak for long: 10 s of CPU. */
 static char *const spin_argv[] = { "/bin/sh", "-c",
 	"ulimit -t 10; while :; do :; done", NULL };
-
-static double
-now_s(void)
-{
-	struct timespec ts;
-
-	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* The target of /proc/PID/exe, or "". */
 static void
@@ -215,6 +207,24 @@ read_tail(struct live *l, struct sp_sample *s, size_t max)
 	return n;
 }
 
+/*
+ * Records and reads the tail until it holds want samples (at most max,
+ * into s), or 20 s: a loaded machine (the full test run beside an ASan
+ * build) gives the workload a fraction of a CPU.
+ */
+static size_t
+record_samples(struct live *l, struct sp_sample *s, size_t max, size_t want)
+{
+	double end = now_s() + 20;
+	size_t n = 0;
+
+	while (n < want && now_s() < end) {
+		record_for(l, 0.2);
+		n += read_tail(l, s + n, max - n);
+	}
+	return n;
+}
+
 Test(recorder, attach_modes_flush_pending_liveness)
 {
 	struct live l;
@@ -227,9 +237,8 @@ Test(recorder, attach_modes_flush_pending_liveness)
 	a = launch_recorded(&l);
 	cr_assert_eq(sp_recorder_live(l.r), 1);
 	cr_assert_eq(sp_recorder_other_alive(l.r, a), 0);
-	record_for(&l, 0.5);
-	n = read_tail(&l, s, 4096);
-	cr_assert_gt(n, 100, "flushed: the tail sees the samples (%zu)", n);
+	n = record_samples(&l, s, 4096, 200);
+	cr_assert_geq(n, 200, "flushed: the tail sees the samples (%zu)", n);
 	cr_assert_eq(sp_recorder_counter(l.r, "samples"), n,
 	    "every sample written is in the tail");
 	cr_assert_eq(sp_recorder_counter(l.r, "no_such_counter"), 0);
@@ -338,9 +347,8 @@ Test(symbolizer, stacks_raw_addresses_backends_and_updates)
 
 	live_start(&l);
 	a = launch_recorded(&l);
-	record_for(&l, 0.6);
-	n = read_tail(&l, s, 4096);
-	cr_assert_gt(n, 100);
+	n = record_samples(&l, s, 4096, 200);
+	cr_assert_geq(n, 200, "samples of the spinner (%zu)", n);
 	cr_assert_eq(sp_symbolizer_new(sp_tail_defs(l.t), sp_tail_header(l.t),
 	    NULL, NULL, &sym), 0);
 	stack = user_stack(s, n, sym);
@@ -527,7 +535,7 @@ anon_stack(const struct sp_sample *s, size_t n, struct sp_symbolizer *sym)
 
 Test(symbolizer, a_perf_map_that_appears_later_names_the_jit_frames)
 {
-	char *const argv[] = { "build/tests/jit", "1500", NULL };
+	char *const argv[] = { "build/tests/jit", "30000", NULL };
 	struct live l;
 	struct sp_launch lc;
 	struct sp_diag diag = { 0 };
@@ -553,9 +561,8 @@ Test(symbolizer, a_perf_map_that_appears_later_names_the_jit_frames)
 	cr_assert_eq(err, 0, "%s", diag.msg);
 	cr_assert_eq(sp_process_release(&lc, argv[0], &diag), 0, "%s",
 	    diag.msg);
-	record_for(&l, 0.8);
-	n = read_tail(&l, s, 4096);
-	cr_assert_gt(n, 100);
+	n = record_samples(&l, s, 4096, 200);
+	cr_assert_geq(n, 200, "samples of the JIT (%zu)", n);
 
 	/* Perf maps read from dir, for this pid: none there yet. */
 	memset(&o, 0, sizeof(o));
@@ -623,7 +630,9 @@ names(struct sp_symbolizer *sym, uint32_t stack, const char *name)
 Test(symbolizer, live_images_name_a_binary_deleted_since)
 {
 	char bin[] = "/tmp/sp-unit-tree-XXXXXX", cmd[256];
-	char *argv[] = { bin, "1500", NULL };
+	/* Runs until killed below (30 s at most if the test fails first): the
+	 * mapped image is read while it runs. */
+	char *argv[] = { bin, "30000", NULL };
 	struct live l;
 	struct sp_launch lc;
 	struct sp_diag diag = { 0 };
@@ -651,9 +660,8 @@ Test(symbolizer, live_images_name_a_binary_deleted_since)
 	}
 	cr_assert_eq(err, 0, "%s", diag.msg);
 	cr_assert_eq(sp_process_release(&lc, bin, &diag), 0, "%s", diag.msg);
-	record_for(&l, 0.6);
-	n = read_tail(&l, s, 4096);
-	cr_assert_gt(n, 100);
+	n = record_samples(&l, s, 4096, 200);
+	cr_assert_geq(n, 200, "samples of the running copy (%zu)", n);
 	/* A deploy replaced it: the file recorded is gone. */
 	cr_assert_eq(unlink(bin), 0);
 	memset(&o, 0, sizeof(o));
