@@ -360,6 +360,7 @@ print_recording(const struct dump *d, const struct sp_recording *g)
 		{ SP_RECORDING_KERNEL_TIME, "kernel-time" },
 		{ SP_RECORDING_KERNEL, "kernel-callchains" },
 		{ SP_RECORDING_CHILDREN, "children" },
+		{ SP_RECORDING_SYSTEM, "system-wide" },
 	};
 	const char *sep = "";
 	size_t i;

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "sp/process.h"
 #include "sp/recorder.h"
 #include "sp/writer.h"
 #include "sp/output.h"
@@ -37,7 +38,8 @@ usage(int status)
 	    "                 [-d SECONDS] [-D MSECS] [-m MAX_FRAMES]\n"
 	    "                 [--bundle DIR [--bundle-binaries]]\n"
 	    "                 [--stop] [--raw-stacks] [-q] [-o FILE]\n"
-	    "                 (-p PID[,PID...] | -- CMD [ARGS...])\n"
+	    "                 (-p PID[,PID...] | -a | -- CMD [ARGS...])\n"
+	    "                 [-a -- CMD [ARGS...]]\n"
 	    "Sample threads, unwind their stacks as they are recorded, and write\n"
 	    "a spool (default sp.spl; - is standard output).  An existing FILE is\n"
 	    "replaced only once the recording has started.\n"
@@ -59,6 +61,9 @@ usage(int status)
 	    "  -b, --bundle DIR   keep what offline symbolization needs: perf maps,\n"
 	    "                     kallsyms (and ELF files, --bundle-binaries)\n"
 	    "      --bundle-binaries  also keep each module's ELF file by build-id\n"
+	    "  -a, --all-cpus     every process on every CPU, kernel threads too\n"
+	    "                     (root or CAP_PERFMON); until -d, Ctrl-C, or a\n"
+	    "                     command given after it exits\n"
 	    "  -p, --pid PID,...  attach to running processes, a comma-separated\n"
 	    "                     list (may repeat; a repeated pid is one target)\n"
 	    "      --stop         stop the targets (SIGSTOP) while attaching; they\n"
@@ -118,6 +123,7 @@ struct opts {
 	int bundle_binaries;
 	int quiet;
 	int children;     /* -1: not said (a command's are followed) */
+	int system;       /* -a: every process; a command only times it */
 	char **cmd;
 };
 
@@ -155,6 +161,7 @@ static void
 parse_args(int argc, char **argv, struct opts *o)
 {
 	static const struct option longopts[] = {
+		{ "all-cpus", no_argument, NULL, 'a' },
 		{ "bundle", required_argument, NULL, 'b' },
 		{ "bundle-binaries", no_argument, NULL, 'B' },
 		{ "children", no_argument, NULL, 'c' },
@@ -182,9 +189,12 @@ parse_args(int argc, char **argv, struct opts *o)
 	o->out = "sp.spl";
 	o->children = -1;
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, "+:b:cd:D:F:hkm:o:p:qs:", longopts,
+	while ((ch = getopt_long(argc, argv, "+:ab:cd:D:F:hkm:o:p:qs:", longopts,
 	    NULL)) != -1) {
 		switch (ch) {
+		case 'a':
+			o->system = 1;
+			break;
 		case 'b':
 			o->bundle = optarg;
 			break;
@@ -258,10 +268,13 @@ parse_args(int argc, char **argv, struct opts *o)
 		o->cmd = argv + optind;
 	if (o->bundle_binaries && o->bundle == NULL)
 		errx(2, "--bundle-binaries needs --bundle DIR");
+	if (o->system && o->npids > 0)
+		errx(2, "-a records every process: -p is not needed (sp-fold "
+		    "--pid PID picks one out of the spool)");
 	if (o->cmd != NULL && o->npids > 0)
 		pids_and_args(o, strcmp(argv[optind - 1], "--") == 0);
-	if (o->cmd == NULL && o->npids == 0)
-		errx(2, "give either -p PID or -- CMD (see sp-record --help)");
+	if (o->cmd == NULL && o->npids == 0 && !o->system)
+		errx(2, "give -p PID, -a or -- CMD (see sp-record --help)");
 	/* As perf record: a command's children are part of its job (a
 	 * shell script, make); an attached process's are followed when
 	 * asked for. */
@@ -390,6 +403,8 @@ print_verdicts(struct sp_recorder *r, const struct opts *o, double sampled)
 	if (sampled < 0)
 		warnx("no samples: the recording ended before its --delay of "
 		    "%lld ms had passed", o->delay_ms);
+	else if (s == 0 && lost == 0 && untracked == 0 && o->system)
+		warnx("no samples: every CPU was idle");
 	else if (s == 0 && lost == 0 && untracked == 0)
 		warnx(counter(r, "kernel_enabled") ? "no samples: the target "
 		    "was idle" : "no samples: the target was idle or ran "
@@ -400,6 +415,12 @@ print_verdicts(struct sp_recorder *r, const struct opts *o, double sampled)
 	if (untracked > 0 && !o->ro.children)
 		warnx("%llu samples from child processes not followed: add "
 		    "--children", untracked);
+	if (percent(counter(r, "gone_process_samples"), s) >= 1)
+		warnx("%llu samples (%.0f %%) are not in the spool: their "
+		    "processes started before the recording and exited before "
+		    "sp-record read their mappings (a busy machine is slow to "
+		    "start recording)", counter(r, "gone_process_samples"),
+		    percent(counter(r, "gone_process_samples"), s));
 	if (counter(r, "children_not_followed") > 0)
 		warnx("%llu child processes of the targets were running and not "
 		    "followed: add --children", counter(r,
@@ -451,6 +472,26 @@ print_stack_used(struct sp_recorder *r, const struct opts *o)
 		    SP_STACK_BYTES_SMALL, stack);
 }
 
+/* What recording cost sp-record itself: CPU time (a share of one CPU;
+ * per sample), peak resident memory. */
+static void
+print_cost(unsigned long long samples)
+{
+	struct rusage ru;
+	double cpu;
+
+	if (getrusage(RUSAGE_SELF, &ru) != 0)
+		return;
+	cpu = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+	    (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+	(void)fprintf(stderr, "  sp-record used %.2f s of CPU", cpu);
+	if (samples > 0)
+		(void)fprintf(stderr, " (%.0f us a sample)",
+		    cpu * 1e6 / (double)samples);
+	(void)fprintf(stderr, ", %.1f MiB at most\n",
+	    (double)ru.ru_maxrss / 1024);
+}
+
 /* What a person asks first; every counter is in sp-dump --stats.  The rate
  * is over the sampled seconds (after --delay; < 0: none). */
 static void
@@ -474,12 +515,17 @@ print_summary(struct sp_recorder *r, struct sp_writer *w, const struct opts *o,
 	if (s > 0)
 		(void)fprintf(stderr, ", %.1f %% of stacks complete",
 		    percent(s - counter(r, "truncated_stacks"), s));
+	/* perf -a shows the idle task (swapper); here it is a number. */
+	if (o->system)
+		(void)fprintf(stderr, ", CPUs %.0f %% idle", percent(
+		    counter(r, "idle_samples"), s + counter(r, "idle_samples")));
 	print_size(size, sizeof(size), bytes);
 	(void)fprintf(stderr, "\n  spool %s", size);
 	if (s > 0)
 		(void)fprintf(stderr, ", %.1f bytes per sample",
 		    (double)bytes / (double)s);
 	(void)fputc('\n', stderr);
+	print_cost(s);
 	print_stack_used(r, o);
 	print_verdicts(r, o, sampled);
 }
@@ -491,6 +537,8 @@ print_summary(struct sp_recorder *r, struct sp_writer *w, const struct opts *o,
  * caller's priority; left alone when the caller chose one, and when
  * RLIMIT_NICE refuses (no CAP_SYS_NICE).
  */
+static int raised; /* by raise_priority, from 0 */
+
 static void
 raise_priority(void)
 {
@@ -498,8 +546,9 @@ raise_priority(void)
 
 	errno = 0;
 	cur = getpriority(PRIO_PROCESS, 0);
-	if (errno == 0 && cur == 0)
-		(void)setpriority(PRIO_PROCESS, 0, NICE_BOOST);
+	if (errno == 0 && cur == 0 && !raised &&
+	    setpriority(PRIO_PROCESS, 0, NICE_BOOST) == 0)
+		raised = 1;
 }
 
 static void
@@ -624,6 +673,24 @@ commit_output(struct sp_writer *w, const struct opts *o, pid_t child)
 	start_failed(o, rc);
 }
 
+/* -a -- CMD: the command runs as any process (everything is recorded);
+ * its exit ends the recording (perf record -a -- sleep 5). */
+static void
+run_command(const struct opts *o, pid_t *child)
+{
+	struct sp_launch l;
+	struct sp_diag diag;
+
+	if (sp_process_launch(o->cmd, &l, &diag) < 0)
+		errx(1, "%s", diag.msg);
+	/* At the caller's priority, not the recorder's raised one. */
+	if (raised)
+		(void)setpriority(PRIO_PROCESS, (id_t)l.pid, 0);
+	if (sp_process_release(&l, o->cmd[0], &diag) < 0)
+		errx(1, "%s", diag.msg);
+	*child = l.pid;
+}
+
 /*
  * Opens the output, then attaches or spawns; an error exits with the
  * output as it was.  Returns the recorder and the writer.
@@ -668,12 +735,17 @@ start_recording(struct opts *o, struct sp_recorder **r, struct sp_writer **w,
 	/* An event per thread and CPU (three without -s): the hard limit
 	 * on descriptors, not the soft one.  Not for a command, which would
 	 * inherit it. */
-	if (o->npids > 0 && o->cmd == NULL)
+	if ((o->npids > 0 || o->system) && o->cmd == NULL)
 		raise_nofile();
 	for (i = 0; i < o->npids; i++)
 		if (sp_recorder_attach(*r, (pid_t)o->pids[i], &diag) != 0)
 			errx(1, "%s", diag.msg);
-	if (o->cmd != NULL && sp_recorder_spawn(*r, o->cmd, child, &diag) != 0)
+	if (o->system && sp_recorder_attach_system(*r, &diag) != 0)
+		errx(1, "%s", diag.msg);
+	if (o->system && o->cmd != NULL)
+		run_command(o, child);
+	else if (o->cmd != NULL &&
+	    sp_recorder_spawn(*r, o->cmd, child, &diag) != 0)
 		errx(1, "%s", diag.msg);
 	commit_output(*w, o, *child);
 }
@@ -706,12 +778,19 @@ main(int argc, char **argv)
 
 	parse_args(argc, argv, &o);
 	o.ro.log = sp_tool_warn;
-	o.ro.command = o.cmd != NULL ? o.cmd[0] : "attach";
+	o.ro.command = o.cmd != NULL ? o.cmd[0] : o.system ? "all-cpus" :
+	    "attach";
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	(void)sigaction(SIGINT, &sa, NULL);
 	(void)sigaction(SIGTERM, &sa, NULL);
 	(void)signal(SIGPIPE, SIG_IGN);
+	/* -a reads every process's mappings after its events open: what
+	 * exits before its turn loses its samples, so it starts at the
+	 * raised priority (its command, if any, is started at the caller's:
+	 * run_command). */
+	if (o.system)
+		raise_priority();
 	start_recording(&o, &r, &w, &child);
 	raise_priority();
 	rc = record(r, w, &o, child, &status, &secs, &sampled);

@@ -122,18 +122,18 @@ sp_maps_path_unescape(char *path, size_t len)
 	return o;
 }
 
-int
-sp_proc_tasks(pid_t pid, pid_t **tids, size_t *n)
+/* The numeric entries of directory path (/proc, /proc/PID/task) into a
+ * new array.  0, -ESRCH (no such directory) or -errno. */
+static int
+numeric_entries(const char *path, pid_t **out, size_t *n)
 {
-	char path[64];
 	DIR *d;
 	struct dirent *e;
 	size_t cap = 0;
 	pid_t *v = NULL;
 
-	*tids = NULL;
+	*out = NULL;
 	*n = 0;
-	(void)snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
 	d = opendir(path);
 	if (d == NULL)
 		return errno == ENOENT ? -ESRCH : -errno;
@@ -145,13 +145,29 @@ sp_proc_tasks(pid_t pid, pid_t **tids, size_t *n)
 		if (sp_grow_zeroed(&v, &cap, *n + 1, sizeof(*v)) != 0) {
 			free(v);
 			(void)closedir(d);
+			*n = 0;
 			return -ENOMEM;
 		}
 		v[(*n)++] = (pid_t)t;
 	}
 	(void)closedir(d);
-	*tids = v;
+	*out = v;
 	return 0;
+}
+
+int
+sp_proc_tasks(pid_t pid, pid_t **tids, size_t *n)
+{
+	char path[64];
+
+	(void)snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	return numeric_entries(path, tids, n);
+}
+
+int
+sp_proc_pids(pid_t **pids, size_t *n)
+{
+	return numeric_entries("/proc", pids, n);
 }
 
 /* Appends pid to v unless it is there, or v is full.  0 or -ENOMEM. */
@@ -234,26 +250,23 @@ sp_proc_stat(pid_t pid, char *state, pid_t *ppid)
 static int
 all_parents(pid_t **pairs, size_t *cap, size_t *n)
 {
-	DIR *d = opendir("/proc");
-	struct dirent *e;
+	pid_t *pids;
+	size_t np, i;
 	char state;
+	int err = sp_proc_pids(&pids, &np);
 
-	if (d == NULL)
-		return 0;
-	while ((e = readdir(d)) != NULL) {
-		long p = strtol(e->d_name, NULL, 10);
-
-		if (p <= 0)
-			continue;
+	if (err)
+		return err == -ENOMEM ? err : 0;
+	for (i = 0; i < np; i++) {
 		if (sp_grow_zeroed(pairs, cap, *n + 2, sizeof(**pairs)) != 0) {
-			(void)closedir(d);
+			free(pids);
 			return -ENOMEM;
 		}
-		(*pairs)[*n] = (pid_t)p;
-		if (sp_proc_stat((pid_t)p, &state, &(*pairs)[*n + 1]) == 0)
+		(*pairs)[*n] = pids[i];
+		if (sp_proc_stat(pids[i], &state, &(*pairs)[*n + 1]) == 0)
 			*n += 2;
 	}
-	(void)closedir(d);
+	free(pids);
 	return 0;
 }
 

@@ -48,6 +48,9 @@ size_t sp_maps_path_unescape(char *path, size_t len);
  */
 int sp_proc_tasks(pid_t pid, pid_t **tids, size_t *n);
 
+/* Lists the processes in /proc into a new array (*pids, to free). */
+int sp_proc_pids(pid_t **pids, size_t *n);
+
 /*
  * The state letter (R, S, D, T, Z...) and parent pid of process pid, from
  * /proc/PID/stat.  Returns 0, -ESRCH (gone), -SP_EFORMAT, or -errno.

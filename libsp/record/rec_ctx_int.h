@@ -38,6 +38,8 @@ enum rec_counter {
 	C_IDLE,               /* samples of the idle task (tid 0) */
 	C_MISSING_TIME,
 	C_UNTRACKED,          /* samples of processes not followed */
+	C_GONE,               /* the whole system: samples of processes that
+	                       * exited before their mappings were read */
 	C_CHILDREN_NOT_FOLLOWED, /* running descendants of a target, not
 	                          * followed (children off) */
 	C_EMPTY_STACKS,
@@ -122,6 +124,8 @@ struct rec_proc {
 	uint64_t listed_until;
 	uint64_t jit_cut;     /* its walks that ended in code with no file */
 	uint64_t exec_time;   /* time of its last exec (COMM record), 0 none */
+	uint64_t exited;      /* time of its EXIT record (the whole system:
+	                       * kept a while, struct rec_exited), 0 alive */
 	char exe[32];         /* its executable's name, read at the first */
 	struct code_memo code[CODE_MEMO];
 };
@@ -172,6 +176,13 @@ struct sp_map;
 int spi_rec_add_mapping(struct rec_ctx *r, struct rec_proc *p,
     const struct sp_map *m);
 int spi_rec_scan_maps(struct rec_ctx *r, struct rec_proc *p);
+/* spi_rec_scan_maps in two steps: /proc/PID/maps read into *buf (to
+ * free; after the pid-reuse check), then its executable mappings added
+ * (buf is changed and freed), which may be later, the process gone. */
+int spi_rec_read_maps(struct rec_ctx *r, struct rec_proc *p, char **buf,
+    size_t *len);
+int spi_rec_add_maps(struct rec_ctx *r, struct rec_proc *p, char *buf,
+    size_t len);
 /* Keeps the file of range m of pid in the bundle, once: called for the
  * first frame a sample has in it, so only binaries samples touch are
  * kept. */

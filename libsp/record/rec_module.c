@@ -384,20 +384,37 @@ spi_rec_add_mapping(struct rec_ctx *r, struct rec_proc *p,
 }
 
 int
-spi_rec_scan_maps(struct rec_ctx *r, struct rec_proc *p)
+spi_rec_read_maps(struct rec_ctx *r, struct rec_proc *p, char **buf,
+    size_t *len)
 {
-	char path[64], *buf, *line, *nl;
-	size_t len;
-	struct sp_map m;
+	char path[64];
 	int reused, err;
 
+	*buf = NULL;
 	err = spi_rec_check_reuse(r, p, &reused);
 	if (err)
 		return err;
 	(void)snprintf(path, sizeof(path), "/proc/%u/maps", p->pid);
-	err = sp_read_file(path, SP_PROC_FILE_MAX, &buf, &len);
-	if (err)
-		return err;
+	return sp_read_file(path, SP_PROC_FILE_MAX, buf, len);
+}
+
+int
+spi_rec_scan_maps(struct rec_ctx *r, struct rec_proc *p)
+{
+	char *buf;
+	size_t len;
+	int err = spi_rec_read_maps(r, p, &buf, &len);
+
+	return err ? err : spi_rec_add_maps(r, p, buf, len);
+}
+
+int
+spi_rec_add_maps(struct rec_ctx *r, struct rec_proc *p, char *buf, size_t len)
+{
+	char *line, *nl;
+	struct sp_map m;
+	int err = 0;
+
 	r->c[C_MAPS_RESCANS]++;
 	for (line = buf; line < buf + len; line = nl + 1) {
 		nl = memchr(line, '\n', (size_t)(buf + len - line));

@@ -70,11 +70,68 @@ spi_rec_proc_get(struct sp_recorder *r, uint32_t pid, int make)
 	return p;
 }
 
+int
+spi_rec_adopt_read(struct sp_recorder *r, uint32_t pid, struct rec_proc **out,
+    char **buf, size_t *len)
+{
+	struct rec_proc *p = spi_rec_proc_get(r, pid, 1);
+	int err;
+
+	*out = NULL;
+	*buf = NULL;
+	if (p == NULL)
+		return -ENOMEM;
+	err = spi_rec_read_maps(&r->ctx, p, buf, len);
+	if (err == -ENOMEM)
+		return err;
+	if (err == -ENOENT || err == -ESRCH) {
+		/* Gone before it could be read: nothing to unwind with.  Kept
+		 * untracked until its exit, so that its other samples are
+		 * counted without asking /proc again. */
+		p->tracked = 0;
+		p->start_time = 0;
+		return 0;
+	}
+	if (!p->tracked) {
+		p->tracked = 1;
+		r->ctx.c[C_PROCESSES]++;
+	}
+	p->last_rescan = r->ctx.now;
+	*out = p; /* maps refused (*buf NULL): its samples are address-only */
+	return 0;
+}
+
+int
+spi_rec_adopt(struct sp_recorder *r, uint32_t pid, struct rec_proc **out)
+{
+	char *buf;
+	size_t len;
+	int err = spi_rec_adopt_read(r, pid, out, &buf, &len);
+
+	if (err == 0 && buf != NULL)
+		err = spi_rec_add_maps(&r->ctx, *out, buf, len);
+	return err == -ENOMEM ? err : 0;
+}
 
 static int
 put(struct sp_recorder *r, struct sp_record *rec, uint32_t *id)
 {
 	return sp_writer_put(r->ctx.w, rec, id);
+}
+
+/* A thread not known yet, unnamed; NULL when out of memory. */
+static struct rec_thread *
+new_thread(struct sp_recorder *r, uint32_t pid, uint32_t tid)
+{
+	struct rec_thread *t = calloc(1, sizeof(*t));
+
+	if (t == NULL || sp_imap_put(&r->threads, tid, t) < 0) {
+		free(t);
+		return NULL;
+	}
+	t->tid = tid;
+	t->pid = pid;
+	return t;
 }
 
 /* The THREAD id of (pid, tid), written on first use and after renames. */
@@ -86,14 +143,8 @@ thread_id(struct sp_recorder *r, uint32_t pid, uint32_t tid, uint32_t *id)
 	int err;
 
 	if (t == NULL || t->pid != pid) {
-		if (t == NULL) {
-			t = calloc(1, sizeof(*t));
-			if (t == NULL || sp_imap_put(&r->threads, tid, t) < 0) {
-				free(t);
-				return -ENOMEM;
-			}
-		}
-		t->tid = tid;
+		if (t == NULL && (t = new_thread(r, pid, tid)) == NULL)
+			return -ENOMEM;
 		t->pid = pid;
 		t->id = 0;
 		(void)sp_proc_comm((pid_t)pid, (pid_t)tid, t->comm,
@@ -504,6 +555,87 @@ write_rawstack(struct sp_recorder *r, const struct sp_uregs *regs,
 	return put(r, &rec, NULL);
 }
 
+/* The leader of p exited. */
+static void
+exited(struct sp_recorder *r, const struct rec_proc *p)
+{
+	if (p->attached)
+		spi_rec_log(&r->ctx, "pid %u exited; its recording ends there",
+		    p->pid);
+	/* The runtime's perf map is complete now; PID reuse can't mix in
+	 * another process's map later. */
+	if (r->ctx.bundle != NULL)
+		(void)sp_bundle_perf_map(r->ctx.bundle, (pid_t)p->pid, p->uid);
+}
+
+/*
+ * An EXIT record of the whole system: the thread, and with the leader
+ * its process, are marked and queued, and freed EXIT_GRACE_NS later
+ * (reap), when the samples of their end in the kernel have been read.
+ */
+static int
+on_exit_system(struct sp_recorder *r, uint32_t pid, uint32_t tid,
+    uint32_t ppid, uint32_t ptid)
+{
+	struct rec_thread *t = sp_imap_get(&r->threads, tid);
+	struct rec_proc *p = spi_rec_proc_get(r, pid, 0);
+	struct rec_exited *e;
+
+	/* Sent twice (seen once in 10,000 exits). */
+	if ((t != NULL && t->exited) || (pid == tid && p != NULL && p->exited))
+		return 0;
+	if (sp_grow_zeroed(&r->exited, &r->capexited, r->nexited + 1,
+	    sizeof(*r->exited)) != 0)
+		return -ENOMEM;
+	e = &r->exited[r->nexited++];
+	e->tid = tid;
+	e->pid = pid;
+	e->time = r->ctx.now;
+	if (t != NULL)
+		t->exited = e->time;
+	if (p == NULL)
+		return 0;
+	if (pid == tid)
+		p->exited = e->time;
+	if (!p->tracked)
+		return 0;
+	if (pid == tid)
+		exited(r, p);
+	return spi_rec_write_proc(&r->ctx, SP_PROC_EXIT, pid, tid, ppid, ptid,
+	    NULL);
+}
+
+/* Frees what exited before now - EXIT_GRACE_NS (on_exit_system). */
+static void
+reap(struct sp_recorder *r, uint64_t now)
+{
+	const struct rec_exited *e;
+	struct rec_thread *t;
+	struct rec_proc *p;
+
+	for (; r->exited_head < r->nexited; r->exited_head++) {
+		e = &r->exited[r->exited_head];
+		if (e->time + EXIT_GRACE_NS > now)
+			break;
+		t = sp_imap_get(&r->threads, e->tid);
+		if (t != NULL && t->exited == e->time)
+			free(sp_imap_del(&r->threads, e->tid));
+		p = spi_rec_proc_get(r, e->pid, 0);
+		if (e->tid == e->pid && p != NULL && p->exited == e->time)
+			spi_rec_proc_free(&r->ctx, sp_imap_del(&r->procs,
+			    e->pid));
+	}
+	if (r->exited_head == r->nexited) {
+		r->exited_head = 0;
+		r->nexited = 0;
+	} else if (r->exited_head > r->nexited / 2) {
+		memmove(r->exited, r->exited + r->exited_head,
+		    (r->nexited - r->exited_head) * sizeof(*r->exited));
+		r->nexited -= r->exited_head;
+		r->exited_head = 0;
+	}
+}
+
 static int
 on_sample(struct sp_recorder *r, const uint8_t *rec, size_t len)
 {
@@ -521,6 +653,8 @@ on_sample(struct sp_recorder *r, const uint8_t *rec, size_t len)
 	pid = sp_rd_u32(&c);
 	tid = sp_rd_u32(&c);
 	r->ctx.now = sp_rd_u64(&c);
+	if (r->nexited > 0)
+		reap(r, r->ctx.now);
 	cpu = sp_rd_u32(&c);
 	(void)sp_rd_u32(&c);
 	if (c.err) {
@@ -536,8 +670,10 @@ on_sample(struct sp_recorder *r, const uint8_t *rec, size_t len)
 		return 0;
 	}
 	p = spi_rec_proc_get(r, pid, 0);
+	if (p == NULL && r->system && (err = spi_rec_adopt(r, pid, &p)) != 0)
+		return err;
 	if (p == NULL || !p->tracked) {
-		r->ctx.c[C_UNTRACKED]++;
+		r->ctx.c[r->system ? C_GONE : C_UNTRACKED]++;
 		return 0;
 	}
 	if (in_kernel)
@@ -648,12 +784,17 @@ on_comm(struct sp_recorder *r, struct sp_cur *c, int exec)
 		n = sizeof(comm) - 1;
 	memcpy(comm, c->p + c->pos, n);
 	comm[n] = '\0';
+	p = spi_rec_proc_get(r, pid, 0);
 	t = sp_imap_get(&r->threads, tid);
+	/* Named now: a short-lived process's samples may be read after it
+	 * exited, when /proc has no name left for them. */
+	if (t == NULL && p != NULL && p->tracked &&
+	    (t = new_thread(r, pid, tid)) == NULL)
+		return -ENOMEM;
 	if (t != NULL) {
 		memcpy(t->comm, comm, n + 1);
 		t->id = 0; /* a new THREAD identity at its next sample */
 	}
-	p = spi_rec_proc_get(r, pid, 0);
 	if (p == NULL || !p->tracked)
 		return 0;
 	if (exec) {
@@ -665,6 +806,32 @@ on_comm(struct sp_recorder *r, struct sp_cur *c, int exec)
 	}
 	return spi_rec_write_proc(&r->ctx, exec ? SP_PROC_EXEC : SP_PROC_COMM,
 	    pid, tid, 0, 0, comm);
+}
+
+/*
+ * A new thread tid of pid, forked by ptid, has ptid's name until it
+ * execs (its COMM record renames it): kept now, for samples read after
+ * it exited, when /proc has no name left.
+ */
+static int
+name_child(struct sp_recorder *r, uint32_t pid, uint32_t tid, uint32_t ptid)
+{
+	const struct rec_thread *pt = sp_imap_get(&r->threads, ptid);
+	struct rec_thread *t = sp_imap_get(&r->threads, tid);
+
+	if (t != NULL && t->pid == pid && !t->exited)
+		return 0;
+	if (t == NULL && (t = new_thread(r, pid, tid)) == NULL)
+		return -ENOMEM;
+	t->pid = pid;
+	t->id = 0;
+	t->exited = 0;
+	if (pt != NULL)
+		memcpy(t->comm, pt->comm, sizeof(t->comm));
+	else
+		(void)sp_proc_comm((pid_t)pid, (pid_t)tid, t->comm,
+		    sizeof(t->comm));
+	return 0;
 }
 
 /* PERF_RECORD_FORK / EXIT: pid, ppid, tid, ptid, time. */
@@ -690,8 +857,12 @@ on_task(struct sp_recorder *r, struct sp_cur *c, int fork)
 		covered = sp_imap_get(&r->covered, tid) != NULL;
 		(void)sp_imap_put(&r->covered, tid, &r->covered);
 		parent = spi_rec_proc_get(r, ppid, 0);
-		p = spi_rec_proc_get(r, pid, pid != ppid && parent != NULL &&
-		    parent->tracked && r->o.children);
+		/* Its exit read a moment ago: the pid is another process's. */
+		p = spi_rec_proc_get(r, pid, 0);
+		if (p != NULL && p->exited && pid != ppid)
+			spi_rec_proc_free(&r->ctx, sp_imap_del(&r->procs, pid));
+		p = spi_rec_proc_get(r, pid, pid != ppid && (r->system ||
+		    (parent != NULL && parent->tracked && r->o.children)));
 		/* A known pid forked anew: its old exit was lost. */
 		reused = 0;
 		if (p != NULL && pid != ppid && p->tracked && parent != NULL &&
@@ -699,7 +870,12 @@ on_task(struct sp_recorder *r, struct sp_cur *c, int fork)
 			return err;
 		if (reused)
 			p->tracked = 0;
-		if (p != NULL && pid != ppid && parent != NULL &&
+		if (p != NULL && pid != ppid && parent == NULL && r->system &&
+		    p->nmaps == 0 && !p->tracked) {
+			/* Its parent's start was not seen: /proc says. */
+			if ((err = spi_rec_adopt(r, pid, &p)) != 0)
+				return err;
+		} else if (p != NULL && pid != ppid && parent != NULL &&
 		    p->nmaps == 0 && !p->tracked) {
 			p->tracked = 1;
 			r->ctx.c[C_PROCESSES]++;
@@ -711,10 +887,14 @@ on_task(struct sp_recorder *r, struct sp_cur *c, int fork)
 		}
 		if (p == NULL || !p->tracked)
 			return 0;
+		if ((err = name_child(r, pid, tid, ptid)) != 0)
+			return err;
 		r->ctx.c[C_THREADS] += !covered;
 		return spi_rec_write_proc(&r->ctx, SP_PROC_FORK, pid, tid, ppid, ptid, NULL);
 	}
 	covered = sp_imap_del(&r->covered, tid) != NULL;
+	if (r->system)
+		return on_exit_system(r, pid, tid, ppid, ptid);
 	t = sp_imap_del(&r->threads, tid);
 	/* An exit of a thread neither covered nor seen: the kernel sent it
 	 * twice (seen once in 10,000 exits), or its start was lost. */
@@ -722,17 +902,13 @@ on_task(struct sp_recorder *r, struct sp_cur *c, int fork)
 		return 0;
 	free(t);
 	p = spi_rec_proc_get(r, pid, 0);
+	if (p != NULL && !p->tracked && pid == tid)
+		spi_rec_proc_free(&r->ctx, sp_imap_del(&r->procs, pid));
 	if (p == NULL || !p->tracked)
 		return 0;
 	err = spi_rec_write_proc(&r->ctx, SP_PROC_EXIT, pid, tid, ppid, ptid, NULL);
 	if (pid == tid) {
-		if (p->attached)
-			spi_rec_log(&r->ctx, "pid %u exited; its recording ends there",
-			    pid);
-		/* The runtime's perf map is complete now; PID reuse can't
-		 * mix in another process's map later. */
-		if (r->ctx.bundle != NULL)
-			(void)sp_bundle_perf_map(r->ctx.bundle, (pid_t)pid, p->uid);
+		exited(r, p);
 		spi_rec_proc_free(&r->ctx, sp_imap_del(&r->procs, pid));
 	}
 	return err;
@@ -754,6 +930,8 @@ spi_rec_process(struct sp_recorder *r, const uint8_t *rec, size_t len)
 		return 0;
 	}
 	r->ctx.now = id.time;
+	if (r->nexited > 0)
+		reap(r, r->ctx.now);
 	c = sp_cur_make(rec + sizeof(h), len - sizeof(h) - SAMPLE_ID_LEN);
 	switch (h.type) {
 	case PERF_RECORD_MMAP2:

@@ -45,6 +45,7 @@ static const char *const counter_names[C_FALLBACK_FIRST_] = {
 	[C_IDLE] = "idle_samples",
 	[C_MISSING_TIME] = "missing_time_samples",
 	[C_UNTRACKED] = "untracked_samples",
+	[C_GONE] = "gone_process_samples",
 	[C_CHILDREN_NOT_FOLLOWED] = "children_not_followed",
 	[C_EMPTY_STACKS] = "empty_stacks",
 	[C_TRUNCATED_STACKS] = "truncated_stacks",
@@ -427,9 +428,10 @@ open_sampler(struct sp_recorder *r, uint32_t tid, int i, int small)
 }
 
 /* Opens the events of thread tid on every CPU (see open_sampler), and
- * both sizes while the small one is in question. */
+ * both sizes while the small one is in question; tid (uint32_t)-1: of
+ * every task (the whole system). */
 static int
-open_thread(struct sp_recorder *r, uint32_t tid)
+open_events(struct sp_recorder *r, uint32_t tid)
 {
 	int i, err;
 
@@ -444,7 +446,15 @@ open_thread(struct sp_recorder *r, uint32_t tid)
 		if (r->sideband && (err = open_sideband(r, tid, i)) != 0)
 			return err;
 	}
-	return sp_imap_put(&r->covered, tid, &r->covered);
+	return 0;
+}
+
+static int
+open_thread(struct sp_recorder *r, uint32_t tid)
+{
+	int err = open_events(r, tid);
+
+	return err ? err : sp_imap_put(&r->covered, tid, &r->covered);
 }
 
 static int
@@ -468,6 +478,7 @@ write_recording(struct sp_recorder *r)
 	rec.u.recording.flags = ((r->attr.sample_type & PERF_SAMPLE_CALLCHAIN) ?
 	    SP_RECORDING_KERNEL : 0) |
 	    (r->o.children ? SP_RECORDING_CHILDREN : 0) |
+	    (r->system ? SP_RECORDING_SYSTEM : 0) |
 	    (r->attr.exclude_kernel ? 0 : SP_RECORDING_KERNEL_TIME);
 	rec.u.recording.command.s = cmd;
 	rec.u.recording.command.len = (uint32_t)strlen(cmd);
@@ -734,6 +745,9 @@ sp_recorder_attach(struct sp_recorder *r, pid_t pid, struct sp_diag *diag)
 	struct rec_proc *p;
 	int stopped = 0, opened = 0, maps_err = 0, err;
 
+	if (r->system)
+		return sp_diag_set(diag, 0, -SP_EUSAGE, "pid %d: every process "
+		    "is recorded already (system-wide)", (int)pid);
 	if (is_target(r, (uint32_t)pid))
 		return 0; /* -p 3152,3152: one target */
 	if (kill(pid, 0) < 0 && errno == ESRCH)
@@ -783,6 +797,9 @@ sp_recorder_attach_exec(struct sp_recorder *r, pid_t pid,
 {
 	int err;
 
+	if (r->system)
+		return sp_diag_set(diag, 0, -SP_EUSAGE, "pid %d: every process "
+		    "is recorded already (system-wide)", (int)pid);
 	if (is_target(r, (uint32_t)pid))
 		return 0;
 	r->at_exec = 1;
@@ -817,6 +834,104 @@ sp_recorder_attach_mode(struct sp_recorder *r, pid_t pid,
 	    (int)mode);
 }
 
+/* Opening the events of every CPU for all tasks failed with err. */
+static int
+system_error(int err, struct sp_diag *d)
+{
+	long paranoid = 0;
+
+	if (err == -EACCES || err == -EPERM) {
+		(void)sp_read_long("/proc/sys/kernel/perf_event_paranoid",
+		    &paranoid);
+		return sp_diag_set(d, 0, err, "not permitted to record every "
+		    "process: perf_event_paranoid is %ld; run as root or with "
+		    "CAP_PERFMON (or CAP_SYS_ADMIN), or set "
+		    "/proc/sys/kernel/perf_event_paranoid to 0 or lower",
+		    paranoid);
+	}
+	if (err == -EMFILE || err == -ENFILE)
+		return sp_diag_set(d, 0, err, "out of file descriptors opening "
+		    "an event per CPU; raise the limit (ulimit -n)");
+	if (err == -ENOMEM)
+		return sp_diag_set(d, 0, err, "out of locked memory for the ring "
+		    "buffers; raise ulimit -l or "
+		    "/proc/sys/kernel/perf_event_mlock_kb");
+	return sp_diag_set(d, 0, err, "perf_event_open for every process: %s",
+	    sp_strerror(err));
+}
+
+static int switch_events(struct sp_recorder *r);
+
+/* A process running at the start of a system-wide recording. */
+struct early {
+	struct rec_proc *p;
+	char *maps;
+	size_t len;
+};
+
+int
+sp_recorder_attach_system(struct sp_recorder *r, struct sp_diag *diag)
+{
+	struct early *e;
+	pid_t *pids, *tids;
+	size_t n, nt, i;
+	int on = r->enabled, err;
+
+	if (r->system || r->ntargets > 0)
+		return sp_diag_set(diag, 0, -SP_EUSAGE, "%s", r->system ?
+		    "every process is recorded already" : "processes are "
+		    "attached already: record the whole system or those");
+	r->system = 1;
+	r->o.children = 1;
+	r->ctx.now = mono_now();
+	/*
+	 * The events open off, with the side-band records on (a dummy event
+	 * beside them: see sp_recorder_enable), and sampling starts once
+	 * every process running is known: a process that exits while the
+	 * events open and /proc is read (hundreds of milliseconds on a busy
+	 * machine) would have samples and no mappings.
+	 */
+	r->enabled = 0;
+	err = open_events(r, UINT32_MAX);
+	r->enabled = on;
+	if (err)
+		return system_error(err, diag);
+	/*
+	 * The processes running now, after the events opened (one started
+	 * meanwhile has a FORK record too and is followed once).  Their
+	 * maps are read first, all of them, and their files (build-ids,
+	 * CFI) after.
+	 */
+	if ((err = sp_proc_pids(&pids, &n)) != 0)
+		return system_error(err, diag);
+	e = calloc(n + 1, sizeof(*e));
+	if (e == NULL)
+		err = -ENOMEM;
+	for (i = 0; i < n && err == 0; i++)
+		if (spi_rec_proc_get(r, (uint32_t)pids[i], 0) == NULL)
+			err = spi_rec_adopt_read(r, (uint32_t)pids[i], &e[i].p,
+			    &e[i].maps, &e[i].len);
+	for (i = 0; i < n && e != NULL; i++) {
+		if (err == 0 && e[i].maps != NULL)
+			err = spi_rec_add_maps(&r->ctx, e[i].p, e[i].maps,
+			    e[i].len);
+		else
+			free(e[i].maps);
+		if (err == 0 && e[i].p != NULL &&
+		    sp_proc_tasks(pids[i], &tids, &nt) == 0) {
+			r->ctx.c[C_THREADS] += nt;
+			free(tids);
+		}
+	}
+	free(e);
+	free(pids);
+	if (err == 0)
+		err = write_recording(r);
+	if (err == 0 && on)
+		err = switch_events(r);
+	return err ? system_error(err, diag) : 0;
+}
+
 int
 sp_recorder_spawn(struct sp_recorder *r, char *const argv[], pid_t *pid,
     struct sp_diag *diag)
@@ -836,6 +951,41 @@ sp_recorder_spawn(struct sp_recorder *r, char *const argv[], pid_t *pid,
 	return sp_process_release(&l, argv[0], diag);
 }
 
+static void
+collect_gone(void *val, void *ctx)
+{
+	const struct rec_proc *p = val;
+	struct sp_buf *b = ctx;
+
+	if (!sp_process_exists((pid_t)p->pid))
+		sp_buf_put(b, &p->pid, sizeof(p->pid));
+}
+
+/*
+ * The whole system: processes whose exit was among the lost records are
+ * freed (with their mappings and files), so that the tables stay as large
+ * as the machine's processes.  0 or -ENOMEM.
+ */
+static int
+drop_gone(struct sp_recorder *r)
+{
+	struct sp_buf b = { 0 };
+	uint32_t pid;
+	size_t i;
+
+	sp_imap_each(&r->procs, collect_gone, &b);
+	if (b.err) {
+		sp_buf_fini(&b);
+		return -ENOMEM;
+	}
+	for (i = 0; i + sizeof(pid) <= b.len; i += sizeof(pid)) {
+		memcpy(&pid, b.p + i, sizeof(pid));
+		spi_rec_proc_free(&r->ctx, sp_imap_del(&r->procs, pid));
+	}
+	sp_buf_fini(&b);
+	return 0;
+}
+
 /* Recovery after lost events: rescan each target's threads and maps. */
 static int
 sweep(struct sp_recorder *r)
@@ -846,6 +996,8 @@ sweep(struct sp_recorder *r)
 	r->need_sweep = 0;
 	r->ctx.c[C_LIFECYCLE_GAPS]++;
 	err = spi_rec_sweep_reused(&r->ctx, &r->procs);
+	if (err == 0 && r->system)
+		err = drop_gone(r);
 	for (i = 0; i < r->ntargets && err == 0; i++) {
 		struct rec_proc *p = spi_rec_proc_get(r, r->targets[i], 0);
 
@@ -1318,6 +1470,7 @@ sp_recorder_free(struct sp_recorder *r)
 	sp_imap_fini(&r->threads);
 	sp_imap_fini(&r->covered);
 	sp_buf_fini(&r->drain);
+	free(r->exited);
 	free(r->items);
 	free(r->sorted);
 	free(r->events);

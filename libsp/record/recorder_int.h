@@ -21,7 +21,20 @@
 struct rec_thread {
 	uint32_t tid, pid;
 	uint32_t id;          /* THREAD id, 0 until first written */
+	uint64_t exited;      /* time of its EXIT record, 0 alive */
 	char comm[16];
+};
+
+/*
+ * A thread (and with the leader, its process) whose EXIT record was read:
+ * recording the whole system, a CPU's event still samples it as it ends
+ * in the kernel (after perf_event_exit_task), so it is freed only once
+ * the records reach its exit time + EXIT_GRACE_NS.
+ */
+#define EXIT_GRACE_NS 100000000ull
+struct rec_exited {
+	uint32_t tid, pid;
+	uint64_t time;
 };
 
 struct rec_event {
@@ -84,6 +97,7 @@ struct sp_recorder {
 	struct sp_imap procs;     /* pid -> struct rec_proc */
 	struct sp_imap threads;   /* tid -> struct rec_thread */
 	struct sp_imap covered;   /* tids with events (opened or inherited) */
+	int system;               /* every process (attach_system) */
 	uint32_t *targets;        /* pids asked for */
 	size_t ntargets, captargets;
 	int wrote_recording;
@@ -102,6 +116,8 @@ struct sp_recorder {
 	uint64_t walks, cut;      /* ADAPT_SMALL: walks, and those it cut */
 	uint32_t kernel_module;   /* MODULE id of [kernel.kallsyms], 0 unset */
 	uint32_t truncated_frame; /* FRAME id of the marker, 0 unset */
+	struct rec_exited *exited; /* FIFO, by time, from exited_head */
+	size_t nexited, capexited, exited_head;
 	struct sp_buf drain;
 	struct rec_item *items;
 	size_t nitems;
@@ -119,5 +135,13 @@ struct sp_recorder {
 int spi_rec_process(struct sp_recorder *r, const uint8_t *rec, size_t len);
 struct rec_proc *spi_rec_proc_get(struct sp_recorder *r, uint32_t pid,
     int make);
+/* Follows pid from now on, its mappings read from /proc (the whole
+ * system: one whose start was not seen).  *out is NULL when it is gone
+ * (its samples are not recorded).  0 or -ENOMEM. */
+int spi_rec_adopt(struct sp_recorder *r, uint32_t pid, struct rec_proc **out);
+/* Its first half: *out followed, its /proc/PID/maps in *buf for
+ * spi_rec_add_maps (NULL: refused, or *out NULL: gone). */
+int spi_rec_adopt_read(struct sp_recorder *r, uint32_t pid,
+    struct rec_proc **out, char **buf, size_t *len);
 
 #endif

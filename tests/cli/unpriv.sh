@@ -91,4 +91,12 @@ check "and no sample was recorded" \
     test ! -s "$d/other.spl" -o "$(counter "$d/other.spl" samples 2>/dev/null)" = 0
 kill $other 2>/dev/null
 wait $other 2>/dev/null
+
+# The whole machine (-a): refused, with the cause and the fix, no file.
+rm -f "$d/all.spl"
+run as_user $REC -a -d 0.2 -o "$d/all.spl"
+check "-a as a normal user fails with status 1" test "$RC" -eq 1
+check "the message says why and what to do" \
+    has "not permitted to record every process: perf_event_paranoid is 2; run as root or with CAP_PERFMON" "$ERR"
+check "and no spool is left" test ! -e "$d/all.spl"
 done_testing

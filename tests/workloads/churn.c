@@ -16,6 +16,10 @@
  *                           DIR/liba.so and DIR/libb.so for SECONDS
  *   churn zombie SECONDS    a child that exits at once and stays a zombie
  *                           (unreaped) for SECONDS; prints "zombie=PID"
+ *   churn spawn RATE SECONDS PROG [ARGS...]
+ *                           runs PROG RATE times a second (fork and exec,
+ *                           reaped as they end) for SECONDS; prints
+ *                           "spawned=N"
  *
  * Each mode ends by printing what it did ("threads=N", "forks=N", ...)
  * and "cpu_ms=" its CPU time and "user_ms=" the user part of it (children's
@@ -238,6 +242,36 @@ zombie(int seconds)
 	return 0;
 }
 
+/* Starts argv[0] rate times a second for seconds, as a service whose
+ * requests run a program (CGI, a shell script, a compiler per file). */
+static int
+spawn(long rate, long seconds, char **argv)
+{
+	long t0 = now_ms(CLOCK_MONOTONIC), n = 0, t;
+	pid_t pid;
+
+	while ((t = now_ms(CLOCK_MONOTONIC) - t0) < seconds * 1000) {
+		while (waitpid(-1, NULL, WNOHANG) > 0)
+			;
+		if (n * 1000 > t * rate) {
+			usleep(500);
+			continue;
+		}
+		pid = fork();
+		if (pid < 0)
+			return 1;
+		if (pid == 0) {
+			execv(argv[0], argv);
+			_exit(127);
+		}
+		n++;
+	}
+	while (wait(NULL) > 0)
+		;
+	printf("spawned=%ld\n", n);
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -257,10 +291,12 @@ main(int argc, char **argv)
 		rc = mixed(argv[2], atol(argv[3]));
 	else if (argc == 3 && strcmp(argv[1], "zombie") == 0)
 		rc = zombie(atoi(argv[2]));
+	else if (argc >= 5 && strcmp(argv[1], "spawn") == 0)
+		rc = spawn(atol(argv[2]), atol(argv[3]), argv + 4);
 	else
 		fprintf(stderr, "usage: churn threads N BATCH | forks N | "
 		    "live N MS | busy N MS | mixed DIR SECONDS | "
-		    "zombie SECONDS\n");
+		    "zombie SECONDS | spawn RATE SECONDS PROG [ARGS...]\n");
 	if (rc == 2)
 		return rc;
 	getrusage(RUSAGE_SELF, &self);

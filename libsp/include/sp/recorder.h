@@ -129,6 +129,23 @@ int sp_recorder_attach_exec(struct sp_recorder *r, pid_t pid,
     struct sp_diag *diag);
 
 /*
+ * Records every process on every CPU (perf record -a): one event set per
+ * CPU for all tasks, every process running now registered from /proc (its
+ * mappings, build-ids, CFI), and every one started later from its FORK,
+ * COMM and MMAP2 records; one whose start was not seen (the records were
+ * lost) is registered from /proc at its first sample.  Kernel threads are
+ * sampled as any task, their kernel frames as the kernel option says.
+ * Files and their CFI are shared by every process that maps them, by
+ * device and inode, and freed with their last mapping; a process is freed
+ * at its exit (or, when that was lost, by the sweep).  The recording runs
+ * until the caller stops it; sp_recorder_live counts the processes alive.
+ * Not with attached processes: -SP_EUSAGE either way.  Returns 0 or
+ * -errno with diag saying what to do (-EACCES: root, CAP_PERFMON or
+ * perf_event_paranoid 0 or lower is needed).
+ */
+int sp_recorder_attach_system(struct sp_recorder *r, struct sp_diag *diag);
+
+/*
  * Starts argv[0] (searched in PATH) as a child that waits before exec,
  * opens events on it that enable at exec (sampling only if the recorder
  * is on), then lets it exec, so nothing of its start is missed.  Stores
@@ -161,7 +178,8 @@ int sp_recorder_poll(struct sp_recorder *r, int timeout_ms);
  */
 int sp_recorder_enable(struct sp_recorder *r, int on);
 
-/* Number of target processes still alive (not seen exiting). */
+/* Number of target processes still alive (not seen exiting); recording
+ * the whole system, of the processes followed. */
 size_t sp_recorder_live(const struct sp_recorder *r);
 
 /* 1 when a target process other than pid is alive (not seen exiting). */

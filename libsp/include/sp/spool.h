@@ -213,7 +213,8 @@ struct sp_recording {
 	uint32_t frequency;
 	uint32_t stack_bytes;
 	uint32_t flags;       /* SP_RECORDING_*: kernel callchains, children
-	                       * followed, kernel time sampled */
+	                       * followed, kernel time sampled, the whole
+	                       * system */
 	struct sp_str command;
 };
 
@@ -235,6 +236,7 @@ struct sp_rawstack {
 #define SP_RECORDING_KERNEL 1u
 #define SP_RECORDING_CHILDREN 2u
 #define SP_RECORDING_KERNEL_TIME 4u /* time in the kernel was sampled */
+#define SP_RECORDING_SYSTEM 8u      /* every process (sp-record -a) */
 
 /*
  * One decoded record.  For definitions, id is the id the record defines.
