@@ -361,6 +361,7 @@ print_recording(const struct dump *d, const struct sp_recording *g)
 		{ SP_RECORDING_KERNEL, "kernel-callchains" },
 		{ SP_RECORDING_CHILDREN, "children" },
 		{ SP_RECORDING_SYSTEM, "system-wide" },
+		{ SP_RECORDING_CGROUP, "cgroup" },
 	};
 	const char *sep = "";
 	size_t i;

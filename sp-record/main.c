@@ -38,8 +38,8 @@ usage(int status)
 	    "                 [-d SECONDS] [-D MSECS] [-m MAX_FRAMES]\n"
 	    "                 [--bundle DIR [--bundle-binaries]]\n"
 	    "                 [--stop] [--raw-stacks] [-q] [-o FILE]\n"
-	    "                 (-p PID[,PID...] | -a | -- CMD [ARGS...])\n"
-	    "                 [-a -- CMD [ARGS...]]\n"
+	    "                 (-p PID[,PID...] | -- CMD [ARGS...] |\n"
+	    "                  (-a | -G CGROUP) [-- CMD [ARGS...]])\n"
 	    "Sample threads, unwind their stacks as they are recorded, and write\n"
 	    "a spool (default sp.spl; - is standard output).  An existing FILE is\n"
 	    "replaced only once the recording has started.\n"
@@ -64,6 +64,10 @@ usage(int status)
 	    "  -a, --all-cpus     every process on every CPU, kernel threads too\n"
 	    "                     (root or CAP_PERFMON); until -d, Ctrl-C, or a\n"
 	    "                     command given after it exits\n"
+	    "  -G, --cgroup PATH  every process of a cgroup v2 directory and its\n"
+	    "                     descendants, those started later too (a\n"
+	    "                     container, a systemd service); PATH relative\n"
+	    "                     to /sys/fs/cgroup or absolute\n"
 	    "  -p, --pid PID,...  attach to running processes, a comma-separated\n"
 	    "                     list (may repeat; a repeated pid is one target)\n"
 	    "      --stop         stop the targets (SIGSTOP) while attaching; they\n"
@@ -124,6 +128,7 @@ struct opts {
 	int quiet;
 	int children;     /* -1: not said (a command's are followed) */
 	int system;       /* -a: every process; a command only times it */
+	const char *cgroup; /* -G: the processes of a cgroup, likewise */
 	char **cmd;
 };
 
@@ -164,6 +169,7 @@ parse_args(int argc, char **argv, struct opts *o)
 		{ "all-cpus", no_argument, NULL, 'a' },
 		{ "bundle", required_argument, NULL, 'b' },
 		{ "bundle-binaries", no_argument, NULL, 'B' },
+		{ "cgroup", required_argument, NULL, 'G' },
 		{ "children", no_argument, NULL, 'c' },
 		{ "no-children", no_argument, NULL, 'C' },
 		{ "delay", required_argument, NULL, 'D' },
@@ -189,11 +195,14 @@ parse_args(int argc, char **argv, struct opts *o)
 	o->out = "sp.spl";
 	o->children = -1;
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, "+:ab:cd:D:F:hkm:o:p:qs:", longopts,
+	while ((ch = getopt_long(argc, argv, "+:ab:cd:D:F:G:hkm:o:p:qs:", longopts,
 	    NULL)) != -1) {
 		switch (ch) {
 		case 'a':
 			o->system = 1;
+			break;
+		case 'G':
+			o->cgroup = optarg;
 			break;
 		case 'b':
 			o->bundle = optarg;
@@ -268,13 +277,18 @@ parse_args(int argc, char **argv, struct opts *o)
 		o->cmd = argv + optind;
 	if (o->bundle_binaries && o->bundle == NULL)
 		errx(2, "--bundle-binaries needs --bundle DIR");
-	if (o->system && o->npids > 0)
-		errx(2, "-a records every process: -p is not needed (sp-fold "
-		    "--pid PID picks one out of the spool)");
+	if (o->system && o->cgroup != NULL)
+		errx(2, "give -a (every process) or -G CGROUP (its processes), "
+		    "not both");
+	if ((o->system || o->cgroup != NULL) && o->npids > 0)
+		errx(2, "%s records every process%s: -p is not needed (sp-fold "
+		    "--pid PID picks one out of the spool)", o->system ? "-a" :
+		    "-G", o->system ? "" : " of the cgroup");
 	if (o->cmd != NULL && o->npids > 0)
 		pids_and_args(o, strcmp(argv[optind - 1], "--") == 0);
-	if (o->cmd == NULL && o->npids == 0 && !o->system)
-		errx(2, "give -p PID, -a or -- CMD (see sp-record --help)");
+	if (o->cmd == NULL && o->npids == 0 && !o->system && o->cgroup == NULL)
+		errx(2, "give -p PID, -a, -G CGROUP or -- CMD (see sp-record "
+		    "--help)");
 	/* As perf record: a command's children are part of its job (a
 	 * shell script, make); an attached process's are followed when
 	 * asked for. */
@@ -673,6 +687,31 @@ commit_output(struct sp_writer *w, const struct opts *o, pid_t child)
 	start_failed(o, rc);
 }
 
+/* -G NAME: a path as given when absolute or ./relative, else under the
+ * cgroup v2 mount (perf record -G names them so): /sys/fs/cgroup, or
+ * where /proc/mounts has it (/sys/fs/cgroup/unified on hybrid systems). */
+static const char *
+cgroup_path(const char *name, char *buf, size_t cap)
+{
+	char line[4096], dir[4096] = "/sys/fs/cgroup", type[64] = "";
+	FILE *f;
+
+	if (name[0] == '/' || strncmp(name, "./", 2) == 0)
+		return name;
+	if ((f = fopen("/proc/mounts", "re")) != NULL) {
+		while (fgets(line, sizeof(line), f) != NULL)
+			if (sscanf(line, "%*s %4095s %63s", dir, type) == 2 &&
+			    strcmp(type, "cgroup2") == 0)
+				break;
+		if (strcmp(type, "cgroup2") != 0)
+			(void)snprintf(dir, sizeof(dir), "/sys/fs/cgroup");
+		(void)fclose(f);
+	}
+	if ((size_t)snprintf(buf, cap, "%s/%s", dir, name) >= cap)
+		errx(2, "-G %s: too long", name);
+	return buf;
+}
+
 /* -a -- CMD: the command runs as any process (everything is recorded);
  * its exit ends the recording (perf record -a -- sleep 5). */
 static void
@@ -701,6 +740,7 @@ start_recording(struct opts *o, struct sp_recorder **r, struct sp_writer **w,
 {
 	struct sp_header h;
 	struct sp_diag diag;
+	char path[4096];
 	size_t i;
 	int rc;
 
@@ -735,14 +775,17 @@ start_recording(struct opts *o, struct sp_recorder **r, struct sp_writer **w,
 	/* An event per thread and CPU (three without -s): the hard limit
 	 * on descriptors, not the soft one.  Not for a command, which would
 	 * inherit it. */
-	if ((o->npids > 0 || o->system) && o->cmd == NULL)
+	if ((o->npids > 0 || o->system || o->cgroup != NULL) && o->cmd == NULL)
 		raise_nofile();
 	for (i = 0; i < o->npids; i++)
 		if (sp_recorder_attach(*r, (pid_t)o->pids[i], &diag) != 0)
 			errx(1, "%s", diag.msg);
 	if (o->system && sp_recorder_attach_system(*r, &diag) != 0)
 		errx(1, "%s", diag.msg);
-	if (o->system && o->cmd != NULL)
+	if (o->cgroup != NULL && sp_recorder_attach_cgroup(*r,
+	    cgroup_path(o->cgroup, path, sizeof(path)), &diag) != 0)
+		errx(diag.err == -SP_EUSAGE ? 2 : 1, "%s", diag.msg);
+	if ((o->system || o->cgroup != NULL) && o->cmd != NULL)
 		run_command(o, child);
 	else if (o->cmd != NULL &&
 	    sp_recorder_spawn(*r, o->cmd, child, &diag) != 0)
@@ -779,7 +822,7 @@ main(int argc, char **argv)
 	parse_args(argc, argv, &o);
 	o.ro.log = sp_tool_warn;
 	o.ro.command = o.cmd != NULL ? o.cmd[0] : o.system ? "all-cpus" :
-	    "attach";
+	    o.cgroup != NULL ? o.cgroup : "attach";
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	(void)sigaction(SIGINT, &sa, NULL);
@@ -789,7 +832,7 @@ main(int argc, char **argv)
 	 * exits before its turn loses its samples, so it starts at the
 	 * raised priority (its command, if any, is started at the caller's:
 	 * run_command). */
-	if (o.system)
+	if (o.system || o.cgroup != NULL)
 		raise_priority();
 	start_recording(&o, &r, &w, &child);
 	raise_priority();

@@ -366,3 +366,75 @@ sp_read_long(const char *path, long *v)
 	*v = strtol(buf, NULL, 10);
 	return 0;
 }
+
+/* Appends the pids of dir/cgroup.procs to *v; then each child
+ * cgroup's, depth levels down at most.  0 or -errno. */
+static int
+cgroup_walk(int dirfd, int depth, pid_t **v, size_t *cap, size_t *n)
+{
+	char *buf, *line, *end;
+	size_t len;
+	DIR *d;
+	struct dirent *e;
+	int fd, sub, err;
+
+	fd = openat(dirfd, "cgroup.procs", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	err = sp_read_fd(fd, SP_PROC_FILE_MAX, 0, &buf, &len);
+	(void)close(fd);
+	if (err)
+		return err;
+	for (line = buf; err == 0 && line < buf + len; line = end + 1) {
+		long p = strtol(line, &end, 10);
+
+		if (end == line)
+			break;
+		if (p > 0 && *n < SP_CGROUP_PIDS_MAX) {
+			if (sp_grow_zeroed(v, cap, *n + 1, sizeof(**v)) != 0)
+				err = -ENOMEM;
+			else
+				(*v)[(*n)++] = (pid_t)p;
+		}
+	}
+	free(buf);
+	if (err || depth == 0)
+		return err;
+	if ((fd = dup(dirfd)) < 0 || (d = fdopendir(fd)) == NULL) {
+		err = -errno;
+		if (fd >= 0)
+			(void)close(fd);
+		return err;
+	}
+	while (err == 0 && (e = readdir(d)) != NULL) {
+		if (e->d_type != DT_DIR || e->d_name[0] == '.')
+			continue;
+		sub = openat(dirfd, e->d_name, O_RDONLY | O_DIRECTORY |
+		    O_NOFOLLOW | O_CLOEXEC);
+		if (sub < 0)
+			continue; /* removed meanwhile */
+		err = cgroup_walk(sub, depth - 1, v, cap, n);
+		if (err == -ENOENT || err == -ENODEV)
+			err = 0;
+		(void)close(sub);
+	}
+	(void)closedir(d);
+	return err;
+}
+
+int
+sp_cgroup_pids(int dirfd, pid_t **pids, size_t *n)
+{
+	size_t cap = 0;
+	int err;
+
+	*pids = NULL;
+	*n = 0;
+	err = cgroup_walk(dirfd, SP_CGROUP_DEPTH_MAX, pids, &cap, n);
+	if (err) {
+		free(*pids);
+		*pids = NULL;
+		*n = 0;
+	}
+	return err;
+}

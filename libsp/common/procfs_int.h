@@ -52,6 +52,15 @@ int sp_proc_tasks(pid_t pid, pid_t **tids, size_t *n);
 int sp_proc_pids(pid_t **pids, size_t *n);
 
 /*
+ * Lists the processes of the cgroup v2 directory open on dirfd and of
+ * its descendants (cgroup.procs; SP_CGROUP_DEPTH_MAX levels down, at most
+ * SP_CGROUP_PIDS_MAX pids) into a new array.  0 or -errno.
+ */
+#define SP_CGROUP_DEPTH_MAX 32
+#define SP_CGROUP_PIDS_MAX 4194304u /* pid_max's limit */
+int sp_cgroup_pids(int dirfd, pid_t **pids, size_t *n);
+
+/*
  * The state letter (R, S, D, T, Z...) and parent pid of process pid, from
  * /proc/PID/stat.  Returns 0, -ESRCH (gone), -SP_EFORMAT, or -errno.
  */

@@ -134,6 +134,34 @@ new_thread(struct sp_recorder *r, uint32_t pid, uint32_t tid)
 	return t;
 }
 
+/* Thread tid as a new thread of pid (t, its entry so far, may be NULL),
+ * unnamed; NULL when out of memory. */
+static struct rec_thread *
+renew_thread(struct sp_recorder *r, struct rec_thread *t, uint32_t pid,
+    uint32_t tid)
+{
+	if (t == NULL && (t = new_thread(r, pid, tid)) == NULL)
+		return NULL;
+	t->pid = pid;
+	t->id = 0;
+	t->exited = 0;
+	t->comm[0] = '\0';
+	return t;
+}
+
+int
+spi_rec_name_thread(struct sp_recorder *r, uint32_t pid, uint32_t tid)
+{
+	struct rec_thread *t = sp_imap_get(&r->threads, tid);
+
+	if (t != NULL && t->pid == pid)
+		return 0;
+	if ((t = renew_thread(r, t, pid, tid)) == NULL)
+		return -ENOMEM;
+	(void)sp_proc_comm((pid_t)pid, (pid_t)tid, t->comm, sizeof(t->comm));
+	return 0;
+}
+
 /* The THREAD id of (pid, tid), written on first use and after renames. */
 static int
 thread_id(struct sp_recorder *r, uint32_t pid, uint32_t tid, uint32_t *id)
@@ -143,10 +171,8 @@ thread_id(struct sp_recorder *r, uint32_t pid, uint32_t tid, uint32_t *id)
 	int err;
 
 	if (t == NULL || t->pid != pid) {
-		if (t == NULL && (t = new_thread(r, pid, tid)) == NULL)
+		if ((t = renew_thread(r, t, pid, tid)) == NULL)
 			return -ENOMEM;
-		t->pid = pid;
-		t->id = 0;
 		(void)sp_proc_comm((pid_t)pid, (pid_t)tid, t->comm,
 		    sizeof(t->comm));
 	}
@@ -821,11 +847,8 @@ name_child(struct sp_recorder *r, uint32_t pid, uint32_t tid, uint32_t ptid)
 
 	if (t != NULL && t->pid == pid && !t->exited)
 		return 0;
-	if (t == NULL && (t = new_thread(r, pid, tid)) == NULL)
+	if ((t = renew_thread(r, t, pid, tid)) == NULL)
 		return -ENOMEM;
-	t->pid = pid;
-	t->id = 0;
-	t->exited = 0;
 	if (pt != NULL)
 		memcpy(t->comm, pt->comm, sizeof(t->comm));
 	else

@@ -2,6 +2,7 @@
 /* The recorder: events, rings, attaching and spawning, draining. */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -10,6 +11,7 @@
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
+#include <sys/vfs.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -174,6 +176,7 @@ sp_recorder_new(struct sp_writer *w, const struct sp_recorder_opts *o,
 	r->ctx.log_ctx = o->log_ctx;
 	r->ctx.bundle = o->bundle;
 	r->epfd = -1;
+	r->cgroup_fd = -1;
 	r->enabled = 1;
 	if (r->o.frequency == 0)
 		r->o.frequency = 1000;
@@ -242,12 +245,24 @@ sp_recorder_new(struct sp_writer *w, const struct sp_recorder_opts *o,
 	return 0;
 }
 
+/* perf_event_open(2) with attr a on tid's events of cpu: tid
+ * (uint32_t)-1 is every task's, or the cgroup's when there is one. */
+static int
+perf_open(const struct sp_recorder *r, struct perf_event_attr *a,
+    uint32_t tid, int cpu)
+{
+	if (tid == UINT32_MAX && r->cgroup_fd >= 0)
+		return sp_perf_open(a, r->cgroup_fd, cpu, -1,
+		    PERF_FLAG_FD_CLOEXEC | PERF_FLAG_PID_CGROUP);
+	return sp_perf_open(a, (pid_t)tid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
 /* perf_event_open(2) on (tid, cpu), falling back from cycles to
  * cpu-clock, and from kernel to user-only sampling when that is denied. */
 static int
 open_event(struct sp_recorder *r, uint32_t tid, int cpu)
 {
-	int fd = sp_perf_open(&r->attr, (pid_t)tid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	int fd = perf_open(r, &r->attr, tid, cpu);
 
 	if (fd >= 0)
 		return fd;
@@ -360,7 +375,7 @@ open_sideband(struct sp_recorder *r, uint32_t tid, int i)
 	a.task = 1;
 	a.disabled = r->at_exec;
 	a.enable_on_exec = r->at_exec;
-	fd = sp_perf_open(&a, (pid_t)tid, r->cpus[i], -1, PERF_FLAG_FD_CLOEXEC);
+	fd = perf_open(r, &a, tid, r->cpus[i]);
 	if (fd < 0)
 		return fd;
 	if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, r->rings[i].fd) < 0)
@@ -478,7 +493,8 @@ write_recording(struct sp_recorder *r)
 	rec.u.recording.flags = ((r->attr.sample_type & PERF_SAMPLE_CALLCHAIN) ?
 	    SP_RECORDING_KERNEL : 0) |
 	    (r->o.children ? SP_RECORDING_CHILDREN : 0) |
-	    (r->system ? SP_RECORDING_SYSTEM : 0) |
+	    (r->system && r->cgroup_fd < 0 ? SP_RECORDING_SYSTEM : 0) |
+	    (r->cgroup_fd >= 0 ? SP_RECORDING_CGROUP : 0) |
 	    (r->attr.exclude_kernel ? 0 : SP_RECORDING_KERNEL_TIME);
 	rec.u.recording.command.s = cmd;
 	rec.u.recording.command.len = (uint32_t)strlen(cmd);
@@ -834,20 +850,28 @@ sp_recorder_attach_mode(struct sp_recorder *r, pid_t pid,
 	    (int)mode);
 }
 
-/* Opening the events of every CPU for all tasks failed with err. */
+/* Opening the events of every CPU for all tasks (of cgroup, when not
+ * NULL) failed with err. */
 static int
-system_error(int err, struct sp_diag *d)
+system_error(int err, const char *cgroup, struct sp_diag *d)
 {
 	long paranoid = 0;
 
+	if (cgroup != NULL && (err == -EBADF || err == -EINVAL ||
+	    err == -EOPNOTSUPP))
+		return sp_diag_set(d, 0, err, "cgroup %s: perf_event_open "
+		    "refused it (%s): the kernel may lack CONFIG_CGROUP_PERF, "
+		    "or the directory is not one of cgroup v2", cgroup,
+		    sp_strerror(err));
 	if (err == -EACCES || err == -EPERM) {
 		(void)sp_read_long("/proc/sys/kernel/perf_event_paranoid",
 		    &paranoid);
-		return sp_diag_set(d, 0, err, "not permitted to record every "
-		    "process: perf_event_paranoid is %ld; run as root or with "
+		return sp_diag_set(d, 0, err, "not permitted to record %s%s: "
+		    "perf_event_paranoid is %ld; run as root or with "
 		    "CAP_PERFMON (or CAP_SYS_ADMIN), or set "
 		    "/proc/sys/kernel/perf_event_paranoid to 0 or lower",
-		    paranoid);
+		    cgroup != NULL ? "cgroup " : "every process",
+		    cgroup != NULL ? cgroup : "", paranoid);
 	}
 	if (err == -EMFILE || err == -ENFILE)
 		return sp_diag_set(d, 0, err, "out of file descriptors opening "
@@ -856,6 +880,9 @@ system_error(int err, struct sp_diag *d)
 		return sp_diag_set(d, 0, err, "out of locked memory for the ring "
 		    "buffers; raise ulimit -l or "
 		    "/proc/sys/kernel/perf_event_mlock_kb");
+	if (cgroup != NULL)
+		return sp_diag_set(d, 0, err, "cgroup %s: %s", cgroup,
+		    sp_strerror(err));
 	return sp_diag_set(d, 0, err, "perf_event_open for every process: %s",
 	    sp_strerror(err));
 }
@@ -869,18 +896,18 @@ struct early {
 	size_t len;
 };
 
-int
-sp_recorder_attach_system(struct sp_recorder *r, struct sp_diag *diag)
+/*
+ * The whole system, or the cgroup open on r->cgroup_fd (named cgroup):
+ * events per CPU, then the processes running, then sampling.
+ */
+static int
+attach_all(struct sp_recorder *r, const char *cgroup, struct sp_diag *diag)
 {
 	struct early *e;
 	pid_t *pids, *tids;
-	size_t n, nt, i;
+	size_t n, nt, i, k;
 	int on = r->enabled, err;
 
-	if (r->system || r->ntargets > 0)
-		return sp_diag_set(diag, 0, -SP_EUSAGE, "%s", r->system ?
-		    "every process is recorded already" : "processes are "
-		    "attached already: record the whole system or those");
 	r->system = 1;
 	r->o.children = 1;
 	r->ctx.now = mono_now();
@@ -895,15 +922,17 @@ sp_recorder_attach_system(struct sp_recorder *r, struct sp_diag *diag)
 	err = open_events(r, UINT32_MAX);
 	r->enabled = on;
 	if (err)
-		return system_error(err, diag);
+		return system_error(err, cgroup, diag);
 	/*
 	 * The processes running now, after the events opened (one started
 	 * meanwhile has a FORK record too and is followed once).  Their
 	 * maps are read first, all of them, and their files (build-ids,
 	 * CFI) after.
 	 */
-	if ((err = sp_proc_pids(&pids, &n)) != 0)
-		return system_error(err, diag);
+	err = r->cgroup_fd >= 0 ? sp_cgroup_pids(r->cgroup_fd, &pids, &n) :
+	    sp_proc_pids(&pids, &n);
+	if (err)
+		return system_error(err, cgroup, diag);
 	e = calloc(n + 1, sizeof(*e));
 	if (e == NULL)
 		err = -ENOMEM;
@@ -920,6 +949,9 @@ sp_recorder_attach_system(struct sp_recorder *r, struct sp_diag *diag)
 		if (err == 0 && e[i].p != NULL &&
 		    sp_proc_tasks(pids[i], &tids, &nt) == 0) {
 			r->ctx.c[C_THREADS] += nt;
+			for (k = 0; k < nt && err == 0; k++)
+				err = spi_rec_name_thread(r, (uint32_t)pids[i],
+				    (uint32_t)tids[k]);
 			free(tids);
 		}
 	}
@@ -929,7 +961,53 @@ sp_recorder_attach_system(struct sp_recorder *r, struct sp_diag *diag)
 		err = write_recording(r);
 	if (err == 0 && on)
 		err = switch_events(r);
-	return err ? system_error(err, diag) : 0;
+	return err ? system_error(err, cgroup, diag) : 0;
+}
+
+/* Neither the whole system nor a cgroup with attached processes. */
+static int
+attached_already(const struct sp_recorder *r, struct sp_diag *diag)
+{
+	if (r->system || r->ntargets > 0)
+		return sp_diag_set(diag, 0, -SP_EUSAGE, "%s", r->system ?
+		    "every process (or a cgroup's) is recorded already" :
+		    "processes are attached already: record the whole system "
+		    "or a cgroup, or those");
+	return 0;
+}
+
+int
+sp_recorder_attach_system(struct sp_recorder *r, struct sp_diag *diag)
+{
+	int err = attached_already(r, diag);
+
+	return err ? err : attach_all(r, NULL, diag);
+}
+
+int
+sp_recorder_attach_cgroup(struct sp_recorder *r, const char *path,
+    struct sp_diag *diag)
+{
+	struct statfs sf;
+	int fd, err = attached_already(r, diag);
+
+	if (err)
+		return err;
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+		return sp_diag_set(diag, 0, err, "cgroup %s: %s%s", path,
+		    sp_strerror(err), err == -ENOENT ? " (a directory of "
+		    "the cgroup v2 hierarchy, /sys/fs/cgroup/...)" : "");
+	}
+	if (fstatfs(fd, &sf) != 0 || sf.f_type != CGROUP2_SUPER_MAGIC) {
+		(void)close(fd);
+		return sp_diag_set(diag, 0, -SP_EUSAGE, "cgroup %s: not a "
+		    "directory of the cgroup v2 hierarchy (mounted at "
+		    "/sys/fs/cgroup on current systems)", path);
+	}
+	r->cgroup_fd = fd;
+	return attach_all(r, path, diag);
 }
 
 int
@@ -1471,6 +1549,8 @@ sp_recorder_free(struct sp_recorder *r)
 	sp_imap_fini(&r->covered);
 	sp_buf_fini(&r->drain);
 	free(r->exited);
+	if (r->cgroup_fd >= 0)
+		(void)close(r->cgroup_fd);
 	free(r->items);
 	free(r->sorted);
 	free(r->events);

@@ -97,7 +97,9 @@ struct sp_recorder {
 	struct sp_imap procs;     /* pid -> struct rec_proc */
 	struct sp_imap threads;   /* tid -> struct rec_thread */
 	struct sp_imap covered;   /* tids with events (opened or inherited) */
-	int system;               /* every process (attach_system) */
+	int system;               /* every process (attach_system), or of
+	                           * a cgroup (attach_cgroup) */
+	int cgroup_fd;            /* that cgroup's directory, else -1 */
 	uint32_t *targets;        /* pids asked for */
 	size_t ntargets, captargets;
 	int wrote_recording;
@@ -139,6 +141,9 @@ struct rec_proc *spi_rec_proc_get(struct sp_recorder *r, uint32_t pid,
  * system: one whose start was not seen).  *out is NULL when it is gone
  * (its samples are not recorded).  0 or -ENOMEM. */
 int spi_rec_adopt(struct sp_recorder *r, uint32_t pid, struct rec_proc **out);
+/* Names thread tid of pid from /proc now (its samples may be read after
+ * it exited, when /proc has no name left).  0 or -ENOMEM. */
+int spi_rec_name_thread(struct sp_recorder *r, uint32_t pid, uint32_t tid);
 /* Its first half: *out followed, its /proc/PID/maps in *buf for
  * spi_rec_add_maps (NULL: refused, or *out NULL: gone). */
 int spi_rec_adopt_read(struct sp_recorder *r, uint32_t pid,

@@ -146,6 +146,19 @@ int sp_recorder_attach_exec(struct sp_recorder *r, pid_t pid,
 int sp_recorder_attach_system(struct sp_recorder *r, struct sp_diag *diag);
 
 /*
+ * As sp_recorder_attach_system, for the processes of one cgroup v2
+ * directory (path, /sys/fs/cgroup/...) and its descendants (perf's cgroup
+ * mode, PERF_FLAG_PID_CGROUP): those in it now (cgroup.procs), those
+ * started in it later, and one moved into it (from its first sample).  A
+ * process in another mount or PID namespace (a container's) is read
+ * through /proc/PID/root and /proc/PID/map_files.  Returns as
+ * sp_recorder_attach_system; -SP_EUSAGE (diag says so) for a path that is
+ * not a cgroup v2 directory, -ENOENT when it does not exist.
+ */
+int sp_recorder_attach_cgroup(struct sp_recorder *r, const char *path,
+    struct sp_diag *diag);
+
+/*
  * Starts argv[0] (searched in PATH) as a child that waits before exec,
  * opens events on it that enable at exec (sampling only if the recorder
  * is on), then lets it exec, so nothing of its start is missed.  Stores

@@ -214,7 +214,7 @@ struct sp_recording {
 	uint32_t stack_bytes;
 	uint32_t flags;       /* SP_RECORDING_*: kernel callchains, children
 	                       * followed, kernel time sampled, the whole
-	                       * system */
+	                       * system, a cgroup */
 	struct sp_str command;
 };
 
@@ -237,6 +237,7 @@ struct sp_rawstack {
 #define SP_RECORDING_CHILDREN 2u
 #define SP_RECORDING_KERNEL_TIME 4u /* time in the kernel was sampled */
 #define SP_RECORDING_SYSTEM 8u      /* every process (sp-record -a) */
+#define SP_RECORDING_CGROUP 16u     /* a cgroup's (sp-record --cgroup) */
 
 /*
  * One decoded record.  For definitions, id is the id the record defines.
