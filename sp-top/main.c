@@ -35,6 +35,7 @@ struct opts {
 	struct sp_recorder_opts ro;
 	uint32_t pids[MAX_PIDS];
 	size_t npids;
+	int system;             /* -a: every process */
 	char **cmd;
 	int children;
 	double duration, interval;
@@ -58,7 +59,7 @@ usage(int status)
 	    "usage: sp-top [-F HZ] [-k] [-c | --no-children] [-d SECONDS]\n"
 	    "              [-i SECONDS] [-w SECONDS] [-n ROWS] [--total |\n"
 	    "              --threads] [--batch] [-o FILE]\n"
-	    "              (-p PID[,PID...] | -- CMD [ARGS...])\n"
+	    "              (-p PID[,PID...] | -a | -- CMD [ARGS...])\n"
 	    "Record processes and show their hottest functions, refreshed as\n"
 	    "they run: each function's share of the samples as the leaf (self)\n"
 	    "and anywhere in the stack (total), the sample rate, lost events\n"
@@ -83,6 +84,8 @@ usage(int status)
 	    "      --batch        text snapshots even on a terminal\n"
 	    "  -o, --output FILE  keep the spool in FILE (for sp-sym, sp-fold...)\n"
 	    "  -p, --pid PID,...  attach to running processes\n"
+	    "  -a, --all-cpus     every process on the machine (root or\n"
+	    "                     CAP_PERFMON), as perf top\n"
 	    "  -h, --help         this text\n"
 	    "      --version      version, spool format and build-id\n");
 	exit(status);
@@ -109,6 +112,7 @@ static void
 parse_args(int argc, char **argv, struct opts *o)
 {
 	static const struct option longopts[] = {
+		{ "all-cpus", no_argument, NULL, 'a' },
 		{ "batch", no_argument, NULL, 'B' },
 		{ "children", no_argument, NULL, 'c' },
 		{ "no-children", no_argument, NULL, 'C' },
@@ -132,9 +136,12 @@ parse_args(int argc, char **argv, struct opts *o)
 	o->interval = 1;
 	o->window_keyed = 5;
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, "+:cd:F:hi:kn:o:p:w:", longopts,
+	while ((ch = getopt_long(argc, argv, "+:acd:F:hi:kn:o:p:w:", longopts,
 	    NULL)) != -1) {
 		switch (ch) {
+		case 'a':
+			o->system = 1;
+			break;
 		case 'B':
 			o->batch = 1;
 			break;
@@ -194,8 +201,11 @@ parse_args(int argc, char **argv, struct opts *o)
 	if (o->cmd != NULL && o->npids > 0)
 		errx(2, "give either -p PID or -- CMD, not both (see sp-top "
 		    "--help)");
-	if (o->cmd == NULL && o->npids == 0)
-		errx(2, "give either -p PID or -- CMD (see sp-top --help)");
+	if (o->system && (o->cmd != NULL || o->npids > 0))
+		errx(2, "-a shows every process: give no -p or command");
+	if (o->cmd == NULL && o->npids == 0 && !o->system)
+		errx(2, "give either -p PID or -- CMD, or -a (see sp-top "
+		    "--help)");
 	if (o->out != NULL && strcmp(o->out, "-") == 0)
 		errx(2, "-o -: the terminal shows the view; give a file name");
 	o->ro.children = o->children < 0 ? o->cmd != NULL : o->children;
@@ -530,6 +540,8 @@ start(struct live *l, int *fd)
 	for (i = 0; i < o->npids; i++)
 		if (sp_recorder_attach(l->r, (pid_t)o->pids[i], &diag) != 0)
 			errx(1, "%s", diag.msg);
+	if (o->system && sp_recorder_attach_system(l->r, &diag) != 0)
+		errx(1, "%s", diag.msg);
 	if (o->cmd != NULL && sp_recorder_spawn(l->r, o->cmd, &child,
 	    &diag) != 0)
 		errx(1, "%s", diag.msg);
@@ -555,7 +567,8 @@ main(int argc, char **argv)
 
 	parse_args(argc, argv, &o);
 	o.ro.log = sp_tool_warn;
-	o.ro.command = o.cmd != NULL ? o.cmd[0] : "attach";
+	o.ro.command = o.cmd != NULL ? o.cmd[0] : o.system ? "all-cpus" :
+	    "attach";
 	memset(&l, 0, sizeof(l));
 	l.o = &o;
 	memset(&sa, 0, sizeof(sa));
@@ -565,6 +578,8 @@ main(int argc, char **argv)
 	(void)signal(SIGPIPE, SIG_IGN);
 	if (o.cmd != NULL)
 		(void)snprintf(what, sizeof(what), "%s", o.cmd[0]);
+	else if (o.system)
+		(void)snprintf(what, sizeof(what), "all processes");
 	else
 		(void)snprintf(what, sizeof(what), "pid %u%s", o.pids[0],
 		    o.npids > 1 ? " and more" : "");

@@ -88,6 +88,17 @@ perf_map_allowed(const struct sym_ctx *c, uint32_t host, uint32_t pid)
 	return 0;
 }
 
+/* DIR/perf-PID.map of the perf map directory (default /tmp) into path;
+ * 0, or -1 when it does not fit. */
+static int
+pmap_path(const struct sym_ctx *c, uint32_t pid, char *path, size_t cap)
+{
+	int n = snprintf(path, cap, "%s/perf-%u.map",
+	    c->o->perf_map_dir != NULL ? c->o->perf_map_dir : "/tmp", pid);
+
+	return n > 0 && (size_t)n < cap ? 0 : -1;
+}
+
 /*
  * The bundle's copy first (the recorder checked its owner when it copied
  * it), then DIR/perf-PID.map, which must belong to the process's uid as
@@ -114,9 +125,7 @@ pmap_read(const struct sym_ctx *c, uint32_t pid, uint32_t uid_plus1)
 	}
 	if (uid_plus1 != 0)
 		uid = (uid_t)(uid_plus1 - 1);
-	n = snprintf(path, sizeof(path), "%s/perf-%u.map",
-	    c->o->perf_map_dir != NULL ? c->o->perf_map_dir : "/tmp", pid);
-	if (n <= 0 || (size_t)n >= sizeof(path))
+	if (pmap_path(c, pid, path, sizeof(path)) < 0)
 		return NULL;
 	/* Written after the recording: the pid's next process's. */
 	if (c->o->perf_map_before != 0 && lstat(path, &st) == 0 &&
@@ -136,13 +145,11 @@ pmap_stat(const struct sym_ctx *c, uint32_t pid, int64_t *size,
 {
 	char path[4096];
 	struct stat st;
-	int n;
 
 	*size = -1;
 	*mtime_ns = 0;
-	n = snprintf(path, sizeof(path), "%s/perf-%u.map",
-	    c->o->perf_map_dir != NULL ? c->o->perf_map_dir : "/tmp", pid);
-	if (n > 0 && (size_t)n < sizeof(path) && lstat(path, &st) == 0) {
+	if (pmap_path(c, pid, path, sizeof(path)) == 0 &&
+	    lstat(path, &st) == 0) {
 		*size = (int64_t)st.st_size;
 		*mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 +
 		    st.st_mtim.tv_nsec;

@@ -6,7 +6,8 @@
 # tmpfs under chroot, so that the host cannot see its file, is in a child
 # cgroup: its build-id is recorded, its file is kept through
 # /proc/PID/map_files (--bundle-binaries), and sp-sym names its functions
-# offline from the bundle and not without it.
+# offline from the bundle and not without it; a JIT in a namespace with a
+# private /tmp has its frames named from its perf map there.
 # asan: REC=build/asan/sp-record/sp-record
 . "$(dirname "$0")/lib.bash"
 REC=${REC:-$BIN/sp-record} SYM=$BIN/sp-sym FOLD=$BIN/sp-fold DUMP=$BIN/sp-dump
@@ -33,7 +34,7 @@ mkdir "$cg/inner"
 root=$TMP/root
 mkdir -p "$root"
 cleanup() {
-	kill $shp $tp $nsp 2>/dev/null
+	kill $shp $tp $nsp $jp 2>/dev/null
 	wait 2>/dev/null
 	rmdir "$cg/inner" "$cg" 2>/dev/null
 }
@@ -51,6 +52,11 @@ unshare --pid --mount --fork sh -c "mount -t tmpfs sp-test '$root' &&
     cp $W/tree-musl-static '$root/tree-ns' && echo 0 >$cg/inner/cgroup.procs &&
     exec chroot '$root' /tree-ns 4500" 2>/dev/null &
 nsp=$!
+# And a JIT in a namespace of its own with a private /tmp: its perf map is
+# /tmp/perf-1.map there, reached from the host as /proc/PID/root/tmp/...
+unshare --pid --mount --fork sh -c "mount -t tmpfs sp-test /tmp &&
+    echo 0 >$cg/inner/cgroup.procs && exec $W/jit 4500" >/dev/null 2>&1 &
+jp=$!
 sleep 0.3
 run "$REC" -G "$cg" -d 3 --bundle "$TMP/b" --bundle-binaries -o "$TMP/c.spl"
 check "sp-record -G $cg -d 3: exit 0" test "$RC" -eq 0
@@ -74,7 +80,7 @@ hot=$(awk '$1 ~ /^split-/ && /;hot_a/ { n += $NF } END { print n + 0 }' "$TMP/c.
 check "split, started in the cgroup after the recording began, is recorded ($hot samples in hot_a)" \
     test "$hot" -gt 20
 others=$(awk '{ r = $1; sub(/;.*/, "", r); sub(/-[0-9]+$/, "", r) }
-    r != "tree-O2" && r != "split" && r != "sh" && r != "tree-ns" && r != "chroot" && r != "sleep" && r != "unshare" { n += $NF }
+    r != "tree-O2" && r != "split" && r != "sh" && r != "tree-ns" && r != "chroot" && r != "sleep" && r != "unshare" && r != "jit" { n += $NF }
     END { print n + 0 }' "$TMP/c.fold")
 check "no process outside the cgroup: $others samples of others" test "$others" -eq 0
 
@@ -86,6 +92,9 @@ check "its build-id is recorded" \
 id=$(grep -o "build-id [0-9a-f]\{40\} .*/tree-ns$" <<<"$OUT" | head -1 | cut -d" " -f2)
 check "the bundle keeps its binary, which the host cannot see (binaries/${id:-?})" \
     test -n "$id" -a -s "$TMP/b/binaries/$id" -a ! -e "$root/tree-ns"
+jit=$(awk '$1 ~ /^jit-/ && /;jit_spin_loop/ { n += $NF } END { print n + 0 }' "$TMP/c.fold")
+check "the namespaced JIT's frames are named from its own /tmp/perf-1.map, kept in the bundle ($jit samples in jit_spin_loop; $(ls "$TMP/b/perf-maps" 2>/dev/null | tr '\n' ' '))" \
+    test "$jit" -gt 20
 nsall=$(awk '$1 ~ /^tree-ns-/ { n += $NF } END { print n + 0 }' "$TMP/nob.fold")
 nsnamed=$(awk '$1 ~ /^tree-ns-/ && /;leaf_a/ { n += $NF } END { print n + 0 }' "$TMP/nob.fold")
 check "without the bundle its frames stay addresses ($nsnamed of $nsall samples named leaf_a)" \

@@ -3,7 +3,8 @@
 # hot_a, hot_b and hot_c (tests/workloads/split.c) shows that split within
 # 5 points after 3 s, as text snapshots without a terminal and on a
 # terminal under tmux (keys s, t, h, w, q sent with send-keys, the screen
-# read with capture-pane); -o keeps the spool; -p attaches; errors.
+# read with capture-pane); -o keeps the spool; -p attaches; -a shows every
+# process; errors.
 # asan: TOP=build/asan/sp-top/sp-top
 . "$(dirname "$0")/lib.bash"
 TOP=${TOP:-$BIN/sp-top} DUMP=$BIN/sp-dump W=build/tests
@@ -64,6 +65,30 @@ check "-p: attached, exit 0, hot_a named ($(grep -m1 hot_a <<<"$OUT"))" \
     test "$RC" -eq 0 -a -n "$(grep hot_a <<<"$OUT")"
 check "-p: the process runs on after sp-top" kill -0 $wp
 kill $wp; wait $wp 2>/dev/null
+
+# -a: every process, as perf top; split's three functions keep their
+# 5:3:2 among themselves, whatever else the machine runs.
+$W/split 20 &
+wp=$!
+running $wp $W/split
+"$TOP" -a -d 3 --batch >"$TMP/all.out" 2>"$TMP/all.err"
+rc=$?
+a=$(share hot_a "$TMP/all.out") b=$(share hot_b "$TMP/all.out")
+c=$(share hot_c "$TMP/all.out")
+kill $wp; wait $wp 2>/dev/null
+check "-a: exit 0, split's functions among every process's ($a/$b/$c % of all)" \
+    awk -v rc="$rc" -v a="$a" 'BEGIN { exit !(rc == 0 && a > 0) }'
+if awk -v a="$a" -v b="$b" -v c="$c" 'BEGIN { exit !(a + b + c < 10) }'; then
+	skip "-a split" "split had $a + $b + $c % of the machine's samples: too busy to judge"
+else
+	check "-a: among themselves 50/30/20 within 5 points" \
+	    awk -v a="$a" -v b="$b" -v c="$c" 'BEGIN { t = a + b + c
+		a = 100 * a / t; b = 100 * b / t; c = 100 * c / t
+		exit !(a - 50 <= 5 && 50 - a <= 5 && b - 30 <= 5 && 30 - b <= 5 &&
+		    c - 20 <= 5 && 20 - c <= 5) }'
+fi
+run "$TOP" -a -p 1
+check "-a with -p: exit 2" test "$RC" -eq 2
 
 run "$TOP" -d 1 -p 4194304
 check "-p of no process: exit 1, the pid named" \
