@@ -71,7 +71,7 @@ add(void *ctx, const struct sp_ring_rec *rec)
 	for (i = 0; i < rec->len; i++)
 		if (p[i] != ring_byte(s->ring, s->pos + i))
 			abort(); /* not the ring's bytes at its place */
-	if (sp_perf_record_time(p, rec->len) > s->until)
+	if (sp_perf_record_time(p, rec->len, s->ring->id_len) > s->until)
 		abort(); /* given, but timed after the limit */
 	s->pos += rec->len;
 	return 0;
@@ -104,7 +104,7 @@ read_release(struct sp_ring *r, uint64_t until, struct seen *s)
 		if (h.size >= sizeof(h) && h.size <= s->head - r->next_tail) {
 			for (i = sizeof(h); i < h.size; i++)
 				rec[i] = ring_byte(r, r->next_tail + i);
-			if (sp_perf_record_time(rec, h.size) <= until)
+			if (sp_perf_record_time(rec, h.size, r->id_len) <= until)
 				abort();
 		}
 	}
@@ -138,6 +138,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(&r, 0, sizeof(r));
 	r.fd = -1;
 	r.data_size = (size_t)PAGE << (data[0] % 3);
+	/* With --off-cpu the identifier moves every record's time. */
+	r.id_len = data[0] & 0x80 ? 8 : 0;
 	r.map_len = PAGE + r.data_size;
 	r.base = aligned_alloc(PAGE, r.map_len);
 	if (r.base == NULL)

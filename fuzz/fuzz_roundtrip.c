@@ -90,6 +90,9 @@ next_record(struct prog *g, struct sp_record *r, uint64_t *clock)
 		r->u.sample.stack = (uint32_t)take(g, 1);
 		r->u.sample.cpu = (uint32_t)take(g, 1);
 		r->u.sample.time = *clock;
+		/* Kind 2 and off-CPU weight 0 are the writer's to refuse. */
+		r->u.sample.kind = (uint32_t)take(g, 1) % 3;
+		r->u.sample.weight = take(g, 1) & 1 ? take(g, 8) : 0;
 		break;
 	case SP_REC_MODULE:
 		r->u.module.pid = (uint32_t)take(g, 2);
@@ -172,7 +175,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		if (got->thread != want[i].thread ||
 		    got->stack != want[i].stack || got->time != want[i].time ||
-		    got->cpu != want[i].cpu)
+		    got->cpu != want[i].cpu || got->kind != want[i].kind ||
+		    got->weight != (want[i].weight ? want[i].weight : 1))
 			abort();
 	}
 	for (i = 0; i < nd; i++) {

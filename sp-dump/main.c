@@ -287,9 +287,13 @@ print_sample(struct dump *d, const struct sp_record *r)
 	demangle(d, d->frames, n, NULL);
 	if (d->json) {
 		(void)printf("{\"kind\":\"sample\",\"thread\":%u,\"pid\":%u,"
-		    "\"tid\":%u,\"time\":%" PRIu64 ",\"cpu\":%u,\"stack\":%u,"
-		    "\"frames\":[", s->thread, t->pid, t->tid, s->time, s->cpu,
-		    s->stack);
+		    "\"tid\":%u,\"time\":%" PRIu64 ",\"cpu\":%u,\"stack\":%u,",
+		    s->thread, t->pid, t->tid, s->time, s->cpu, s->stack);
+		if (s->kind == SP_SAMPLE_OFF_CPU)
+			(void)printf("\"off_cpu_ns\":%" PRIu64 ",", s->weight);
+		else if (s->weight > 1)
+			(void)printf("\"weight\":%" PRIu64 ",", s->weight);
+		(void)fputs("\"frames\":[", stdout);
 		for (i = 0; i < n; i++) {
 			name = frame_name(d, d->frames[i], buf, sizeof(buf),
 			    &len);
@@ -299,8 +303,13 @@ print_sample(struct dump *d, const struct sp_record *r)
 		(void)fputs("]}\n", stdout);
 		return;
 	}
-	(void)printf("sample %.6f pid %u tid %u cpu %u: %zu frames\n",
-	    rel_seconds(d, s->time), t->pid, t->tid, s->cpu, depth);
+	(void)printf("sample %.6f pid %u tid %u cpu %u", rel_seconds(d,
+	    s->time), t->pid, t->tid, s->cpu);
+	if (s->kind == SP_SAMPLE_OFF_CPU)
+		(void)printf(" off CPU %.6f s", (double)s->weight / 1e9);
+	else if (s->weight > 1)
+		(void)printf(" weight %" PRIu64, s->weight);
+	(void)printf(": %zu frames\n", depth);
 	for (i = 0; i < n; i++) {
 		name = frame_name(d, d->frames[i], buf, sizeof(buf), &len);
 		(void)printf("    #%-3zu %.*s\n", i, (int)len, name);
@@ -362,6 +371,7 @@ print_recording(const struct dump *d, const struct sp_recording *g)
 		{ SP_RECORDING_CHILDREN, "children" },
 		{ SP_RECORDING_SYSTEM, "system-wide" },
 		{ SP_RECORDING_CGROUP, "cgroup" },
+		{ SP_RECORDING_OFF_CPU, "off-cpu" },
 	};
 	const char *sep = "";
 	size_t i;

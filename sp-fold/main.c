@@ -37,6 +37,7 @@ usage(int status)
 	    "               [--lines] [--modules] [--no-inline]\n"
 	    "               [--user-only | --kernel-only]\n"
 	    "               [--max-depth N] [--pprof | --speedscope]\n"
+	    "               [--on-cpu | --off-cpu | --both]\n"
 	    "               [--no-demangle]\n"
 	    "               [-o FILE] [FILE | -]\n"
 	    "Fold a spool's samples into stacks, one line per distinct stack,\n"
@@ -59,6 +60,14 @@ usage(int status)
 	    "  -k, --kernel-only   drop user frames\n"
 	    "  -d, --max-depth N   keep the N frames nearest the root, then\n"
 	    "                      [deeper]\n"
+	    "      --on-cpu        only time on CPU, counted in samples (the\n"
+	    "                      default for spools without off-CPU samples)\n"
+	    "      --off-cpu       only time off CPU (sp-record --off-cpu),\n"
+	    "                      counted in nanoseconds\n"
+	    "      --both          both, in nanoseconds (a CPU sample counts\n"
+	    "                      the sampling period), off-CPU stacks under\n"
+	    "                      the root [off-cpu] (the default for spools\n"
+	    "                      with off-CPU samples)\n"
 	    "  -g, --pprof         write a gzip'd pprof profile instead\n"
 	    "  -S, --speedscope    write speedscope JSON instead: a profile per\n"
 	    "                      thread, samples in time order (its Time Order\n"
@@ -94,9 +103,18 @@ set_root(struct opts *o, enum sp_fold_root root)
 }
 
 static void
+set_time(struct opts *o, enum sp_fold_time t)
+{
+	if (o->fo.time != SP_FOLD_TIME_AUTO && o->fo.time != t)
+		errx(2, "--on-cpu, --off-cpu and --both exclude each other");
+	o->fo.time = t;
+}
+
+static void
 parse_args(int argc, char **argv, struct opts *o)
 {
 	static const struct option opts[] = {
+		{ "both", no_argument, NULL, 1000 + 'B' },
 		{ "comm", required_argument, NULL, 'c' },
 		{ "from", required_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
@@ -106,6 +124,8 @@ parse_args(int argc, char **argv, struct opts *o)
 		{ "modules", no_argument, NULL, 'M' },
 		{ "no-demangle", no_argument, NULL, 1000 + 'D' },
 		{ "no-inline", no_argument, NULL, 'I' },
+		{ "off-cpu", no_argument, NULL, 1000 + 'F' },
+		{ "on-cpu", no_argument, NULL, 1000 + 'N' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "per-process", no_argument, NULL, 'P' },
 		{ "per-thread", no_argument, NULL, 'R' },
@@ -191,6 +211,15 @@ parse_args(int argc, char **argv, struct opts *o)
 		case 1000 + 'D':
 			o->no_demangle = 1;
 			break;
+		case 1000 + 'B':
+			set_time(o, SP_FOLD_TIME_BOTH);
+			break;
+		case 1000 + 'F':
+			set_time(o, SP_FOLD_TIME_OFF_CPU);
+			break;
+		case 1000 + 'N':
+			set_time(o, SP_FOLD_TIME_ON_CPU);
+			break;
 		case 1000 + 'V':
 			sp_tool_version("sp-fold");
 			break;
@@ -248,6 +277,7 @@ static void
 report(const struct opts *o, const struct sp_fold *f, const struct sp_defs *d)
 {
 	struct sp_fold_stats st;
+	uint64_t period;
 	char buf[512];
 
 	sp_fold_get_stats(f, &st);
@@ -260,6 +290,15 @@ report(const struct opts *o, const struct sp_fold *f, const struct sp_defs *d)
 	else if (st.samples > 0 && st.counted == 0 && st.filtered > 0)
 		warnx("%s: no sample matched %s (of %" PRIu64 " samples)",
 		    o->in, filters(o, buf, sizeof(buf)), st.samples);
+	if (o->fo.time == SP_FOLD_TIME_OFF_CPU && st.off_cpu == 0)
+		warnx("%s: no off-CPU samples (they are recorded with "
+		    "sp-record --off-cpu)", o->in);
+	else if (st.off_cpu > 0 && sp_fold_unit(f, d, &period) ==
+	    SP_FOLD_TIME_BOTH)
+		warnx("%s: counts are nanoseconds: on CPU a sample counts "
+		    "%" PRIu64 " ns, off-CPU stacks are under [off-cpu] (%.3f s "
+		    "in %" PRIu64 " samples)", o->in, period,
+		    (double)st.off_cpu_ns / 1e9, st.off_cpu);
 	if (st.counted > 0 && sp_defs_count(d, SP_REC_SYMBOL) == 0)
 		warnx("%s: no frame is symbolized (they print as "
 		    "module+0xOFFSET); name them first: sp-sym %s | sp-fold",

@@ -37,7 +37,7 @@ usage(int status)
 	    "                 [--children | --no-children]\n"
 	    "                 [-d SECONDS] [-D MSECS] [-m MAX_FRAMES]\n"
 	    "                 [--bundle DIR [--bundle-binaries]]\n"
-	    "                 [--stop] [--raw-stacks] [-q] [-o FILE]\n"
+	    "                 [--off-cpu] [--stop] [--raw-stacks] [-q] [-o FILE]\n"
 	    "                 (-p PID[,PID...] | -- CMD [ARGS...] |\n"
 	    "                  (-a | -G CGROUP) [-- CMD [ARGS...]])\n"
 	    "Sample threads, unwind their stacks as they are recorded, and write\n"
@@ -49,6 +49,9 @@ usage(int status)
 	    "                     (default: 32768, then 4096 once 1000 walks in a\n"
 	    "                     row fit in it, back if they stop fitting)\n"
 	    "  -k, --kernel       add kernel callchains\n"
+	    "      --off-cpu      also sample each switch of a thread off the CPU\n"
+	    "                     (blocked or preempted), weighed by the time until\n"
+	    "                     it runs again; sp-fold --off-cpu or --both folds it\n"
 	    "  -c, --children     follow child processes: those forked after the\n"
 	    "                     start and, with -p, those running already (the\n"
 	    "                     default with a command)\n"
@@ -181,6 +184,7 @@ parse_args(int argc, char **argv, struct opts *o)
 		/* The default since attaching stopped no more; kept so that
 		 * scripts that asked for it keep working. */
 		{ "no-stop", no_argument, NULL, 'N' },
+		{ "off-cpu", no_argument, NULL, 1000 + 'O' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -265,6 +269,9 @@ parse_args(int argc, char **argv, struct opts *o)
 			    "-s stack bytes", optarg, 8, SP_STACK_BYTES_MAX);
 			if (o->ro.stack_bytes % 8)
 				errx(2, "-s stack bytes must be a multiple of 8");
+			break;
+		case 1000 + 'O':
+			o->ro.off_cpu = 1;
 			break;
 		case 1000 + 'V':
 			sp_tool_version("sp-record");

@@ -58,24 +58,25 @@ ring_read(const struct sp_ring *r, uint64_t pos, void *dst, size_t n)
 	}
 }
 
-/* Where a record's time is (a sample's after pid/tid; another's in the
- * sample_id trailer: pid/tid, time, cpu), or 0 when it is too short. */
+/* Where a record's time is (a sample's after [identifier,] pid/tid;
+ * another's in the sample_id trailer: pid/tid, time, cpu[, identifier]),
+ * or 0 when it is too short. */
 static size_t
-time_offset(uint32_t type, size_t len)
+time_offset(uint32_t type, size_t len, size_t id_len)
 {
 	if (type == PERF_RECORD_SAMPLE)
-		return len >= 24 ? 16 : 0;
-	return len >= 8 + 24 ? len - 16 : 0;
+		return len >= 24 + id_len ? 16 + id_len : 0;
+	return len >= 8 + 24 + id_len ? len - 16 - id_len : 0;
 }
 
 uint64_t
-sp_perf_record_time(const uint8_t *rec, size_t len)
+sp_perf_record_time(const uint8_t *rec, size_t len, size_t id_len)
 {
 	struct perf_event_header h;
 	size_t off;
 
 	memcpy(&h, rec, sizeof(h));
-	off = time_offset(h.type, len);
+	off = time_offset(h.type, len, id_len);
 	return off != 0 ? sp_le64(rec + off) : 0;
 }
 
@@ -84,7 +85,7 @@ static uint64_t
 ring_time(const struct sp_ring *r, uint64_t pos,
     const struct perf_event_header *h)
 {
-	size_t off = time_offset(h->type, h->size);
+	size_t off = time_offset(h->type, h->size, r->id_len);
 	uint8_t t[8];
 
 	if (off == 0)

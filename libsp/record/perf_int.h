@@ -25,6 +25,8 @@ struct sp_ring {
 	size_t data_size;
 	size_t map_len;
 	uint64_t next_tail; /* where sp_ring_read stopped */
+	size_t id_len;   /* 8 when PERF_SAMPLE_IDENTIFIER leads every sample
+	                  * and ends every sample_id trailer, else 0 */
 };
 
 /* A record of a ring where it can be read: in place, or, when it wraps
@@ -61,7 +63,7 @@ int sp_ring_pending(const struct sp_ring *r);
 void sp_ring_release(struct sp_ring *r);
 
 /* A perf record's time (samples: after pid/tid; others: the sample_id
- * trailer), 0 when it has none. */
-uint64_t sp_perf_record_time(const uint8_t *rec, size_t len);
+ * trailer), 0 when it has none; id_len as in struct sp_ring. */
+uint64_t sp_perf_record_time(const uint8_t *rec, size_t len, size_t id_len);
 
 #endif

@@ -26,12 +26,16 @@ struct sample_id {
 
 #define SAMPLE_ID_LEN 24
 
+/* With --off-cpu, PERF_SAMPLE_IDENTIFIER ends it (8 bytes more). */
 static int
-trailer(const uint8_t *rec, size_t len, struct sample_id *id)
+trailer(const struct sp_recorder *r, const uint8_t *rec, size_t len,
+    struct sample_id *id)
 {
-	if (len < sizeof(struct perf_event_header) + SAMPLE_ID_LEN)
+	size_t idlen = SAMPLE_ID_LEN + (r->o.off_cpu ? 8 : 0);
+
+	if (len < sizeof(struct perf_event_header) + idlen)
 		return -SP_EFORMAT;
-	rec += len - SAMPLE_ID_LEN;
+	rec += len - idlen;
 	id->pid = sp_le32(rec);
 	id->tid = sp_le32(rec + 4);
 	id->time = sp_le64(rec + 8);
@@ -146,6 +150,7 @@ renew_thread(struct sp_recorder *r, struct rec_thread *t, uint32_t pid,
 	t->id = 0;
 	t->exited = 0;
 	t->comm[0] = '\0';
+	t->off.time = 0;
 	return t;
 }
 
@@ -528,9 +533,96 @@ user_frames(struct sp_recorder *r, struct rec_proc *p,
 	return 0;
 }
 
+/*
+ * An off-CPU sample waits in its thread for the switch in that gives its
+ * weight (on_switch).  One still waiting there lost its switch in.
+ */
+static int
+hold_off_cpu(struct sp_recorder *r, uint32_t tid, const struct sp_sample *s)
+{
+	struct rec_thread *t = sp_imap_get(&r->threads, tid);
+
+	if (t == NULL)
+		return 0;
+	if (t->off.time != 0)
+		r->ctx.c[C_OFF_CPU_UNMATCHED]++;
+	t->off = *s;
+	t->off.kind = SP_SAMPLE_OFF_CPU;
+	return 0;
+}
+
+static int
+write_off_cpu(struct sp_recorder *r, struct rec_thread *t, uint64_t in)
+{
+	struct sp_record rec;
+	int err;
+
+	memset(&rec, 0, sizeof(rec));
+	rec.kind = SP_REC_SAMPLE;
+	rec.u.sample = t->off;
+	rec.u.sample.weight = in - t->off.time;
+	t->off.time = 0;
+	if ((err = put(r, &rec, NULL)) != 0)
+		return err;
+	r->ctx.c[C_OFF_CPU]++;
+	r->ctx.c[C_OFF_CPU_NS] += rec.u.sample.weight;
+	return 0;
+}
+
+/*
+ * PERF_RECORD_SWITCH(_CPU_WIDE): a switch in of id->tid ends the time off
+ * CPU of its waiting sample; a switch out only says whether the thread
+ * was preempted (still runnable) or blocked.
+ */
+static int
+on_switch(struct sp_recorder *r, const struct sample_id *id, uint16_t misc)
+{
+	struct rec_thread *t;
+
+	if (misc & PERF_RECORD_MISC_SWITCH_OUT) {
+		if (misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT)
+			r->ctx.c[C_OFF_CPU_PREEMPTED]++;
+		return 0;
+	}
+	t = sp_imap_get(&r->threads, id->tid);
+	if (t == NULL || t->off.time == 0 || id->time <= t->off.time)
+		return 0;
+	return write_off_cpu(r, t, id->time);
+}
+
+struct off_cpu_end {
+	struct sp_recorder *r;
+	uint64_t end;
+	int err;
+};
+
+static void
+end_off_cpu(void *val, void *ctx)
+{
+	struct rec_thread *t = val;
+	struct off_cpu_end *e = ctx;
+	int err;
+
+	if (t->off.time == 0 || t->exited || e->end <= t->off.time)
+		return;
+	if ((err = write_off_cpu(e->r, t, e->end)) != 0 && e->err == 0)
+		e->err = err;
+}
+
+int
+spi_rec_off_cpu_end(struct sp_recorder *r, uint64_t end)
+{
+	struct off_cpu_end e = { r, end, 0 };
+
+	sp_imap_each(&r->threads, end_off_cpu, &e);
+	return e.err;
+}
+
+/* A sample, or with off (--off-cpu) a switch off CPU, which waits for its
+ * thread's switch in (hold_off_cpu). */
 static int
 write_sample(struct sp_recorder *r, uint32_t pid, uint32_t tid, uint32_t cpu,
-    size_t n, int complete)
+    size_t n, int complete, int off)
 {
 	struct sp_record rec;
 	int err;
@@ -552,6 +644,8 @@ write_sample(struct sp_recorder *r, uint32_t pid, uint32_t tid, uint32_t cpu,
 	err = sp_writer_stack(r->ctx.w, r->frames, n, &rec.u.sample.stack);
 	if (err == 0)
 		err = thread_id(r, pid, tid, &rec.u.sample.thread);
+	if (err == 0 && off)
+		return hold_off_cpu(r, tid, &rec.u.sample);
 	if (err == 0)
 		err = put(r, &rec, NULL);
 	if (err == 0)
@@ -669,13 +763,20 @@ on_sample(struct sp_recorder *r, const uint8_t *rec, size_t len)
 	struct sp_uregs regs;
 	struct sp_ustack stk;
 	struct rec_proc *p;
+	struct rec_thread *t;
 	uint32_t pid, tid, cpu;
+	uint64_t id;
 	size_t n = 0;
-	int has_regs, complete = 1, err;
+	int has_regs, complete = 1, off = 0, err;
 	int in_kernel = (sp_le16(rec + 4) & PERF_RECORD_MISC_CPUMODE_MASK) ==
 	    PERF_RECORD_MISC_KERNEL;
 
 	r->ctx.c[C_SAMPLE_EVENTS]++;
+	if (r->o.off_cpu) {
+		id = sp_rd_u64(&c);
+		off = id <= UINT32_MAX &&
+		    sp_imap_get(&r->switch_ids, (uint32_t)id) != NULL;
+	}
 	pid = sp_rd_u32(&c);
 	tid = sp_rd_u32(&c);
 	r->ctx.now = sp_rd_u64(&c);
@@ -688,9 +789,15 @@ on_sample(struct sp_recorder *r, const uint8_t *rec, size_t len)
 		return 0;
 	}
 	if (tid == 0) {
-		r->ctx.c[C_IDLE]++;
+		r->ctx.c[C_IDLE] += !off;
 		return 0;
 	}
+	/* A thread's last switch, as it exits, is after its EXIT record:
+	 * it never comes back. */
+	t = off ? sp_imap_get(&r->threads, tid) : NULL;
+	if (off && ((!r->system && sp_imap_get(&r->covered, tid) == NULL) ||
+	    (t != NULL && t->exited)))
+		return 0;
 	if (pid == 0 || pid == UINT32_MAX || tid == UINT32_MAX) {
 		r->ctx.c[C_MISSING_PID]++;
 		return 0;
@@ -739,7 +846,7 @@ on_sample(struct sp_recorder *r, const uint8_t *rec, size_t len)
 	} else if (n == 0) {
 		r->ctx.c[C_UNW(SP_UNW_NO_REGS)]++;
 	}
-	err = write_sample(r, pid, tid, cpu, n, complete);
+	err = write_sample(r, pid, tid, cpu, n, complete, off);
 	if (err == 0 && has_regs && r->o.raw_stacks)
 		err = write_rawstack(r, &regs, &stk);
 	return err;
@@ -948,14 +1055,15 @@ spi_rec_process(struct sp_recorder *r, const uint8_t *rec, size_t len)
 	memcpy(&h, rec, sizeof(h));
 	if (h.type == PERF_RECORD_SAMPLE)
 		return on_sample(r, rec, len);
-	if (trailer(rec, len, &id) < 0) {
+	if (trailer(r, rec, len, &id) < 0) {
 		r->ctx.c[C_BAD_RECORDS]++;
 		return 0;
 	}
 	r->ctx.now = id.time;
 	if (r->nexited > 0)
 		reap(r, r->ctx.now);
-	c = sp_cur_make(rec + sizeof(h), len - sizeof(h) - SAMPLE_ID_LEN);
+	c = sp_cur_make(rec + sizeof(h), len - sizeof(h) - SAMPLE_ID_LEN -
+	    (r->o.off_cpu ? 8 : 0));
 	switch (h.type) {
 	case PERF_RECORD_MMAP2:
 		return on_mmap2(r, &c);
@@ -980,6 +1088,9 @@ spi_rec_process(struct sp_recorder *r, const uint8_t *rec, size_t len)
 	case PERF_RECORD_THROTTLE:
 		r->ctx.c[C_THROTTLES]++;
 		return 0;
+	case PERF_RECORD_SWITCH:
+	case PERF_RECORD_SWITCH_CPU_WIDE:
+		return on_switch(r, &id, h.misc);
 	default:
 		return 0;
 	}

@@ -68,6 +68,10 @@ static const char *const counter_names[C_FALLBACK_FIRST_] = {
 	[C_SCANNED] = "unwind_scanned",
 	[C_STACK_BYTES] = "stack_bytes",
 	[C_STACK_SWITCHES] = "stack_switches",
+	[C_OFF_CPU] = "off_cpu_samples",
+	[C_OFF_CPU_NS] = "off_cpu_ns",
+	[C_OFF_CPU_PREEMPTED] = "off_cpu_preempted",
+	[C_OFF_CPU_UNMATCHED] = "off_cpu_unmatched",
 	[C_STACK_USED_FIRST_] = "stack_used_4k",
 	[C_STACK_USED_FIRST_ + 1] = "stack_used_8k",
 	[C_STACK_USED_FIRST_ + 2] = "stack_used_16k",
@@ -126,6 +130,9 @@ init_attr(struct sp_recorder *r)
 	    PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
 	if (r->o.kernel)
 		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
+	/* Off-CPU samples share the rings: the event's id tells them. */
+	if (r->o.off_cpu)
+		a->sample_type |= PERF_SAMPLE_IDENTIFIER;
 	a->sample_regs_user = REGS_MASK;
 	a->sample_stack_user = r->o.stack_bytes;
 	a->exclude_callchain_user = 1;
@@ -307,6 +314,7 @@ map_ring(struct sp_recorder *r, int i, int fd)
 	}
 	if (err)
 		return err;
+	r->rings[i].id_len = r->o.off_cpu ? 8 : 0;
 	if (size < r->ring_size) {
 		r->ring_size = size;
 		r->attr.wakeup_watermark = (uint32_t)(size / 4);
@@ -358,13 +366,36 @@ split_sideband(struct sp_recorder *r)
 	r->attr.task = 0;
 }
 
+/*
+ * Opens event a of (tid, CPU index i) into ring i, a side-band event (the
+ * dummy) or with id not NULL a context-switch event whose id it stores
+ * there, and keeps it.  Returns 0 or -errno.
+ */
+static int
+open_into_ring(struct sp_recorder *r, struct perf_event_attr *a,
+    uint32_t tid, int i, uint64_t *id)
+{
+	int fd = perf_open(r, a, tid, r->cpus[i]), err = 0;
+
+	if (fd < 0)
+		return fd;
+	if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, r->rings[i].fd) < 0 ||
+	    (id != NULL && ioctl(fd, PERF_EVENT_IOC_ID, id) < 0))
+		err = -errno;
+	if (err == 0 && (err = keep_event(r, fd, tid, r->cpus[i], id == NULL,
+	    0)) == 0)
+		r->events[r->nevents - 1].off_cpu = id != NULL;
+	if (err)
+		(void)close(fd);
+	return err;
+}
+
 /* The dummy event of (tid, CPU index i) into ring i: from the exec of a
  * spawned command, as its samples would have been, else at once. */
 static int
 open_sideband(struct sp_recorder *r, uint32_t tid, int i)
 {
 	struct perf_event_attr a = r->attr;
-	int fd, err = 0;
 
 	a.type = PERF_TYPE_SOFTWARE;
 	a.config = PERF_COUNT_SW_DUMMY;
@@ -375,16 +406,7 @@ open_sideband(struct sp_recorder *r, uint32_t tid, int i)
 	a.task = 1;
 	a.disabled = r->at_exec;
 	a.enable_on_exec = r->at_exec;
-	fd = perf_open(r, &a, tid, r->cpus[i]);
-	if (fd < 0)
-		return fd;
-	if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, r->rings[i].fd) < 0)
-		err = -errno;
-	if (err == 0)
-		err = keep_event(r, fd, tid, r->cpus[i], 1, 0);
-	if (err)
-		(void)close(fd);
-	return err;
+	return open_into_ring(r, &a, tid, i, NULL);
 }
 
 /*
@@ -442,6 +464,39 @@ open_sampler(struct sp_recorder *r, uint32_t tid, int i, int small)
 	return err;
 }
 
+/*
+ * --off-cpu: the context-switch event of (tid, CPU index i) into ring i.
+ * It samples every switch of the thread off the CPU, in the kernel as it
+ * switches (so never with exclude_kernel), with the user registers and
+ * stack of the thread going off; context_switch adds its switches in
+ * (PERF_RECORD_SWITCH), which end the time off.  Its samples are known
+ * by its id, which inherited copies report too.
+ */
+static int
+open_switches(struct sp_recorder *r, uint32_t tid, int i)
+{
+	struct perf_event_attr a = r->attr;
+	uint64_t id = 0;
+	int err;
+
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_CONTEXT_SWITCHES;
+	a.freq = 0;
+	a.sample_period = 1;
+	a.exclude_kernel = 0;
+	a.mmap = a.mmap2 = a.comm = a.comm_exec = a.task = 0;
+	a.context_switch = 1;
+	a.sample_stack_user = r->o.stack_bytes;
+	a.disabled = r->at_exec || !r->enabled;
+	a.enable_on_exec = r->at_exec && r->enabled;
+	if ((err = open_into_ring(r, &a, tid, i, &id)) != 0)
+		return err;
+	/* Ids count events opened since boot: 2^32 is far. */
+	if (id > UINT32_MAX)
+		return -EOVERFLOW;
+	return sp_imap_put(&r->switch_ids, (uint32_t)id, &r->switch_ids);
+}
+
 /* Opens the events of thread tid on every CPU (see open_sampler), and
  * both sizes while the small one is in question; tid (uint32_t)-1: of
  * every task (the whole system). */
@@ -459,6 +514,8 @@ open_events(struct sp_recorder *r, uint32_t tid)
 		    (err = open_sampler(r, tid, i, 1)) != 0)
 			return err;
 		if (r->sideband && (err = open_sideband(r, tid, i)) != 0)
+			return err;
+		if (r->o.off_cpu && (err = open_switches(r, tid, i)) != 0)
 			return err;
 	}
 	return 0;
@@ -495,6 +552,7 @@ write_recording(struct sp_recorder *r)
 	    (r->o.children ? SP_RECORDING_CHILDREN : 0) |
 	    (r->system && r->cgroup_fd < 0 ? SP_RECORDING_SYSTEM : 0) |
 	    (r->cgroup_fd >= 0 ? SP_RECORDING_CGROUP : 0) |
+	    (r->o.off_cpu ? SP_RECORDING_OFF_CPU : 0) |
 	    (r->attr.exclude_kernel ? 0 : SP_RECORDING_KERNEL_TIME);
 	rec.u.recording.command.s = cmd;
 	rec.u.recording.command.len = (uint32_t)strlen(cmd);
@@ -1172,7 +1230,8 @@ switch_events(struct sp_recorder *r)
 	for (pass = 0; pass < 2; pass++)
 		for (i = 0; i < r->nevents; i++) {
 			const struct rec_event *e = &r->events[i];
-			int on = r->enabled && e->small == small;
+			int on = r->enabled && (e->small == small ||
+			    e->off_cpu);
 
 			if (e->sideband || on != pass)
 				continue;
@@ -1266,7 +1325,8 @@ add_item(void *ctx, const struct sp_ring_rec *rec)
 	it->off = rec->off;
 	it->len = (uint32_t)rec->len;
 	it->seq = (uint32_t)r->nitems++;
-	it->time = rec->p != NULL ? sp_perf_record_time(rec->p, rec->len) : 0;
+	it->time = rec->p != NULL ? sp_perf_record_time(rec->p, rec->len,
+	    r->o.off_cpu ? 8 : 0) : 0;
 	return 0;
 }
 
@@ -1295,7 +1355,7 @@ drain(struct sp_recorder *r, int all)
 		if (r->items[i].rec == NULL) {
 			r->items[i].rec = r->drain.p + r->items[i].off;
 			r->items[i].time = sp_perf_record_time(r->items[i].rec,
-			    r->items[i].len);
+			    r->items[i].len, r->o.off_cpu ? 8 : 0);
 		}
 	if (r->nitems > 1 && sort_items(r) != 0)
 		return -ENOMEM;
@@ -1501,6 +1561,9 @@ sp_recorder_finish(struct sp_recorder *r)
 		(void)ioctl(r->events[i].fd, PERF_EVENT_IOC_DISABLE, 0);
 	err = drain(r, 1);
 	close_events(r);
+	/* Threads still off CPU: until now. */
+	if (err == 0 && r->o.off_cpu)
+		err = spi_rec_off_cpu_end(r, mono_now());
 	if (r->ctx.bundle != NULL) {
 		sp_imap_each(&r->procs, bundle_maps, r);
 		/* Real kernel addresses reveal the KASLR layout: kept only
@@ -1547,6 +1610,7 @@ sp_recorder_free(struct sp_recorder *r)
 	sp_imap_fini(&r->procs);
 	sp_imap_fini(&r->threads);
 	sp_imap_fini(&r->covered);
+	sp_imap_fini(&r->switch_ids);
 	sp_buf_fini(&r->drain);
 	free(r->exited);
 	if (r->cgroup_fd >= 0)

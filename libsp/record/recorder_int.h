@@ -23,6 +23,9 @@ struct rec_thread {
 	uint32_t id;          /* THREAD id, 0 until first written */
 	uint64_t exited;      /* time of its EXIT record, 0 alive */
 	char comm[16];
+	/* Its switch off CPU (--off-cpu), written at its next switch in
+	 * with the time between as weight; off.time 0: none waiting. */
+	struct sp_sample off;
 };
 
 /*
@@ -43,6 +46,7 @@ struct rec_event {
 	int cpu;
 	int sideband;         /* a dummy event for the side-band records */
 	int small;            /* a sampling event with the small stack copy */
+	int off_cpu;          /* a context-switch event (--off-cpu) */
 };
 
 /* The stack copy's size without -s (SP_STACK_BYTES_SMALL): every thread
@@ -97,6 +101,9 @@ struct sp_recorder {
 	struct sp_imap procs;     /* pid -> struct rec_proc */
 	struct sp_imap threads;   /* tid -> struct rec_thread */
 	struct sp_imap covered;   /* tids with events (opened or inherited) */
+	struct sp_imap switch_ids; /* --off-cpu: ids of the context-switch
+	                           * events (PERF_SAMPLE_IDENTIFIER leads
+	                           * every sample and ends every trailer) */
 	int system;               /* every process (attach_system), or of
 	                           * a cgroup (attach_cgroup) */
 	int cgroup_fd;            /* that cgroup's directory, else -1 */
@@ -135,6 +142,10 @@ struct sp_recorder {
 /* rec_process.c: one perf record into the spool; a followed process by
  * pid (made when make). */
 int spi_rec_process(struct sp_recorder *r, const uint8_t *rec, size_t len);
+/* --off-cpu: writes the switches out still waiting, as off CPU until
+ * end (CLOCK_MONOTONIC ns), of threads that did not exit.  0 or the
+ * writer's error. */
+int spi_rec_off_cpu_end(struct sp_recorder *r, uint64_t end);
 struct rec_proc *spi_rec_proc_get(struct sp_recorder *r, uint32_t pid,
     int make);
 /* Follows pid from now on, its mappings read from /proc (the whole

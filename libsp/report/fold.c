@@ -79,13 +79,14 @@ sp_fold_new(const struct sp_fold_options *o, const struct sp_header *h,
 	*out = NULL;
 	if ((o->flags & SP_FOLD_USER_ONLY) && (o->flags & SP_FOLD_KERNEL_ONLY))
 		return -SP_EUSAGE;
-	if (o->root > SP_FOLD_ROOT_THREAD)
+	if (o->root > SP_FOLD_ROOT_THREAD || o->time > SP_FOLD_TIME_BOTH)
 		return -SP_EUSAGE;
 	f = calloc(1, sizeof(*f));
 	if (f == NULL)
 		return -ENOMEM;
 	f->o = *o;
 	f->start_ns = h->start_mono_ns;
+	f->interval_ns = (uint64_t)h->sample_interval_us * 1000;
 	*out = f;
 	return 0;
 }
@@ -208,6 +209,8 @@ keep_order(struct sp_fold *f, const struct sp_sample *s)
 	o->time = s->time;
 	o->thread = s->thread;
 	o->stack = s->stack;
+	o->kind = s->kind;
+	o->weight = s->weight ? s->weight : 1;
 	return 0;
 }
 
@@ -225,8 +228,13 @@ sp_fold_sample(struct sp_fold *f, const struct sp_defs *d,
 {
 	struct fold_slot *slot;
 	const struct fold_thread *t;
+	uint64_t off = s->kind == SP_SAMPLE_OFF_CPU;
 	int err;
 
+	if (off) {
+		f->st.off_cpu++;
+		f->st.off_cpu_ns += s->weight;
+	}
 	if (f->st.samples++ == 0 || since_start(f, s->time) <
 	    f->st.span_first_ns)
 		f->st.span_first_ns = since_start(f, s->time);
@@ -238,14 +246,16 @@ sp_fold_sample(struct sp_fold *f, const struct sp_defs *d,
 	    (err = learn_threads(f, d, s->thread)) < 0)
 		return err;
 	t = &f->threads[s->thread - 1];
-	if (!t->pass || !in_window(f, s->time)) {
+	if (!t->pass || !in_window(f, s->time) ||
+	    f->o.time == (off ? SP_FOLD_TIME_ON_CPU : SP_FOLD_TIME_OFF_CPU)) {
 		f->st.filtered++;
 		return 0;
 	}
-	slot = map_slot(&f->counts, (uint64_t)t->group << 32 | s->stack);
+	slot = map_slot(&f->counts, off << 63 | (uint64_t)t->group << 32 |
+	    s->stack);
 	if (slot == NULL)
 		return -ENOMEM;
-	slot->val++;
+	slot->val += s->weight ? s->weight : 1;
 	if ((f->o.flags & SP_FOLD_ORDER) && (err = keep_order(f, s)) < 0)
 		return err;
 	if (f->st.counted++ == 0 || s->time < f->st.first_ns)
@@ -284,10 +294,12 @@ sp_fold_snapshot(struct sp_fold *f, const struct sp_snapshot *s)
 /* Gathers the counted pairs into f->entries (after the last sample).
  * Returns 0 or -ENOMEM. */
 static int
-collect(struct sp_fold *f)
+collect(struct sp_fold *f, const struct sp_defs *d)
 {
 	struct sp_fold_entry *e;
 	size_t i, n = 0;
+	uint64_t period;
+	int both = sp_fold_unit(f, d, &period) == SP_FOLD_TIME_BOTH;
 
 	free(f->entries);
 	f->entries = NULL;
@@ -301,8 +313,13 @@ collect(struct sp_fold *f)
 		if (f->counts.slots[i].val == 0)
 			continue;
 		e[n].stack = (uint32_t)f->counts.slots[i].key;
-		e[n].group = (uint32_t)(f->counts.slots[i].key >> 32);
+		e[n].group = (uint32_t)(f->counts.slots[i].key >> 32) &
+		    0x7fffffffu;
+		e[n].off_cpu = (uint32_t)(f->counts.slots[i].key >> 63);
 		e[n].count = f->counts.slots[i].val;
+		if (both && !e[n].off_cpu)
+			e[n].count = e[n].count > UINT64_MAX / period ?
+			    UINT64_MAX : e[n].count * period;
 		n++;
 	}
 	f->entries = e;
@@ -324,7 +341,7 @@ sp_fold_entries(struct sp_fold *f, const struct sp_defs *d,
 	if (nthreads > f->nthreads &&
 	    (err = learn_threads(f, d, nthreads)) < 0)
 		return err;
-	if ((err = collect(f)) < 0)
+	if ((err = collect(f, d)) < 0)
 		return err;
 	*out = f->entries;
 	*n = f->nentries;
@@ -463,6 +480,23 @@ spi_fold_period_ns(const struct sp_defs *d, const struct sp_header *h)
 	if (r != NULL && r->frequency != 0)
 		return 1000000000ull / r->frequency;
 	return (uint64_t)h->sample_interval_us * 1000;
+}
+
+enum sp_fold_time
+sp_fold_unit(const struct sp_fold *f, const struct sp_defs *d,
+    uint64_t *period_ns)
+{
+	const struct sp_recording *r = sp_defs_recording(d);
+	uint64_t p = r != NULL && r->frequency != 0 ?
+	    1000000000ull / r->frequency : f->interval_ns;
+
+	/* A spool with off-CPU samples was written by a recorder that says
+	 * its rate; else its default. */
+	if (period_ns != NULL)
+		*period_ns = p != 0 ? p : 1000000;
+	if (f->o.time != SP_FOLD_TIME_AUTO)
+		return f->o.time;
+	return f->st.off_cpu > 0 ? SP_FOLD_TIME_BOTH : SP_FOLD_TIME_ON_CPU;
 }
 
 void

@@ -29,7 +29,9 @@ struct fold_thread {
 struct sp_fold {
 	struct sp_fold_options o;
 	uint64_t start_ns;
-	struct fold_map counts;       /* group << 32 | stack -> samples */
+	uint64_t interval_ns;         /* the header's sampling interval */
+	struct fold_map counts;       /* off-CPU << 63 | group << 32 |
+	                               * stack -> samples or nanoseconds */
 	struct fold_map procs;        /* host << 32 | pid -> group */
 	struct fold_thread *threads;  /* by THREAD id - 1 */
 	size_t nthreads, capthreads;

@@ -275,6 +275,8 @@ build_line(struct text *t, const struct sp_fold_entry *e, int *empty)
 	*empty = n == 0;
 	if (n == 0)
 		return 0;
+	if (e->off_cpu && sp_fold_unit(t->f, t->d, NULL) == SP_FOLD_TIME_BOTH)
+		put_cstr(&t->line, e->group != 0 ? "[off-cpu];" : "[off-cpu]");
 	put_root(t, e->group);
 	for (i = 0; i < n; i++) {
 		if (t->line.len > 0)
@@ -416,7 +418,7 @@ int
 spi_fold_text_stack(struct spi_fold_text *ft, uint32_t stack,
     const char **text, size_t *len)
 {
-	struct sp_fold_entry e = { stack, 0, 1 };
+	struct sp_fold_entry e = { stack, 0, 1, 0 };
 	int empty, err;
 
 	*text = NULL;

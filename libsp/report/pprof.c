@@ -66,6 +66,8 @@ struct pp {
 	uint32_t *frames;
 	size_t capframes;
 	uint64_t period;
+	enum sp_fold_time unit;      /* resolved: ON_CPU, OFF_CPU or BOTH */
+	uint64_t unit_period;        /* ns a CPU sample counts with BOTH */
 };
 
 static void
@@ -279,6 +281,7 @@ labels(struct pp *p, uint32_t group)
 static int
 sample(struct pp *p, const struct sp_fold_entry *e)
 {
+	uint64_t cpu;
 	size_t n, i;
 	int err;
 
@@ -293,9 +296,17 @@ sample(struct pp *p, const struct sp_fold_entry *e)
 		sp_buf_varint(&p->sub2, location_id(p, p->frames[i]));
 	/* Packed repeated fields, proto3's default. */
 	field_msg(&p->sbody, SAMPLE_LOCATION_ID, &p->sub2);
-	sp_buf_varint(&p->sub2, e->count);
-	if (p->period != 0)
-		sp_buf_varint(&p->sub2, e->count * p->period);
+	/* Values in sample_type's order: CPU samples and their time, then
+	 * off-CPU time; an entry has one kind, the others are 0. */
+	cpu = e->off_cpu ? 0 : p->unit == SP_FOLD_TIME_BOTH ?
+	    e->count / p->unit_period : e->count;
+	if (p->unit != SP_FOLD_TIME_OFF_CPU) {
+		sp_buf_varint(&p->sub2, cpu);
+		if (p->period != 0)
+			sp_buf_varint(&p->sub2, cpu * p->period);
+	}
+	if (p->unit != SP_FOLD_TIME_ON_CPU)
+		sp_buf_varint(&p->sub2, e->off_cpu ? e->count : 0);
 	field_msg(&p->sbody, SAMPLE_VALUE, &p->sub2);
 	labels(p, e->group);
 	field_msg(&p->samples, PROFILE_SAMPLE, &p->sbody);
@@ -367,11 +378,18 @@ encode_parts(struct pp *p, const struct sp_header *h, struct sp_buf *head,
 	int err;
 
 	(void)cstring_index(p, ""); /* string_table[0] must be "" */
-	value_type(p, head, PROFILE_SAMPLE_TYPE, "samples", "count");
-	if (p->period != 0)
-		value_type(p, head, PROFILE_SAMPLE_TYPE, "cpu", "nanoseconds");
 	if ((err = sp_fold_entries(p->f, p->d, &e, &n)) < 0)
 		return err;
+	p->unit = sp_fold_unit(p->f, p->d, &p->unit_period);
+	if (p->unit != SP_FOLD_TIME_OFF_CPU) {
+		value_type(p, head, PROFILE_SAMPLE_TYPE, "samples", "count");
+		if (p->period != 0)
+			value_type(p, head, PROFILE_SAMPLE_TYPE, "cpu",
+			    "nanoseconds");
+	}
+	if (p->unit != SP_FOLD_TIME_ON_CPU)
+		value_type(p, head, PROFILE_SAMPLE_TYPE, "off_cpu",
+		    "nanoseconds");
 	for (i = 0; i < n; i++)
 		if ((err = sample(p, &e[i])) < 0)
 			return err;

@@ -31,7 +31,7 @@ struct scope {
 	size_t capstack_at;
 	uint32_t *pool;                /* per stack: count, then indices */
 	size_t npool, cappool;
-	uint32_t *thread_first;        /* thread id -> first sample + 1 */
+	uint32_t *thread_first;        /* thread id * 2 + off-CPU -> seen */
 	size_t capthread_first;
 };
 
@@ -157,21 +157,35 @@ put_thread_name(struct sp_buf *b, const struct sp_defs *d, uint32_t id)
 	sp_buf_put(b, num, (size_t)n);
 }
 
-/* One thread's profile: its samples from index first on. */
+/* Whether o is of the profile of thread and kind. */
+static int
+of(const struct sp_fold_sampled *o, uint32_t thread, uint32_t kind)
+{
+	return o->thread == thread && o->kind == kind;
+}
+
+/*
+ * One thread's profile of one kind (its CPU samples, or its time off
+ * CPU): its samples from index first on.  A CPU sample weighs the
+ * period, an off-CPU one its nanoseconds.
+ */
 static int
 put_profile(struct scope *sc, struct sp_buf *b, const struct sp_fold_sampled *o,
     size_t n, size_t first, uint64_t t0, uint64_t period)
 {
-	uint32_t thread = o[first].thread, k;
+	uint32_t thread = o[first].thread, kind = o[first].kind, k;
 	uint64_t start = 0, end = 0;
 	size_t i, at, count = 0;
 	int err;
 
+	if (kind == SP_SAMPLE_OFF_CPU)
+		period = 1;
 	for (i = first; i < n; i++)
-		if (o[i].thread == thread) {
+		if (of(&o[i], thread, kind)) {
 			if (count++ == 0)
 				start = o[i].time >= t0 ? o[i].time - t0 : 0;
-			end = (o[i].time >= t0 ? o[i].time - t0 : 0) + period;
+			end = (o[i].time >= t0 ? o[i].time - t0 : 0) +
+			    period * o[i].weight;
 		}
 	if (period == 0) {
 		start = 0;
@@ -179,6 +193,8 @@ put_profile(struct scope *sc, struct sp_buf *b, const struct sp_fold_sampled *o,
 	}
 	PUT(b, "{\"type\":\"sampled\",\"name\":\"");
 	put_thread_name(b, sc->d, thread);
+	if (kind == SP_SAMPLE_OFF_CPU)
+		PUT(b, " off-CPU");
 	PUT(b, "\",\"unit\":\"");
 	sp_buf_put(b, period ? "nanoseconds" : "none", period ? 11 : 4);
 	PUT(b, "\",\"startValue\":");
@@ -187,7 +203,7 @@ put_profile(struct scope *sc, struct sp_buf *b, const struct sp_fold_sampled *o,
 	put_num(b, end < start ? start : end);
 	PUT(b, ",\"samples\":[");
 	for (i = first, count = 0; i < n; i++) {
-		if (o[i].thread != thread)
+		if (!of(&o[i], thread, kind))
 			continue;
 		if ((err = stack_entry(sc, o[i].stack, &at)) < 0)
 			return err;
@@ -202,10 +218,12 @@ put_profile(struct scope *sc, struct sp_buf *b, const struct sp_fold_sampled *o,
 		sp_buf_u8(b, ']');
 	}
 	PUT(b, "],\"weights\":[");
-	for (i = 0; i < count; i++) {
-		if (i > 0)
+	for (i = first, count = 0; i < n; i++) {
+		if (!of(&o[i], thread, kind))
+			continue;
+		if (count++ > 0)
 			sp_buf_u8(b, ',');
-		put_num(b, period ? period : 1);
+		put_num(b, (period ? period : 1) * o[i].weight);
 	}
 	PUT(b, "]}");
 	return b->err;
@@ -252,12 +270,14 @@ sp_speedscope_write(struct sp_fold *f, const struct sp_defs *d,
 	for (i = 0; i < n; i++)
 		if (o[i].time != 0 && o[i].time < t0)
 			t0 = o[i].time;
-	/* Threads in the order they were first sampled. */
+	/* Threads in the order they were first sampled; a thread's time
+	 * off CPU is a profile of its own. */
 	for (i = 0; i < n && err == 0; i++) {
-		uint32_t th = o[i].thread;
+		size_t th = (size_t)o[i].thread * 2 +
+		    (o[i].kind == SP_SAMPLE_OFF_CPU);
 
 		if (sp_grow_zeroed(&sc.thread_first, &sc.capthread_first,
-		    (size_t)th + 1, sizeof(*sc.thread_first)) < 0) {
+		    th + 1, sizeof(*sc.thread_first)) < 0) {
 			err = -ENOMEM;
 			break;
 		}

@@ -173,7 +173,8 @@ sp_top_add(struct sp_top *t, const struct sp_sample *s, size_t n)
 		uint64_t key = (uint64_t)s[i].thread << 32 | s[i].stack;
 		struct bucket *b = &t->b[sec % NBUCKETS];
 
-		if (key == 0)
+		/* The live view is of time on CPU. */
+		if (key == 0 || s[i].kind != SP_SAMPLE_CPU)
 			continue;
 
 		if (t->first_sec == 0 || sec < t->first_sec)

@@ -177,8 +177,16 @@ dec_sample(struct sp_codec *k, struct sp_cur *c, struct sp_sample *s)
 	s->stack = sp_rd_u32v(c);
 	dt = sp_rd_svarint(c);
 	s->cpu = sp_rd_u32v(c);
+	/* Appended fields: a CPU sample of weight 1 ends before them. */
+	s->weight = sp_cur_left(c) > 0 ? sp_rd_varint(c) : 1;
+	if (sp_cur_left(c) > 0)
+		s->kind = sp_rd_u32v(c);
 	if (c->err == 0 && s->thread == 0)
 		return "sample has no thread";
+	if (c->err == 0 && s->weight == 0)
+		return "sample has weight 0";
+	if (c->err == 0 && s->kind > SP_SAMPLE_OFF_CPU)
+		return "sample counts an unknown quantity";
 	return dec_timed(k, c, dt, &s->time);
 }
 
@@ -461,6 +469,11 @@ enc_timed(struct sp_codec *c, struct sp_buf *b, const struct sp_record *r)
 		sp_buf_varint(b, r->u.sample.stack);
 		sp_buf_svarint(b, dt);
 		sp_buf_varint(b, r->u.sample.cpu);
+		if (r->u.sample.kind != SP_SAMPLE_CPU ||
+		    r->u.sample.weight > 1)
+			sp_buf_varint(b, r->u.sample.weight);
+		if (r->u.sample.kind != SP_SAMPLE_CPU)
+			sp_buf_varint(b, r->u.sample.kind);
 		return 0;
 	case SP_REC_PYTHON:
 		if (clock_delta(c, r->u.python.time, &dt) < 0)

@@ -52,6 +52,21 @@ enum sp_fold_flag {
 	                               * order (sp_fold_order: timelines) */
 };
 
+/*
+ * Which time a fold counts, for spools with off-CPU samples (sp-record
+ * --off-cpu).  CPU samples count one each, off-CPU ones the nanoseconds
+ * their thread was off CPU; counted together, a CPU sample stands for
+ * the sampling period in nanoseconds, and an off-CPU stack gets the root
+ * "[off-cpu]" (outside the process or thread root).
+ */
+enum sp_fold_time {
+	SP_FOLD_TIME_AUTO = 0, /* ON_CPU, or BOTH when off-CPU samples were
+	                        * counted */
+	SP_FOLD_TIME_ON_CPU,   /* CPU samples, counts in samples */
+	SP_FOLD_TIME_OFF_CPU,  /* off-CPU samples, counts in nanoseconds */
+	SP_FOLD_TIME_BOTH,     /* both, counts in nanoseconds */
+};
+
 enum sp_fold_root {
 	SP_FOLD_ROOT_NONE = 0,
 	SP_FOLD_ROOT_PROCESS,  /* "comm-PID" */
@@ -71,6 +86,7 @@ struct sp_fold_options {
 	 * "[deeper]" as the leaf of every stack that was cut.
 	 */
 	uint32_t max_depth;
+	enum sp_fold_time time;
 	/*
 	 * NULL: names as the spool has them.  Else function names are
 	 * written as this demangler gives them (sp_demangle_get), by
@@ -83,7 +99,10 @@ struct sp_fold_options {
 
 struct sp_fold_stats {
 	uint64_t samples;      /* samples offered */
-	uint64_t filtered;     /* rejected by pid, tid, comm or time */
+	uint64_t filtered;     /* rejected by pid, tid, comm, time or the
+	                          time they count (sp_fold_time) */
+	uint64_t off_cpu;      /* off-CPU samples offered */
+	uint64_t off_cpu_ns;   /* the nanoseconds they count */
 	uint64_t counted;      /* samples in the counts */
 	uint64_t empty;        /* counted, but no frames were left after
 	                          SP_FOLD_USER_ONLY/KERNEL_ONLY: not printed */
@@ -143,8 +162,17 @@ void sp_fold_free(struct sp_fold *f);
 struct sp_fold_entry {
 	uint32_t stack;        /* NODE id, 0 empty */
 	uint32_t group;
-	uint64_t count;
+	uint64_t count;        /* in sp_fold_unit's unit */
+	uint32_t off_cpu;      /* 1: time off CPU, 0: on CPU */
 };
+
+/*
+ * The time f counts (AUTO resolved by the samples counted so far), and
+ * with period_ns not NULL, the nanoseconds a CPU sample stands for
+ * (counted with BOTH; d the spool's definitions).
+ */
+enum sp_fold_time sp_fold_unit(const struct sp_fold *f,
+    const struct sp_defs *d, uint64_t *period_ns);
 
 /* A root: its pid, tid (0 for SP_FOLD_ROOT_PROCESS), host and comm. */
 struct sp_fold_group {
@@ -171,6 +199,8 @@ struct sp_fold_sampled {
 	uint64_t time;         /* CLOCK_MONOTONIC ns, 0 unknown */
 	uint32_t thread;       /* THREAD id */
 	uint32_t stack;        /* NODE id, 0 empty */
+	uint32_t kind;         /* enum sp_sample_kind */
+	uint64_t weight;       /* 1 for a CPU sample, else nanoseconds */
 };
 
 /*

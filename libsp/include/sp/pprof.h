@@ -9,10 +9,15 @@
  *
  *   sample_type  {samples, count}, and {cpu, nanoseconds} when the
  *                sampling period is known (RECORDING frequency, else the
- *                header's sample interval); period_type/period likewise
+ *                header's sample interval); period_type/period likewise;
+ *                when the fold counts off-CPU time (sp_fold_unit), also
+ *                {off_cpu, nanoseconds}, alone with SP_FOLD_TIME_OFF_CPU
+ *                (`go tool pprof -sample_index=off_cpu` selects it)
  *   sample       one per counted (stack, root) pair: location ids leaf
  *                first (the frames sp_fold_frames keeps, max_depth counted
- *                in locations), values {count, count * period}; labels
+ *                in locations), values {count, count * period} (and 0
+ *                off CPU) for CPU samples, {0, 0, nanoseconds} for off-CPU
+ *                ones; labels
  *                "pid", "tid" (numbers) and "comm" with a root option
  *   location     one per machine frame: mapping, abs address, and one
  *                Line per logical frame, innermost first (pprof's order,

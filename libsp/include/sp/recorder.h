@@ -61,6 +61,10 @@ struct sp_recorder_opts {
 	int children;          /* follow processes forked after start */
 	int stop;              /* attach under SIGSTOP (the target sees it:
 	                        * a blocked call returns EINTR) */
+	int off_cpu;           /* also a sample at each switch of a thread
+	                        * off CPU, weighed by the nanoseconds until
+	                        * it runs again (SP_SAMPLE_OFF_CPU): needs
+	                        * kernel events (the switch is the kernel's) */
 	int raw_stacks;        /* also write each sample's registers and
 	                        * stack bytes (RAWSTACK), for replaying the
 	                        * unwinder offline; large */

@@ -141,11 +141,22 @@ struct sp_thread {
 	uint32_t comm;        /* STRING id, 0 unknown */
 };
 
+/* What a sample's weight counts. */
+enum sp_sample_kind {
+	SP_SAMPLE_CPU = 0,     /* one sample of time on a CPU (weight 1) */
+	SP_SAMPLE_OFF_CPU = 1, /* nanoseconds off CPU, from the switch out
+	                        * at time to the thread's next switch in */
+};
+
 struct sp_sample {
 	uint32_t thread;
 	uint32_t stack;       /* NODE id of the leaf, 0 empty stack */
 	uint64_t time;        /* CLOCK_MONOTONIC ns */
 	uint32_t cpu;
+	uint32_t kind;        /* enum sp_sample_kind */
+	/* What kind counts: 1 for a CPU sample (readers set it; a writer
+	 * takes 0 as 1), the nanoseconds (> 0) of an off-CPU one. */
+	uint64_t weight;
 };
 
 struct sp_python {
@@ -238,6 +249,7 @@ struct sp_rawstack {
 #define SP_RECORDING_KERNEL_TIME 4u /* time in the kernel was sampled */
 #define SP_RECORDING_SYSTEM 8u      /* every process (sp-record -a) */
 #define SP_RECORDING_CGROUP 16u     /* a cgroup's (sp-record --cgroup) */
+#define SP_RECORDING_OFF_CPU 32u    /* off-CPU samples (--off-cpu) */
 
 /*
  * One decoded record.  For definitions, id is the id the record defines.

@@ -51,7 +51,8 @@ struct sp_top_view {
 int sp_top_new(const struct sp_defs *defs, struct sp_symbolizer *sym,
     struct sp_top **out);
 
-/* Counts n samples (a tail's batch).  0 or -ENOMEM. */
+/* Counts n samples (a tail's batch), those on CPU: off-CPU samples are
+ * skipped.  0 or -ENOMEM. */
 int sp_top_add(struct sp_top *t, const struct sp_sample *s, size_t n);
 
 /* Forgets resolved stacks after sp_symbolizer_update said so. */
