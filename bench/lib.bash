@@ -48,3 +48,15 @@ need_rate() {
 	maxrate=$(cat /proc/sys/kernel/perf_event_max_sample_rate)
 	(( $1 <= maxrate )) || die "RATE=$1 exceeds perf_event_max_sample_rate $maxrate"
 }
+
+# rec_count TOOL FILE NAME: a count of a recording: sp (a spool's summary
+# counter NAME, e.g. samples) or perf (perf report --stats's "NAME events",
+# e.g. SAMPLE); empty when it has none.
+rec_count() {
+	if [ "$1" = sp ]; then
+		build/bin/sp-dump --stats --json "$2" | grep -o "\"$3\":[0-9]*" | cut -d: -f2
+	else
+		perf report -i "$2" --stats 2>/dev/null |
+		    awk -v n="$3 events:" 'index($0, n) { print $3; exit }'
+	fi
+}

@@ -21,15 +21,6 @@ trap 'rm -rf "$T"' EXIT
 need_perf
 need /usr/bin/time time || die "GNU time is missing: apt-get install time"
 
-# sample_count TOOL FILE
-sample_count() {
-	if [ "$1" = sp ]; then
-		build/bin/sp-dump --stats --json "$2" | grep -o '"samples":[0-9]*' | cut -d: -f2
-	else
-		perf report -i "$2" --stats 2>/dev/null | awk '/SAMPLE events:/ { print $3; exit }'
-	fi
-}
-
 # one NAME CMD...: records SECS seconds of the busy machine with CMD, an
 # argument OUT standing for its output file.
 one() {
@@ -42,7 +33,7 @@ one() {
 	/usr/bin/time -f "%U %S %M" -o "$T/time" "${args[@]}" >/dev/null 2>"$T/err"
 	kill $tp $cp 2>/dev/null; wait $tp $cp 2>/dev/null
 	read -r u s m <"$T/time"
-	n=$(sample_count "${name%%-*}" "$out")
+	[ "${name%%-*}" = sp ] && n=$(rec_count sp "$out" samples) || n=$(rec_count perf "$out" SAMPLE)
 	echo "$name $u $s $m $(stat -c %s "$out") ${n:-0}" >>"$T/rows"
 	rm -f "$out"
 }

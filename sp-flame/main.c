@@ -26,13 +26,15 @@ static void
 usage(int status)
 {
 	(void)fprintf(status ? stderr : stdout,
-	    "usage: sp-flame [--title TEXT] [--width PX] [--icicle]\n"
+	    "usage: sp-flame [--title TEXT] [--countname NAME] [--width PX] [--icicle]\n"
 	    "                [--colors hot|module|lang] [--diff BEFORE]\n"
 	    "                [--minwidth PX] [--skip-bad] [--no-demangle]\n"
 	    "                [-o FILE] [FILE | -]\n"
 	    "Draw folded stacks (\"root;...;leaf COUNT\" lines) as an\n"
 	    "interactive SVG flame graph on standard output (or -o FILE).\n"
 	    "  -t, --title TEXT     the title (default \"Flame Graph\")\n"
+	    "      --countname NAME what the counts are (default \"samples\";\n"
+	    "                       \"ns\" for sp-fold --off-cpu or --both)\n"
 	    "  -w, --width PX       image width in pixels (default 1200)\n"
 	    "  -i, --icicle         root at the top, callees below\n"
 	    "  -c, --colors SCHEME  hot (default), module, or lang (native,\n"
@@ -57,6 +59,7 @@ parse_args(int argc, char **argv, struct opts *o)
 		{ "colors", required_argument, NULL, 'c' },
 		{ "diff", required_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "countname", required_argument, NULL, 1000 + 'C' },
 		{ "icicle", no_argument, NULL, 'i' },
 		{ "minwidth", required_argument, NULL, 'm' },
 		{ "no-demangle", no_argument, NULL, 1000 + 'D' },
@@ -106,6 +109,9 @@ parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case 't':
 			o->svg.title = optarg;
+			break;
+		case 1000 + 'C':
+			o->svg.countname = optarg;
 			break;
 		case 'w':
 			o->svg.width = (unsigned)sp_tool_int("--width", optarg,

@@ -496,7 +496,7 @@ print_stack_used(struct sp_recorder *r, const struct opts *o)
 /* What recording cost sp-record itself: CPU time (a share of one CPU;
  * per sample), peak resident memory. */
 static void
-print_cost(unsigned long long samples)
+print_cost(unsigned long long samples, int switches)
 {
 	struct rusage ru;
 	double cpu;
@@ -507,8 +507,8 @@ print_cost(unsigned long long samples)
 	    (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
 	(void)fprintf(stderr, "  sp-record used %.2f s of CPU", cpu);
 	if (samples > 0)
-		(void)fprintf(stderr, " (%.0f us a sample)",
-		    cpu * 1e6 / (double)samples);
+		(void)fprintf(stderr, " (%.0f us a sample%s)",
+		    cpu * 1e6 / (double)samples, switches ? " or switch" : "");
 	(void)fprintf(stderr, ", %.1f MiB at most\n",
 	    (double)ru.ru_maxrss / 1024);
 }
@@ -523,7 +523,7 @@ print_summary(struct sp_recorder *r, struct sp_writer *w, const struct opts *o,
 	unsigned long long lost = counter(r, "lost_events");
 	unsigned long long procs = counter(r, "processes");
 	unsigned long long threads = counter(r, "threads");
-	unsigned long long bytes = sp_writer_bytes(w);
+	unsigned long long bytes = sp_writer_bytes(w), off;
 	char size[32];
 
 	(void)fprintf(stderr, "sp-record: wrote %s (event %s): %.1f s, %llu "
@@ -546,7 +546,15 @@ print_summary(struct sp_recorder *r, struct sp_writer *w, const struct opts *o,
 		(void)fprintf(stderr, ", %.1f bytes per sample",
 		    (double)bytes / (double)s);
 	(void)fputc('\n', stderr);
-	print_cost(s);
+	off = counter(r, "off_cpu_samples");
+	if (o->ro.off_cpu)
+		(void)fprintf(stderr, "  %llu switch%s off CPU (%.0f/s), %.2f s "
+		    "off CPU, %llu preempted, %llu lost\n", off, off == 1 ? "" :
+		    "es", sampled > 0 ? (double)off / sampled : 0.0,
+		    (double)counter(r, "off_cpu_ns") / 1e9,
+		    counter(r, "off_cpu_preempted"),
+		    counter(r, "off_cpu_unmatched"));
+	print_cost(s + off, o->ro.off_cpu);
 	print_stack_used(r, o);
 	print_verdicts(r, o, sampled);
 }

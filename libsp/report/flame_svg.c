@@ -616,7 +616,8 @@ shown_name(const struct render *r, const char *name, uint32_t *len)
 static void
 frame(struct render *r, struct at x, int depth, uint64_t off)
 {
-	const char *name;
+	const char *name, *unit = r->o->countname != NULL ? r->o->countname :
+	    "samples";
 	uint32_t len;
 	uint64_t now, was, width;
 	double px = PAD + (double)off * r->scale, w, fit;
@@ -635,12 +636,16 @@ frame(struct render *r, struct at x, int depth, uint64_t off)
 	xml_put(r->out, name, len, SIZE_MAX);
 	(void)fputs(" (", r->out);
 	put_samples(r->out, r->f, now);
-	(void)fprintf(r->out, " samples, %.2f%%",
+	(void)fputc(' ', r->out);
+	xml_put(r->out, unit, strlen(unit), SIZE_MAX);
+	(void)fprintf(r->out, ", %.2f%%",
 	    100.0 * (double)now / (double)r->f->node[0].total);
 	if (r->before != NULL) {
 		(void)fputs(", before ", r->out);
 		put_samples(r->out, r->before, was);
-		(void)fprintf(r->out, " samples, change %+.2f%%",
+		(void)fputc(' ', r->out);
+		xml_put(r->out, unit, strlen(unit), SIZE_MAX);
+		(void)fprintf(r->out, ", change %+.2f%%",
 		    100 * change(r, now, was));
 	}
 	(void)fprintf(r->out, ")</title><rect x=\"%.2f\" y=\"%d\" "

@@ -128,4 +128,17 @@ rect_hues() { grep -o '<title>[^<]*</title><rect [^>]*fill="rgb([0-9,]*)"' "$1" 
 	else if (d > 0) h = 60 * ((r - g) / d + 4)
 	if (h < 0) h += 360
 	printf "%s\t%.1f\t%d\n", n, h, d }'; }
+# speedscope_schema: the path of speedscope's file-format-schema.json,
+# after installing the npm package into build/ if need be (suites that run
+# side by side take turns); nothing when npm cannot.
+speedscope_schema() {
+	local s=build/node_modules/speedscope/dist/release/file-format-schema.json
+	if [ ! -s "$s" ] && command -v npm >/dev/null; then
+		(flock 9 && { [ -s "$s" ] || timeout 120 npm install --prefix build \
+		    --no-audit --no-fund speedscope >"$TMP/npm.log" 2>&1; }) \
+		    9>build/.npm.lock
+	fi
+	[ -s "$s" ] && echo "$s"
+}
+
 done_testing() { echo DONE; }

@@ -69,12 +69,8 @@ check "time order: the first third of the samples 10 deep, the last 60 ($order: 
     awk '{ exit !($1 > 300 && $3 - $2 > 40 && $2 < 30) }' <<<"$order"
 
 # speedscope's own schema, where jsonschema is there.
-schema=build/node_modules/speedscope/dist/release/file-format-schema.json
-if [ ! -s "$schema" ] && command -v npm >/dev/null; then
-	timeout 120 npm install --prefix build --no-audit --no-fund speedscope \
-	    >"$TMP/npm.log" 2>&1
-fi
-if [ ! -s "$schema" ]; then
+schema=$(speedscope_schema)
+if [ -z "$schema" ]; then
 	skip "schema" "speedscope is not in build/node_modules and npm could not install it"
 elif ! python3 -c 'import jsonschema' 2>/dev/null; then
 	skip "schema" "python3's jsonschema is not installed (apt-get install python3-jsonschema)"
@@ -104,8 +100,8 @@ elif ! need chromium chromium; then
 elif ! command -v node >/dev/null; then
 	skip "speedscope in a browser" "node is not installed (apt-get install nodejs npm)"
 elif [ ! -d "$PW" ] && ! { command -v npm >/dev/null &&
-    timeout 120 npm install --prefix build --no-audit --no-fund \
-    playwright-core >"$TMP/npm.log" 2>&1; }; then
+    (flock 9 && timeout 120 npm install --prefix build --no-audit \
+    --no-fund playwright-core >"$TMP/npm.log" 2>&1) 9>build/.npm.lock; }; then
 	skip "speedscope in a browser" "playwright-core is not in build/node_modules and npm could not install it"
 elif [ ! -s "$schema" ]; then
 	skip "speedscope in a browser" "speedscope is not in build/node_modules and npm could not install it"

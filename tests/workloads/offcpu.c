@@ -9,8 +9,11 @@
  *               -> pipe_wait  read(2) of a pipe the helper writes 3 ms on
  *               -> lock_wait  a mutex the helper holds for 3 ms
  *
- * usage: offcpu [SECONDS] (default 10).  At its end it prints what it
- * measured itself, for the test to compare with the recording:
+ * usage: offcpu [SECONDS [DIVISOR]] (default 10 and 1: DIVISOR divides
+ * each time above, for more switches a second); SIGTERM ends it at the end of a
+ * round.  At its end it prints what it measured itself, since the start
+ * or since SIGUSR1 (which sets the sums to 0 at the next round), for the
+ * test to compare with the recording:
  *
  *   offcpu wall_ns T spin_a W C spin_b W C nap W C pipe_wait W C
  *          lock_wait W C
@@ -20,7 +23,9 @@
  * one line.  The threads are named offcpu-main and offcpu-help.
  */
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
+#include <string.h>
 #include <stdlib.h>
 #include <sys/prctl.h>
 #include <time.h>
@@ -36,6 +41,17 @@ static long long wall[PHASES], cpu[PHASES];
 static volatile unsigned long sink;
 static int go[2], back[2], data[2];
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static volatile sig_atomic_t stop, restart;
+static int divisor = 1;
+
+static void
+on_signal(int sig)
+{
+	if (sig == SIGTERM)
+		stop = 1;
+	else
+		restart = 1;
+}
 
 static long long
 ns(clockid_t clock)
@@ -49,7 +65,7 @@ ns(clockid_t clock)
 static void
 sleep_ms(int ms)
 {
-	struct timespec ts = { 0, ms * 1000000L };
+	struct timespec ts = { 0, ms * 1000000L / divisor };
 
 	while (nanosleep(&ts, &ts) != 0)
 		;
@@ -84,7 +100,7 @@ __attribute__((noinline)) void run(long long seconds);
 static void
 spin(int ms)
 {
-	long long end = ns(CLOCK_THREAD_CPUTIME_ID) + ms * 1000000LL;
+	long long end = ns(CLOCK_THREAD_CPUTIME_ID) + ms * 1000000LL / divisor;
 	unsigned long i;
 
 	do {
@@ -164,12 +180,20 @@ helper(void *arg)
 	cpu[k] += ns(CLOCK_THREAD_CPUTIME_ID) - c_; \
 } while (0)
 
+static long long t0;
+
 void
 run(long long seconds)
 {
 	long long end = ns(CLOCK_MONOTONIC) + seconds * 1000000000LL;
 
-	while (ns(CLOCK_MONOTONIC) < end) {
+	while (ns(CLOCK_MONOTONIC) < end && !stop) {
+		if (restart) {
+			restart = 0;
+			memset(wall, 0, sizeof(wall));
+			memset(cpu, 0, sizeof(cpu));
+			t0 = ns(CLOCK_MONOTONIC);
+		}
 		TIMED(SPIN_A, spin_a());
 		TIMED(SPIN_B, spin_b());
 		TIMED(NAP, nap());
@@ -182,20 +206,22 @@ run(long long seconds)
 int
 main(int argc, char **argv)
 {
-	long long seconds = argc > 1 ? atoll(argv[1]) : 10, t;
+	long long seconds = argc > 1 ? atoll(argv[1]) : 10;
 	pthread_t th;
 	int k;
 
+	divisor = argc > 2 && atoi(argv[2]) > 0 ? atoi(argv[2]) : 1;
 	prctl(PR_SET_NAME, "offcpu-main");
+	signal(SIGTERM, on_signal);
+	signal(SIGUSR1, on_signal);
 	if (pipe(go) != 0 || pipe(back) != 0 || pipe(data) != 0 ||
 	    pthread_create(&th, NULL, helper, NULL) != 0)
 		return 1;
-	t = ns(CLOCK_MONOTONIC);
+	t0 = ns(CLOCK_MONOTONIC);
 	run(seconds);
-	t = ns(CLOCK_MONOTONIC) - t;
 	put(go[1], 'q');
 	pthread_join(th, NULL);
-	printf("offcpu wall_ns %lld", t);
+	printf("offcpu wall_ns %lld", ns(CLOCK_MONOTONIC) - t0);
 	for (k = 0; k < PHASES; k++)
 		printf(" %s %lld %lld", names[k], wall[k], cpu[k]);
 	printf("\n");

@@ -125,6 +125,7 @@ enum sp_flame_colors {
 
 struct sp_flame_svg_opts {
 	const char *title;  /* NULL: "Flame Graph" or "Icicle Graph" */
+	const char *countname; /* what the counts are, NULL: "samples" */
 	unsigned width;     /* pixels, 0: 1200; at most 100000 */
 	int icicle;         /* root at the top, callees below */
 	enum sp_flame_colors colors;
@@ -148,6 +149,7 @@ void sp_flame_svg_defaults(struct sp_flame_svg_opts *o);
  * Writes f as a self-contained SVG document (inline style and script,
  * nothing fetched) to out: one <g class="f"> per frame at least
  * o->minwidth pixels wide, with a <title> "NAME (N samples, P%)" (N with
+ * o->countname for "samples";
  * its decimals when the counts had any), a
  * <rect> and a label; every name XML-escaped, bytes that are not UTF-8
  * written as U+FFFD.  Returns 0, -SP_EUSAGE for bad options, -SP_ENOTFOUND
