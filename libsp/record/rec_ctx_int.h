@@ -83,15 +83,24 @@ struct rec_range {
 	uint64_t start, end;  /* [start, end) */
 	uint32_t module;      /* MODULE id */
 	uint64_t offset;      /* file offset of start */
-	const struct sp_cfi_table *cfi; /* the file's CFI, NULL if none */
+	const struct sp_cfi_table *cfi; /* its CFI, NULL if none or not
+	                       * read yet: the file's (spi_rec_range_cfi) */
 	uint64_t bias;        /* runtime address - ELF address */
+	int has_bias;         /* bias known: the file's CFI applies */
 	struct rec_file *file; /* holds a reference; NULL for none, [vdso] */
 };
 
-/* An ELF file whose CFI was read, shared by every mapping of it. */
+/*
+ * An ELF file, shared by every mapping of it: its build-id read when it
+ * was first mapped, its CFI the first time a walk needs it (a process maps
+ * many libraries it never runs in the time recorded).
+ */
 struct rec_file {
 	uint64_t dev, ino;
-	struct sp_cfi_table *cfi;   /* NULL: not ELF, or no usable CFI */
+	struct sp_elf_file *elf;    /* open until the CFI is read (it then
+	                             * holds it), NULL: not ELF */
+	struct sp_cfi_table *cfi;   /* NULL: not read yet, or no usable CFI */
+	int cfi_read;
 	uint8_t build_id[SP_BUILD_ID_MAX];
 	uint8_t build_id_len;       /* 0: none */
 	char *path;           /* with a bundle: a mapping's path, until kept */
@@ -193,6 +202,11 @@ int spi_rec_add_maps(struct rec_ctx *r, struct rec_proc *p, char *buf,
  * kept. */
 void spi_rec_keep_binary(struct rec_ctx *r, uint32_t pid,
     const struct rec_range *m);
+/* The CFI of range m, the file's read now if not yet; NULL: none. */
+const struct sp_cfi_table *spi_rec_range_cfi(struct rec_ctx *r,
+    const struct rec_range *m);
+/* The ELF file of range m ([vdso]'s too), to read code from; NULL: none. */
+const struct sp_elf_file *spi_rec_range_elf(const struct rec_range *m);
 
 /* rec_reuse.c: the start time of pid, or of its thread tid when not 0
  * (proc(5): /proc/PID[/task/TID]/stat field 22, clock ticks since boot)

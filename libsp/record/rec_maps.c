@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "sp/cfi.h"
+#include "sp/elffile.h"
 #include "rec_ctx_int.h"
 
 /* Drops a mapping's reference; the last one frees the file's CFI. */
@@ -26,6 +27,7 @@ file_unref(struct rec_ctx *r, struct rec_file *f)
 		sp_cfi_table_free(f->cfi);
 		r->c[C_CFI_RELEASED]++;
 	}
+	sp_elf_file_free(f->elf);
 	free(f->path);
 	free(f);
 }

@@ -64,16 +64,13 @@ file_of(struct rec_ctx *r, int fd, const struct stat *st)
 	f->ino = (uint64_t)st->st_ino;
 	dfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 	err = dfd < 0 ? -errno : sp_elf_file_open_fd(dfd, &ef, NULL);
-	/* A file that is not ELF, or has no usable CFI, is remembered too,
-	 * with a NULL table. */
+	/* A file that is not ELF is remembered too, with no ELF. */
 	if (err == 0 && ef != NULL) {
 		if (sp_elf_file_build_id(ef, &id, &n) == 0) {
 			memcpy(f->build_id, id, n);
 			f->build_id_len = (uint8_t)n;
 		}
-		err = sp_cfi_table_open(ef, &f->cfi);
-		if (err == 0)
-			count_cfi(r, f->cfi);
+		f->elf = ef;
 	}
 	if (transient(err)) {
 		free(f);
@@ -82,6 +79,34 @@ file_of(struct rec_ctx *r, int fd, const struct stat *st)
 	f->next = r->files;
 	r->files = f;
 	return f;
+}
+
+const struct sp_cfi_table *
+spi_rec_range_cfi(struct rec_ctx *r, const struct rec_range *m)
+{
+	struct rec_file *f = m->file;
+
+	if (m->cfi != NULL || f == NULL || !m->has_bias)
+		return m->cfi;
+	if (!f->cfi_read && f->elf != NULL) {
+		f->cfi_read = 1;
+		/* The table takes the file, even when it fails. */
+		if (sp_cfi_table_open(f->elf, &f->cfi) == 0)
+			count_cfi(r, f->cfi);
+		f->elf = NULL;
+	}
+	return f->cfi;
+}
+
+const struct sp_elf_file *
+spi_rec_range_elf(const struct rec_range *m)
+{
+	if (m->cfi != NULL)
+		return sp_cfi_table_file(m->cfi);
+	if (m->file == NULL)
+		return NULL;
+	return m->file->cfi != NULL ? sp_cfi_table_file(m->file->cfi) :
+	    m->file->elf;
 }
 
 /* Is fd the file (inode, maj:min) that mapping m named?  Fills st. */
@@ -216,9 +241,9 @@ map_file(struct rec_ctx *r, uint32_t pid, const struct sp_map *map,
 		const struct rec_file *f = range->file;
 		uint64_t vaddr;
 
-		if (f->cfi != NULL &&
-		    sp_cfi_table_vaddr(f->cfi, range->offset, &vaddr) == 0) {
-			range->cfi = f->cfi;
+		if (f->elf != NULL &&
+		    sp_elf_file_exec_vaddr(f->elf, range->offset, &vaddr) == 0) {
+			range->has_bias = 1;
 			range->bias = range->start - vaddr;
 			if (vaddr != UINT64_MAX)
 				m->elf_vaddr_plus1 = vaddr + 1;

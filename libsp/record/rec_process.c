@@ -360,25 +360,33 @@ read_stack(struct sp_cur *c, struct sp_ustack *stk)
 	stk->whole = dyn < size;
 }
 
+/* The unwinder's context: the recorder's, and the sampled process. */
+struct walk {
+	struct rec_ctx *r;
+	struct rec_proc *p;
+};
+
 /* The unwinder's test for JIT code: a mapping with no file. */
 static int
 in_jit(void *ctx, uint64_t pc)
 {
-	const struct rec_range *m = spi_rec_find_range(ctx, pc);
+	const struct walk *w = ctx;
+	const struct rec_range *m = spi_rec_find_range(w->p, pc);
 
 	return m != NULL && m->file == NULL && m->cfi == NULL;
 }
 
-/* The unwinder's lookup: ctx is the sampled process. */
+/* The unwinder's lookup; a file's CFI is read the first time. */
 static int
 find_cfi(void *ctx, uint64_t pc, const struct sp_cfi_table **t,
     uint64_t *bias)
 {
-	const struct rec_range *m = spi_rec_find_range(ctx, pc);
+	const struct walk *w = ctx;
+	const struct rec_range *m = spi_rec_find_range(w->p, pc);
 
 	if (m == NULL)
 		return -SP_ENOTFOUND;
-	*t = m->cfi;
+	*t = spi_rec_range_cfi(w->r, m);
 	*bias = m->bias;
 	return 0;
 }
@@ -392,9 +400,10 @@ find_cfi(void *ctx, uint64_t pc, const struct sp_cfi_table **t,
 static size_t
 read_code(void *ctx, uint64_t addr, uint8_t *buf, size_t len)
 {
-	struct rec_proc *p = ctx;
+	struct rec_proc *p = ((const struct walk *)ctx)->p;
 	struct code_memo *cm = &p->code[(addr ^ addr >> 4) % CODE_MEMO];
 	const struct rec_range *m;
+	const struct sp_elf_file *elf;
 	uint64_t page_end = (addr | 4095) + 1;
 	size_t first = page_end - addr < len ? (size_t)(page_end - addr) : len;
 	struct iovec local[2], remote[2];
@@ -418,8 +427,9 @@ read_code(void *ctx, uint64_t addr, uint8_t *buf, size_t len)
 	got = process_vm_readv((pid_t)p->pid, local, (unsigned long)n, remote,
 	    (unsigned long)n, 0);
 	m = spi_rec_find_range(p, addr);
+	elf = m != NULL ? spi_rec_range_elf(m) : NULL;
 	if (got > 0) {
-		if (m != NULL && m->cfi == NULL) {
+		if (m != NULL && elf == NULL) {
 			cm->addr = addr;
 			cm->len = (size_t)got < sizeof(cm->b) ? (size_t)got :
 			    sizeof(cm->b);
@@ -427,7 +437,7 @@ read_code(void *ctx, uint64_t addr, uint8_t *buf, size_t len)
 		}
 		return (size_t)got;
 	}
-	if (m == NULL || m->cfi == NULL) {
+	if (m == NULL || elf == NULL) {
 		if (cm->len == 0 || cm->addr != addr)
 			return 0;
 		if (len > cm->len)
@@ -437,8 +447,7 @@ read_code(void *ctx, uint64_t addr, uint8_t *buf, size_t len)
 	}
 	if (len > m->end - addr)
 		len = (size_t)(m->end - addr);
-	return sp_elf_file_read(sp_cfi_table_file(m->cfi), addr - m->start +
-	    m->offset, buf, len);
+	return sp_elf_file_read(elf, addr - m->start + m->offset, buf, len);
 }
 
 /* A walk that ended in code with no file and no CFI is a JIT's that
@@ -447,7 +456,9 @@ read_code(void *ctx, uint64_t addr, uint8_t *buf, size_t len)
 static void
 jit_cut(struct sp_recorder *r, struct rec_proc *p, uint64_t ip)
 {
-	if (!in_jit(p, ip))
+	struct walk w = { &r->ctx, p };
+
+	if (!in_jit(&w, ip))
 		return;
 	r->ctx.c[C_JIT_TRUNCATED]++;
 	if (p->jit_cut++ == 0)
@@ -491,7 +502,8 @@ user_frames(struct sp_recorder *r, struct rec_proc *p,
     const struct sp_uregs *regs, const struct sp_ustack *stk, size_t *n,
     int *complete)
 {
-	struct sp_unwind_lookup lk = { find_cfi, p, r->ctx.cache, read_code,
+	struct walk w = { &r->ctx, p };
+	struct sp_unwind_lookup lk = { find_cfi, &w, r->ctx.cache, read_code,
 	    in_jit };
 	struct sp_unwind_result res;
 	struct sp_unwind_stats st;

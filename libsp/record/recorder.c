@@ -18,6 +18,7 @@
 
 #include "common/buf_int.h"
 #include "sp/cfi.h"
+#include "sp/elffile.h"
 #include "common/cursor_int.h"
 #include "common/procfs_int.h"
 #include "sp/process.h"
@@ -1628,6 +1629,7 @@ sp_recorder_free(struct sp_recorder *r)
 
 		r->ctx.files = f->next;
 		sp_cfi_table_free(f->cfi);
+		sp_elf_file_free(f->elf);
 		free(f->path);
 		free(f);
 	}

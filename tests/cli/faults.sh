@@ -254,8 +254,10 @@ check "with their build-ids (read even when the hole is refilled before the reco
     test "$(grep -c 'build-id [0-9a-f]\{40\} ' "$TMP/dl.modules")" -eq 2
 loads=$(counter "$TMP/dl.spl" cfi_files)
 rel=$(counter "$TMP/dl.spl" cfi_files_released)
-check "the churn shows in the CFI loads: $loads files loaded, $rel released for 10,000 dlopens" \
-    test "${loads:-0}" -ge 9000 -a "${rel:-0}" -ge 9000
+# A library's CFI is read when a walk first needs it (sampled in it) and
+# freed at its dlclose: each read is released but the few still mapped.
+check "the churn shows in the CFI reads: $loads files read, $rel released for 10,000 dlopens" \
+    test "${loads:-0}" -ge 100 -a "${rel:-0}" -ge $((${loads:-0} - 5))
 # Each symbol of a libdl frame is of its own library; each sample whose
 # leaf is busy_X falls in an interval when libdlX.so was loaded.
 awk -v out="$TMP/dl.verdict" '
