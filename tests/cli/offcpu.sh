@@ -9,7 +9,7 @@
 # carries the off-CPU time as its own sample type, speedscope as a
 # profile per thread, sp-flame names the unit.  The cost (switches a
 # second, CPU per switch) is in the PASS lines.
-# asan: REC=build/asan/sp-record/sp-record FOLD=build/asan/sp-fold/sp-fold
+# asan: REC=build/asan/sp-record/sp-record FOLD=build/asan/sp-fold/sp-fold NO_BROWSER=1
 . "$(dirname "$0")/lib.bash"
 REC=${REC:-$BIN/sp-record} FOLD=${FOLD:-$BIN/sp-fold} SYM=$BIN/sp-sym
 DUMP=$BIN/sp-dump FLAME=$BIN/sp-flame W=build/tests
@@ -161,6 +161,23 @@ jsonschema.validate(json.load(open(sys.argv[2])), json.load(open(sys.argv[1])))'
 	check "valid by speedscope's file-format-schema.json" test "$RC" -eq 0
 else
 	skip "speedscope schema" "speedscope (npm) could not be installed, or python3-jsonschema is not (apt-get install python3-jsonschema)"
+fi
+# In speedscope itself: the off-CPU profiles load beside the CPU ones.
+PW=$PWD/build/node_modules/playwright-core
+if [ -n "${NO_BROWSER:-}" ]; then
+	skip "off-CPU profiles in speedscope in a browser" "NO_BROWSER is set (the ASan run of this script)"
+elif [ -z "$schema" ] || ! command -v node >/dev/null || ! need chromium chromium ||
+    { [ ! -d "$PW" ] && ! (flock 9 && timeout 120 npm install --prefix build \
+    --no-audit --no-fund playwright-core >"$TMP/npm.log" 2>&1) 9>build/.npm.lock; }; then
+	skip "off-CPU profiles in speedscope in a browser" "node, chromium, speedscope or playwright-core is missing and could not be installed"
+else
+	read -r first nprof < <(python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))["profiles"]
+print(d[0]["name"].split(" (")[0], len(d))' "$TMP/oc.json")
+	timeout 90 node tests/cli/speedscope-browser.js "$PW" \
+	    "$PWD/${schema%/*}/index.html" "$PWD/$TMP/oc.json" oc.sym.spl \
+	    "$first" "$nprof" "$PWD/$TMP" || echo "(browser check exit status $?)"
+	echo "screenshot: $TMP/speedscope.png"
 fi
 
 # --- attached with -p -------------------------------------------------------------
