@@ -24,6 +24,7 @@ struct opts {
 	const char *from, *to;  /* as given, for messages */
 	int pprof;
 	int speedscope;
+	int chrome;
 	int no_demangle;
 };
 
@@ -36,7 +37,7 @@ usage(int status)
 	    "               [--per-process | --per-thread] [--show-hidden]\n"
 	    "               [--lines] [--modules] [--no-inline]\n"
 	    "               [--user-only | --kernel-only]\n"
-	    "               [--max-depth N] [--pprof | --speedscope]\n"
+	    "               [--max-depth N] [--pprof | --speedscope | --chrome-trace]\n"
 	    "               [--on-cpu | --off-cpu | --both]\n"
 	    "               [--no-demangle]\n"
 	    "               [-o FILE] [FILE | -]\n"
@@ -72,6 +73,9 @@ usage(int status)
 	    "  -S, --speedscope    write speedscope JSON instead: a profile per\n"
 	    "                      thread, samples in time order (its Time Order\n"
 	    "                      view), each weighing the sampling period\n"
+	    "      --chrome-trace  write Chrome's trace event format instead (JSON,\n"
+	    "                      for Perfetto, chrome://tracing or speedscope):\n"
+	    "                      a track per thread, a span per frame in time\n"
 	    "      --no-demangle   C++ and Rust names as the spool has them\n"
 	    "                      (mangled; by default c++filt demangles them)\n"
 	    "  -o, --output FILE   where to write (default: standard output)\n"
@@ -115,6 +119,7 @@ parse_args(int argc, char **argv, struct opts *o)
 {
 	static const struct option opts[] = {
 		{ "both", no_argument, NULL, 1000 + 'B' },
+		{ "chrome-trace", no_argument, NULL, 1000 + 'T' },
 		{ "comm", required_argument, NULL, 'c' },
 		{ "from", required_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
@@ -214,6 +219,10 @@ parse_args(int argc, char **argv, struct opts *o)
 		case 1000 + 'B':
 			set_time(o, SP_FOLD_TIME_BOTH);
 			break;
+		case 1000 + 'T':
+			o->chrome = 1;
+			o->fo.flags |= SP_FOLD_ORDER;
+			break;
 		case 1000 + 'F':
 			set_time(o, SP_FOLD_TIME_OFF_CPU);
 			break;
@@ -230,11 +239,13 @@ parse_args(int argc, char **argv, struct opts *o)
 	if ((o->fo.flags & SP_FOLD_USER_ONLY) &&
 	    (o->fo.flags & SP_FOLD_KERNEL_ONLY))
 		errx(2, "--user-only and --kernel-only exclude each other");
-	if (o->pprof && o->speedscope)
-		errx(2, "--pprof and --speedscope exclude each other");
-	if (o->speedscope && o->fo.root != SP_FOLD_ROOT_NONE)
-		errx(2, "--speedscope writes a profile per thread: "
-		    "--per-process and --per-thread do not apply");
+	if (o->pprof + o->speedscope + o->chrome > 1)
+		errx(2, "--pprof, --speedscope and --chrome-trace exclude each "
+		    "other");
+	if ((o->speedscope || o->chrome) && o->fo.root != SP_FOLD_ROOT_NONE)
+		errx(2, "--%s writes a profile per thread: "
+		    "--per-process and --per-thread do not apply",
+		    o->chrome ? "chrome-trace" : "speedscope");
 	/* --from is inclusive, --to exclusive. */
 	if (o->from != NULL && o->to != NULL && o->fo.from_ns >= o->fo.to_ns)
 		errx(2, "--from %s --to %s: the time range is empty (--from "
@@ -383,6 +394,9 @@ main(int argc, char **argv)
 		e = sp_speedscope_write(f, sp_replay_defs(r),
 		    sp_replay_header(r), strcmp(o.in, "-") == 0 ? NULL : o.in,
 		    stdout);
+	else if (o.chrome)
+		e = sp_chrome_trace_write(f, sp_replay_defs(r),
+		    sp_replay_header(r), stdout);
 	else
 		e = sp_fold_write(f, sp_replay_defs(r), stdout);
 	if (e < 0 && e != -EIO) {

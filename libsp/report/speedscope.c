@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * sp_speedscope_write: the fold's ordered samples as speedscope JSON.
+ * Timelines: the fold's ordered samples as speedscope JSON
+ * (sp_speedscope_write) or Chrome trace events (sp_chrome_trace_write).
  * Each distinct stack's folded text (fold_text.c) is split at its ';' (no
  * name holds one: sp/fold.h) into frame names, interned once; the stacks
- * become index lists, cached by stack id; then one sampled profile per
- * thread, in the order threads first sampled.
+ * become index lists, cached by stack id; then each thread's samples, in
+ * the order threads first sampled.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -33,6 +34,8 @@ struct scope {
 	size_t npool, cappool;
 	uint32_t *thread_first;        /* thread id * 2 + off-CPU -> seen */
 	size_t capthread_first;
+	uint32_t *name_off;            /* frame index -> its name's JSON in */
+	size_t capname_off;            /* frames: offset, then length */
 };
 
 /* s as a JSON string's contents. */
@@ -74,13 +77,21 @@ frame_index(struct scope *sc, const char *s, size_t len, uint32_t *idx)
 		    id);
 		if (err < 0)
 			return err;
+		if (sp_grow_zeroed(&sc->name_off, &sc->capname_off,
+		    2 * (size_t)id, sizeof(*sc->name_off)) < 0)
+			return -ENOMEM;
 		if (sc->nframes++ > 0)
 			sp_buf_u8(&sc->frames, ',');
 		PUT(&sc->frames, "{\"name\":\"");
+		sc->name_off[2 * (id - 1)] = (uint32_t)sc->frames.len;
 		put_json(&sc->frames, s, len);
+		sc->name_off[2 * id - 1] = (uint32_t)sc->frames.len -
+		    sc->name_off[2 * (id - 1)];
 		PUT(&sc->frames, "\"}");
 		if (sc->frames.err)
 			return sc->frames.err;
+		if (sc->frames.len > UINT32_MAX)
+			return -SP_ELIMIT;
 	}
 	*idx = id - 1;
 	return 0;
@@ -246,6 +257,7 @@ scope_fini(struct scope *sc)
 	free(sc->stack_at);
 	free(sc->pool);
 	free(sc->thread_first);
+	free(sc->name_off);
 }
 
 int
@@ -309,6 +321,250 @@ sp_speedscope_write(struct sp_fold *f, const struct sp_defs *d,
 		err = -EIO;
 	sp_buf_fini(&head);
 	sp_buf_fini(&profiles);
+	scope_fini(&sc);
+	return err;
+}
+
+
+/* A frame on a thread's track: its index (OFF_CPU_MARK for the leaf
+ * of time off CPU), its depth, since when and (closed) until when, in
+ * whole microseconds (the format's unit: a viewer adding ts and dur in
+ * floating point would see a span end after the next one's start). */
+#define OFF_CPU_MARK UINT32_MAX
+struct span {
+	uint32_t idx, depth;
+	uint64_t start, end;
+};
+
+struct track {
+	struct scope *sc;
+	struct sp_buf *b;
+	uint32_t host, pid, tid;
+	uint32_t last_thread;  /* its last THREAD id (comm) */
+	struct span *open;     /* by depth */
+	size_t nopen, capopen;
+	struct span *done;     /* closed, to write in order */
+	size_t ndone, capdone;
+	size_t nevents;
+};
+
+/* Closes the open frames from depth k on at end (ns). */
+static int
+close_spans(struct track *tr, size_t k, uint64_t end)
+{
+	struct span *s;
+
+	for (; tr->nopen > k; tr->nopen--) {
+		s = &tr->open[tr->nopen - 1];
+		if (end / 1000 == s->start)
+			continue;	/* under a microsecond: left out */
+		if (sp_grow_zeroed(&tr->done, &tr->capdone, tr->ndone + 1,
+		    sizeof(*tr->done)) < 0)
+			return -ENOMEM;
+		tr->done[tr->ndone] = *s;
+		tr->done[tr->ndone++].end = end / 1000;
+	}
+	return 0;
+}
+
+/* Viewers nest spans as they come: a parent before its children. */
+static int
+cmp_span(const void *a, const void *b)
+{
+	const struct span *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return (x->depth > y->depth) - (x->depth < y->depth);
+}
+
+/* The track's closed spans as complete events ("X"). */
+static void
+put_spans(struct track *tr)
+{
+	const struct span *s;
+	char ids[48];
+	int n = snprintf(ids, sizeof(ids), ",\"pid\":%" PRIu32 ",\"tid\":%"
+	    PRIu32 ",\"ts\":", tr->pid, tr->tid);
+	size_t i;
+
+	if (tr->ndone > 1)
+		qsort(tr->done, tr->ndone, sizeof(*tr->done), cmp_span);
+	for (i = 0; i < tr->ndone; i++) {
+		s = &tr->done[i];
+		if (tr->nevents++ > 0)
+			sp_buf_u8(tr->b, ',');
+		PUT(tr->b, "{\"ph\":\"X\",\"name\":\"");
+		if (s->idx == OFF_CPU_MARK)
+			PUT(tr->b, "[off-cpu]\",\"cat\":\"off-cpu\"");
+		else {
+			sp_buf_put(tr->b, tr->sc->frames.p +
+			    tr->sc->name_off[2 * s->idx],
+			    tr->sc->name_off[2 * s->idx + 1]);
+			PUT(tr->b, "\",\"cat\":\"cpu\"");
+		}
+		sp_buf_put(tr->b, ids, (size_t)n);
+		put_num(tr->b, s->start);
+		PUT(tr->b, ",\"dur\":");
+		put_num(tr->b, s->end - s->start);
+		sp_buf_u8(tr->b, '}');
+	}
+	tr->ndone = 0;
+}
+
+/* Whether THREAD id is the task of tr: a thread renamed (exec, prctl)
+ * has a THREAD of each name, one track.  Marks it seen. */
+static int
+on_track(struct track *tr, uint32_t id)
+{
+	const struct sp_thread *t = sp_defs_thread(tr->sc->d, id);
+
+	if (t == NULL || t->host != tr->host || t->pid != tr->pid ||
+	    t->tid != tr->tid)
+		return 0;
+	tr->sc->thread_first[id] = 1;
+	tr->last_thread = id;
+	return 1;
+}
+
+/*
+ * One thread's track from its samples (index first on): a CPU sample
+ * covers the period before its time, an off-CPU one its nanoseconds
+ * after (its leaf the frame [off-cpu]); frames a sample shares with the
+ * one before stay open, others close where it starts; a gap of more than
+ * a period between samples closes all.  Times from t0.
+ */
+static int
+put_track(struct track *tr, const struct sp_fold_sampled *o, size_t n,
+    size_t first, uint64_t t0, uint64_t period)
+{
+	uint32_t k, cnt, idx;
+	uint64_t start, end, last = 0;
+	size_t i, at, d;
+	int err, off;
+
+	for (i = first; i < n; i++) {
+		if (o[i].thread >= tr->sc->capthread_first ||
+		    !on_track(tr, o[i].thread))
+			continue;
+		off = o[i].kind == SP_SAMPLE_OFF_CPU;
+		if (o[i].time < t0 + (off ? 0 : period))
+			continue;	/* no time */
+		start = o[i].time - t0 - (off ? 0 : period);
+		end = off ? start + o[i].weight : start + period;
+		if (start < last)
+			start = last;
+		if (end <= start)
+			continue;
+		if (start > last + period && (err = close_spans(tr, 0, last)) < 0)
+			return err;
+		if ((err = stack_entry(tr->sc, o[i].stack, &at)) < 0)
+			return err;
+		cnt = tr->sc->pool[at];
+		for (d = 0; d <= cnt; d++) {
+			idx = d < cnt ? tr->sc->pool[at + 1 + d] :
+			    off ? OFF_CPU_MARK : 0;
+			if (d == cnt && !off)
+				break;
+			if (d < tr->nopen && tr->open[d].idx == idx)
+				continue;
+			if ((err = close_spans(tr, d, start)) < 0)
+				return err;
+			if (sp_grow_zeroed(&tr->open, &tr->capopen, d + 1,
+			    sizeof(*tr->open)) < 0)
+				return -ENOMEM;
+			tr->open[d].idx = idx;
+			tr->open[d].depth = (uint32_t)d;
+			tr->open[d].start = start / 1000;
+			tr->nopen = d + 1;
+		}
+		k = (uint32_t)cnt + (off ? 1 : 0);
+		if ((err = close_spans(tr, k, start)) < 0)
+			return err;
+		last = end;
+	}
+	if ((err = close_spans(tr, 0, last)) < 0)
+		return err;
+	put_spans(tr);
+	return tr->b->err;
+}
+
+int
+sp_chrome_trace_write(struct sp_fold *f, const struct sp_defs *d,
+    const struct sp_header *h, FILE *out)
+{
+	const struct sp_fold_sampled *o;
+	const struct sp_thread *t;
+	const struct sp_str *comm;
+	struct scope sc;
+	struct track tr;
+	struct sp_buf b = { 0 };
+	uint64_t t0 = UINT64_MAX, period = spi_fold_period_ns(d, h);
+	size_t n, i;
+	int err;
+
+	if (!(sp_fold_options(f)->flags & SP_FOLD_ORDER))
+		return -SP_EUSAGE;
+	memset(&sc, 0, sizeof(sc));
+	memset(&tr, 0, sizeof(tr));
+	sc.f = f;
+	sc.d = d;
+	tr.sc = &sc;
+	tr.b = &b;
+	if (period == 0)
+		period = 1000000;
+	if ((err = spi_fold_text_new(f, d, &sc.text)) < 0)
+		return err;
+	sp_fold_order(f, &o, &n);
+	/* A CPU sample's span ends at its time: t0 leaves room for one. */
+	for (i = 0; i < n; i++)
+		if (o[i].time >= period && o[i].time - period < t0)
+			t0 = o[i].time - period;
+	/* The fold checked every sample's THREAD id against d. */
+	if (sp_grow_zeroed(&sc.thread_first, &sc.capthread_first,
+	    (size_t)sp_defs_count(d, SP_REC_THREAD) + 1,
+	    sizeof(*sc.thread_first)) < 0)
+		err = -ENOMEM;
+	PUT(&b, "{\"traceEvents\":[");
+	for (i = 0; i < n && err == 0; i++) {
+		if (o[i].time < t0 || o[i].time == 0 ||
+		    o[i].thread >= sc.capthread_first)
+			continue;
+		if (sc.thread_first[o[i].thread] != 0 ||
+		    (t = sp_defs_thread(d, o[i].thread)) == NULL)
+			continue;
+		tr.host = t->host;
+		tr.pid = t->pid;
+		tr.tid = t->tid;
+		if ((err = put_track(&tr, o, n, i, t0, period)) < 0)
+			break;
+		/* Its name: the comm it had last. */
+		t = sp_defs_thread(d, tr.last_thread);
+		comm = t != NULL ? sp_defs_string(d, t->comm) : NULL;
+		if (tr.nevents++ > 0)
+			sp_buf_u8(&b, ',');
+		PUT(&b, "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":");
+		put_num(&b, tr.pid);
+		PUT(&b, ",\"tid\":");
+		put_num(&b, tr.tid);
+		PUT(&b, ",\"args\":{\"name\":\"");
+		if (comm != NULL && comm->len > 0)
+			put_json(&b, comm->s, comm->len);
+		else
+			sp_buf_u8(&b, '?');
+		PUT(&b, "\"}}");
+	}
+	PUT(&b, "],\"displayTimeUnit\":\"ns\",\"otherData\":{\"exporter\":"
+	    "\"stackpulse ");
+	sp_buf_put(&b, SP_PROJECT_VERSION, strlen(SP_PROJECT_VERSION));
+	PUT(&b, "\"}}\n");
+	if (err == 0 && b.err)
+		err = b.err;
+	if (err == 0 && (write_buf(&b, out) < 0 || ferror(out)))
+		err = -EIO;
+	sp_buf_fini(&b);
+	free(tr.open);
+	free(tr.done);
 	scope_fini(&sc);
 	return err;
 }

@@ -153,6 +153,22 @@ EOF
 )
 check "speedscope: offcpu-main has a CPU profile and an off-CPU one, weighing its off-CPU nanoseconds ($scope)" \
     awk '{ exit !($1 == "ok" && $4 == $5 && $4 > 0) }' <<<"$scope"
+# Chrome's trace format: the main thread's track spends in nap what the
+# folded stacks count (whole microseconds there).
+"$FOLD" --chrome-trace --comm offcpu-main -o "$TMP/oc.trace.json" "$TMP/oc.sym.spl" 2>/dev/null
+napf=$(awk '/;run;nap;/ { n += $NF } END { printf "%.0f", n / 1000 }' "$TMP/both.fold")
+napt=$(python3 -c 'import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+print(sum(e["dur"] for e in ev if e["ph"] == "X" and e["name"] == "nap"))' "$TMP/oc.trace.json")
+offt=$(python3 -c 'import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+print(sum(e["dur"] for e in ev if e["ph"] == "X" and e.get("cat") == "off-cpu"))' "$TMP/oc.trace.json")
+offf=$(awk '/^\[off-cpu\];/ { n += $NF } END { printf "%.0f", n / 1000 }' "$TMP/both.fold")
+check "--chrome-trace: nap spans last ${napt:-?} us, the folded nap ${napf} us (within 2 %)" \
+    awk -v a="${napt:-0}" -v b="$napf" 'BEGIN { exit !(b > 0 && a > 0.98 * b && a < 1.02 * b) }'
+check "--chrome-trace: [off-cpu] spans last ${offt:-?} us, the folded off-CPU time ${offf} us (within 2 %)" \
+    awk -v a="${offt:-0}" -v b="$offf" 'BEGIN { exit !(b > 0 && a > 0.98 * b && a < 1.02 * b) }'
+
 schema=$(speedscope_schema)
 if [ -n "$schema" ] && python3 -c 'import jsonschema' 2>/dev/null; then
 	run python3 -c 'import json, sys, jsonschema

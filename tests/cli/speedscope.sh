@@ -91,6 +91,49 @@ run "$FOLD" --speedscope --tid 1 "$TMP/th.sym.spl"
 check "no sample left: still a file speedscope reads (no profile)" \
     python3 -c 'import json, sys; d = json.loads(sys.argv[1]); sys.exit(d["profiles"] != [])' "$OUT"
 
+# --- Chrome's trace event format ---------------------------------------------
+run "$FOLD" --chrome-trace -o "$TMP/th.trace.json" "$TMP/th.sym.spl"
+check "--chrome-trace: exit 0" test "$RC" -eq 0
+# Read as a viewer reads it, in file order: each span nests in the one
+# open before it or starts after that one ends; per thread, the spans at
+# the root last as long as its samples (a period each, 1 ms).
+samples_by_tid=$($FOLD --per-thread "$TMP/th.sym.spl" |
+    awk '{ split($1, r, ";"); n = split(r[1], p, "/"); c[p[n]] += $NF }
+    END { for (t in c) print t, c[t] }' | sort)
+python3 - "$TMP/th.trace.json" "$samples_by_tid" >"$TMP/trace.check" <<'EOF2'
+import json, sys
+d = json.load(open(sys.argv[1]))
+want = dict(l.split() for l in sys.argv[2].splitlines())
+ev = d["traceEvents"]
+names = {str(e["tid"]): e["args"]["name"] for e in ev if e["ph"] == "M"}
+tracks, bad = {}, 0
+for e in ev:
+    if e["ph"] != "X":
+        continue
+    st = tracks.setdefault(str(e["tid"]), {"open": [], "root": 0})
+    if e["dur"] <= 0 or e["ts"] < 0:
+        bad += 1
+    while st["open"] and st["open"][-1] <= e["ts"]:
+        st["open"].pop()
+    if st["open"] and e["ts"] + e["dur"] > st["open"][-1]:
+        bad += 1
+    if not st["open"]:
+        st["root"] += e["dur"]
+    st["open"].append(e["ts"] + e["dur"])
+off = [t for t in tracks if abs(tracks[t]["root"] / 1000 - int(want.get(t, 0))) >
+       0.05 * int(want.get(t, 0)) + 2]
+print("tracks", len(tracks), "names", len(names), "threads", len(want))
+print("bad", bad, "off", " ".join("%s:%d/%s" % (t, tracks[t]["root"] // 1000,
+      want.get(t)) for t in off[:3]) or "none")
+EOF2
+check "a track per thread, named ($(head -1 "$TMP/trace.check"))" \
+    awk 'NR == 1 { exit !($2 == $6 && $4 == $6 && $2 > 1) }' "$TMP/trace.check"
+check "spans nest in file order, root spans last as long as each thread's samples ($(sed -n 2p "$TMP/trace.check"))" \
+    grep -qx "bad 0 off none" "$TMP/trace.check"
+run "$FOLD" --chrome-trace --speedscope "$TMP/th.sym.spl"
+check "--chrome-trace --speedscope: exit 2, said" \
+    test "$RC" -eq 2 -a -n "$(grep -F 'exclude each other' <<<"$ERR")"
+
 # In speedscope itself.
 PW=$PWD/build/node_modules/playwright-core
 if [ -n "${NO_BROWSER:-}" ]; then
@@ -111,5 +154,15 @@ else
 	    "$PWD/${schema%/*}/index.html" "$PWD/$TMP/th.json" th.sym.spl \
 	    "$first" "$threads" "$PWD/$TMP" || echo "(browser check exit status $?)"
 	echo "screenshot: $TMP/speedscope.png"
+	# speedscope reads Chrome's trace format too: a profile a track,
+	# named after the thread.
+	mkdir -p "$TMP/chrome"
+	first=$(python3 -c 'import json, sys
+print([e for e in json.load(open(sys.argv[1]))["traceEvents"] if e["ph"] == "M"][0]["args"]["name"])' "$TMP/th.trace.json")
+	timeout 90 node tests/cli/speedscope-browser.js "$PW" \
+	    "$PWD/${schema%/*}/index.html" "$PWD/$TMP/th.trace.json" \
+	    th.trace.json "$first" "$threads" "$PWD/$TMP/chrome" |
+	    sed 's/^\(PASS\|FAIL\) speedscope:/\1 speedscope, --chrome-trace:/'
+	echo "screenshot: $TMP/chrome/speedscope.png"
 fi
 done_testing
