@@ -80,10 +80,12 @@ check "examples/replay streams them all ($(tail -1 <<<"$OUT"))" \
 follow() {
 	local rp tp
 	rm -f "$2"
-	$REC -q -o "$2" -- $W/tree-O2 1500 >/dev/null 2>&1 &
+	$REC -q -o "$2" -- $W/tree-O2 3000 >/dev/null 2>&1 &
 	rp=$!
+	# The time without a fork per line (a loaded machine made the
+	# stamps lag by seconds behind the lines).
 	"$TMP/ex/$1" "$2" 30 | while IFS= read -r l; do
-		echo "$(date +%s%N) $l"; done >"$3" &
+		echo "${EPOCHREALTIME/./}000 $l"; done >"$3" &
 	tp=$!
 	wait $rp
 	rec_end=$(date +%s%N)
