@@ -416,22 +416,6 @@ Test(symbolizer, stacks_raw_addresses_backends_and_updates)
 	live_end(&l);
 }
 
-/* The leaf of the first sample whose leaf is in anonymous memory. */
-static uint32_t
-anon_stack(const struct sp_sample *s, size_t n, struct sp_symbolizer *sym)
-{
-	struct sp_resolved_stack st;
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (s[i].stack != 0 &&
-		    sp_symbolizer_resolve(sym, s[i].stack, &st) == 0 &&
-		    st.n > 0 && st.frames[0].module != NULL &&
-		    strcmp(st.frames[0].module, "[anon]") == 0)
-			return s[i].stack;
-	return 0;
-}
-
 Test(symbolizer, a_perf_map_that_appears_later_names_the_jit_frames)
 {
 	char *const argv[] = { "build/tests/jit", "30000", NULL };

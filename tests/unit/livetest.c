@@ -21,6 +21,7 @@ live_start(struct live *l, const struct sp_recorder_opts *o)
 	struct sp_diag diag = { 0 };
 
 	memset(&zero, 0, sizeof(zero));
+	memset(l, 0, sizeof(*l));
 	(void)snprintf(l->path, sizeof(l->path), "/tmp/sp-unit-live-XXXXXX");
 	l->fd = mkstemp(l->path);
 	cr_assert_geq(l->fd, 0);
@@ -79,6 +80,8 @@ read_tail(struct live *l, struct sp_sample *s, size_t max)
 	do {
 		cr_assert_geq(sp_tail_poll(l->t, s + n, max - n, &got), 0);
 		n += got;
+		if (l->on_poll != NULL)
+			l->on_poll(l->on_poll_arg, sp_tail_events(l->t));
 	} while (got > 0 && n < max);
 	return n;
 }
@@ -94,4 +97,19 @@ record_samples(struct live *l, struct sp_sample *s, size_t max, size_t want)
 		n += read_tail(l, s + n, max - n);
 	}
 	return n;
+}
+
+uint32_t
+anon_stack(const struct sp_sample *s, size_t n, struct sp_symbolizer *sym)
+{
+	struct sp_resolved_stack st;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (s[i].stack != 0 &&
+		    sp_symbolizer_resolve(sym, s[i].stack, &st) == 0 &&
+		    st.n > 0 && st.frames[0].module != NULL &&
+		    strcmp(st.frames[0].module, "[anon]") == 0)
+			return s[i].stack;
+	return 0;
 }

@@ -9,10 +9,12 @@
  */
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "sp/recorder.h"
 #include "sp/spool.h"
+#include "sp/symbolizer.h"
 #include "sp/tail.h"
 #include "sp/writer.h"
 
@@ -25,6 +27,10 @@ struct live {
 	struct sp_tail *t;
 	char path[64];
 	int fd;
+	/* Called after each tail poll of read_tail, when not NULL: the
+	 * events it read are gone at the next poll. */
+	void (*on_poll)(void *arg, const struct sp_tail_events *ev);
+	void *on_poll_arg;
 };
 
 /* A recorder with options o (NULL: the defaults) writing a new spool
@@ -49,5 +55,10 @@ size_t read_tail(struct live *l, struct sp_sample *s, size_t max);
  */
 size_t record_samples(struct live *l, struct sp_sample *s, size_t max,
     size_t want);
+
+/* The stack of the first of the n samples s whose leaf sym resolves in
+ * anonymous memory (JIT code), or 0. */
+uint32_t anon_stack(const struct sp_sample *s, size_t n,
+    struct sp_symbolizer *sym);
 
 #endif
