@@ -148,6 +148,38 @@ Test(update, a_pid_reused_over_its_old_modules_is_invalidated_alone)
 	spool_end(&sp);
 }
 
+/*
+ * sp_symbolizer_resolve_raw looks an address up in the modules the reader
+ * defined: one that no module held is named once a module over it comes,
+ * a library mapped after the caller first asked (its cache was kept).
+ */
+Test(update, a_raw_address_is_named_by_a_module_defined_later)
+{
+	struct spool sp;
+	struct sp_symbolizer *sym;
+	struct sp_invalidation inv;
+	char b[128];
+
+	spool_start(&sp);
+	put_module(&sp, 100, "/nonexistent/app", 0x10000, 0x1000);
+	spool_read(&sp);
+	cr_assert_eq(sp_symbolizer_new(sp_tail_defs(sp.t), sp_tail_header(sp.t),
+	    NULL, NULL, &sym), 0);
+	cr_assert_eq(sp_symbolizer_update(sym, sp_tail_events(sp.t), &inv), 0);
+	cr_assert_str_eq(raw_name(sym, 100, 0x30010, b, sizeof(b)), "0x30010");
+	cr_assert_str_eq(raw_name(sym, 100, 0x10010, b, sizeof(b)), "app+0x10");
+	put_module(&sp, 100, "/nonexistent/lib.so", 0x30000, 0x1000);
+	spool_read(&sp);
+	cr_assert_eq(sp_symbolizer_update(sym, sp_tail_events(sp.t), &inv), 0);
+	cr_assert(!inv.all && inv.npids == 0, "a new library: no cached "
+	    "stack is stale");
+	cr_assert_str_eq(raw_name(sym, 100, 0x30010, b, sizeof(b)),
+	    "lib.so+0x10");
+	cr_assert_str_eq(raw_name(sym, 100, 0x10010, b, sizeof(b)), "app+0x10");
+	sp_symbolizer_free(sym);
+	spool_end(&sp);
+}
+
 /* ------------------------------------------------- a Python runtime */
 
 /* The PYTHON records the tail read, kept past their poll. */
