@@ -229,14 +229,32 @@ nm_size(const char *bin, const char *name)
 	return size;
 }
 
+/* The runtime's copy, its perf map and pid: removed by py_end, also
+ * when an assertion ended the test early. */
+static char dir[] = "/tmp/sp-unit-py-XXXXXX", bin[64], map[64];
+static pid_t py_pid;
+
+static void
+py_end(void)
+{
+	if (py_pid > 0) {
+		kill(py_pid, SIGKILL);
+		waitpid(py_pid, NULL, 0);
+	}
+	(void)unlink(map);
+	(void)unlink(bin);
+	(void)rmdir(dir);
+}
+
 /*
  * tests/workloads/fakepy.c run as python3.12: the recorder marks it a
  * Python runtime (a PYTHON record) and it names its "Python functions"
  * in /tmp/perf-PID.map as CPython's -X perf does.
  */
-Test(update, a_python_runtime_event_invalidates_its_pid_and_names_python)
+Test(update, a_python_runtime_event_invalidates_its_pid_and_names_python,
+    .fini = py_end)
 {
-	char dir[] = "/tmp/sp-unit-py-XXXXXX", bin[64], cmd[160], map[64];
+	char cmd[160];
 	char *argv[] = { bin, "30000", NULL };
 	struct live l;
 	struct pyrecs py = { .n = 0 };
@@ -258,7 +276,7 @@ Test(update, a_python_runtime_event_invalidates_its_pid_and_names_python)
 	live_start(&l, NULL);
 	l.on_poll = keep_python;
 	l.on_poll_arg = &py;
-	pid = live_launch(&l, argv);
+	pid = py_pid = live_launch(&l, argv);
 	(void)snprintf(map, sizeof(map), "/tmp/perf-%d.map", (int)pid);
 	n = record_samples(&l, s, 4096, 300);
 	cr_assert_geq(n, 300, "samples of the runtime (%zu)", n);
@@ -342,10 +360,5 @@ Test(update, a_python_runtime_event_invalidates_its_pid_and_names_python)
 	cr_assert_neq(st.frames[0].kind, SP_RESOLVED_PYTHON);
 
 	sp_symbolizer_free(sym);
-	kill(pid, SIGKILL);
-	waitpid(pid, NULL, 0);
-	(void)unlink(map);
-	(void)unlink(bin);
-	(void)rmdir(dir);
 	live_end(&l);
 }
