@@ -650,6 +650,18 @@ invalidate(struct sp_symbolizer *s, struct sp_invalidation *inv,
 		inv->all = 1;
 }
 
+/* Forgets every raw address: they are looked up by pid and address. */
+static void
+forget_raw(struct sp_symbolizer *s)
+{
+	sp_idmap_fini(&s->rawmap);
+	memset(&s->rawmap, 0, sizeof(s->rawmap));
+	s->rawmap.words = 2;
+	free(s->raw);
+	s->raw = NULL;
+	s->capraw = 0;
+}
+
 /* Forgets every frame of the pids listed, and every raw address. */
 static void
 forget(struct sp_symbolizer *s, const struct sp_invalidation *inv)
@@ -671,12 +683,7 @@ forget(struct sp_symbolizer *s, const struct sp_invalidation *inv)
 			s->frames[id - 1].state = 0;
 	}
 	/* Raw addresses are looked up by pid: an exec changes them all. */
-	sp_idmap_fini(&s->rawmap);
-	memset(&s->rawmap, 0, sizeof(s->rawmap));
-	s->rawmap.words = 2;
-	free(s->raw);
-	s->raw = NULL;
-	s->capraw = 0;
+	forget_raw(s);
 }
 
 /* Whether new module id lies over an older module of its pid. */
@@ -721,6 +728,10 @@ apply_events(struct sp_symbolizer *s, const struct sp_tail_events *ev,
 	for (id = ev->modules_from + 1; id <= ev->modules_to; id++)
 		if (remapped(s, id, ev->modules_from))
 			invalidate(s, inv, sp_defs_module(s->c.defs, id)->pid);
+	/* A caller's address that no module held (a library mapped since)
+	 * may have one now: look raw addresses up again. */
+	if (ev->modules_to > ev->modules_from)
+		forget_raw(s);
 	return 0;
 }
 

@@ -2,7 +2,8 @@
 # ninja install for embedders: the library (libstackpulse.a and the
 # archives it needs), the public headers and stackpulse.pc, installed into
 # a DESTDIR; then examples/*.c built against that tree with pkg-config's
-# flags alone, and run: record a command, read the spool with a Snapshot
+# flags alone, and run: record a command (with sp_recorder_spawn, and by
+# hand with the process helpers), read the spool with a Snapshot
 # and a Replay, follow a spool being written with a Tail, symbolize it live
 # stack by stack, plug in a toy native symbolizer.
 . "$(dirname "$0")/lib.bash"
@@ -61,6 +62,25 @@ check "examples/record: exit 0, says the library's version and $n samples" \
 run $DUMP --check "$TMP/ex.spl"
 check "and sp-dump --check finds its spool finished" has "finished" "$OUT"
 check "with samples" test "${n:-0}" -gt 0
+
+# attach: the same by hand with the process helpers (launched suspended,
+# attached at its exec, released), its exit seen through a pidfd.
+run "$TMP/ex/attach" "$TMP/ex-attach.spl" $W/tree-O2 300
+na=$(counter "$TMP/ex-attach.spl" samples)
+check "examples/attach: saw its command exit 0, $na samples ($OUT)" \
+    grep -qE "^attach: pid [0-9]+, exit status 0, $na samples into " <<<"$OUT"
+check "with samples" test "${na:-0}" -gt 0
+apid=$(sed -n 's/^attach: pid \([0-9]*\),.*/\1/p' <<<"$OUT")
+run $DUMP --check "$TMP/ex-attach.spl"
+check "and sp-dump --check finds its spool finished" has "finished" "$OUT"
+check "recorded from its exec on: the spool has the exec of pid ${apid:-?}" \
+    grep -qE "^exec [0-9.]+ pid ${apid:-none} " <($DUMP "$TMP/ex-attach.spl")
+$SYM -q "$TMP/ex-attach.spl" | $BIN/sp-fold >"$TMP/ex-attach.folded"
+check "its stacks run from _start through main" \
+    grep -qE '^_start;.*;main;' "$TMP/ex-attach.folded"
+run "$TMP/ex/attach" "$TMP/ex-none.spl" /no/such/command
+check "a command that cannot run: exit 1, said so ($ERR)" \
+    eval 'test "$RC" -eq 1 && has "cannot run /no/such/command" "$ERR"'
 
 # snapshot and replay: the same samples as sp-dump; names once symbolized.
 $SYM -q "$TMP/ex.spl" >"$TMP/ex.sym.spl"

@@ -25,10 +25,7 @@
 #include "sp/tail.h"
 #include "sp/writer.h"
 #include "common.h"
-
-/* A spinner that a failed test cannot leak for long: 10 s of CPU. */
-static char *const spin_argv[] = { "/bin/sh", "-c",
-	"ulimit -t 10; while :; do :; done", NULL };
+#include "livetest.h"
 
 /* The target of /proc/PID/exe, or "". */
 static void
@@ -127,104 +124,6 @@ Test(process, descendants_parents_first)
 
 /* ------------------------------------------------ recording, resolving */
 
-struct live {
-	struct sp_writer *w;
-	struct sp_recorder *r;
-	struct sp_tail *t;
-	char path[64];
-	int fd;
-};
-
-static void
-live_start(struct live *l)
-{
-	struct sp_recorder_opts o;
-	struct sp_header h;
-	struct sp_diag diag = { 0 };
-
-	(void)snprintf(l->path, sizeof(l->path), "/tmp/sp-unit-live-XXXXXX");
-	l->fd = mkstemp(l->path);
-	cr_assert_geq(l->fd, 0);
-	cr_assert_eq(sp_header_init_host(&h), 0);
-	cr_assert_eq(sp_writer_new(l->fd, &h, &l->w), 0);
-	memset(&o, 0, sizeof(o));
-	cr_assert_eq(sp_recorder_new(l->w, &o, &l->r, &diag), 0, "%s",
-	    diag.msg);
-	cr_assert_eq(sp_writer_flush(l->w), 0);
-	cr_assert_eq(sp_tail_open(l->path, &l->t), 0);
-	(void)unlink(l->path);
-}
-
-static void
-live_end(struct live *l)
-{
-	sp_tail_free(l->t);
-	sp_recorder_free(l->r);
-	sp_writer_free(l->w);
-	(void)close(l->fd);
-}
-
-/* An AT_EXEC attach of a launched spinner; skips when perf is refused. */
-static pid_t
-launch_recorded(struct live *l)
-{
-	struct sp_launch lc;
-	struct sp_diag diag = { 0 };
-	int err;
-
-	cr_assert_eq(sp_process_launch(spin_argv, &lc, &diag), 0);
-	err = sp_recorder_attach_mode(l->r, lc.pid, SP_ATTACH_AT_EXEC, &diag);
-	if (err == -EACCES || err == -EPERM || err == -ENOENT) {
-		sp_process_abandon(&lc);
-		cr_skip_test("perf events refused here: %s", diag.msg);
-	}
-	cr_assert_eq(err, 0, "%s", diag.msg);
-	cr_assert_eq(sp_process_release(&lc, spin_argv[0], &diag), 0);
-	return lc.pid;
-}
-
-/* Polls the recorder for secs seconds, then flushes. */
-static void
-record_for(struct live *l, double secs)
-{
-	double end = now_s() + secs;
-
-	while (now_s() < end)
-		cr_assert_eq(sp_recorder_poll(l->r, 20), 0);
-	cr_assert_eq(sp_recorder_flush(l->r), 0);
-}
-
-/* Reads the tail; returns the samples (at most max) into s. */
-static size_t
-read_tail(struct live *l, struct sp_sample *s, size_t max)
-{
-	size_t n = 0, got;
-
-	do {
-		cr_assert_geq(sp_tail_poll(l->t, s + n, max - n, &got), 0);
-		n += got;
-	} while (got > 0 && n < max);
-	return n;
-}
-
-/*
- * Records and reads the tail until it holds want samples (at most max,
- * into s), or 20 s: a loaded machine (the full test run beside an ASan
- * build) gives the workload a fraction of a CPU.
- */
-static size_t
-record_samples(struct live *l, struct sp_sample *s, size_t max, size_t want)
-{
-	double end = now_s() + 20;
-	size_t n = 0;
-
-	while (n < want && now_s() < end) {
-		record_for(l, 0.2);
-		n += read_tail(l, s + n, max - n);
-	}
-	return n;
-}
-
 Test(recorder, attach_modes_flush_pending_liveness)
 {
 	struct live l;
@@ -233,8 +132,8 @@ Test(recorder, attach_modes_flush_pending_liveness)
 	pid_t a, b;
 	size_t n;
 
-	live_start(&l);
-	a = launch_recorded(&l);
+	live_start(&l, NULL);
+	a = live_launch(&l, spin_argv);
 	cr_assert_eq(sp_recorder_live(l.r), 1);
 	cr_assert_eq(sp_recorder_other_alive(l.r, a), 0);
 	n = record_samples(&l, s, 4096, 200);
@@ -345,8 +244,8 @@ Test(symbolizer, stacks_raw_addresses_backends_and_updates)
 	pid_t a;
 	size_t n, i, k;
 
-	live_start(&l);
-	a = launch_recorded(&l);
+	live_start(&l, NULL);
+	a = live_launch(&l, spin_argv);
 	n = record_samples(&l, s, 4096, 200);
 	cr_assert_geq(n, 200, "samples of the spinner (%zu)", n);
 	cr_assert_eq(sp_symbolizer_new(sp_tail_defs(l.t), sp_tail_header(l.t),
@@ -517,28 +416,10 @@ Test(symbolizer, stacks_raw_addresses_backends_and_updates)
 	live_end(&l);
 }
 
-/* The leaf of the first sample whose leaf is in anonymous memory. */
-static uint32_t
-anon_stack(const struct sp_sample *s, size_t n, struct sp_symbolizer *sym)
-{
-	struct sp_resolved_stack st;
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (s[i].stack != 0 &&
-		    sp_symbolizer_resolve(sym, s[i].stack, &st) == 0 &&
-		    st.n > 0 && st.frames[0].module != NULL &&
-		    strcmp(st.frames[0].module, "[anon]") == 0)
-			return s[i].stack;
-	return 0;
-}
-
 Test(symbolizer, a_perf_map_that_appears_later_names_the_jit_frames)
 {
 	char *const argv[] = { "build/tests/jit", "30000", NULL };
 	struct live l;
-	struct sp_launch lc;
-	struct sp_diag diag = { 0 };
 	struct sp_sample s[4096];
 	struct sp_sym_options o;
 	struct sp_symbolizer *sym;
@@ -547,20 +428,10 @@ Test(symbolizer, a_perf_map_that_appears_later_names_the_jit_frames)
 	char dir[] = "/tmp/sp-unit-maps-XXXXXX", from[64], to[128], cmd[256];
 	uint32_t pid, stack;
 	size_t n;
-	int err;
 
 	cr_assert_not_null(mkdtemp(dir));
-	live_start(&l);
-	cr_assert_eq(sp_process_launch(argv, &lc, &diag), 0);
-	pid = (uint32_t)lc.pid;
-	err = sp_recorder_attach_mode(l.r, lc.pid, SP_ATTACH_AT_EXEC, &diag);
-	if (err == -EACCES || err == -EPERM || err == -ENOENT) {
-		sp_process_abandon(&lc);
-		cr_skip_test("perf events refused here: %s", diag.msg);
-	}
-	cr_assert_eq(err, 0, "%s", diag.msg);
-	cr_assert_eq(sp_process_release(&lc, argv[0], &diag), 0, "%s",
-	    diag.msg);
+	live_start(&l, NULL);
+	pid = (uint32_t)live_launch(&l, argv);
 	n = record_samples(&l, s, 4096, 200);
 	cr_assert_geq(n, 200, "samples of the JIT (%zu)", n);
 
@@ -606,8 +477,8 @@ Test(symbolizer, a_perf_map_that_appears_later_names_the_jit_frames)
 	sp_symbolizer_free(sym);
 	(void)unlink(to);
 	(void)rmdir(dir);
-	kill(lc.pid, SIGKILL);
-	waitpid(lc.pid, NULL, 0);
+	kill((pid_t)pid, SIGKILL);
+	waitpid((pid_t)pid, NULL, 0);
 	(void)unlink(from);
 	live_end(&l);
 }
@@ -650,7 +521,7 @@ Test(symbolizer, live_images_name_a_binary_deleted_since)
 	(void)snprintf(cmd, sizeof(cmd), "cp build/tests/tree-O2 %s && "
 	    "chmod +x %s", bin, bin);
 	cr_assert_eq(system(cmd), 0, "%s", cmd);
-	live_start(&l);
+	live_start(&l, NULL);
 	cr_assert_eq(sp_process_launch(argv, &lc, &diag), 0);
 	err = sp_recorder_attach_mode(l.r, lc.pid, SP_ATTACH_AT_EXEC, &diag);
 	if (err == -EACCES || err == -EPERM || err == -ENOENT) {
