@@ -239,6 +239,11 @@ sp_recorder_new(struct sp_writer *w, const struct sp_recorder_opts *o,
 	}
 	r->ring_size = (size_t)1 << pow2_at_least((size_t)r->o.ring_stacks *
 	    stack);
+	/* A sample is its stack and a header, registers and sizes: a ring
+	 * of one stack held none (ring_stacks 1 lost every sample). */
+	if (r->ring_size < (size_t)2 << pow2_at_least(r->o.stack_bytes + 1024))
+		r->ring_size = (size_t)2 << pow2_at_least(r->o.stack_bytes +
+		    1024);
 	if (r->ring_size > SP_RING_MAX)
 		r->ring_size = SP_RING_MAX;
 	while ((size_t)r->nr_cpus * r->ring_size > SP_RING_TOTAL_MAX)
@@ -1481,10 +1486,9 @@ sp_recorder_pending(const struct sp_recorder *r)
 int
 sp_recorder_flush(struct sp_recorder *r)
 {
+	/* A loss read on the way is swept there (drain). */
 	int err = drain(r, 1);
 
-	if (err == 0 && r->need_sweep)
-		err = sweep(r);
 	return err < 0 ? err : sp_writer_flush(r->ctx.w);
 }
 

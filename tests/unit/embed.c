@@ -268,6 +268,30 @@ Test(embed, ring_stacks_sizes_each_ring)
 	live_end(&l);
 }
 
+/* A ring of one stack still holds two samples with their headers (it
+ * held none: every sample was lost). */
+Test(embed, one_stack_rings_still_record)
+{
+	struct sp_recorder_opts o;
+	struct sp_sample s[4096];
+	struct live l;
+	pid_t pid;
+	size_t n;
+
+	memset(&o, 0, sizeof(o));
+	o.ring_stacks = 1;
+	o.stack_bytes = 8192;
+	live_start(&l, &o);
+	pid = live_launch(&l, spin_argv);
+	n = record_samples(&l, s, 4096, 100);
+	cr_assert_geq(n, 100, "recorded (%zu samples, %llu lost)", n,
+	    sp_recorder_counter(l.r, "lost_events"));
+	cr_assert_eq(sp_recorder_counter(l.r, "ring_bytes_min"), 32768);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	live_end(&l);
+}
+
 /*
  * Rings of two stacks, 10 kHz, drained a tenth of a second apart: the
  * kernel drops samples and says so (PERF_RECORD_LOST); the flush sweeps

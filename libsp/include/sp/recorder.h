@@ -55,7 +55,8 @@ struct sp_recorder_opts {
 	unsigned frequency;    /* Hz, 0: 1000, SP_FREQ_MAX: the kernel's limit */
 	unsigned stack_bytes;  /* per sample; 0: chosen as it goes, from
 	                        * SP_STACK_BYTES_DEFAULT or _SMALL */
-	unsigned ring_stacks;  /* ring size in stacks, 0: by SP_RING_AUTO_BYTES */
+	unsigned ring_stacks;  /* ring size in stacks (room for two samples at
+	                        * least), 0: by SP_RING_AUTO_BYTES */
 	unsigned max_frames;   /* 0: SP_FRAMES_MAX_DEFAULT */
 	int kernel;            /* kernel callchains */
 	int children;          /* follow processes forked after start */
