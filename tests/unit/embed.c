@@ -245,7 +245,11 @@ Test(embed, refresh_finds_a_thread_started_after_the_attach,
 
 /* ------------------------------------------------------------ rings */
 
-Test(embed, ring_stacks_sizes_each_ring)
+/* Records spin with rings of stacks 8 KiB stacks until 100 samples (or
+ * 20 s); the ring sizes it had are the counters' min and max. */
+static void
+record_rings(unsigned stacks, unsigned long long *min,
+    unsigned long long *max)
 {
 	struct sp_recorder_opts o;
 	struct sp_sample s[4096];
@@ -254,42 +258,39 @@ Test(embed, ring_stacks_sizes_each_ring)
 	size_t n;
 
 	memset(&o, 0, sizeof(o));
-	o.ring_stacks = 5;
-	o.stack_bytes = 8192;
-	live_start(&l, &o);
-	pid = live_launch(&l, spin_argv);
-	n = record_samples(&l, s, 4096, 100);
-	cr_assert_geq(n, 100, "recorded (%zu samples)", n);
-	/* 5 stacks of 8 KiB, rounded up to a power of 2. */
-	cr_assert_eq(sp_recorder_counter(l.r, "ring_bytes_min"), 65536);
-	cr_assert_eq(sp_recorder_counter(l.r, "ring_bytes_max"), 65536);
-	kill(pid, SIGKILL);
-	waitpid(pid, NULL, 0);
-	live_end(&l);
-}
-
-/* A ring of one stack still holds two samples with their headers (it
- * held none: every sample was lost). */
-Test(embed, one_stack_rings_still_record)
-{
-	struct sp_recorder_opts o;
-	struct sp_sample s[4096];
-	struct live l;
-	pid_t pid;
-	size_t n;
-
-	memset(&o, 0, sizeof(o));
-	o.ring_stacks = 1;
+	o.ring_stacks = stacks;
 	o.stack_bytes = 8192;
 	live_start(&l, &o);
 	pid = live_launch(&l, spin_argv);
 	n = record_samples(&l, s, 4096, 100);
 	cr_assert_geq(n, 100, "recorded (%zu samples, %llu lost)", n,
 	    sp_recorder_counter(l.r, "lost_events"));
-	cr_assert_eq(sp_recorder_counter(l.r, "ring_bytes_min"), 32768);
+	*min = sp_recorder_counter(l.r, "ring_bytes_min");
+	*max = sp_recorder_counter(l.r, "ring_bytes_max");
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
 	live_end(&l);
+}
+
+Test(embed, ring_stacks_sizes_each_ring)
+{
+	unsigned long long min, max;
+
+	/* 5 stacks of 8 KiB, rounded up to a power of 2. */
+	record_rings(5, &min, &max);
+	cr_assert_eq(min, 65536);
+	cr_assert_eq(max, 65536);
+}
+
+/* A ring of one stack still holds two samples with their headers (it
+ * held none: every sample was lost). */
+Test(embed, one_stack_rings_still_record)
+{
+	unsigned long long min, max;
+
+	record_rings(1, &min, &max);
+	cr_assert_eq(min, 32768);
+	cr_assert_eq(max, 32768);
 }
 
 /*
