@@ -219,5 +219,9 @@ int spi_rec_check_reuse(struct rec_ctx *r, struct rec_proc *p, int *reused);
 /* spi_rec_check_reuse for every followed process of procs (pid -> struct
  * rec_proc), after a loss. */
 int spi_rec_sweep_reused(struct rec_ctx *r, const struct sp_imap *procs);
+/* The pids of the processes of procs (pid -> struct rec_proc) that keep
+ * says to keep, into *out (to free) and *n.  0 or -ENOMEM. */
+int spi_rec_pids(const struct sp_imap *procs, int (*keep)(const struct rec_proc *),
+    uint32_t **out, size_t *n);
 
 #endif

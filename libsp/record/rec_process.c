@@ -112,9 +112,10 @@ spi_rec_adopt(struct sp_recorder *r, uint32_t pid, struct rec_proc **out)
 	size_t len;
 	int err = spi_rec_adopt_read(r, pid, out, &buf, &len);
 
+	/* Its mappings' errors are the writer's, or -ENOMEM. */
 	if (err == 0 && buf != NULL)
 		err = spi_rec_add_maps(&r->ctx, *out, buf, len);
-	return err == -ENOMEM ? err : 0;
+	return err;
 }
 
 static int

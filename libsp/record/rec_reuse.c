@@ -83,16 +83,43 @@ spi_rec_check_reuse(struct rec_ctx *r, struct rec_proc *p, int *reused)
 struct pid_list {
 	uint32_t *v;
 	size_t n, cap;
+	int (*keep)(const struct rec_proc *p);
 };
 
 static void
-collect_tracked(void *val, void *ctx)
+collect(void *val, void *ctx)
 {
 	const struct rec_proc *p = val;
 	struct pid_list *l = ctx;
 
-	if (p->tracked && l->n < l->cap)
+	if (l->keep(p) && l->n < l->cap)
 		l->v[l->n++] = p->pid;
+}
+
+int
+spi_rec_pids(const struct sp_imap *procs, int (*keep)(const struct rec_proc *),
+    uint32_t **out, size_t *n)
+{
+	struct pid_list l;
+
+	l.n = 0;
+	l.cap = procs->used;	/* at least those kept */
+	l.keep = keep;
+	l.v = malloc((l.cap + 1) * sizeof(*l.v));
+	*out = l.v;
+	*n = 0;
+	if (l.v == NULL)
+		return -ENOMEM;
+	/* Walked first, acted on after: acting may change the map. */
+	sp_imap_each(procs, collect, &l);
+	*n = l.n;
+	return 0;
+}
+
+static int
+tracked(const struct rec_proc *p)
+{
+	return p->tracked;
 }
 
 /*
@@ -102,23 +129,17 @@ collect_tracked(void *val, void *ctx)
 int
 spi_rec_sweep_reused(struct rec_ctx *r, const struct sp_imap *procs)
 {
-	struct pid_list l;
-	size_t i;
-	int reused, err = 0;
+	uint32_t *pids;
+	size_t i, n;
+	int reused, err = spi_rec_pids(procs, tracked, &pids, &n);
 
-	l.n = 0;
-	l.cap = procs->used;	/* at least the tracked ones */
-	l.v = malloc((l.cap + 1) * sizeof(*l.v));
-	if (l.v == NULL)
-		return -ENOMEM;
-	sp_imap_each(procs, collect_tracked, &l);
-	for (i = 0; i < l.n && err == 0; i++) {
-		struct rec_proc *p = sp_imap_get(procs, l.v[i]);
+	for (i = 0; i < n && err == 0; i++) {
+		struct rec_proc *p = sp_imap_get(procs, pids[i]);
 
 		if (p != NULL)
 			err = spi_rec_check_reuse(r, p, &reused);
 	}
-	free(l.v);
+	free(pids);
 	return err;
 }
 

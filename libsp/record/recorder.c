@@ -751,13 +751,15 @@ is_target(const struct sp_recorder *r, uint32_t pid)
  * With children followed, the processes pid forked before the start are
  * followed too (a server's workers, PostgreSQL's backends): each one's
  * threads get events and its mappings are read.  One that exits meanwhile
- * is skipped.  Without, they are counted.  0 or -ENOMEM.
+ * is skipped.  Without, they are counted.  0, -ENOMEM or the writer's
+ * error.
  */
 static int
 follow_descendants(struct sp_recorder *r, uint32_t pid)
 {
 	pid_t *kids;
-	size_t n, i;
+	char *buf;
+	size_t n, i, len;
 	int opened, err = sp_process_descendants((pid_t)pid, &kids, &n);
 
 	/* Not followed: counted, for the summary to say so. */
@@ -778,8 +780,10 @@ follow_descendants(struct sp_recorder *r, uint32_t pid)
 		p->listed_until = boot_ticks();
 		p->last_rescan = r->ctx.now;
 		if (err == 0)
-			err = spi_rec_scan_maps(&r->ctx, p);
-		if (err != -ENOMEM)
+			err = spi_rec_read_maps(&r->ctx, p, &buf, &len);
+		if (err == 0)
+			err = spi_rec_add_maps(&r->ctx, p, buf, len);
+		else if (err != -ENOMEM)
 			err = 0; /* gone, or its maps refused: its samples
 			          * still count, address-only */
 	}
@@ -1093,14 +1097,10 @@ sp_recorder_spawn(struct sp_recorder *r, char *const argv[], pid_t *pid,
 	return sp_process_release(&l, argv[0], diag);
 }
 
-static void
-collect_gone(void *val, void *ctx)
+static int
+gone(const struct rec_proc *p)
 {
-	const struct rec_proc *p = val;
-	struct sp_buf *b = ctx;
-
-	if (!sp_process_exists((pid_t)p->pid))
-		sp_buf_put(b, &p->pid, sizeof(p->pid));
+	return !sp_process_exists((pid_t)p->pid);
 }
 
 /*
@@ -1111,21 +1111,14 @@ collect_gone(void *val, void *ctx)
 static int
 drop_gone(struct sp_recorder *r)
 {
-	struct sp_buf b = { 0 };
-	uint32_t pid;
-	size_t i;
+	uint32_t *pids;
+	size_t i, n;
+	int err = spi_rec_pids(&r->procs, gone, &pids, &n);
 
-	sp_imap_each(&r->procs, collect_gone, &b);
-	if (b.err) {
-		sp_buf_fini(&b);
-		return -ENOMEM;
-	}
-	for (i = 0; i + sizeof(pid) <= b.len; i += sizeof(pid)) {
-		memcpy(&pid, b.p + i, sizeof(pid));
-		spi_rec_proc_free(&r->ctx, sp_imap_del(&r->procs, pid));
-	}
-	sp_buf_fini(&b);
-	return 0;
+	for (i = 0; i < n; i++)
+		spi_rec_proc_free(&r->ctx, sp_imap_del(&r->procs, pids[i]));
+	free(pids);
+	return err;
 }
 
 /* Recovery after lost events: rescan each target's threads and maps. */

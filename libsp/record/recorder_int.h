@@ -150,7 +150,7 @@ struct rec_proc *spi_rec_proc_get(struct sp_recorder *r, uint32_t pid,
     int make);
 /* Follows pid from now on, its mappings read from /proc (the whole
  * system: one whose start was not seen).  *out is NULL when it is gone
- * (its samples are not recorded).  0 or -ENOMEM. */
+ * (its samples are not recorded).  0, -ENOMEM or the writer's error. */
 int spi_rec_adopt(struct sp_recorder *r, uint32_t pid, struct rec_proc **out);
 /* Names thread tid of pid from /proc now (its samples may be read after
  * it exited, when /proc has no name left).  0 or -ENOMEM. */
