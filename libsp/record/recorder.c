@@ -803,7 +803,7 @@ stopped_already(pid_t pid)
 
 /*
  * Without -s a thread takes three events a CPU (see enum rec_adapt), with
- * it one: a first target whose threads would take more descriptors than
+ * it one (and one more with --off-cpu): a first target whose threads would take more descriptors than
  * RLIMIT_NOFILE leaves (2,001 threads on 8 CPUs: 48,024 against 16,008)
  * is recorded with the default copy alone.
  */
@@ -818,8 +818,10 @@ fit_descriptors(struct sp_recorder *r, pid_t pid)
 	    sp_proc_tasks(pid, &tids, &n) != 0)
 		return;
 	free(tids);
+	/* --off-cpu: a context-switch event a CPU more. */
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
-	    (n + 16) * (size_t)r->nr_cpus * 3 + 64 > rl.rlim_cur)
+	    (n + 16) * (size_t)r->nr_cpus * (r->o.off_cpu ? 4 : 3) + 64 >
+	    rl.rlim_cur)
 		r->adapt = ADAPT_OFF;
 }
 
