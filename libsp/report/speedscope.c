@@ -69,6 +69,7 @@ frame_index(struct scope *sc, const char *s, size_t len, uint32_t *idx)
 	uint64_t h;
 	uint32_t id = sp_intern_find(&sc->names, 0, (const uint8_t *)s, len,
 	    &h);
+	size_t at;
 	int err;
 
 	if (id == 0) {
@@ -83,10 +84,11 @@ frame_index(struct scope *sc, const char *s, size_t len, uint32_t *idx)
 		if (sc->nframes++ > 0)
 			sp_buf_u8(&sc->frames, ',');
 		PUT(&sc->frames, "{\"name\":\"");
-		sc->name_off[2 * (id - 1)] = (uint32_t)sc->frames.len;
+		at = 2 * ((size_t)id - 1);
+		sc->name_off[at] = (uint32_t)sc->frames.len;
 		put_json(&sc->frames, s, len);
-		sc->name_off[2 * id - 1] = (uint32_t)sc->frames.len -
-		    sc->name_off[2 * (id - 1)];
+		sc->name_off[at + 1] = (uint32_t)sc->frames.len -
+		    sc->name_off[at];
 		PUT(&sc->frames, "\"}");
 		if (sc->frames.err)
 			return sc->frames.err;
@@ -399,8 +401,8 @@ put_spans(struct track *tr)
 			PUT(tr->b, "[off-cpu]\",\"cat\":\"off-cpu\"");
 		else {
 			sp_buf_put(tr->b, tr->sc->frames.p +
-			    tr->sc->name_off[2 * s->idx],
-			    tr->sc->name_off[2 * s->idx + 1]);
+			    tr->sc->name_off[2 * (size_t)s->idx],
+			    tr->sc->name_off[2 * (size_t)s->idx + 1]);
 			PUT(tr->b, "\",\"cat\":\"cpu\"");
 		}
 		sp_buf_put(tr->b, ids, (size_t)n);
