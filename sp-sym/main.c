@@ -320,23 +320,6 @@ print_report(const struct opts *o, const struct sp_sym_report *r)
 }
 
 /*
- * sp_sym_spool failed: says whose fault it is (the input's, at an
- * offset; the output's; memory), and removes a half-written output file.
- */
-static void
-sym_failed(const struct opts *o, struct sp_output_file *out, int fd, int rc,
-    const struct sp_sym_report *rep, const struct sp_diag *diag)
-{
-	sp_output_abandon(out, fd);
-	if (rc == -ENOMEM)
-		errx(1, "out of memory");
-	if (rep->input_failed)
-		errx(1, "%s: offset 0x%llx: %s", o->in, diag->offset,
-		    diag->msg);
-	errx(1, "output %s: %s", out->name, sp_strerror(rc));
-}
-
-/*
  * --strict failed: the count and the modules it came from, also with -q
  * (it is why sp-sym exits 1).
  */
@@ -381,8 +364,12 @@ main(int argc, char **argv)
 	rc = sp_sym_spool(&o.so, in, fd, &rep, &diag);
 	if (o.so.progress != NULL)
 		(void)fputs("\r\033[K", stderr);
-	if (rc < 0)
-		sym_failed(&o, &out, fd, rc, &rep, &diag);
+	if (rc < 0) {	/* a half-written output goes */
+		sp_output_abandon(&out, fd);
+		if (rep.input_failed)
+			sp_tool_fail(rc, SP_TOOL_INPUT, o.in, &diag);
+		sp_tool_fail(rc, SP_TOOL_OUTPUT, out.name, NULL);
+	}
 	if (sp_output_finish(&out, fd, &diag) < 0)
 		errx(1, "%s", diag.msg);
 	if (!o.quiet)
