@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* sp-dump: show, check and count the records of a spool. */
 #include <err.h>
-#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>

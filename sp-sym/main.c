@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* sp-sym: name a spool's frames offline and write a symbolized spool. */
 #include <err.h>
-#include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -82,20 +81,13 @@ debuginfod(struct opts *o)
 	    getenv("DEBUGINFOD_URLS");
 	const char *t = getenv("DEBUGINFOD_TIMEOUT");
 	/* NOLINTEND(concurrency-mt-unsafe) */
-	char *end;
-	long s;
 
 	if (o->no_dbgd || urls == NULL || urls[strspn(urls, " ")] == '\0')
 		return;
 	o->dbgd.urls = urls;
-	if (t != NULL && t[0] != '\0') {
-		errno = 0;
-		s = strtol(t, &end, 10);
-		if (*end != '\0' || errno != 0 || s < 1 || s > 3600)
-			errx(2, "DEBUGINFOD_TIMEOUT is '%s'; give seconds, 1 to "
-			    "3600", t);
-		o->dbgd.timeout_s = (int)s;
-	}
+	if (t != NULL && t[0] != '\0')
+		o->dbgd.timeout_s = (int)sp_tool_int("DEBUGINFOD_TIMEOUT seconds",
+		    t, 1, 3600);
 	o->so.debuginfod = &o->dbgd;
 }
 
