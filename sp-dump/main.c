@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* sp-dump: show, check and count the records of a spool. */
 #include <err.h>
-#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -131,7 +130,7 @@ demangle(const struct dump *d, const uint32_t *frames, size_t n,
 			if ((fn = sp_defs_string(defs, s->lines[k].function)) !=
 			    NULL && (sym != NULL || k == s->count - 1) &&
 			    sp_demangle_add(d->dm, fn->s, fn->len) < 0)
-				errx(1, "%s", sp_strerror(-ENOMEM));
+				errx(1, "out of memory");
 	}
 	if (d->dm != NULL && sp_demangle_run(d->dm, 0, &diag) < 0)
 		sp_tool_demangle_failed(diag.msg);
@@ -633,7 +632,7 @@ run(struct dump *d)
 
 		(void)fflush(stdout);
 		sp_output_discard(&d->of);
-		errx(1, "%s: offset 0x%llx: %s", d->path, dg->offset, dg->msg);
+		sp_tool_fail(err, SP_TOOL_INPUT, d->path, dg);
 	}
 	st = sp_replay_status(d->r);
 	if (d->mode == MODE_STATS)
@@ -706,7 +705,7 @@ main(int argc, char **argv)
 	/* Only the text shows names. */
 	if (d.mode == MODE_TEXT && !d.no_demangle &&
 	    sp_demangle_new(NULL, &d.dm) < 0)
-		errx(1, "%s", sp_strerror(-ENOMEM));
+		errx(1, "out of memory");
 	status = run(&d);
 	sp_demangle_free(d.dm);
 	sp_replay_free(d.r);

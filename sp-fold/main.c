@@ -325,20 +325,15 @@ static struct sp_replay *
 count(const struct opts *o, struct sp_fold **f)
 {
 	struct sp_replay *r;
-	const struct sp_diag *dg;
 	const struct sp_status *st;
 	int e;
 
 	r = sp_tool_replay(o->in);
+	/* The options were checked: only memory can fail here. */
 	if ((e = sp_fold_new(&o->fo, sp_replay_header(r), f)) < 0)
-		errx(1, "%s", sp_strerror(e));
-	e = sp_fold_replay(*f, r);
-	if (e == -ENOMEM)
-		errx(1, "%s: %s", o->in, sp_strerror(e));
-	if (e < 0) {
-		dg = sp_replay_diag(r);
-		errx(1, "%s: offset 0x%llx: %s", o->in, dg->offset, dg->msg);
-	}
+		sp_tool_fail(e, SP_TOOL_INPUT, o->in, NULL);
+	if ((e = sp_fold_replay(*f, r)) < 0)
+		sp_tool_fail(e, SP_TOOL_INPUT, o->in, sp_replay_diag(r));
 	st = sp_replay_status(r);
 	if (st->truncated)
 		warnx("%s: truncated at offset 0x%" PRIx64 ": folded the intact "
@@ -355,7 +350,7 @@ demangle(struct sp_demangle *dm, const struct sp_defs *d)
 	struct sp_diag diag;
 
 	if (sp_demangle_add_defs(dm, d) < 0)
-		errx(1, "%s", sp_strerror(-ENOMEM));
+		errx(1, "out of memory");
 	if (sp_demangle_run(dm, 1, &diag) < 0)
 		sp_tool_demangle_failed(diag.msg);
 }
@@ -378,7 +373,7 @@ main(int argc, char **argv)
 	    isatty(STDOUT_FILENO))
 		errx(2, "--pprof writes binary data: use -o FILE or a pipe");
 	if (!o.no_demangle && sp_demangle_new(NULL, &dm) < 0)
-		errx(1, "%s", sp_strerror(-ENOMEM));
+		errx(1, "out of memory");
 	o.fo.demangle = dm;
 	r = count(&o, &f);
 	if (dm != NULL)
@@ -399,9 +394,10 @@ main(int argc, char **argv)
 		    sp_replay_header(r), stdout);
 	else
 		e = sp_fold_write(f, sp_replay_defs(r), stdout);
+	/* Memory, or a stack the spool does not define (-SP_EREF). */
 	if (e < 0 && e != -EIO) {
 		sp_output_discard(&out);
-		errx(1, "%s: %s", o.in, sp_strerror(e));
+		sp_tool_fail(e, SP_TOOL_INPUT, o.in, NULL);
 	}
 	/* A write error (-EIO) is sticky on stdout: the commit reports it
 	 * with its errno. */

@@ -167,9 +167,7 @@ static void
 output_failed(struct sp_output_file *out, int fd, int rc)
 {
 	sp_output_abandon(out, fd);
-	if (rc == -ENOMEM)
-		errx(1, "out of memory");
-	errx(1, "output %s: %s", out->name, sp_strerror(rc));
+	sp_tool_fail(rc, SP_TOOL_OUTPUT, out->name, NULL);
 }
 
 int

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* sp-sym: name a spool's frames offline and write a symbolized spool. */
 #include <err.h>
-#include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -82,20 +81,13 @@ debuginfod(struct opts *o)
 	    getenv("DEBUGINFOD_URLS");
 	const char *t = getenv("DEBUGINFOD_TIMEOUT");
 	/* NOLINTEND(concurrency-mt-unsafe) */
-	char *end;
-	long s;
 
 	if (o->no_dbgd || urls == NULL || urls[strspn(urls, " ")] == '\0')
 		return;
 	o->dbgd.urls = urls;
-	if (t != NULL && t[0] != '\0') {
-		errno = 0;
-		s = strtol(t, &end, 10);
-		if (*end != '\0' || errno != 0 || s < 1 || s > 3600)
-			errx(2, "DEBUGINFOD_TIMEOUT is '%s'; give seconds, 1 to "
-			    "3600", t);
-		o->dbgd.timeout_s = (int)s;
-	}
+	if (t != NULL && t[0] != '\0')
+		o->dbgd.timeout_s = (int)sp_tool_int("DEBUGINFOD_TIMEOUT seconds",
+		    t, 1, 3600);
 	o->so.debuginfod = &o->dbgd;
 }
 
@@ -320,23 +312,6 @@ print_report(const struct opts *o, const struct sp_sym_report *r)
 }
 
 /*
- * sp_sym_spool failed: says whose fault it is (the input's, at an
- * offset; the output's; memory), and removes a half-written output file.
- */
-static void
-sym_failed(const struct opts *o, struct sp_output_file *out, int fd, int rc,
-    const struct sp_sym_report *rep, const struct sp_diag *diag)
-{
-	sp_output_abandon(out, fd);
-	if (rc == -ENOMEM)
-		errx(1, "out of memory");
-	if (rep->input_failed)
-		errx(1, "%s: offset 0x%llx: %s", o->in, diag->offset,
-		    diag->msg);
-	errx(1, "output %s: %s", out->name, sp_strerror(rc));
-}
-
-/*
  * --strict failed: the count and the modules it came from, also with -q
  * (it is why sp-sym exits 1).
  */
@@ -381,8 +356,12 @@ main(int argc, char **argv)
 	rc = sp_sym_spool(&o.so, in, fd, &rep, &diag);
 	if (o.so.progress != NULL)
 		(void)fputs("\r\033[K", stderr);
-	if (rc < 0)
-		sym_failed(&o, &out, fd, rc, &rep, &diag);
+	if (rc < 0) {	/* a half-written output goes */
+		sp_output_abandon(&out, fd);
+		if (rep.input_failed)
+			sp_tool_fail(rc, SP_TOOL_INPUT, o.in, &diag);
+		sp_tool_fail(rc, SP_TOOL_OUTPUT, out.name, NULL);
+	}
 	if (sp_output_finish(&out, fd, &diag) < 0)
 		errx(1, "%s", diag.msg);
 	if (!o.quiet)

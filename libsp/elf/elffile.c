@@ -281,8 +281,8 @@ file_init(struct sp_elf_file *f, struct sp_elf_file **out, struct sp_diag *d)
 	f->section_max = SP_ELF_SECTION_MAX;
 	(void)elf_version(EV_CURRENT);
 	/* Read, not mapped: a file cut short under us is an error of one
-	 * read, not SIGBUS.  An image in memory is our own copy, as libelf
-	 * writes to the headers it inflates in place. */
+	 * read, not SIGBUS.  An image in memory is libelf's own copy, as it
+	 * writes to the headers it inflates in place (reads take another). */
 	err = check_section_count(f, d);
 	if (err) {
 		sp_elf_file_free(f);
@@ -392,12 +392,15 @@ sp_elf_file_open_mem(const void *p, size_t len, struct sp_elf_file **out,
 	f->fd = -1;
 	f->size = p != NULL ? len : 0;
 	f->mem = malloc(f->size > 0 ? (size_t)f->size : 1);
-	if (f->mem == NULL) {
-		free(f);
+	f->image = malloc(f->size > 0 ? (size_t)f->size : 1);
+	if (f->mem == NULL || f->image == NULL) {
+		sp_elf_file_free(f);
 		return -ENOMEM;
 	}
-	if (f->size > 0)
+	if (f->size > 0) {
 		memcpy(f->mem, p, (size_t)f->size);
+		memcpy(f->image, p, (size_t)f->size);
+	}
 	return file_init(f, out, diag);
 }
 
@@ -411,6 +414,7 @@ sp_elf_file_free(struct sp_elf_file *f)
 	if (f->fd >= 0)
 		(void)close(f->fd);
 	free(f->mem);
+	free(f->image);
 	free(f->sec);
 	free(f->sh);
 	free(f->ph);
@@ -499,9 +503,10 @@ read_exact(const struct sp_elf_file *f, uint64_t off, void *buf, size_t len)
 
 	if (!spi_elf_in_file(f, off, len))
 		return -SP_EFORMAT;
-	if (f->mem != NULL) {
+	/* Not libelf's copy: it may have edited a section's header. */
+	if (f->image != NULL) {
 		if (len > 0)
-			memcpy(buf, f->mem + off, len);
+			memcpy(buf, f->image + off, len);
 		return 0;
 	}
 	while (done < len) {

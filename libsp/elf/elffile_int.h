@@ -21,7 +21,9 @@ struct sp_elf_sec {
 
 struct sp_elf_file {
 	int fd;                     /* -1 for an image in memory */
-	uint8_t *mem;               /* our copy of that image */
+	uint8_t *mem;               /* libelf's copy of that image, whose
+	                             * headers it edits when it inflates */
+	uint8_t *image;             /* the image as given, for reads */
 	uint64_t size;
 	uint64_t section_max;       /* SP_ELF_SECTION_MAX, or lowered */
 	char *path;

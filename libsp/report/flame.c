@@ -245,33 +245,29 @@ same_unit(struct sp_flame *f, uint64_t *count, unsigned dec)
 
 /*
  * Splits the stack s[0..len) at every ';', as flamegraph.pl, inferno and
- * speedscope do (a name has no escapes), into f->path/f->path_len.
- * Returns the number of frames, or -1 with *why.
+ * speedscope do (a name has no escapes), into f->path/f->path_len, the
+ * number of frames in *depth.  NULL, or why the stack is bad.
  */
-static int
-split_frames(struct sp_flame *f, const char *s, size_t len, const char **why)
+static const char *
+split_frames(struct sp_flame *f, const char *s, size_t len, int *depth)
 {
 	size_t i, start = 0;
-	int depth = 0;
 
+	*depth = 0;
 	for (i = 0; i <= len; i++) {
 		if (i < len && s[i] != ';')
 			continue;
-		if (i == start) {
-			*why = "empty frame name";
-			return -1;
-		}
-		if (depth == SP_FLAME_DEPTH_MAX) {
-			*why = "more frames than the limit of "
+		if (i == start)
+			return "empty frame name";
+		if (*depth == SP_FLAME_DEPTH_MAX)
+			return "more frames than the limit of "
 			    STR(SP_FLAME_DEPTH_MAX);
-			return -1;
-		}
 		/* i < SP_FLAME_LINE_MAX: offsets fit. */
-		f->path[depth] = (uint32_t)start;
-		f->path_len[depth++] = (uint32_t)(i - start);
+		f->path[*depth] = (uint32_t)start;
+		f->path_len[(*depth)++] = (uint32_t)(i - start);
 		start = i + 1;
 	}
-	return depth;
+	return NULL;
 }
 
 /* Adds the frames of f->path (offsets into s) with count samples. */
@@ -335,7 +331,7 @@ add_line(struct sp_flame *f, const char *s, size_t len)
 		bad_line(f, "empty stack");
 		return 0;
 	}
-	if ((depth = split_frames(f, s, sp, &why)) < 0) {
+	if ((why = split_frames(f, s, sp, &depth)) != NULL) {
 		bad_line(f, why);
 		return 0;
 	}

@@ -122,15 +122,9 @@ thread_group(struct sp_fold *f, const struct sp_thread *t, uint32_t *group)
 			return 0;
 		}
 	}
-	if (f->ngroups == f->capgroups) {
-		size_t cap = f->capgroups ? f->capgroups * 2 : 64;
-
-		g = reallocarray(f->groups, cap, sizeof(*g));
-		if (g == NULL)
-			return -ENOMEM;
-		f->groups = g;
-		f->capgroups = cap;
-	}
+	if (sp_grow_zeroed(&f->groups, &f->capgroups, f->ngroups + 1,
+	    sizeof(*f->groups)) != 0)
+		return -ENOMEM;
 	g = &f->groups[f->ngroups++];
 	g->host = t->host;
 	g->pid = t->pid;
@@ -148,19 +142,11 @@ learn_threads(struct sp_fold *f, const struct sp_defs *d, uint32_t upto)
 {
 	struct fold_thread *ts;
 	const struct sp_thread *t;
-	size_t cap;
 	int err;
 
-	if (upto > f->capthreads) {
-		cap = f->capthreads ? f->capthreads : 64;
-		while (cap < upto)
-			cap *= 2;
-		ts = reallocarray(f->threads, cap, sizeof(*ts));
-		if (ts == NULL)
-			return -ENOMEM;
-		f->threads = ts;
-		f->capthreads = cap;
-	}
+	if (sp_grow_zeroed(&f->threads, &f->capthreads, upto,
+	    sizeof(*f->threads)) != 0)
+		return -ENOMEM;
 	while (f->nthreads < upto) {
 		t = sp_defs_thread(d, (uint32_t)f->nthreads + 1);
 		if (t == NULL)
@@ -408,24 +394,6 @@ has_python_frame(const struct sp_defs *d, const uint32_t *frames, size_t n)
 	return 0;
 }
 
-static int
-grow_frames(uint32_t **frames, size_t *cap, size_t need)
-{
-	uint32_t *p;
-	size_t c = *cap ? *cap : 64;
-
-	if (need <= *cap)
-		return 0;
-	while (c < need)
-		c *= 2;
-	p = reallocarray(*frames, c, sizeof(*p));
-	if (p == NULL)
-		return -ENOMEM;
-	*frames = p;
-	*cap = c;
-	return 0;
-}
-
 int
 sp_fold_frames(const struct sp_fold *f, const struct sp_defs *d,
     uint32_t stack, uint32_t max_locations, uint32_t **frames, size_t *cap,
@@ -438,7 +406,7 @@ sp_fold_frames(const struct sp_fold *f, const struct sp_defs *d,
 
 	*n = 0;
 	if (stack == 0) {
-		if ((err = grow_frames(frames, cap, 1)) < 0)
+		if ((err = sp_grow_zeroed(frames, cap, 1, sizeof(**frames))) < 0)
 			return err;
 		(*frames)[(*n)++] = SP_FOLD_UNKNOWN;
 		return 0;
@@ -446,7 +414,8 @@ sp_fold_frames(const struct sp_fold *f, const struct sp_defs *d,
 	if (node == NULL)
 		return -SP_EREF;
 	/* One spare slot for the "[deeper]" marker. */
-	if ((err = grow_frames(frames, cap, (size_t)node->depth + 1)) < 0)
+	if ((err = sp_grow_zeroed(frames, cap,
+	    (size_t)node->depth + 1, sizeof(**frames))) < 0)
 		return err;
 	err = sp_defs_stack(d, stack, *frames, *cap, &depth);
 	if (err < 0)

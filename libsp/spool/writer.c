@@ -298,24 +298,22 @@ sp_writer_string(struct sp_writer *w, const char *s, size_t len, uint32_t *id)
 	return sp_writer_put(w, &r, id);
 }
 
-/* Room for a memo of n frames; 0, or -ENOMEM (then there is none). */
+/* Room for a memo of n frames; 0, or -ENOMEM (then there is none).  The
+ * two arrays grow alike; last_cap is what both hold. */
 static int
 memo_room(struct sp_writer *w, size_t n)
 {
-	uint32_t *f, *d;
+	size_t capf = w->last_cap, capd = w->last_cap;
 
 	if (n <= w->last_cap)
 		return 0;
 	w->last_n = 0;
-	f = realloc(w->last_frames, n * sizeof(*f));
-	if (f == NULL)
+	if (sp_grow_zeroed(&w->last_frames, &capf, n,
+	    sizeof(*w->last_frames)) != 0 ||
+	    sp_grow_zeroed(&w->last_nodes, &capd, n,
+	    sizeof(*w->last_nodes)) != 0)
 		return -ENOMEM;
-	w->last_frames = f;
-	d = realloc(w->last_nodes, n * sizeof(*d));
-	if (d == NULL)
-		return -ENOMEM;
-	w->last_nodes = d;
-	w->last_cap = n;
+	w->last_cap = capf;
 	return 0;
 }
 

@@ -11,6 +11,7 @@
 #include "common/hex_int.h"
 #include "sp/bundle.h"
 #include "sp/debugfind.h"
+#include "sp/debuginfod.h"
 
 /* One search: its inputs and what it found so far. */
 struct search {
@@ -323,7 +324,8 @@ by_debuglink(struct search *r)
 static int
 by_debuginfod(struct search *r)
 {
-	char path[PATH_MAX], why[512];
+	char path[PATH_MAX];
+	struct sp_diag said;
 	uint64_t fetched;
 	int err;
 
@@ -332,14 +334,14 @@ by_debuginfod(struct search *r)
 	    sp_elf_file_has_section(r->out->binary, ".debug_info")))
 		return 0;
 	err = sp_debuginfod_find(r->s->debuginfod, r->id, r->id_len, path,
-	    sizeof(path), &fetched, why, sizeof(why));
+	    sizeof(path), &fetched, &said);
 	if (err < 0)
 		return err;
 	(void)snprintf(r->out->debuginfod_said,
-	    sizeof(r->out->debuginfod_said), "%s", why);
+	    sizeof(r->out->debuginfod_said), "%s", said.msg);
 	if (err > 0) {
-		if (why[0] != '\0')
-			note(r, "debuginfod", why);
+		if (said.msg[0] != '\0')
+			note(r, "debuginfod", said.msg);
 		return 0;
 	}
 	if ((err = debug_at(r, path, NULL)) != 0)

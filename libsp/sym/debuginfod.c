@@ -29,29 +29,25 @@
 struct fetch {
 	int timeout_ms;
 	int misses;     /* servers that answered 404 */
-	char *why;
-	size_t whycap;
+	struct sp_diag *diag; /* the notes so far */
 	uint64_t bytes;
 };
 
-/* Appends "; " and a formatted note to why (cut when full). */
+/* Appends "; " and a formatted note to the diagnostic (cut when full). */
 __attribute__((format(printf, 2, 3))) static void
 say(struct fetch *f, const char *fmt, ...)
 {
-	size_t used = strlen(f->why);
+	char was[sizeof(f->diag->msg)], note[sizeof(f->diag->msg)];
 	va_list ap;
 
-	if (used + 3 >= f->whycap)
-		return;
-	if (used > 0) {
-		memcpy(f->why + used, "; ", 3);
-		used += 2;
-	}
 	va_start(ap, fmt);
 	/* ap is started above; clang-tidy 14 misreports it. */
 	/* NOLINTNEXTLINE(clang-analyzer-valist.Uninitialized) */
-	(void)vsnprintf(f->why + used, f->whycap - used, fmt, ap);
+	(void)vsnprintf(note, sizeof(note), fmt, ap);
 	va_end(ap);
+	memcpy(was, f->diag->msg, sizeof(was));
+	(void)sp_diag_set(f->diag, 0, f->diag->err, "%s%s%s", was,
+	    was[0] != '\0' ? "; " : "", note);
 }
 
 /* The cache directory, as elfutils' client finds it; 0 or -ENOENT. */
@@ -612,20 +608,20 @@ cached(const char *file, const uint8_t *id, size_t id_len)
 
 int
 sp_debuginfod_find(struct sp_debuginfod *d, const uint8_t *id,
-    size_t id_len, char *path, size_t cap, uint64_t *fetched, char *why,
-    size_t whycap)
+    size_t id_len, char *path, size_t cap, uint64_t *fetched,
+    struct sp_diag *diag)
 {
 	char idhex[2 * SP_ELF_BUILD_ID_MAX + 1], cache[PATH_MAX];
 	char dir[PATH_MAX], file[PATH_MAX], tmp[PATH_MAX];
 	char rel[sizeof("/buildid//debuginfo") + sizeof(idhex)];
 	char *list, *save = NULL, *server;
+	struct sp_diag scratch = { 0 }; /* the notes when none are wanted */
 	struct fetch f;
 	int fd, got = 0, k, servers = 0;
 
 	*fetched = 0;
-	why[0] = '\0';
-	f.why = why;
-	f.whycap = whycap;
+	f.diag = diag != NULL ? diag : &scratch;
+	(void)sp_diag_set(f.diag, 0, 0, "%s", "");
 	f.bytes = 0;
 	f.misses = 0;
 	f.timeout_ms = 1000 * (d->timeout_s > 0 ? d->timeout_s :
@@ -656,7 +652,7 @@ sp_debuginfod_find(struct sp_debuginfod *d, const uint8_t *id,
 		return 1;
 	}
 	if ((list = strdup(d->urls)) == NULL)
-		return -ENOMEM;
+		return sp_diag_set(f.diag, 0, -ENOMEM, "%s", sp_strerror(-ENOMEM));
 	(void)snprintf(rel, sizeof(rel), "/buildid/%s/debuginfo", idhex);
 	for (server = strtok_r(list, " ", &save); server != NULL && !got;
 	    server = strtok_r(NULL, " ", &save)) {

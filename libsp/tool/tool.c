@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* What the tools share: --version, the refused-option message, numbers
  * and pid lists from the command line, the input that is a terminal, a
- * spool that cannot be opened. */
+ * spool that cannot be opened, a run that failed charged to the right
+ * file. */
 #include <err.h>
 #include <errno.h>
 #include <getopt.h>
@@ -124,6 +125,19 @@ sp_tool_input(const char *path, const char *what, const char *usage)
 		    "usage: %s", what, usage);
 }
 
+void
+sp_tool_fail(int err, enum sp_tool_side side, const char *name,
+    const struct sp_diag *diag)
+{
+	if (err == -ENOMEM)
+		errx(1, "out of memory");
+	if (side == SP_TOOL_OUTPUT)
+		errx(1, "output %s: %s", name, sp_strerror(err));
+	if (diag != NULL)
+		errx(1, "%s: offset 0x%llx: %s", name, diag->offset, diag->msg);
+	errx(1, "%s: %s", name, sp_strerror(err));
+}
+
 struct sp_replay *
 sp_tool_replay(const char *path)
 {
@@ -131,12 +145,11 @@ sp_tool_replay(const char *path)
 	struct sp_diag diag = { 0 };
 	int err = sp_replay_open(path, &r, &diag);
 
-	if (err == -ENOMEM)
-		errx(1, "out of memory");
-	if (err == -SP_EMAGIC || err == -SP_EVERSION || err == -SP_EFORMAT)
-		errx(1, "%s: offset 0x%llx: %s", path, diag.offset, diag.msg);
+	/* Only a format error has an offset worth saying; a path that
+	 * cannot be opened is said as the system says it. */
 	if (err < 0)
-		errx(1, "%s: %s", path, sp_strerror(err));
+		sp_tool_fail(err, SP_TOOL_INPUT, path, err == -SP_EMAGIC ||
+		    err == -SP_EVERSION || err == -SP_EFORMAT ? &diag : NULL);
 	return r;
 }
 

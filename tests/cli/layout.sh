@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The house as docs/architecture.md draws it: every libsp source, private
-# header and public header is named there, each folder has its row, and
-# the folders' includes point one way (no cycle between folders), and
-# inside a folder the files' calls point one way too (a file that calls
-# back into its caller needs a leaf underneath).  A public header belongs
-# to the folder whose row names it.  ninja analyze runs this script too.
+# header and public header is named there, each folder has its row, the
+# folders' includes point one way (no cycle between folders) and are the
+# arrows of its picture, and inside a folder the files' calls point one
+# way too (a file that calls back into its caller needs a leaf
+# underneath).  A public header belongs to the folder whose row names
+# it.  ninja analyze runs this script too.
 . "$(dirname "$0")/lib.bash"
 doc=docs/architecture.md
 
@@ -58,6 +59,23 @@ echo "folder graph (A uses B):"
 sed 's/^/    /' "$TMP/graph"
 loop=$(tsort "$TMP/graph" 2>&1 >/dev/null)
 check "the folders' includes point one way (no cycle)${loop:+: $loop}" test -z "$loop"
+
+# The picture of $doc draws that graph: a line "A, B ──► C, D (why)" is
+# an arrow from each left folder to each right one, the parentheses
+# aside (one left open runs to the end of the line).  Every arrow is an include, and every include an arrow.
+grep -E '^ *[a-z]+(, [a-z]+)* +──► ' "$doc" | sed -e 's/([^)]*)//g' -e 's/(.*//' |
+while read -r line; do
+	line=${line//,/ }
+	for a in ${line%%──►*}; do
+		for b in ${line#*──►}; do echo "$a $b"; done
+	done
+done | LC_ALL=C sort -u >"$TMP/drawn"
+LC_ALL=C sort -u "$TMP/graph" >"$TMP/included"
+bad=$({ LC_ALL=C comm -23 "$TMP/drawn" "$TMP/included" | sed 's/.*/drawn, not included: &;/'
+    LC_ALL=C comm -13 "$TMP/drawn" "$TMP/included" | sed 's/.*/included, not drawn: &;/'
+    } | tr '\n' ' ')
+check "$doc's picture draws the folders' includes${bad:+ (${bad% })}" \
+    test -n "$(cat "$TMP/drawn")" -a -z "$bad"
 if [ -n "$loop" ]; then
 	# Name the includes that close each loop: edges both ways.
 	while read -r a b; do

@@ -45,6 +45,9 @@ bad "-d seconds must be a number above 0 and at most 31536000 (fractions too: 0.
     sp-record -d 0 -- true
 bad "--perf-maps-for must be a number from 1 to 2147483647, not '0'" \
     sp-sym --perf-maps-for 5,0 /dev/null
+DEBUGINFOD_URLS=http://127.0.0.1:9 DEBUGINFOD_TIMEOUT=5x \
+    bad "DEBUGINFOD_TIMEOUT seconds must be a number from 1 to 3600, not '5x'" \
+    sp-sym /dev/null
 bad "--max-depth must be a number from 0 to 4294967295, not '-1'" sp-fold --max-depth -1
 bad "--from must be a number from 0 to 1000000000 (fractions too: 0.5), not '1e10'" \
     sp-fold --from 1e10

@@ -213,6 +213,26 @@ for t in sp-sym sp-merge; do
 	fi
 done
 
+# sp-fold and sp-dump write through standard output: a write that fails
+# is the output's, named as such, and an existing file stays as it was (a
+# file size limit of 1 KiB, its signal ignored so write(2) says EFBIG;
+# the outputs are longer, the message shorter).
+for t in sp-fold sp-dump; do
+	bin=$DUMP && [ $t = sp-fold ] && bin="$FOLD --speedscope"
+	if [ -w /dev/full ]; then
+		run $bin -o /dev/full "$TMP/ref.spl"
+		check "$t -o /dev/full: the write error is the output's (exit 1)" \
+		    test "$RC" -eq 1 -a "$ERR" = "$t: /dev/full: No space left on device"
+	else
+		skip "$t -o /dev/full" "no writable /dev/full here"
+	fi
+	echo precious >"$TMP/keep.txt"
+	run sh -c "trap '' XFSZ; ulimit -f 1; exec $bin -o '$TMP/keep.txt' '$TMP/ref.spl'"
+	check "$t -o FILE that cannot grow: the output named (exit 1)" \
+	    test "$RC" -eq 1 -a "$ERR" = "$t: $TMP/keep.txt: File too large"
+	check "... and FILE kept" test "$(cat "$TMP/keep.txt")" = precious
+done
+
 # An input whose read fails half-way (EIO): sp-eio.py serves standard
 # input from /proc/self/mem up to an unmapped page.
 cat >"$TMP/sp-eio.py" <<'PY'
@@ -278,7 +298,20 @@ if [ "${SYM#build/asan}" = "$SYM" ]; then
 	check "sp-sym: out of memory is said as such (exit 1)" \
 	    test "$RC" -eq 1 -a "$ERR" = "sp-sym: out of memory"
 	check "... and leaves no output file" test ! -e "$TMP/out.spl"
+	# sp-fold under limits from too little to start to enough: where
+	# it runs out (opening, counting, writing), it says so and names
+	# no file.
+	nomem=0 blamed=""
+	for kib in $(seq 300 25 2000); do
+		run bash -c "ulimit -v $kib; exec $FOLD -o '$TMP/fold.txt' '$TMP/tree.spl'"
+		[ "$RC" -eq 1 ] || continue
+		nomem=$((nomem + 1))
+		[ "$ERR" = "sp-fold: out of memory" ] || blamed="$blamed ${kib}KiB: $ERR;"
+	done
+	check "sp-fold: some limit ran it out of memory ($nomem)" test "$nomem" -gt 0
+	ERR=$blamed	# what a failure shows
+	check "... each said as such, charged to no file" test -z "$blamed"
 else
-	skip "sp-sym out of memory" "ulimit -v does not work under ASan"
+	skip "sp-sym, sp-fold out of memory" "ulimit -v does not work under ASan"
 fi
 done_testing

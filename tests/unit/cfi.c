@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "common/cursor_int.h"
 #include "sp/cfi.h"
 #include "sp/elffile.h"
 

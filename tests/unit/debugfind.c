@@ -12,7 +12,9 @@
 
 #include "elftest.h"
 #include "sp/debugfind.h"
+#include "sp/debuginfod.h"
 #include "sp/elfsym.h"
+#include "sp/error.h"
 
 /* --- the debug-file search --------------------------------------------------- */
 
@@ -262,4 +264,41 @@ Test(debugfind, dirs_from_the_environment)
 	cr_assert_eq(sp_debug_dirs_parse(many, &d), 0);
 	cr_assert_eq(d.n, SP_DEBUG_DIRS_MAX);
 	sp_debug_dirs_fini(&d);
+}
+
+/* --- debuginfod, servers it cannot ask ------------------------------------- */
+
+/* What happened at each server goes to the diagnostic, in order; a long
+ * story is cut to fit, and a caller may want none of it. */
+Test(debugfind, debuginfod_says_what_each_server_did)
+{
+	char cache[PATH_MAX], path[PATH_MAX], urls[256] = "";
+	struct sp_debuginfod d = { "ftp://a gopher://b", NULL, 0, 0 };
+	struct sp_diag diag;
+	uint64_t fetched = 7;
+	struct ids i;
+	int k;
+
+	syms_id(&i);
+	tmpdir(cache, "debuginfod-cache");
+	d.cache = cache;
+	memset(&diag, 'x', sizeof(diag));
+	cr_assert_eq(sp_debuginfod_find(&d, i.id, i.len, path, sizeof(path),
+	    &fetched, &diag), 1);
+	cr_assert_eq(fetched, 0);
+	cr_assert_eq(diag.err, 0);
+	cr_assert_str_eq(diag.msg, "ftp://a: not an http:// or https:// URL; "
+	    "gopher://b: not an http:// or https:// URL");
+	/* Nine servers: eight notes and "more than 8", over 320 bytes. */
+	for (k = 0; k <= SP_DEBUGINFOD_URLS_MAX; k++)
+		(void)snprintf(urls + strlen(urls), sizeof(urls) - strlen(urls),
+		    "%sftp://server-%d", k ? " " : "", k);
+	d.urls = urls;
+	cr_assert_eq(sp_debuginfod_find(&d, i.id, i.len, path, sizeof(path),
+	    &fetched, &diag), 1);
+	cr_assert_eq(strlen(diag.msg), sizeof(diag.msg) - 1, "%s", diag.msg);
+	cr_assert(strncmp(diag.msg, "ftp://server-0: not an http:// or "
+	    "https:// URL; ftp://server-1: ", 60) == 0, "%s", diag.msg);
+	cr_assert_eq(sp_debuginfod_find(&d, i.id, i.len, path, sizeof(path),
+	    &fetched, NULL), 1);
 }

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "elftest.h"
 #include "elf/elffile_int.h"
@@ -433,6 +434,39 @@ Test(elffile, compressed_sections_inflate_to_the_original)
 	    -SP_ENOTFOUND);
 	sp_elf_file_free(plain);
 	sp_elf_file_free(gz);
+}
+
+/*
+ * An image in memory reads back as it was given after a section was
+ * inflated: libelf rewrites the header of a section it inflates in the
+ * image it was handed, and the crc32 of a debug file (.gnu_debuglink)
+ * and every read are of the bytes given, not of libelf's edits.
+ */
+Test(elffile, an_image_reads_back_unchanged_after_inflating)
+{
+	struct sp_elf_file *f;
+	const Elf64_Ehdr *e;
+	const uint8_t *sec;
+	uint8_t *img, *got;
+	size_t len, slen;
+	uint32_t crc;
+
+	img = slurp(SYMS "-gz", &len);
+	e = (const Elf64_Ehdr *)img;
+	cr_assert_eq(sp_elf_file_open_mem(img, len, &f, NULL), 0);
+	cr_assert_eq(sp_elf_file_section(f, ".debug_info", &sec, &slen), 0);
+	cr_assert_eq(sp_elf_file_crc32(f, &crc), 0);
+	cr_assert_eq(crc, (uint32_t)crc32(crc32(0L, Z_NULL, 0), img,
+	    (uInt)len));
+	got = malloc(len);
+	cr_assert_not_null(got);
+	cr_assert_eq(sp_elf_file_read(f, 0, got, len), len);
+	cr_assert_arr_eq(got + e->e_shoff, img + e->e_shoff,
+	    (size_t)e->e_shnum * e->e_shentsize, "the section headers");
+	cr_assert_arr_eq(got, img, len);
+	free(got);
+	sp_elf_file_free(f);
+	free(img);
 }
 
 Test(elffile, what_is_not_a_regular_elf64_file_is_refused)

@@ -234,6 +234,50 @@ Test(spool, ten_thousand_samples_of_one_stack_make_one_set_of_nodes)
 	mem_free(&m);
 }
 
+/* The memo of the stack before grows with the stacks (past its first 64
+ * frames, then doubling): each stack reads back whole.  All are root
+ * paths of the deepest, so they share its nodes. */
+Test(spool, deeper_stacks_grow_the_memo)
+{
+	enum { DEEPEST = 1000 };
+	static const size_t depths[] = { 1, 64, 65, 130, 129, DEEPEST, 999, 2 };
+	static uint32_t frames[DEEPEST], got[DEEPEST], stacks[8];
+	struct sp_record r;
+	struct sp_snapshot *s;
+	struct mem m;
+	size_t i, k, depth;
+	int fd;
+	struct sp_writer *w = mem_writer(&fd);
+
+	for (i = 0; i < DEEPEST; i++) {
+		memset(&r, 0, sizeof(r));
+		r.kind = SP_REC_FRAME;
+		r.u.frame.rel_ip = r.u.frame.abs_ip = 0x1000 + (uint64_t)i;
+		cr_assert_eq(sp_writer_put(w, &r, NULL), 0);
+	}
+	for (i = 0; i < 8; i++) {
+		/* Leaf first: frame d at the leaf, frame 1 at the root. */
+		for (k = 0; k < depths[i]; k++)
+			frames[k] = (uint32_t)(depths[i] - k);
+		cr_assert_eq(sp_writer_stack(w, frames, depths[i], &stacks[i]),
+		    0);
+	}
+	cr_assert_eq(sp_writer_count(w, SP_REC_NODE), DEEPEST);
+	cr_assert_eq(sp_writer_finish(w), 0);
+	sp_writer_free(w);
+	m = mem_collect(fd);
+	cr_assert_eq(sp_snapshot_open_mem(m.p, m.len, &s, NULL), 0);
+	for (i = 0; i < 8; i++) {
+		cr_assert_eq(sp_defs_stack(sp_snapshot_defs(s), stacks[i], got,
+		    DEEPEST, &depth), 0);
+		cr_assert_eq(depth, depths[i], "stack %zu: depth %zu", i, depth);
+		for (k = 0; k < depth; k++)
+			cr_assert_eq(got[k], depths[i] - k);
+	}
+	sp_snapshot_free(s);
+	mem_free(&m);
+}
+
 Test(spool, interning_returns_the_first_id)
 {
 	uint32_t a, b, c;

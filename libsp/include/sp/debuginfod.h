@@ -35,17 +35,21 @@ struct sp_debuginfod {
 	uint32_t unreachable;
 };
 
+struct sp_diag;
+
 /*
  * The debug file of build_id[0..id_len): found in the cache, or fetched
  * from the first server that has it.  Returns 0 with its path in
  * path[0..cap) and *fetched set to the bytes fetched (0 from the cache);
- * 1 when none could be had, why[0..whycap) saying, for each server, what
- * happened ("http://h:8002: 404 not found; ..."); -ENOMEM.  Network and
- * file errors are never returned: they are in why.
+ * 1 when none could be had; -ENOMEM.  Either way diag->msg (diag may be
+ * NULL) says, for each server, what happened ("http://h:8002: 404 not
+ * found; ...", cut when full; empty when nothing was asked), diag->err
+ * 0 but for -ENOMEM.  Network and file errors are never returned: they
+ * are in diag->msg.
  */
 int sp_debuginfod_find(struct sp_debuginfod *d, const uint8_t *id,
-    size_t id_len, char *path, size_t cap, uint64_t *fetched, char *why,
-    size_t whycap);
+    size_t id_len, char *path, size_t cap, uint64_t *fetched,
+    struct sp_diag *diag);
 
 /*
  * The client's reader of a server's reply, for tests and fuzzing: reads

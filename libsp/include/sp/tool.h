@@ -78,7 +78,30 @@ double sp_tool_now(void);
  * error, after the tool's name; ctx is unused. */
 void sp_tool_warn(void *ctx, const char *msg);
 
+struct sp_diag;
 struct sp_replay;
+
+/* Whose file a failed run is charged to (sp_tool_fail). */
+enum sp_tool_side {
+	SP_TOOL_INPUT,
+	SP_TOOL_OUTPUT,
+};
+
+/*
+ * Reports a run that failed with err (a negative libsp error or -errno)
+ * and exits 1, in one line that charges the right party:
+ *   sp-fold: out of memory                  (-ENOMEM: no file's fault)
+ *   sp-sym: x.spl: offset 0x1f3: bad record (the input, diag given)
+ *   sp-sym: x.spl: Input/output error       (the input, diag NULL)
+ *   sp-merge: output y.spl: No space left on device   (the output)
+ * name is the input's path or the output's name (sp_output_file.name);
+ * diag, for the input only, says where and why.  The caller first
+ * discards its output (sp_output_discard, sp_output_abandon), so that a
+ * failed run leaves none.
+ */
+_Noreturn void sp_tool_fail(int err, enum sp_tool_side side, const char *name,
+    const struct sp_diag *diag);
+
 
 /*
  * Opens the spool path ("-": standard input) with sp_replay_open, or
