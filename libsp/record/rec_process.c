@@ -31,7 +31,7 @@ static int
 trailer(const struct sp_recorder *r, const uint8_t *rec, size_t len,
     struct sample_id *id)
 {
-	size_t idlen = SAMPLE_ID_LEN + (r->o.off_cpu ? 8 : 0);
+	size_t idlen = SAMPLE_ID_LEN + spi_rec_id_len(r);
 
 	if (len < sizeof(struct perf_event_header) + idlen)
 		return -SP_EFORMAT;
@@ -1076,7 +1076,7 @@ spi_rec_process(struct sp_recorder *r, const uint8_t *rec, size_t len)
 	if (r->nexited > 0)
 		reap(r, r->ctx.now);
 	c = sp_cur_make(rec + sizeof(h), len - sizeof(h) - SAMPLE_ID_LEN -
-	    (r->o.off_cpu ? 8 : 0));
+	    spi_rec_id_len(r));
 	switch (h.type) {
 	case PERF_RECORD_MMAP2:
 		return on_mmap2(r, &c);

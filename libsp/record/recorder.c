@@ -320,7 +320,7 @@ map_ring(struct sp_recorder *r, int i, int fd)
 	}
 	if (err)
 		return err;
-	r->rings[i].id_len = r->o.off_cpu ? 8 : 0;
+	r->rings[i].id_len = spi_rec_id_len(r);
 	if (size < r->ring_size) {
 		r->ring_size = size;
 		r->attr.wakeup_watermark = (uint32_t)(size / 4);
@@ -803,9 +803,10 @@ stopped_already(pid_t pid)
 
 /*
  * Without -s a thread takes three events a CPU (see enum rec_adapt), with
- * it one (and one more with --off-cpu): a first target whose threads would take more descriptors than
- * RLIMIT_NOFILE leaves (2,001 threads on 8 CPUs: 48,024 against 16,008)
- * is recorded with the default copy alone.
+ * it one (and one more with --off-cpu): a first target whose threads
+ * would take more descriptors than RLIMIT_NOFILE leaves (2,001 threads
+ * on 8 CPUs: 48,024 against 16,008) is recorded with the default copy
+ * alone.
  */
 static void
 fit_descriptors(struct sp_recorder *r, pid_t pid)
@@ -1327,7 +1328,7 @@ add_item(void *ctx, const struct sp_ring_rec *rec)
 	it->len = (uint32_t)rec->len;
 	it->seq = (uint32_t)r->nitems++;
 	it->time = rec->p != NULL ? sp_perf_record_time(rec->p, rec->len,
-	    r->o.off_cpu ? 8 : 0) : 0;
+	    spi_rec_id_len(r)) : 0;
 	return 0;
 }
 
@@ -1356,7 +1357,7 @@ drain(struct sp_recorder *r, int all)
 		if (r->items[i].rec == NULL) {
 			r->items[i].rec = r->drain.p + r->items[i].off;
 			r->items[i].time = sp_perf_record_time(r->items[i].rec,
-			    r->items[i].len, r->o.off_cpu ? 8 : 0);
+			    r->items[i].len, spi_rec_id_len(r));
 		}
 	if (r->nitems > 1 && sort_items(r) != 0)
 		return -ENOMEM;

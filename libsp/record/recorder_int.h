@@ -139,6 +139,14 @@ struct sp_recorder {
 	struct sp_counter counters[C_COUNT_];
 };
 
+/* The bytes PERF_SAMPLE_IDENTIFIER adds to every record (struct sp_ring's
+ * id_len): 8 with --off-cpu, whose events share the rings, else 0. */
+static inline size_t
+spi_rec_id_len(const struct sp_recorder *r)
+{
+	return r->o.off_cpu ? 8 : 0;
+}
+
 /* rec_process.c: one perf record into the spool; a followed process by
  * pid (made when make). */
 int spi_rec_process(struct sp_recorder *r, const uint8_t *rec, size_t len);
