@@ -640,7 +640,8 @@ write_sample(struct sp_recorder *r, uint32_t pid, uint32_t tid, uint32_t cpu,
 	struct sp_record rec;
 	int err;
 
-	if (n == 0)
+	/* Counted of CPU samples, the summary's share of whole stacks. */
+	if (n == 0 && !off)
 		r->ctx.c[C_EMPTY_STACKS]++;
 	if (!complete) {
 		if (r->truncated_frame == 0 &&
@@ -648,7 +649,7 @@ write_sample(struct sp_recorder *r, uint32_t pid, uint32_t tid, uint32_t cpu,
 		    &r->truncated_frame)) != 0)
 			return err;
 		r->frames[n++] = r->truncated_frame;
-		r->ctx.c[C_TRUNCATED_STACKS]++;
+		r->ctx.c[C_TRUNCATED_STACKS] += !off;
 	}
 	memset(&rec, 0, sizeof(rec));
 	rec.kind = SP_REC_SAMPLE;
