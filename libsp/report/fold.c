@@ -441,28 +441,33 @@ sp_fold_frames(const struct sp_fold *f, const struct sp_defs *d,
 	return 0;
 }
 
-uint64_t
-spi_fold_period_ns(const struct sp_defs *d, const struct sp_header *h)
+/* The RECORDING frequency's period, else interval_ns (the header's). */
+static uint64_t
+period_ns(const struct sp_defs *d, uint64_t interval_ns)
 {
 	const struct sp_recording *r = sp_defs_recording(d);
 
 	if (r != NULL && r->frequency != 0)
 		return 1000000000ull / r->frequency;
-	return (uint64_t)h->sample_interval_us * 1000;
+	return interval_ns;
+}
+
+uint64_t
+spi_fold_period_ns(const struct sp_defs *d, const struct sp_header *h)
+{
+	return period_ns(d, (uint64_t)h->sample_interval_us * 1000);
 }
 
 enum sp_fold_time
 sp_fold_unit(const struct sp_fold *f, const struct sp_defs *d,
-    uint64_t *period_ns)
+    uint64_t *period)
 {
-	const struct sp_recording *r = sp_defs_recording(d);
-	uint64_t p = r != NULL && r->frequency != 0 ?
-	    1000000000ull / r->frequency : f->interval_ns;
+	uint64_t p = period_ns(d, f->interval_ns);
 
 	/* A spool with off-CPU samples was written by a recorder that says
 	 * its rate; else its default. */
-	if (period_ns != NULL)
-		*period_ns = p != 0 ? p : 1000000;
+	if (period != NULL)
+		*period = p != 0 ? p : 1000000;
 	if (f->o.time != SP_FOLD_TIME_AUTO)
 		return f->o.time;
 	return f->st.off_cpu > 0 ? SP_FOLD_TIME_BOTH : SP_FOLD_TIME_ON_CPU;
