@@ -462,12 +462,12 @@ put_track(struct track *tr, const struct sp_fold_sampled *o, size_t n,
 			return err;
 		if ((err = stack_entry(tr->sc, o[i].stack, &at)) < 0)
 			return err;
+		/* Its frames, and an off-CPU sample's leaf [off-cpu]. */
 		cnt = tr->sc->pool[at];
-		for (d = 0; d <= cnt; d++) {
+		k = cnt + (off ? 1 : 0);
+		for (d = 0; d < k; d++) {
 			idx = d < cnt ? tr->sc->pool[at + 1 + d] :
-			    off ? OFF_CPU_MARK : 0;
-			if (d == cnt && !off)
-				break;
+			    OFF_CPU_MARK;
 			if (d < tr->nopen && tr->open[d].idx == idx)
 				continue;
 			if ((err = close_spans(tr, d, start)) < 0)
@@ -480,7 +480,6 @@ put_track(struct track *tr, const struct sp_fold_sampled *o, size_t n,
 			tr->open[d].start = start / 1000;
 			tr->nopen = d + 1;
 		}
-		k = (uint32_t)cnt + (off ? 1 : 0);
 		if ((err = close_spans(tr, k, start)) < 0)
 			return err;
 		last = end;
