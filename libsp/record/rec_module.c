@@ -81,6 +81,13 @@ file_of(struct rec_ctx *r, int fd, const struct stat *st)
 	return f;
 }
 
+/* f's ELF: its own until the CFI is read, then the table's. */
+static const struct sp_elf_file *
+file_elf(const struct rec_file *f)
+{
+	return f->cfi != NULL ? sp_cfi_table_file(f->cfi) : f->elf;
+}
+
 const struct sp_cfi_table *
 spi_rec_range_cfi(struct rec_ctx *r, const struct rec_range *m)
 {
@@ -103,10 +110,7 @@ spi_rec_range_elf(const struct rec_range *m)
 {
 	if (m->cfi != NULL)
 		return sp_cfi_table_file(m->cfi);
-	if (m->file == NULL)
-		return NULL;
-	return m->file->cfi != NULL ? sp_cfi_table_file(m->file->cfi) :
-	    m->file->elf;
+	return m->file != NULL ? file_elf(m->file) : NULL;
 }
 
 /* Is fd the file (inode, maj:min) that mapping m named?  Fills st. */
@@ -239,10 +243,14 @@ map_file(struct rec_ctx *r, uint32_t pid, const struct sp_map *map,
 		return;
 	if ((range->file = file_of(r, fd, &st)) != NULL) {
 		const struct rec_file *f = range->file;
+		const struct sp_elf_file *elf = file_elf(f);
 		uint64_t vaddr;
 
-		if (f->elf != NULL &&
-		    sp_elf_file_exec_vaddr(f->elf, range->offset, &vaddr) == 0) {
+		/* The file may be another mapping's whose CFI a walk has read
+		 * already (a second process, a rescan after lost events):
+		 * then the table holds the ELF. */
+		if (elf != NULL &&
+		    sp_elf_file_exec_vaddr(elf, range->offset, &vaddr) == 0) {
 			range->has_bias = 1;
 			range->bias = range->start - vaddr;
 			if (vaddr != UINT64_MAX)

@@ -96,6 +96,33 @@ for d in 200:32768 2000:65528; do
 	check "recursion $depth deep: stacks hold all $depth levels ($deep of $inrec samples past the loader)" \
 	    test "$inrec" -gt 0 -a "$deep" -ge $((inrec * 9 / 10))
 done
+# A file's CFI is read the first time a walk needs it; a mapping of it
+# made after that (another process; the rescan after lost events) must
+# find the file's ELF in the table that took it, or it unwinds without
+# CFI: the loader and libc (no frame pointers) cut every stack.
+run $REC -o "$TMP/second.spl" -- sh -c "$W/recurse 200 300; $W/recurse 200 300"
+s=$(counter "$TMP/second.spl" samples)
+t=$(counter "$TMP/second.spl" truncated_stacks)
+check "a second process mapping libc after the first's walks: 99% complete ($t of $s truncated)" \
+    test "$((t * 100))" -le "${s:-0}" -a "${s:-0}" -gt 0
+# Stopping the recorder overflows its rings: the records after the loss
+# are read with /proc's view of the maps (the sweep), CFI and all.
+$REC -o "$TMP/swept.spl" -- $W/recurse 200 1000 2>"$TMP/swept.err" &
+rpid=$!
+sleep 0.3
+kill -STOP $rpid
+sleep 0.4
+kill -CONT $rpid
+wait $rpid
+s=$(counter "$TMP/swept.spl" samples)
+t=$(counter "$TMP/swept.spl" truncated_stacks)
+l=$(counter "$TMP/swept.spl" lost_events)
+if [ "${l:-0}" = 0 ]; then
+	skip "stacks after lost events" "stopping the recorder 0.4 s lost nothing ($s samples)"
+else
+	check "after $l lost events and a rescan: 99% complete ($t of $s truncated)" \
+	    test "$((t * 100))" -le "${s:-0}" -a "${s:-0}" -gt 0
+fi
 run $REC -m 100 -o "$TMP/rec-limit.spl" -- $W/recurse 200 300
 check "-m 100 cuts deeper stacks, counted as unwind_depth" \
     test "$(counter "$TMP/rec-limit.spl" unwind_depth)" -gt 0
