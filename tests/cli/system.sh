@@ -50,6 +50,9 @@ else
 fi
 check "tree's stacks are whole: main in $main of $all" \
     awk -v m="$main" -v n="$all" 'BEGIN { exit !(n > 0 && m >= 0.95 * n) }'
+start=$(awk -v r="tree-O2-$tp" '{ split($1, f, ";") } f[1] == r && f[2] ~ /`_start$/ { n += $NF } END { print n + 0 }' "$TMP/a.fold")
+check "and reach _start through libc: $start of $all" \
+    awk -v m="$start" -v n="$all" 'BEGIN { exit !(n > 0 && m >= 0.95 * n) }'
 
 # Misattribution: a frame module`name under the root comm-PID must name a
 # module that PID mapped (sp-dump's MODULE records), or one it inherited
@@ -88,6 +91,13 @@ check "the service's short processes are followed: $forks forks of churn, $kids 
     test "$forks" -ge 150 -a "$kids" -gt 0
 check "samples of processes gone before they were read: ${gone:-?} of $s (under 1 %)" \
     awk -v g="${gone:-x}" -v s="$s" 'BEGIN { exit !(g ~ /^[0-9]+$/ && g * 100 <= s) }'
+# They map libc after other processes' walks read its CFI: their stacks
+# through main still reach _start (libc has no frame pointers).
+read -r whole inmain < <(awk '{ split($1, f, ";") }
+    f[1] ~ /^tree-gcc-O2-pi/ && /`main;/ { n += $NF; if (f[2] ~ /`_start$/) w += $NF }
+    END { print w + 0, n + 0 }' "$TMP/a.fold")
+check "and their stacks through main reach _start: $whole of $inmain" \
+    awk -v w="$whole" -v n="$inmain" 'BEGIN { exit !(n > 0 && w >= 0.95 * n) }'
 
 # -a -- CMD: the command times the recording.
 t0=$(date +%s.%N)
