@@ -497,11 +497,12 @@ stack_walked(struct sp_recorder *r, const struct sp_unwind_result *res,
 }
 
 /* User frames from the unwinder (return addresses come rewound into
- * their call instructions). */
+ * their call instructions).  off: a switch off CPU's walk, whose cut
+ * stacks are not counted among the CPU samples' (jit_cut). */
 static int
 user_frames(struct sp_recorder *r, struct rec_proc *p,
     const struct sp_uregs *regs, const struct sp_ustack *stk, size_t *n,
-    int *complete)
+    int *complete, int off)
 {
 	struct walk w = { &r->ctx, p };
 	struct sp_unwind_lookup lk = { find_cfi, &w, r->ctx.cache, read_code,
@@ -527,7 +528,10 @@ user_frames(struct sp_recorder *r, struct rec_proc *p,
 			return err;
 	}
 	*complete = res.complete;
-	stack_walked(r, &res, stk);
+	/* A switch's copy is always the whole -s: it says nothing of the
+	 * CPU samples' copy size. */
+	if (!off)
+		stack_walked(r, &res, stk);
 	if (res.complete) {
 		size_t k = C_STACK_USED_FIRST_;
 
@@ -540,7 +544,7 @@ user_frames(struct sp_recorder *r, struct rec_proc *p,
 	}
 	/* Not cut by a limit or a missing copy: in JIT code, a frame
 	 * pointer that is none reads garbage, often past the copy. */
-	if (!res.complete && res.n > 0 && res.error != SP_UNW_DEPTH &&
+	if (!off && !res.complete && res.n > 0 && res.error != SP_UNW_DEPTH &&
 	    res.error != SP_UNW_NO_STACK && res.error != SP_UNW_NO_REGS)
 		jit_cut(r, p, r->ips[res.n - 1]);
 	return 0;
@@ -570,6 +574,13 @@ write_off_cpu(struct sp_recorder *r, struct rec_thread *t, uint64_t in)
 	struct sp_record rec;
 	int err;
 
+	/* Sampling was turned off meanwhile (its switch events too): the
+	 * switch in that ended this wait may have gone unseen. */
+	if (t->off.time < r->paused_at && in > r->paused_at) {
+		t->off.time = 0;
+		r->ctx.c[C_OFF_CPU_UNMATCHED]++;
+		return 0;
+	}
 	memset(&rec, 0, sizeof(rec));
 	rec.kind = SP_REC_SAMPLE;
 	rec.u.sample = t->off;
@@ -592,12 +603,16 @@ on_switch(struct sp_recorder *r, const struct sample_id *id, uint16_t misc)
 {
 	struct rec_thread *t;
 
+	t = sp_imap_get(&r->threads, id->tid);
+	/* Its switch's sample came first (the kernel writes it first):
+	 * only the switches of threads recorded count (not the idle task
+	 * or processes gone, with -a). */
 	if (misc & PERF_RECORD_MISC_SWITCH_OUT) {
-		if (misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT)
+		if ((misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT) && t != NULL &&
+		    t->off.time != 0)
 			r->ctx.c[C_OFF_CPU_PREEMPTED]++;
 		return 0;
 	}
-	t = sp_imap_get(&r->threads, id->tid);
 	if (t == NULL || t->off.time == 0 || id->time <= t->off.time)
 		return 0;
 	return write_off_cpu(r, t, id->time);
@@ -614,10 +629,18 @@ end_off_cpu(void *val, void *ctx)
 {
 	struct rec_thread *t = val;
 	struct off_cpu_end *e = ctx;
+	const struct rec_proc *p;
 	int err;
 
 	if (t->off.time == 0 || t->exited || e->end <= t->off.time)
 		return;
+	/* Its process is gone, its exit among lost records (a sweep freed
+	 * it): the thread never came back. */
+	p = spi_rec_proc_get(e->r, t->pid, 0);
+	if (p == NULL || !p->tracked) {
+		e->r->ctx.c[C_OFF_CPU_UNMATCHED]++;
+		return;
+	}
 	if ((err = write_off_cpu(e->r, t, e->end)) != 0 && e->err == 0)
 		e->err = err;
 }
@@ -820,10 +843,11 @@ on_sample(struct sp_recorder *r, const uint8_t *rec, size_t len)
 	if (p == NULL && r->system && (err = spi_rec_adopt(r, pid, &p)) != 0)
 		return err;
 	if (p == NULL || !p->tracked) {
-		r->ctx.c[r->system ? C_GONE : C_UNTRACKED]++;
+		r->ctx.c[r->system ? C_GONE : C_UNTRACKED] += !off;
 		return 0;
 	}
-	if (in_kernel)
+	/* Every switch is taken in the kernel: CPU samples only. */
+	if (in_kernel && !off)
 		r->ctx.c[C_KERNEL_SAMPLES]++;
 	if (r->attr.sample_type & PERF_SAMPLE_CALLCHAIN) {
 		err = kernel_frames(r, &c, &n);
@@ -854,14 +878,16 @@ on_sample(struct sp_recorder *r, const uint8_t *rec, size_t len)
 		r->ctx.c[C_UNW(SP_UNW_NO_REGS)]++;
 	}
 	if (has_regs) {
-		err = user_frames(r, p, &regs, &stk, &n, &complete);
+		err = user_frames(r, p, &regs, &stk, &n, &complete, off);
 		if (err)
 			return err;
 	} else if (n == 0) {
 		r->ctx.c[C_UNW(SP_UNW_NO_REGS)]++;
 	}
 	err = write_sample(r, pid, tid, cpu, n, complete, off);
-	if (err == 0 && has_regs && r->o.raw_stacks)
+	/* A RAWSTACK follows its SAMPLE: a switch's is written later, at its
+	 * switch in, so the raw copy is of CPU samples only. */
+	if (err == 0 && has_regs && r->o.raw_stacks && !off)
 		err = write_rawstack(r, &regs, &stk);
 	return err;
 }
@@ -966,8 +992,12 @@ name_child(struct sp_recorder *r, uint32_t pid, uint32_t tid, uint32_t ptid)
 	const struct rec_thread *pt = sp_imap_get(&r->threads, ptid);
 	struct rec_thread *t = sp_imap_get(&r->threads, tid);
 
-	if (t != NULL && t->pid == pid && !t->exited)
+	/* Records come in time order: a switch off CPU held for tid is an
+	 * earlier thread's, whose exit was lost. */
+	if (t != NULL && t->pid == pid && !t->exited) {
+		t->off.time = 0;
 		return 0;
+	}
 	if ((t = renew_thread(r, t, pid, tid)) == NULL)
 		return -ENOMEM;
 	if (pt != NULL)

@@ -1248,6 +1248,8 @@ switch_events(struct sp_recorder *r)
 int
 sp_recorder_enable(struct sp_recorder *r, int on)
 {
+	if (!on && r->enabled)
+		r->paused_at = mono_now();
 	r->enabled = on != 0;
 	return switch_events(r);
 }

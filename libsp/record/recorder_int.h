@@ -113,6 +113,9 @@ struct sp_recorder {
 	int need_sweep;
 	int enabled;              /* sampling on (sp_recorder_enable); events
 	                           * opened while off open disabled */
+	uint64_t paused_at;       /* when sampling was last turned off, 0:
+	                           * never; a switch off CPU held from before
+	                           * then has no switch in to time it */
 	int at_exec;              /* opening a spawned command's events, which
 	                           * start at its exec */
 	int sideband;             /* the first events opened disabled: mmap,

@@ -27,6 +27,21 @@ run $DUMP --stats --json "$TMP/none.spl"
 check "without the option there are none" \
     test "$(grep -c '"rawstack"' <<<"$OUT")" -eq 0
 
+# With --off-cpu, a switch's sample is written at its switch in: raw
+# stacks are of CPU samples only, each after its own sample.
+run $REC -q --off-cpu --raw-stacks -o "$TMP/off.spl" -- $W/offcpu 1 4
+s=$(counter "$TMP/off.spl" samples) o=$(counter "$TMP/off.spl" off_cpu_samples)
+run $DUMP --stats --json "$TMP/off.spl"
+r=$(grep -o '"rawstack":{"count":[0-9]*' <<<"$OUT" | grep -o '[0-9]*$')
+# (The first "samples" sp-dump --stats gives counts SAMPLE records,
+# switches among them.)
+cpu=$(( ${s:-0} - ${o:-0} ))
+check "--off-cpu: one raw stack per CPU sample, none per switch ($r for $cpu CPU samples and $o switches)" \
+    test "${r:-0}" -le "$cpu" -a "${r:-0}" -ge "$(( cpu * 99 / 100 ))" -a "${o:-0}" -gt 0 -a "$cpu" -gt 0
+run $REPLAY "$TMP/off.spl"
+check "--off-cpu: the replay finds the recorded frames ($(val equal) of $(val samples))" \
+    test "$(val samples)" -gt 50 -a "$(val equal)" = "$(val samples)"
+
 # Each workload: the replay equals the recording, sample by sample.
 for w in "tree-O2 300" "threads-O2 2 300" "sigspin 300" "asmleaf 20000" \
     "recurse 200" "jit 600" "tree 300"; do

@@ -333,3 +333,52 @@ Test(embed, a_loss_is_counted_and_swept_by_the_flush)
 	waitpid(pid, NULL, 0);
 	live_end(&l);
 }
+
+/* ---------------------------------------------------------- off-CPU */
+
+/*
+ * Off-CPU samples across a pause: turned off, the recorder sees no
+ * switch in, so a wait that began before the pause has nothing to end it
+ * but the first switch in after: it must be dropped (counted unmatched),
+ * not weighed the whole pause.  offcpu's threads wait 3 to 6 ms at a
+ * time; the pauses last 1.5 s.
+ */
+Test(embed, an_off_cpu_wait_is_not_weighed_across_a_pause)
+{
+	static struct sp_sample s[65536];
+	static char *const argv[] = { "build/tests/offcpu", "30", NULL };
+	struct sp_recorder_opts o;
+	struct live l;
+	uint64_t max = 0;
+	size_t n = 0, off = 0, i;
+	pid_t pid;
+	int k;
+
+	memset(&o, 0, sizeof(o));
+	o.off_cpu = 1;
+	live_start(&l, &o);
+	pid = live_launch(&l, argv);
+	for (k = 0; k < 2; k++) {
+		record_for(&l, 0.3);
+		cr_assert_eq(sp_recorder_enable(l.r, 0), 0);
+		record_for(&l, 1.5);
+		cr_assert_eq(sp_recorder_enable(l.r, 1), 0);
+	}
+	record_for(&l, 0.3);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	record_for(&l, 0.1);
+	n = read_tail(&l, s, sizeof(s) / sizeof(*s));
+	for (i = 0; i < n; i++)
+		if (s[i].kind == SP_SAMPLE_OFF_CPU) {
+			off++;
+			if (s[i].weight > max)
+				max = s[i].weight;
+		}
+	cr_assert_gt(off, 100, "switches recorded (%zu of %zu samples)", off,
+	    n);
+	cr_assert_lt(max, 750000000, "no wait weighs a pause: the longest "
+	    "%.3f s (%llu unmatched)", max / 1e9,
+	    sp_recorder_counter(l.r, "off_cpu_unmatched"));
+	live_end(&l);
+}

@@ -191,8 +191,11 @@ int sp_recorder_poll(struct sp_recorder *r, int timeout_ms);
  * One turned off after it started has none: while off it misses those
  * records too (an unknown address later rereads /proc/PID/maps, new
  * threads and processes still inherit the events, but an exit is not
- * seen: sp_recorder_live still counts the process).  Returns 0 or the
- * first -errno (the other events are switched all the same).
+ * seen: sp_recorder_live still counts the process; with off_cpu, a
+ * thread off CPU when it was turned off has no switch in to weigh its
+ * wait by, and that switch is dropped, counted as off_cpu_unmatched).
+ * Returns 0 or the first -errno (the other events are switched all the
+ * same).
  */
 int sp_recorder_enable(struct sp_recorder *r, int on);
 
