@@ -1100,20 +1100,39 @@ sp_recorder_spawn(struct sp_recorder *r, char *const argv[], pid_t *pid,
 	return sp_process_release(&l, argv[0], diag);
 }
 
+/* Gone from /proc with no EXIT record read (one read waits for reap). */
 static int
 gone(const struct rec_proc *p)
 {
-	return !sp_process_exists((pid_t)p->pid);
+	return p->exited == 0 && !sp_process_exists((pid_t)p->pid);
+}
+
+struct orphans {
+	const struct sp_imap *procs;
+	uint32_t *tids;
+	size_t n, cap;
+};
+
+static void
+collect_orphan(void *val, void *ctx)
+{
+	const struct rec_thread *t = val;
+	struct orphans *o = ctx;
+
+	if (o->n < o->cap && sp_imap_get(o->procs, t->pid) == NULL)
+		o->tids[o->n++] = t->tid;
 }
 
 /*
  * The whole system: processes whose exit was among the lost records are
- * freed (with their mappings and files), so that the tables stay as large
- * as the machine's processes.  0 or -ENOMEM.
+ * freed (with their mappings and files), and then the threads of no
+ * process (a switch off CPU one held is never ended), so that the tables
+ * stay as large as the machine's processes.  0 or -ENOMEM.
  */
 static int
 drop_gone(struct sp_recorder *r)
 {
+	struct orphans o = { &r->procs, NULL, 0, r->threads.used };
 	uint32_t *pids;
 	size_t i, n;
 	int err = spi_rec_pids(&r->procs, gone, &pids, &n);
@@ -1121,6 +1140,14 @@ drop_gone(struct sp_recorder *r)
 	for (i = 0; i < n; i++)
 		spi_rec_proc_free(&r->ctx, sp_imap_del(&r->procs, pids[i]));
 	free(pids);
+	if (err == 0 && (o.tids = malloc((o.cap + 1) * sizeof(*o.tids))) == NULL)
+		err = -ENOMEM;
+	if (err == 0)
+		/* Walked first, freed after: freeing changes the map. */
+		sp_imap_each(&r->threads, collect_orphan, &o);
+	for (i = 0; i < o.n; i++)
+		free(sp_imap_del(&r->threads, o.tids[i]));
+	free(o.tids);
 	return err;
 }
 
