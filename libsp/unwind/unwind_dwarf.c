@@ -498,6 +498,22 @@ row_for(const struct sp_unwind_lookup *lk, uint64_t pc, struct step *st,
 	return err;
 }
 
+/*
+ * Whether the instruction before pc is a syscall (0f 05).  A sample taken
+ * in a system call has the user pc after it, which is past the function's
+ * CFI when the call ends it: glibc's __restore_rt (rt_sigreturn does not
+ * return) is "mov $15, %eax; syscall" and its FDE ends there.
+ */
+static int
+after_syscall(const struct sp_unwind_lookup *lk, uint64_t pc)
+{
+	uint8_t b[2];
+
+	return lk->read_code != NULL && pc >= 2 &&
+	    lk->read_code(lk->ctx, pc - 2, b, 2) == 2 && b[0] == 0x0f &&
+	    b[1] == 0x05;
+}
+
 void
 sp_unwind_dwarf(const struct sp_uregs *regs, const struct sp_ustack *stk,
     const struct sp_unwind_lookup *lookup, uint64_t *ips, size_t max,
@@ -521,6 +537,12 @@ sp_unwind_dwarf(const struct sp_uregs *regs, const struct sp_ustack *stk,
 			return;
 		}
 		err = row_for(lookup, pc, &st, &row, &why, &end, stats);
+		/* The sample's pc after a syscall that ends its FDE: the
+		 * syscall's row (it moves no register the CFI tracks). */
+		if (err && why == SP_FB_NO_FDE && res->n == 0 &&
+		    after_syscall(lookup, pc) &&
+		    row_for(lookup, pc - 1, &st, &row, &why, &end, stats) == 0)
+			err = 0;
 		/* A return address in no executable mapping is no frame: a
 		 * step read garbage.  (The leaf's pc is one: a JIT's code
 		 * before its mapping is known.) */
@@ -529,6 +551,12 @@ sp_unwind_dwarf(const struct sp_uregs *regs, const struct sp_ustack *stk,
 			return;
 		}
 		ips[res->n++] = pc;
+		/* A signal trampoline (glibc's __restore_rt) is returned
+		 * into, not called: its frame is the return address itself,
+		 * which names it (the byte before, found for its CFI, is a
+		 * nop before its symbol). */
+		if (err == 0 && !exact && st.signal_frame)
+			ips[res->n - 1] = pc + 1;
 		/* Its caller is on another stack (Go's g0): the end of this
 		 * one, unless the sample is in it (still on the first). */
 		if (end && res->n > 1) {

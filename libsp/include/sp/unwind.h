@@ -140,7 +140,10 @@ struct sp_unwind_stats {
  * frame pointer.
  * ips[0] is the sampled IP; later entries are return addresses already
  * rewound by one byte into the call, except after a signal frame, where
- * the interrupted PC is exact.  The walk ends cleanly where the return
+ * the interrupted PC is exact, and a signal trampoline's (returned into,
+ * not called: its return address).  A sample in a system call that ends
+ * its function's CFI (rt_sigreturn in __restore_rt) is unwound with the
+ * syscall's row.  The walk ends cleanly where the return
  * address is undefined (_start, clone) or CFI gives it as zero.  A return
  * address that lookup->find places in no module, or a zero one found by
  * a frame pointer or a leaf's analysis, is a guess gone wrong: the walk
