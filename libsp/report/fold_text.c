@@ -227,7 +227,9 @@ put_frame(struct text *t, uint32_t id)
 		c->len = (uint32_t)(t->names.len - off);
 		c->nlog = logical_count(t, id);
 	}
-	sp_buf_put(&t->line, t->names.p + c->off, c->len);
+	/* A frame may render as nothing: names may still be unallocated. */
+	if (c->len > 0)
+		sp_buf_put(&t->line, t->names.p + c->off, c->len);
 	return t->line.err;
 }
 
