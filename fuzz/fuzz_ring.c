@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The recorder's ring reader, sp_ring_read and sp_ring_release (white-box:
+ * The recorder's ring reader, spi_ring_read and spi_ring_release (white-box:
  * they have no public header), on a ring made in memory as the kernel
  * lays it out: a metadata page, then 4, 8 or 16 KiB of data (input byte
  * 0).  The reader's tail is anywhere in 64 bits (bytes 1-8: records that
@@ -13,7 +13,7 @@
  * the ring's (in place, inside the data area, or reassembled across the
  * wrap); none is timed after the limit, and where the reading stops
  * short of the head the next record is (its time read in the ring as
- * sp_perf_record_time reads it); the reading stops where the records
+ * spi_perf_record_time reads it); the reading stops where the records
  * given end, or, after a header that makes no sense, at the head; the
  * release hands exactly that place back to the kernel; a second reading
  * goes on from there.
@@ -71,7 +71,7 @@ add(void *ctx, const struct sp_ring_rec *rec)
 	for (i = 0; i < rec->len; i++)
 		if (p[i] != ring_byte(s->ring, s->pos + i))
 			abort(); /* not the ring's bytes at its place */
-	if (sp_perf_record_time(p, rec->len, s->ring->id_len) > s->until)
+	if (spi_perf_record_time(p, rec->len, s->ring->id_len) > s->until)
 		abort(); /* given, but timed after the limit */
 	s->pos += rec->len;
 	return 0;
@@ -86,12 +86,12 @@ read_release(struct sp_ring *r, uint64_t until, struct seen *s)
 	int got;
 
 	s->until = until;
-	got = sp_ring_read(r, until, s->wrapped, add, s);
+	got = spi_ring_read(r, until, s->wrapped, add, s);
 	if (got == -SP_EFORMAT ? r->next_tail != s->head :
 	    got < 0 || r->next_tail != s->pos)
 		abort();
 	/* Stopped before the head by the limit: the next record is timed
-	 * after it, read in the ring as sp_perf_record_time reads it. */
+	 * after it, read in the ring as spi_perf_record_time reads it. */
 	if (got >= 0 && r->next_tail < s->head &&
 	    s->head - r->next_tail >= sizeof(struct perf_event_header)) {
 		struct perf_event_header h;
@@ -104,11 +104,11 @@ read_release(struct sp_ring *r, uint64_t until, struct seen *s)
 		if (h.size >= sizeof(h) && h.size <= s->head - r->next_tail) {
 			for (i = sizeof(h); i < h.size; i++)
 				rec[i] = ring_byte(r, r->next_tail + i);
-			if (sp_perf_record_time(rec, h.size, r->id_len) <= until)
+			if (spi_perf_record_time(rec, h.size, r->id_len) <= until)
 				abort();
 		}
 	}
-	sp_ring_release(r);
+	spi_ring_release(r);
 	if (meta->data_tail != r->next_tail)
 		abort();
 }
@@ -164,7 +164,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	wrapped.len = 0;
 	s.pos = meta->data_tail;
 	read_release(&r, UINT64_MAX, &s);
-	sp_buf_fini(&wrapped);
+	spi_buf_fini(&wrapped);
 	free(r.base);
 	return 0;
 }

@@ -133,7 +133,7 @@ demangle(const struct dump *d, const uint32_t *frames, size_t n,
 				errx(1, "out of memory");
 	}
 	if (d->dm != NULL && sp_demangle_run(d->dm, 0, &diag) < 0)
-		sp_tool_demangle_failed(diag.msg);
+		spi_tool_demangle_failed(diag.msg);
 }
 
 /* s, or its demangled text in *tmp. */
@@ -613,7 +613,7 @@ run(struct dump *d)
 	const struct sp_status *st;
 	int err;
 
-	d->r = sp_tool_replay(d->path);
+	d->r = spi_tool_replay(d->path);
 	memset(&diag, 0, sizeof(diag));
 	/* After the header is known good; a spool found corrupt later
 	 * leaves FILE as it was. */
@@ -632,7 +632,7 @@ run(struct dump *d)
 
 		(void)fflush(stdout);
 		sp_output_discard(&d->of);
-		sp_tool_fail(err, SP_TOOL_INPUT, d->path, dg);
+		spi_tool_fail(err, SP_TOOL_INPUT, d->path, dg);
 	}
 	st = sp_replay_status(d->r);
 	if (d->mode == MODE_STATS)
@@ -691,16 +691,16 @@ main(int argc, char **argv)
 			d.no_demangle = 1;
 			break;
 		case 1000 + 'V':
-			sp_tool_version("sp-dump");
+			spi_tool_version("sp-dump");
 			break;
 		default:
-			sp_tool_bad_option("sp-dump", ch, argv);
+			spi_tool_bad_option("sp-dump", ch, argv);
 		}
 	}
 	if (argc - optind > 1)
 		usage(2);
 	d.path = optind < argc ? argv[optind] : "-";
-	sp_tool_input(d.path, "spool",
+	spi_tool_input(d.path, "spool",
 	    "sp-dump [--check | --stats] [--json] FILE");
 	/* Only the text shows names. */
 	if (d.mode == MODE_TEXT && !d.no_demangle &&

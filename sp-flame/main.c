@@ -98,7 +98,7 @@ parse_args(int argc, char **argv, struct opts *o)
 			o->svg.icicle = 1;
 			break;
 		case 'm':
-			o->svg.minwidth = sp_tool_real("--minwidth", optarg, 0, 0,
+			o->svg.minwidth = spi_tool_real("--minwidth", optarg, 0, 0,
 			    1000);
 			break;
 		case 'o':
@@ -114,17 +114,17 @@ parse_args(int argc, char **argv, struct opts *o)
 			o->svg.countname = optarg;
 			break;
 		case 'w':
-			o->svg.width = (unsigned)sp_tool_int("--width", optarg,
+			o->svg.width = (unsigned)spi_tool_int("--width", optarg,
 			    100, 100000);
 			break;
 		case 1000 + 'D':
 			o->no_demangle = 1;
 			break;
 		case 1000 + 'V':
-			sp_tool_version("sp-flame");
+			spi_tool_version("sp-flame");
 			break;
 		default:
-			sp_tool_bad_option("sp-flame", ch, argv);
+			spi_tool_bad_option("sp-flame", ch, argv);
 		}
 	}
 	if (argc - optind > 1)
@@ -193,7 +193,7 @@ demangle(const struct sp_flame *f, const struct sp_flame *before)
 	    (before != NULL && sp_demangle_add_flame(dm, before) < 0))
 		errx(1, "%s", sp_strerror(-ENOMEM));
 	if (sp_demangle_run(dm, 1, &diag) < 0)
-		sp_tool_demangle_failed(diag.msg);
+		spi_tool_demangle_failed(diag.msg);
 	return dm;
 }
 
@@ -209,7 +209,7 @@ main(int argc, char **argv)
 
 	memset(&o, 0, sizeof(o));
 	parse_args(argc, argv, &o);
-	sp_tool_input(o.in, "input", "sp-flame [options] FILE");
+	spi_tool_input(o.in, "input", "sp-flame [options] FILE");
 	if (o.diff != NULL && strcmp(o.diff, o.in) == 0 &&
 	    strcmp(o.in, "-") == 0)
 		errx(2, "--diff and the input cannot both be standard input");

@@ -88,14 +88,14 @@ usage(int status)
 static uint32_t
 parse_u32(const char *what, const char *s)
 {
-	return (uint32_t)sp_tool_int(what, s, 0, UINT32_MAX);
+	return (uint32_t)spi_tool_int(what, s, 0, UINT32_MAX);
 }
 
 /* Seconds (a decimal fraction allowed) to nanoseconds. */
 static uint64_t
 parse_seconds(const char *what, const char *s)
 {
-	return (uint64_t)(sp_tool_real(what, s, 0, 0, 1e9) * 1e9 + 0.5);
+	return (uint64_t)(spi_tool_real(what, s, 0, 0, 1e9) * 1e9 + 0.5);
 }
 
 static void
@@ -230,10 +230,10 @@ parse_args(int argc, char **argv, struct opts *o)
 			set_time(o, SP_FOLD_TIME_ON_CPU);
 			break;
 		case 1000 + 'V':
-			sp_tool_version("sp-fold");
+			spi_tool_version("sp-fold");
 			break;
 		default:
-			sp_tool_bad_option("sp-fold", ch, argv);
+			spi_tool_bad_option("sp-fold", ch, argv);
 		}
 	}
 	if ((o->fo.flags & SP_FOLD_USER_ONLY) &&
@@ -328,12 +328,12 @@ count(const struct opts *o, struct sp_fold **f)
 	const struct sp_status *st;
 	int e;
 
-	r = sp_tool_replay(o->in);
+	r = spi_tool_replay(o->in);
 	/* The options were checked: only memory can fail here. */
 	if ((e = sp_fold_new(&o->fo, sp_replay_header(r), f)) < 0)
-		sp_tool_fail(e, SP_TOOL_INPUT, o->in, NULL);
+		spi_tool_fail(e, SP_TOOL_INPUT, o->in, NULL);
 	if ((e = sp_fold_replay(*f, r)) < 0)
-		sp_tool_fail(e, SP_TOOL_INPUT, o->in, sp_replay_diag(r));
+		spi_tool_fail(e, SP_TOOL_INPUT, o->in, sp_replay_diag(r));
 	st = sp_replay_status(r);
 	if (st->truncated)
 		warnx("%s: truncated at offset 0x%" PRIx64 ": folded the intact "
@@ -352,7 +352,7 @@ demangle(struct sp_demangle *dm, const struct sp_defs *d)
 	if (sp_demangle_add_defs(dm, d) < 0)
 		errx(1, "out of memory");
 	if (sp_demangle_run(dm, 1, &diag) < 0)
-		sp_tool_demangle_failed(diag.msg);
+		spi_tool_demangle_failed(diag.msg);
 }
 
 int
@@ -368,7 +368,7 @@ main(int argc, char **argv)
 
 	memset(&o, 0, sizeof(o));
 	parse_args(argc, argv, &o);
-	sp_tool_input(o.in, "spool", "sp-fold [OPTIONS] FILE");
+	spi_tool_input(o.in, "spool", "sp-fold [OPTIONS] FILE");
 	if (o.pprof && (o.out == NULL || strcmp(o.out, "-") == 0) &&
 	    isatty(STDOUT_FILENO))
 		errx(2, "--pprof writes binary data: use -o FILE or a pipe");
@@ -397,7 +397,7 @@ main(int argc, char **argv)
 	/* Memory, or a stack the spool does not define (-SP_EREF). */
 	if (e < 0 && e != -EIO) {
 		sp_output_discard(&out);
-		sp_tool_fail(e, SP_TOOL_INPUT, o.in, NULL);
+		spi_tool_fail(e, SP_TOOL_INPUT, o.in, NULL);
 	}
 	/* A write error (-EIO) is sticky on stdout: the commit reports it
 	 * with its errno. */

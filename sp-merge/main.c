@@ -68,10 +68,10 @@ parse_args(int argc, char **argv, struct opts *o)
 			o->skip_bad = 1;
 			break;
 		case 1000 + 'V':
-			sp_tool_version("sp-merge");
+			spi_tool_version("sp-merge");
 			break;
 		default:
-			sp_tool_bad_option("sp-merge", ch, argv);
+			spi_tool_bad_option("sp-merge", ch, argv);
 		}
 	}
 	if (optind >= argc)
@@ -167,7 +167,7 @@ static void
 output_failed(struct sp_output_file *out, int fd, int rc)
 {
 	sp_output_abandon(out, fd);
-	sp_tool_fail(rc, SP_TOOL_OUTPUT, out->name, NULL);
+	spi_tool_fail(rc, SP_TOOL_OUTPUT, out->name, NULL);
 }
 
 int
@@ -185,7 +185,7 @@ main(int argc, char **argv)
 	parse_args(argc, argv, &o);
 	n = argc - optind;
 	for (i = 0; i < n; i++)
-		sp_tool_input(argv[optind + i], "spool",
+		spi_tool_input(argv[optind + i], "spool",
 		    "sp-merge [-o FILE] [--skip-bad] [-q] FILE...");
 	/* All at once: samples of one host are merged in time order. */
 	in = calloc((size_t)n, sizeof(*in));

@@ -221,18 +221,18 @@ parse_args(int argc, char **argv, struct opts *o)
 			o->children = 0;
 			break;
 		case 'd':
-			o->duration = sp_tool_real("-d seconds", optarg, 0, 1,
+			o->duration = spi_tool_real("-d seconds", optarg, 0, 1,
 			    MAX_SECONDS);
 			break;
 		case 'D':
-			o->delay_ms = sp_tool_int("-D milliseconds", optarg, 0,
+			o->delay_ms = spi_tool_int("-D milliseconds", optarg, 0,
 			    MAX_SECONDS * 1000);
 			break;
 		case 'F':
 			if (strcmp(optarg, "max") == 0) {
 				o->ro.frequency = SP_FREQ_MAX;
 			} else {
-				o->ro.frequency = (unsigned)sp_tool_int("-F",
+				o->ro.frequency = (unsigned)spi_tool_int("-F",
 				    optarg, 1, 10000000);
 			}
 			break;
@@ -243,7 +243,7 @@ parse_args(int argc, char **argv, struct opts *o)
 			o->ro.kernel = 1;
 			break;
 		case 'm':
-			o->ro.max_frames = (unsigned)sp_tool_int("--max-frames",
+			o->ro.max_frames = (unsigned)spi_tool_int("--max-frames",
 			    optarg, 1, 65536);
 			break;
 		case 'N':
@@ -259,13 +259,13 @@ parse_args(int argc, char **argv, struct opts *o)
 			o->out = optarg;
 			break;
 		case 'p':
-			sp_tool_pids("-p", optarg, o->pids, MAX_PIDS, &o->npids);
+			spi_tool_pids("-p", optarg, o->pids, MAX_PIDS, &o->npids);
 			break;
 		case 'q':
 			o->quiet = 1;
 			break;
 		case 's':
-			o->ro.stack_bytes = (unsigned)sp_tool_int(
+			o->ro.stack_bytes = (unsigned)spi_tool_int(
 			    "-s stack bytes", optarg, 8, SP_STACK_BYTES_MAX);
 			if (o->ro.stack_bytes % 8)
 				errx(2, "-s stack bytes must be a multiple of 8");
@@ -274,10 +274,10 @@ parse_args(int argc, char **argv, struct opts *o)
 			o->ro.off_cpu = 1;
 			break;
 		case 1000 + 'V':
-			sp_tool_version("sp-record");
+			spi_tool_version("sp-record");
 			break;
 		default:
-			sp_tool_bad_option("sp-record", ch, argv);
+			spi_tool_bad_option("sp-record", ch, argv);
 		}
 	}
 	if (optind < argc)
@@ -617,7 +617,7 @@ static int
 record(struct sp_recorder *r, struct sp_writer *w, const struct opts *o,
     pid_t child, int *child_status, double *secs, double *sampled)
 {
-	double start = sp_tool_now(), last = 0, t = 0, on_at = -1, flushed = 0;
+	double start = spi_tool_now(), last = 0, t = 0, on_at = -1, flushed = 0;
 	double delay = (double)o->delay_ms / 1000;
 	int tty = !o->quiet && isatty(STDERR_FILENO), err = 0;
 
@@ -633,9 +633,9 @@ record(struct sp_recorder *r, struct sp_writer *w, const struct opts *o,
 		/* The writer writes each 64 KiB it has; the rest at least
 		 * every 100 ms, for a reader following the spool (a write
 		 * per wakeup was a tenth of the recorder's CPU at 10 kHz). */
-		if (err == 0 && sp_tool_now() - flushed >= 0.1) {
+		if (err == 0 && spi_tool_now() - flushed >= 0.1) {
 			err = sp_writer_flush(w);
-			flushed = sp_tool_now();
+			flushed = spi_tool_now();
 		}
 		if (err)
 			break;
@@ -643,7 +643,7 @@ record(struct sp_recorder *r, struct sp_writer *w, const struct opts *o,
 			break;
 		if (child <= 0 && sp_recorder_live(r) == 0)
 			break;
-		t = sp_tool_now() - start;
+		t = spi_tool_now() - start;
 		if (o->duration > 0 && t >= o->duration)
 			break;
 		if (on_at < 0 && t >= delay) {
@@ -655,7 +655,7 @@ record(struct sp_recorder *r, struct sp_writer *w, const struct opts *o,
 			last = t;
 		}
 	}
-	*secs = sp_tool_now() - start;
+	*secs = spi_tool_now() - start;
 	*sampled = on_at < 0 ? -1 : *secs - on_at;
 	if (tty)
 		(void)fputc('\n', stderr);
@@ -835,7 +835,7 @@ main(int argc, char **argv)
 	double secs, sampled;
 
 	parse_args(argc, argv, &o);
-	o.ro.log = sp_tool_warn;
+	o.ro.log = spi_tool_warn;
 	o.ro.command = o.cmd != NULL ? o.cmd[0] : o.system ? "all-cpus" :
 	    o.cgroup != NULL ? o.cgroup : "attach";
 	memset(&sa, 0, sizeof(sa));

@@ -86,7 +86,7 @@ debuginfod(struct opts *o)
 		return;
 	o->dbgd.urls = urls;
 	if (t != NULL && t[0] != '\0')
-		o->dbgd.timeout_s = (int)sp_tool_int("DEBUGINFOD_TIMEOUT seconds",
+		o->dbgd.timeout_s = (int)spi_tool_int("DEBUGINFOD_TIMEOUT seconds",
 		    t, 1, 3600);
 	o->so.debuginfod = &o->dbgd;
 }
@@ -153,7 +153,7 @@ parse_args(int argc, char **argv, struct opts *o)
 			o->maps_said = 1;
 			break;
 		case 'p':
-			sp_tool_pids("--perf-maps-for", optarg, o->pids,
+			spi_tool_pids("--perf-maps-for", optarg, o->pids,
 			    MAX_PIDS, &o->so.nperf_map_pids);
 			o->maps_said = 1;
 			break;
@@ -167,7 +167,7 @@ parse_args(int argc, char **argv, struct opts *o)
 			o->strict = 1;
 			break;
 		case 1000 + 'V':
-			sp_tool_version("sp-sym");
+			spi_tool_version("sp-sym");
 			break;
 		case 1000 + 'D':
 			o->dbgd_urls = optarg;
@@ -176,7 +176,7 @@ parse_args(int argc, char **argv, struct opts *o)
 			o->no_dbgd = 1;
 			break;
 		default:
-			sp_tool_bad_option("sp-sym", ch, argv);
+			spi_tool_bad_option("sp-sym", ch, argv);
 		}
 	}
 	if (argc - optind > 1)
@@ -344,9 +344,9 @@ main(int argc, char **argv)
 
 	parse_args(argc, argv, &o);
 	debug_dirs(&o, &env);
-	sp_tool_input(o.in, "spool", "sp-sym [-o FILE] FILE");
+	spi_tool_input(o.in, "spool", "sp-sym [-o FILE] FILE");
 	/* The input first: one that is not a spool leaves no output. */
-	in = sp_tool_replay(o.in);
+	in = spi_tool_replay(o.in);
 	perf_map_bound(&o);
 	memset(&diag, 0, sizeof(diag));
 	if ((rc = sp_output_spool(&out, o.out, &fd, &diag)) < 0)
@@ -359,8 +359,8 @@ main(int argc, char **argv)
 	if (rc < 0) {	/* a half-written output goes */
 		sp_output_abandon(&out, fd);
 		if (rep.input_failed)
-			sp_tool_fail(rc, SP_TOOL_INPUT, o.in, &diag);
-		sp_tool_fail(rc, SP_TOOL_OUTPUT, out.name, NULL);
+			spi_tool_fail(rc, SP_TOOL_INPUT, o.in, &diag);
+		spi_tool_fail(rc, SP_TOOL_OUTPUT, out.name, NULL);
 	}
 	if (sp_output_finish(&out, fd, &diag) < 0)
 		errx(1, "%s", diag.msg);

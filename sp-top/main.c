@@ -152,31 +152,31 @@ parse_args(int argc, char **argv, struct opts *o)
 			o->children = 0;
 			break;
 		case 'd':
-			o->duration = sp_tool_real("-d seconds", optarg, 0, 1,
+			o->duration = spi_tool_real("-d seconds", optarg, 0, 1,
 			    MAX_SECONDS);
 			break;
 		case 'F':
-			o->ro.frequency = (unsigned)sp_tool_int("-F", optarg, 1,
+			o->ro.frequency = (unsigned)spi_tool_int("-F", optarg, 1,
 			    10000000);
 			break;
 		case 'h':
 			usage(0);
 			break;
 		case 'i':
-			o->interval = sp_tool_real("-i seconds", optarg, 0.1, 0,
+			o->interval = spi_tool_real("-i seconds", optarg, 0.1, 0,
 			    3600);
 			break;
 		case 'k':
 			o->ro.kernel = 1;
 			break;
 		case 'n':
-			o->rows = (size_t)sp_tool_int("-n rows", optarg, 1, 10000);
+			o->rows = (size_t)spi_tool_int("-n rows", optarg, 1, 10000);
 			break;
 		case 'o':
 			o->out = optarg;
 			break;
 		case 'p':
-			sp_tool_pids("-p", optarg, o->pids, MAX_PIDS, &o->npids);
+			spi_tool_pids("-p", optarg, o->pids, MAX_PIDS, &o->npids);
 			break;
 		case 't':
 			o->order = SP_TOP_TOTAL;
@@ -185,15 +185,15 @@ parse_args(int argc, char **argv, struct opts *o)
 			o->order = SP_TOP_THREADS;
 			break;
 		case 'w':
-			o->window = (unsigned)sp_tool_int("-w seconds", optarg, 1,
+			o->window = (unsigned)spi_tool_int("-w seconds", optarg, 1,
 			    SP_TOP_WINDOW_MAX);
 			o->window_keyed = o->window;
 			break;
 		case 1000 + 'V':
-			sp_tool_version("sp-top");
+			spi_tool_version("sp-top");
 			break;
 		default:
-			sp_tool_bad_option("sp-top", ch, argv);
+			spi_tool_bad_option("sp-top", ch, argv);
 		}
 	}
 	if (optind < argc)
@@ -315,7 +315,7 @@ show(struct live *l)
 	if (l->ui)
 		(void)fputs("\033[H\033[2J", stdout);
 	else
-		(void)printf("--- sp-top at %.1f s\n", sp_tool_now() - l->start);
+		(void)printf("--- sp-top at %.1f s\n", spi_tool_now() - l->start);
 	if (o->window)
 		(void)snprintf(win, sizeof(win), "the last %u s", o->window);
 	else
@@ -438,14 +438,14 @@ key(struct live *l, int c)
 static int
 run(struct live *l, pid_t child)
 {
-	double next = sp_tool_now() + l->o->interval, flushed = 0;
+	double next = spi_tool_now() + l->o->interval, flushed = 0;
 	int err = 0, c;
 
 	while (stop_requests == 0 && !l->ended) {
 		err = sp_recorder_poll(l->r, 100);
-		if (err == 0 && sp_tool_now() - flushed >= 0.1) {
+		if (err == 0 && spi_tool_now() - flushed >= 0.1) {
 			err = sp_writer_flush(l->w);
-			flushed = sp_tool_now();
+			flushed = spi_tool_now();
 		}
 		if (err == 0)
 			err = follow(l);
@@ -456,9 +456,9 @@ run(struct live *l, pid_t child)
 		if (child > 0 ? waitpid(child, NULL, WNOHANG) == child :
 		    sp_recorder_live(l->r) == 0)
 			l->ended = 1;
-		if (l->o->duration > 0 && sp_tool_now() - l->start >= l->o->duration)
+		if (l->o->duration > 0 && spi_tool_now() - l->start >= l->o->duration)
 			break;
-		if (sp_tool_now() >= next && l->top != NULL) {
+		if (spi_tool_now() >= next && l->top != NULL) {
 			next += l->o->interval;
 			if ((err = show(l)) < 0)
 				return err;
@@ -566,7 +566,7 @@ main(int argc, char **argv)
 	int fd, rc;
 
 	parse_args(argc, argv, &o);
-	o.ro.log = sp_tool_warn;
+	o.ro.log = spi_tool_warn;
 	o.ro.command = o.cmd != NULL ? o.cmd[0] : o.system ? "all-cpus" :
 	    "attach";
 	memset(&l, 0, sizeof(l));
@@ -585,7 +585,7 @@ main(int argc, char **argv)
 		    o.npids > 1 ? " and more" : "");
 	l.what = what;
 	child = start(&l, &fd);
-	l.start = sp_tool_now();
+	l.start = spi_tool_now();
 	l.ui = !o.batch && isatty(STDOUT_FILENO);
 	if (l.ui)
 		tty_setup();

@@ -7,7 +7,7 @@
 #include "varint_int.h"
 
 int
-sp_grow_zeroed(void *arrp, size_t *cap, size_t need, size_t size)
+spi_grow_zeroed(void *arrp, size_t *cap, size_t need, size_t size)
 {
 	size_t n = *cap ? *cap : 64;
 	uint8_t *p, *old;
@@ -33,7 +33,7 @@ sp_grow_zeroed(void *arrp, size_t *cap, size_t need, size_t size)
 }
 
 int
-sp_buf_reserve(struct sp_buf *b, size_t n)
+spi_buf_reserve(struct sp_buf *b, size_t n)
 {
 	size_t cap;
 	uint8_t *p;
@@ -60,43 +60,43 @@ sp_buf_reserve(struct sp_buf *b, size_t n)
 }
 
 void
-sp_buf_put(struct sp_buf *b, const void *p, size_t n)
+spi_buf_put(struct sp_buf *b, const void *p, size_t n)
 {
-	if (n == 0 || sp_buf_reserve(b, n) != 0)
+	if (n == 0 || spi_buf_reserve(b, n) != 0)
 		return;
 	memcpy(b->p + b->len, p, n);
 	b->len += n;
 }
 
 void
-sp_buf_u8(struct sp_buf *b, uint8_t v)
+spi_buf_u8(struct sp_buf *b, uint8_t v)
 {
-	sp_buf_put(b, &v, 1);
+	spi_buf_put(b, &v, 1);
 }
 
 void
-sp_buf_varint(struct sp_buf *b, uint64_t v)
+spi_buf_varint(struct sp_buf *b, uint64_t v)
 {
-	if (sp_buf_reserve(b, SP_VARINT_MAX) != 0)
+	if (spi_buf_reserve(b, SP_VARINT_MAX) != 0)
 		return;
-	b->len += sp_varint_put(b->p + b->len, v);
+	b->len += spi_varint_put(b->p + b->len, v);
 }
 
 void
-sp_buf_svarint(struct sp_buf *b, int64_t v)
+spi_buf_svarint(struct sp_buf *b, int64_t v)
 {
-	sp_buf_varint(b, sp_zigzag(v));
+	spi_buf_varint(b, sp_zigzag(v));
 }
 
 void
-sp_buf_str(struct sp_buf *b, const void *p, size_t n)
+spi_buf_str(struct sp_buf *b, const void *p, size_t n)
 {
-	sp_buf_varint(b, n);
-	sp_buf_put(b, p, n);
+	spi_buf_varint(b, n);
+	spi_buf_put(b, p, n);
 }
 
 void
-sp_buf_fini(struct sp_buf *b)
+spi_buf_fini(struct sp_buf *b)
 {
 	free(b->p);
 	b->p = NULL;

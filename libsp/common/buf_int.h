@@ -18,14 +18,14 @@ struct sp_buf {
 };
 
 /* Makes room for n more bytes; returns 0 or -ENOMEM (also kept in err). */
-int sp_buf_reserve(struct sp_buf *b, size_t n);
-void sp_buf_put(struct sp_buf *b, const void *p, size_t n);
-void sp_buf_u8(struct sp_buf *b, uint8_t v);
-void sp_buf_varint(struct sp_buf *b, uint64_t v);
-void sp_buf_svarint(struct sp_buf *b, int64_t v);
+int spi_buf_reserve(struct sp_buf *b, size_t n);
+void spi_buf_put(struct sp_buf *b, const void *p, size_t n);
+void spi_buf_u8(struct sp_buf *b, uint8_t v);
+void spi_buf_varint(struct sp_buf *b, uint64_t v);
+void spi_buf_svarint(struct sp_buf *b, int64_t v);
 /* A length-prefixed byte string. */
-void sp_buf_str(struct sp_buf *b, const void *p, size_t n);
-void sp_buf_fini(struct sp_buf *b);
+void spi_buf_str(struct sp_buf *b, const void *p, size_t n);
+void spi_buf_fini(struct sp_buf *b);
 
 /*
  * The one growth helper of libsp (libbpf's libbpf_ensure_mem): grows the
@@ -33,6 +33,6 @@ void sp_buf_fini(struct sp_buf *b);
  * bytes to hold at least need (doubling, from 64), the new elements
  * zeroed.  Returns 0 or -ENOMEM (then the array and *cap are unchanged).
  */
-int sp_grow_zeroed(void *arrp, size_t *cap, size_t need, size_t size);
+int spi_grow_zeroed(void *arrp, size_t *cap, size_t need, size_t size);
 
 #endif

@@ -122,19 +122,19 @@ static void
 note(struct sp_bundle *b, const char *kind, const char *key,
     const char *file, const char *origin)
 {
-	sp_buf_put(&b->manifest, kind, strlen(kind));
-	sp_buf_put(&b->manifest, "\t", 1);
-	sp_buf_put(&b->manifest, key, strlen(key));
-	sp_buf_put(&b->manifest, "\t", 1);
-	sp_buf_put(&b->manifest, file, strlen(file));
+	spi_buf_put(&b->manifest, kind, strlen(kind));
+	spi_buf_put(&b->manifest, "\t", 1);
+	spi_buf_put(&b->manifest, key, strlen(key));
+	spi_buf_put(&b->manifest, "\t", 1);
+	spi_buf_put(&b->manifest, file, strlen(file));
 	if (origin != NULL) {
-		sp_buf_put(&b->manifest, "\t", 1);
+		spi_buf_put(&b->manifest, "\t", 1);
 		/* One item per line: a newline in a path becomes a space. */
 		for (; *origin != '\0'; origin++)
-			sp_buf_u8(&b->manifest, *origin == '\n' ||
+			spi_buf_u8(&b->manifest, *origin == '\n' ||
 			    *origin == '\t' ? ' ' : (uint8_t)*origin);
 	}
-	sp_buf_put(&b->manifest, "\n", 1);
+	spi_buf_put(&b->manifest, "\n", 1);
 }
 
 /* Was a note with these first fields (printf's format) kept already?
@@ -166,7 +166,7 @@ ns_pid(pid_t pid)
 	long v = pid;
 
 	(void)snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	if (sp_read_file(path, SP_PROC_FILE_MAX, &buf, &len) != 0)
+	if (spi_read_file(path, SP_PROC_FILE_MAX, &buf, &len) != 0)
 		return pid;
 	line = strstr(buf, "\nNSpid:");
 	if (line != NULL) {
@@ -230,7 +230,7 @@ sp_bundle_kallsyms(struct sp_bundle *b)
 {
 	char *buf;
 	size_t len, i;
-	int fd, err = sp_read_file("/proc/kallsyms", SP_PROC_FILE_MAX, &buf,
+	int fd, err = spi_read_file("/proc/kallsyms", SP_PROC_FILE_MAX, &buf,
 	    &len);
 
 	if (err)
@@ -377,6 +377,6 @@ sp_bundle_free(struct sp_bundle *b)
 		return;
 	if (b->dirfd > 0)
 		(void)close(b->dirfd);
-	sp_buf_fini(&b->manifest);
+	spi_buf_fini(&b->manifest);
 	free(b);
 }

@@ -117,7 +117,7 @@ sp_get_u32(struct sp_cur *c, uint32_t *v)
 static inline int
 sp_get_varint(struct sp_cur *c, uint64_t *v)
 {
-	int n = sp_varint_get(c->p + c->pos, c->len - c->pos, v);
+	int n = spi_varint_get(c->p + c->pos, c->len - c->pos, v);
 
 	if (n < 0)
 		return -SP_EFORMAT;

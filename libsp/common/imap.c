@@ -12,7 +12,7 @@ slot_of(uint32_t key, size_t cap)
 }
 
 void *
-sp_imap_get(const struct sp_imap *m, uint32_t key)
+spi_imap_get(const struct sp_imap *m, uint32_t key)
 {
 	size_t i;
 
@@ -54,9 +54,9 @@ resize(struct sp_imap *m, size_t cap)
 }
 
 int
-sp_imap_put(struct sp_imap *m, uint32_t key, void *val)
+spi_imap_put(struct sp_imap *m, uint32_t key, void *val)
 {
-	if (sp_imap_get(m, key) == NULL) {
+	if (spi_imap_get(m, key) == NULL) {
 		if ((m->used + 1) * 2 > m->cap &&
 		    resize(m, m->cap ? m->cap * 2 : 64) < 0)
 			return -ENOMEM;
@@ -67,7 +67,7 @@ sp_imap_put(struct sp_imap *m, uint32_t key, void *val)
 }
 
 void *
-sp_imap_del(struct sp_imap *m, uint32_t key)
+spi_imap_del(struct sp_imap *m, uint32_t key)
 {
 	size_t i, j, k;
 	void *val;
@@ -98,7 +98,7 @@ sp_imap_del(struct sp_imap *m, uint32_t key)
 }
 
 void
-sp_imap_each(const struct sp_imap *m, void (*fn)(void *val, void *ctx),
+spi_imap_each(const struct sp_imap *m, void (*fn)(void *val, void *ctx),
     void *ctx)
 {
 	size_t i;
@@ -109,7 +109,7 @@ sp_imap_each(const struct sp_imap *m, void (*fn)(void *val, void *ctx),
 }
 
 void
-sp_imap_fini(struct sp_imap *m)
+spi_imap_fini(struct sp_imap *m)
 {
 	free(m->slots);
 	memset(m, 0, sizeof(*m));

@@ -21,14 +21,14 @@ struct sp_imap {
 	size_t cap, used;
 };
 
-void *sp_imap_get(const struct sp_imap *m, uint32_t key);
+void *spi_imap_get(const struct sp_imap *m, uint32_t key);
 /* Sets key to val (not NULL).  Returns 0 or -ENOMEM. */
-int sp_imap_put(struct sp_imap *m, uint32_t key, void *val);
+int spi_imap_put(struct sp_imap *m, uint32_t key, void *val);
 /* Removes key and returns its value, or NULL. */
-void *sp_imap_del(struct sp_imap *m, uint32_t key);
+void *spi_imap_del(struct sp_imap *m, uint32_t key);
 /* Calls fn for every value (the map must not change meanwhile). */
-void sp_imap_each(const struct sp_imap *m, void (*fn)(void *val, void *ctx),
+void spi_imap_each(const struct sp_imap *m, void (*fn)(void *val, void *ctx),
     void *ctx);
-void sp_imap_fini(struct sp_imap *m);
+void spi_imap_fini(struct sp_imap *m);
 
 #endif

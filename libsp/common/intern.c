@@ -48,16 +48,16 @@ hash_key(unsigned kind, const uint8_t *key, size_t len)
 }
 
 void
-sp_intern_fini(struct sp_intern *t)
+spi_intern_fini(struct sp_intern *t)
 {
 	free(t->slots);
 	free(t->entries);
-	sp_buf_fini(&t->keys);
+	spi_buf_fini(&t->keys);
 	memset(t, 0, sizeof(*t));
 }
 
 uint32_t
-sp_intern_find(const struct sp_intern *t, unsigned kind, const uint8_t *key,
+spi_intern_find(const struct sp_intern *t, unsigned kind, const uint8_t *key,
     size_t len, uint64_t *hash)
 {
 	uint32_t h32;
@@ -120,12 +120,12 @@ rehash(struct sp_intern *t)
 static int
 grow_entries(struct sp_intern *t)
 {
-	return sp_grow_zeroed(&t->entries, &t->capentries, t->capentries + 1,
+	return spi_grow_zeroed(&t->entries, &t->capentries, t->capentries + 1,
 	    sizeof(*t->entries));
 }
 
 int
-sp_intern_add(struct sp_intern *t, unsigned kind, const uint8_t *key,
+spi_intern_add(struct sp_intern *t, unsigned kind, const uint8_t *key,
     size_t len, uint64_t hash, uint32_t id)
 {
 	struct sp_intern_entry *e;
@@ -142,7 +142,7 @@ sp_intern_add(struct sp_intern *t, unsigned kind, const uint8_t *key,
 	e->len = (uint32_t)len;
 	e->id = id;
 	e->kind = kind;
-	sp_buf_put(&t->keys, key, len);
+	spi_buf_put(&t->keys, key, len);
 	if (t->keys.err)
 		return t->keys.err;
 	t->used++;
@@ -175,7 +175,7 @@ same_words(const uint64_t *a, const uint64_t *b, size_t n)
 }
 
 uint32_t
-sp_idmap_find(const struct sp_idmap *t, const uint64_t *key, uint64_t *hash)
+spi_idmap_find(const struct sp_idmap *t, const uint64_t *key, uint64_t *hash)
 {
 	size_t i;
 
@@ -195,7 +195,7 @@ sp_idmap_find(const struct sp_idmap *t, const uint64_t *key, uint64_t *hash)
 }
 
 int64_t
-sp_idmap_add(struct sp_idmap *t, const uint64_t *key, uint64_t hash)
+spi_idmap_add(struct sp_idmap *t, const uint64_t *key, uint64_t hash)
 {
 	size_t n = t->used * t->words;
 
@@ -209,7 +209,7 @@ sp_idmap_add(struct sp_idmap *t, const uint64_t *key, uint64_t hash)
 		t->slots = tab.slots;
 		t->cap = tab.cap;
 	}
-	if (sp_grow_zeroed(&t->keys, &t->capkeys, n + t->words,
+	if (spi_grow_zeroed(&t->keys, &t->capkeys, n + t->words,
 	    sizeof(*t->keys)) != 0)
 		return -ENOMEM;
 	memcpy(t->keys + n, key, t->words * sizeof(*key));
@@ -219,7 +219,7 @@ sp_idmap_add(struct sp_idmap *t, const uint64_t *key, uint64_t hash)
 }
 
 void
-sp_idmap_fini(struct sp_idmap *t)
+spi_idmap_fini(struct sp_idmap *t)
 {
 	size_t words = t->words;
 

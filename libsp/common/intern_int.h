@@ -38,18 +38,18 @@ struct sp_intern {
 	struct sp_buf keys;
 };
 
-void sp_intern_fini(struct sp_intern *t);
+void spi_intern_fini(struct sp_intern *t);
 
 /*
  * Looks up (kind, key[0..len)).  Returns its id, or 0 when absent and
- * stores in *hash the value to pass to sp_intern_add.
+ * stores in *hash the value to pass to spi_intern_add.
  */
-uint32_t sp_intern_find(const struct sp_intern *t, unsigned kind,
+uint32_t spi_intern_find(const struct sp_intern *t, unsigned kind,
     const uint8_t *key, size_t len, uint64_t *hash);
 
 /* Adds a key known to be absent.  Returns 0, -SP_ELIMIT (2^32 - 1 keys
  * or a key of 4 GiB) or -ENOMEM. */
-int sp_intern_add(struct sp_intern *t, unsigned kind, const uint8_t *key,
+int spi_intern_add(struct sp_intern *t, unsigned kind, const uint8_t *key,
     size_t len, uint64_t hash, uint32_t id);
 
 /*
@@ -68,12 +68,12 @@ struct sp_idmap {
 	size_t words;                   /* per key, 1 to 4 */
 };
 
-/* The id of key[0..words), or 0 (stores the hash for sp_idmap_add). */
-uint32_t sp_idmap_find(const struct sp_idmap *t, const uint64_t *key,
+/* The id of key[0..words), or 0 (stores the hash for spi_idmap_add). */
+uint32_t spi_idmap_find(const struct sp_idmap *t, const uint64_t *key,
     uint64_t *hash);
 /* Adds a key known to be absent as id used + 1.  Returns that id,
  * -SP_ELIMIT or -ENOMEM. */
-int64_t sp_idmap_add(struct sp_idmap *t, const uint64_t *key, uint64_t hash);
-void sp_idmap_fini(struct sp_idmap *t);
+int64_t spi_idmap_add(struct sp_idmap *t, const uint64_t *key, uint64_t hash);
+void spi_idmap_fini(struct sp_idmap *t);
 
 #endif

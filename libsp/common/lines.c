@@ -9,7 +9,7 @@
 #include "sp/error.h"
 
 int
-sp_read_fd(int fd, size_t max, size_t hint, char **out, size_t *len)
+spi_read_fd(int fd, size_t max, size_t hint, char **out, size_t *len)
 {
 	size_t cap, n = 0;
 	char *buf = NULL, *p;
@@ -64,7 +64,7 @@ sp_read_fd(int fd, size_t max, size_t hint, char **out, size_t *len)
 }
 
 int
-sp_next_line(struct sp_cur *c, size_t max, const char **line, size_t *len)
+spi_next_line(struct sp_cur *c, size_t max, const char **line, size_t *len)
 {
 	size_t left = sp_cur_left(c), n;
 	const uint8_t *s = c->p + c->pos, *nl;
@@ -96,7 +96,7 @@ hexdigit(char ch)
 }
 
 int
-sp_parse_hex(const char *s, size_t len, size_t *pos, int prefix,
+spi_parse_hex(const char *s, size_t len, size_t *pos, int prefix,
     uint64_t *v)
 {
 	size_t i = *pos, start;
@@ -118,7 +118,7 @@ sp_parse_hex(const char *s, size_t len, size_t *pos, int prefix,
 }
 
 int
-sp_path_fail(struct sp_diag *diag, const char *path, int err, const char *why)
+spi_path_fail(struct sp_diag *diag, const char *path, int err, const char *why)
 {
 	return sp_diag_set(diag, 0, err, "%s: %s", path,
 	    why != NULL ? why : sp_strerror(err));

@@ -21,7 +21,7 @@ struct sp_diag;
  * for /proc files).  Returns 0, -SP_ELIMIT when there are more than max
  * bytes (max < SIZE_MAX / 2), -ENOMEM, -errno.
  */
-int sp_read_fd(int fd, size_t max, size_t hint, char **out, size_t *len);
+int spi_read_fd(int fd, size_t max, size_t hint, char **out, size_t *len);
 
 /*
  * The next line of c, without its newline and without one CR before it.
@@ -29,7 +29,7 @@ int sp_read_fd(int fd, size_t max, size_t hint, char **out, size_t *len);
  * *line and *len, 0 at the end of c, -SP_ELIMIT for a line longer than
  * max bytes (the cursor moves past it, so the caller may go on).
  */
-int sp_next_line(struct sp_cur *c, size_t max, const char **line,
+int spi_next_line(struct sp_cur *c, size_t max, const char **line,
     size_t *len);
 
 /*
@@ -38,7 +38,7 @@ int sp_next_line(struct sp_cur *c, size_t max, const char **line,
  * Returns 0, or -SP_EFORMAT when there are no digits or the value does
  * not fit in 64 bits.
  */
-int sp_parse_hex(const char *s, size_t len, size_t *pos, int prefix,
+int spi_parse_hex(const char *s, size_t len, size_t *pos, int prefix,
     uint64_t *v);
 
 /*
@@ -46,7 +46,7 @@ int sp_parse_hex(const char *s, size_t len, size_t *pos, int prefix,
  * message when why is NULL, for a file that could not be used.  Returns
  * err.
  */
-int sp_path_fail(struct sp_diag *diag, const char *path, int err,
+int spi_path_fail(struct sp_diag *diag, const char *path, int err,
     const char *why);
 
 #endif

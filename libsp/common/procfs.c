@@ -14,7 +14,7 @@
 #include "sp/error.h"
 
 int
-sp_read_file(const char *path, size_t max, char **out, size_t *len)
+spi_read_file(const char *path, size_t max, char **out, size_t *len)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
 
@@ -23,7 +23,7 @@ sp_read_file(const char *path, size_t max, char **out, size_t *len)
 	if (fd < 0)
 		return -errno;
 	/* /proc files say no size: no hint. */
-	err = sp_read_fd(fd, max, 0, out, len);
+	err = spi_read_fd(fd, max, 0, out, len);
 	(void)close(fd);
 	return err;
 }
@@ -73,7 +73,7 @@ expect(const char *p, const char *end, char c)
 
 /* proc(5): "start-end perms offset major:minor inode   path" */
 int
-sp_parse_maps_line(const char *line, size_t len, struct sp_map *m)
+spi_parse_maps_line(const char *line, size_t len, struct sp_map *m)
 {
 	const char *p = line, *end = line + len;
 	uint64_t maj, min;
@@ -106,7 +106,7 @@ sp_parse_maps_line(const char *line, size_t len, struct sp_map *m)
 }
 
 size_t
-sp_maps_path_unescape(char *path, size_t len)
+spi_maps_path_unescape(char *path, size_t len)
 {
 	size_t i, o = 0;
 
@@ -142,7 +142,7 @@ numeric_entries(const char *path, pid_t **out, size_t *n)
 
 		if (t <= 0)
 			continue;
-		if (sp_grow_zeroed(&v, &cap, *n + 1, sizeof(*v)) != 0) {
+		if (spi_grow_zeroed(&v, &cap, *n + 1, sizeof(*v)) != 0) {
 			free(v);
 			(void)closedir(d);
 			*n = 0;
@@ -156,7 +156,7 @@ numeric_entries(const char *path, pid_t **out, size_t *n)
 }
 
 int
-sp_proc_tasks(pid_t pid, pid_t **tids, size_t *n)
+spi_proc_tasks(pid_t pid, pid_t **tids, size_t *n)
 {
 	char path[64];
 
@@ -165,7 +165,7 @@ sp_proc_tasks(pid_t pid, pid_t **tids, size_t *n)
 }
 
 int
-sp_proc_pids(pid_t **pids, size_t *n)
+spi_proc_pids(pid_t **pids, size_t *n)
 {
 	return numeric_entries("/proc", pids, n);
 }
@@ -181,7 +181,7 @@ add_pid(pid_t **v, size_t *cap, size_t *n, pid_t pid)
 			return 0;
 	if (*n == SP_DESCENDANTS_MAX)
 		return 0;
-	if (sp_grow_zeroed(v, cap, *n + 1, sizeof(**v)) != 0)
+	if (spi_grow_zeroed(v, cap, *n + 1, sizeof(**v)) != 0)
 		return -ENOMEM;
 	(*v)[(*n)++] = pid;
 	return 0;
@@ -195,14 +195,14 @@ children_files(pid_t pid, pid_t **v, size_t *cap, size_t *n)
 	char path[96], *buf, *s, *end;
 	pid_t *tids;
 	size_t ntids, len, i;
-	int err = sp_proc_tasks(pid, &tids, &ntids), any = 0;
+	int err = spi_proc_tasks(pid, &tids, &ntids), any = 0;
 
 	if (err)
 		return 0; /* gone: no children to follow */
 	for (i = 0; i < ntids && err != -ENOMEM; i++) {
 		(void)snprintf(path, sizeof(path), "/proc/%d/task/%d/children",
 		    (int)pid, (int)tids[i]);
-		err = sp_read_file(path, SP_PROC_FILE_MAX, &buf, &len);
+		err = spi_read_file(path, SP_PROC_FILE_MAX, &buf, &len);
 		if (err == -ENOENT)
 			continue;
 		any = 1;
@@ -225,14 +225,14 @@ children_files(pid_t pid, pid_t **v, size_t *cap, size_t *n)
 }
 
 int
-sp_proc_stat(pid_t pid, char *state, pid_t *ppid)
+spi_proc_stat(pid_t pid, char *state, pid_t *ppid)
 {
 	char path[64], *buf, *end;
 	size_t len;
 	int err;
 
 	(void)snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if ((err = sp_read_file(path, 4096, &buf, &len)) != 0 || buf == NULL)
+	if ((err = spi_read_file(path, 4096, &buf, &len)) != 0 || buf == NULL)
 		return err == -ENOENT ? -ESRCH : err ? err : -SP_EFORMAT;
 	/* "pid (comm) state ppid ...": comm may hold ')' and spaces. */
 	end = strrchr(buf, ')');
@@ -253,17 +253,17 @@ all_parents(pid_t **pairs, size_t *cap, size_t *n)
 	pid_t *pids;
 	size_t np, i;
 	char state;
-	int err = sp_proc_pids(&pids, &np);
+	int err = spi_proc_pids(&pids, &np);
 
 	if (err)
 		return err == -ENOMEM ? err : 0;
 	for (i = 0; i < np; i++) {
-		if (sp_grow_zeroed(pairs, cap, *n + 2, sizeof(**pairs)) != 0) {
+		if (spi_grow_zeroed(pairs, cap, *n + 2, sizeof(**pairs)) != 0) {
 			free(pids);
 			return -ENOMEM;
 		}
 		(*pairs)[*n] = pids[i];
-		if (sp_proc_stat(pids[i], &state, &(*pairs)[*n + 1]) == 0)
+		if (spi_proc_stat(pids[i], &state, &(*pairs)[*n + 1]) == 0)
 			*n += 2;
 	}
 	free(pids);
@@ -308,7 +308,7 @@ sp_process_descendants(pid_t pid, pid_t **pids, size_t *n)
 }
 
 int
-sp_proc_comm(pid_t pid, pid_t tid, char *buf, size_t cap)
+spi_proc_comm(pid_t pid, pid_t tid, char *buf, size_t cap)
 {
 	char path[64];
 	ssize_t r;
@@ -331,7 +331,7 @@ sp_proc_comm(pid_t pid, pid_t tid, char *buf, size_t cap)
 }
 
 int
-sp_proc_exe_name(pid_t pid, char *buf, size_t cap)
+spi_proc_exe_name(pid_t pid, char *buf, size_t cap)
 {
 	char path[64], target[PATH_MAX];
 	const char *base;
@@ -350,7 +350,7 @@ sp_proc_exe_name(pid_t pid, char *buf, size_t cap)
 }
 
 int
-sp_read_long(const char *path, long *v)
+spi_read_long(const char *path, long *v)
 {
 	char buf[64];
 	ssize_t r;
@@ -381,7 +381,7 @@ cgroup_walk(int dirfd, int depth, pid_t **v, size_t *cap, size_t *n)
 	fd = openat(dirfd, "cgroup.procs", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	err = sp_read_fd(fd, SP_PROC_FILE_MAX, 0, &buf, &len);
+	err = spi_read_fd(fd, SP_PROC_FILE_MAX, 0, &buf, &len);
 	(void)close(fd);
 	if (err)
 		return err;
@@ -391,7 +391,7 @@ cgroup_walk(int dirfd, int depth, pid_t **v, size_t *cap, size_t *n)
 		if (end == line)
 			break;
 		if (p > 0 && *n < SP_CGROUP_PIDS_MAX) {
-			if (sp_grow_zeroed(v, cap, *n + 1, sizeof(**v)) != 0)
+			if (spi_grow_zeroed(v, cap, *n + 1, sizeof(**v)) != 0)
 				err = -ENOMEM;
 			else
 				(*v)[(*n)++] = (pid_t)p;
@@ -423,7 +423,7 @@ cgroup_walk(int dirfd, int depth, pid_t **v, size_t *cap, size_t *n)
 }
 
 int
-sp_cgroup_pids(int dirfd, pid_t **pids, size_t *n)
+spi_cgroup_pids(int dirfd, pid_t **pids, size_t *n)
 {
 	size_t cap = 0;
 	int err;

@@ -2,7 +2,7 @@
 #include "varint_int.h"
 
 size_t
-sp_varint_put(uint8_t *out, uint64_t v)
+spi_varint_put(uint8_t *out, uint64_t v)
 {
 	size_t n = 0;
 
@@ -15,7 +15,7 @@ sp_varint_put(uint8_t *out, uint64_t v)
 }
 
 int
-sp_varint_get(const uint8_t *p, size_t len, uint64_t *v)
+spi_varint_get(const uint8_t *p, size_t len, uint64_t *v)
 {
 	uint64_t r = 0;
 	size_t i;

@@ -12,7 +12,7 @@
  * Writes v as unsigned LEB128 into out, which must hold SP_VARINT_MAX
  * bytes.  Returns the number of bytes written (1..10).
  */
-size_t sp_varint_put(uint8_t *out, uint64_t v);
+size_t spi_varint_put(uint8_t *out, uint64_t v);
 
 /*
  * Decodes an unsigned LEB128 varint from p[0..len).  Returns the number of
@@ -20,7 +20,7 @@ size_t sp_varint_put(uint8_t *out, uint64_t v);
  * before the last byte of the varint, or -1 when the value needs more than
  * 64 bits.
  */
-int sp_varint_get(const uint8_t *p, size_t len, uint64_t *v);
+int spi_varint_get(const uint8_t *p, size_t len, uint64_t *v);
 
 /* Zigzag mapping of signed values, so small magnitudes stay short. */
 static inline uint64_t

@@ -308,7 +308,7 @@ parse_specs(struct sp_cur *c, struct dw_abbrevs *t, struct dw_scratch *scr)
 			return -SP_EFORMAT;
 		if (name == 0 && form == 0)
 			return 0;
-		if (sp_grow_zeroed(&scr->specs, &scr->scap, t->nspecs + 1,
+		if (spi_grow_zeroed(&scr->specs, &scr->scap, t->nspecs + 1,
 		    sizeof(*scr->specs)) != 0)
 			return -ENOMEM;
 		t->specs = scr->specs;
@@ -335,7 +335,7 @@ parse_abbrevs(struct sp_cur *c, struct dw_abbrevs *t, struct dw_scratch *scr)
 		tag = sp_rd_varint(c);
 		if (c->err || tag > UINT32_MAX)
 			return -SP_EFORMAT;
-		if (sp_grow_zeroed(&scr->ab, &scr->acap, t->n + 1,
+		if (spi_grow_zeroed(&scr->ab, &scr->acap, t->n + 1,
 		    sizeof(*scr->ab)) != 0)
 			return -ENOMEM;
 		t->a = scr->ab;

@@ -78,7 +78,7 @@ spi_dw_units_scan(struct sp_dwarf *d)
 			off = next;
 			continue;
 		}
-		if (sp_grow_zeroed(&d->units, &cap, d->nunits + 1,
+		if (spi_grow_zeroed(&d->units, &cap, d->nunits + 1,
 		    sizeof(*d->units)) != 0)
 			return -ENOMEM;
 		d->units[d->nunits++] = u;
@@ -108,7 +108,7 @@ abbrevs_at(struct sp_dwarf *d, uint64_t off, struct dw_abbrevs **out)
 		else
 			hi = mid;
 	}
-	if (sp_grow_zeroed(&d->abbr, &d->abbrcap, d->nabbr + 1,
+	if (spi_grow_zeroed(&d->abbr, &d->abbrcap, d->nabbr + 1,
 	    sizeof(*d->abbr)) != 0)
 		return -ENOMEM;
 	p = d->abbr;
@@ -255,7 +255,7 @@ add_node(struct sp_dwarf *d, struct dw_unit *u, const struct dw_die *die,
 	err = spi_dw_die_ranges(&d->s, u, die, add_node_range, &r);
 	if (err || r.n == 0)
 		return err;
-	if (sp_grow_zeroed(&d->scr.nodes, &d->scr.ncap, cu->nnodes + 1,
+	if (spi_grow_zeroed(&d->scr.nodes, &d->scr.ncap, cu->nnodes + 1,
 	    sizeof(*d->scr.nodes)) != 0)
 		return -ENOMEM;
 	cu->nodes = n = d->scr.nodes;

@@ -37,7 +37,7 @@ struct lstate {
 static int
 add_dir(struct dw_lines *l, struct lhdr *h, const char *dir)
 {
-	if (sp_grow_zeroed(&h->scr->dirs, &h->scr->dcap, l->ndirs + 1,
+	if (spi_grow_zeroed(&h->scr->dirs, &h->scr->dcap, l->ndirs + 1,
 	    sizeof(*h->scr->dirs)) != 0)
 		return -ENOMEM;
 	l->dirs = h->scr->dirs;
@@ -50,7 +50,7 @@ add_file(struct dw_lines *l, struct lhdr *h, const char *name, uint64_t dir)
 {
 	struct dw_file *p;
 
-	if (sp_grow_zeroed(&h->scr->files, &h->scr->fcap, l->nfiles + 1,
+	if (spi_grow_zeroed(&h->scr->files, &h->scr->fcap, l->nfiles + 1,
 	    sizeof(*h->scr->files)) != 0)
 		return -ENOMEM;
 	l->files = p = h->scr->files;
@@ -195,7 +195,7 @@ add_row(struct dw_lines *l, struct lhdr *h, const struct lstate *st,
 {
 	struct dw_row *r;
 
-	if (sp_grow_zeroed(&h->scr->rows, &h->scr->rcap, l->nrows + 1,
+	if (spi_grow_zeroed(&h->scr->rows, &h->scr->rcap, l->nrows + 1,
 	    sizeof(*h->scr->rows)) != 0)
 		return -ENOMEM;
 	l->rows = r = h->scr->rows;
@@ -375,7 +375,7 @@ sort_rows(struct dw_lines *l, struct dw_scratch *scr)
 		i++;
 	if (i >= n)
 		return 0;
-	if (sp_grow_zeroed(&scr->tmp, &scr->tcap, n, sizeof(*scr->tmp)) != 0)
+	if (spi_grow_zeroed(&scr->tmp, &scr->tcap, n, sizeof(*scr->tmp)) != 0)
 		return -ENOMEM;
 	tmp = scr->tmp;
 	dst = tmp;

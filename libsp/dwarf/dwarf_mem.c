@@ -104,7 +104,7 @@ spi_dw_spans_add(struct dw_spans *s, uint64_t lo, uint64_t hi, uint32_t idx)
 		return -SP_ELIMIT;
 	if (hi <= lo)
 		return 0;	/* empty or wrapped: nothing to find */
-	if (sp_grow_zeroed(&s->v, &s->cap, s->n + 1, sizeof(*s->v)) != 0)
+	if (spi_grow_zeroed(&s->v, &s->cap, s->n + 1, sizeof(*s->v)) != 0)
 		return -ENOMEM;
 	s->v[s->n].lo = lo;
 	s->v[s->n].hi = hi;

@@ -107,7 +107,7 @@ read_slots(struct plt *p)
 				continue;
 			if (p->nslots == SP_ELF_SYMS_MAX)
 				return -SP_ELIMIT;
-			if (sp_grow_zeroed(&p->slots, &p->cap, p->nslots + 1,
+			if (spi_grow_zeroed(&p->slots, &p->cap, p->nslots + 1,
 			    sizeof(*p->slots)) != 0)
 				return -ENOMEM;
 			p->slots[p->nslots++] = s;
@@ -183,14 +183,14 @@ add_stub(struct plt *p, uint64_t start, uint64_t size, uint16_t shndx,
 		o->budget_hit = 1;
 		return 0;
 	}
-	if (sp_grow_zeroed(&o->v, &o->cap, o->n + 1, sizeof(*o->v)) != 0)
+	if (spi_grow_zeroed(&o->v, &o->cap, o->n + 1, sizeof(*o->v)) != 0)
 		return -ENOMEM;
 	o->v[o->n].start = start;
 	o->v[o->n].size = size;
 	o->v[o->n].shndx = shndx;
 	o->v[o->n].name = o->names.len;
-	sp_buf_put(&o->names, name, len);
-	sp_buf_put(&o->names, suffix, slen + 1);
+	spi_buf_put(&o->names, name, len);
+	spi_buf_put(&o->names, suffix, slen + 1);
 	if (o->names.err)
 		return o->names.err;
 	o->n++;
@@ -308,6 +308,6 @@ void
 spi_elf_plt_fini(struct spi_plt *p)
 {
 	free(p->v);
-	sp_buf_fini(&p->names);
+	spi_buf_fini(&p->names);
 	memset(p, 0, sizeof(*p));
 }

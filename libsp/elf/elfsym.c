@@ -219,7 +219,7 @@ add_table(struct sp_elf_file *f, size_t i, struct cand **c, size_t *n,
 		return -SP_ELIMIT;
 	if (cnt == 0)
 		return 0;
-	if (sp_grow_zeroed(c, capc, *n + cnt, sizeof(**c)) != 0)
+	if (spi_grow_zeroed(c, capc, *n + cnt, sizeof(**c)) != 0)
 		return -ENOMEM;
 	read_syms(f, p, len, &st, *c, n);
 	return 0;

@@ -11,7 +11,7 @@
 #include "sp/error.h"
 
 int
-sp_perf_open(struct perf_event_attr *attr, pid_t tid, int cpu, int group_fd,
+spi_perf_open(struct perf_event_attr *attr, pid_t tid, int cpu, int group_fd,
     unsigned long flags)
 {
 	long fd = syscall(SYS_perf_event_open, attr, tid, cpu, group_fd, flags);
@@ -20,7 +20,7 @@ sp_perf_open(struct perf_event_attr *attr, pid_t tid, int cpu, int group_fd,
 }
 
 int
-sp_ring_map(struct sp_ring *r, int fd, size_t data_size, size_t page)
+spi_ring_map(struct sp_ring *r, int fd, size_t data_size, size_t page)
 {
 	void *p;
 
@@ -36,7 +36,7 @@ sp_ring_map(struct sp_ring *r, int fd, size_t data_size, size_t page)
 }
 
 void
-sp_ring_unmap(struct sp_ring *r)
+spi_ring_unmap(struct sp_ring *r)
 {
 	if (r->base != NULL)
 		(void)munmap(r->base, r->map_len);
@@ -70,7 +70,7 @@ time_offset(uint32_t type, size_t len, size_t id_len)
 }
 
 uint64_t
-sp_perf_record_time(const uint8_t *rec, size_t len, size_t id_len)
+spi_perf_record_time(const uint8_t *rec, size_t len, size_t id_len)
 {
 	struct perf_event_header h;
 	size_t off;
@@ -95,7 +95,7 @@ ring_time(const struct sp_ring *r, uint64_t pos,
 }
 
 int
-sp_ring_pending(const struct sp_ring *r)
+spi_ring_pending(const struct sp_ring *r)
 {
 	const struct perf_event_mmap_page *meta = (const void *)r->base;
 
@@ -106,7 +106,7 @@ sp_ring_pending(const struct sp_ring *r)
 }
 
 int
-sp_ring_read(struct sp_ring *r, uint64_t until, struct sp_buf *wrapped,
+spi_ring_read(struct sp_ring *r, uint64_t until, struct sp_buf *wrapped,
     int (*add)(void *ctx, const struct sp_ring_rec *rec), void *ctx)
 {
 	struct perf_event_mmap_page *meta = (void *)r->base;
@@ -139,7 +139,7 @@ sp_ring_read(struct sp_ring *r, uint64_t until, struct sp_buf *wrapped,
 			rec.p = data + off;
 		} else {
 			/* Around the end: reassembled after the others. */
-			if (sp_buf_reserve(wrapped, hdr.size) < 0)
+			if (spi_buf_reserve(wrapped, hdr.size) < 0)
 				return -ENOMEM;
 			ring_read(r, tail, wrapped->p + wrapped->len, hdr.size);
 			rec.off = wrapped->len;
@@ -155,7 +155,7 @@ sp_ring_read(struct sp_ring *r, uint64_t until, struct sp_buf *wrapped,
 }
 
 void
-sp_ring_release(struct sp_ring *r)
+spi_ring_release(struct sp_ring *r)
 {
 	struct perf_event_mmap_page *meta = (void *)r->base;
 

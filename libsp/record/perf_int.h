@@ -16,7 +16,7 @@
 #include "common/buf_int.h"
 
 /* Returns the new event's fd, or -errno. */
-int sp_perf_open(struct perf_event_attr *attr, pid_t tid, int cpu,
+int spi_perf_open(struct perf_event_attr *attr, pid_t tid, int cpu,
     int group_fd, unsigned long flags);
 
 struct sp_ring {
@@ -24,7 +24,7 @@ struct sp_ring {
 	uint8_t *base;   /* the metadata page, then data_size bytes */
 	size_t data_size;
 	size_t map_len;
-	uint64_t next_tail; /* where sp_ring_read stopped */
+	uint64_t next_tail; /* where spi_ring_read stopped */
 	size_t id_len;   /* 8 when PERF_SAMPLE_IDENTIFIER leads every sample
 	                  * and ends every sample_id trailer, else 0 */
 };
@@ -41,29 +41,29 @@ struct sp_ring_rec {
  * Maps a ring of data_size bytes (a power-of-two number of pages) for
  * event fd.  Returns 0 or -errno (EPERM/ENOMEM when over the mlock limit).
  */
-int sp_ring_map(struct sp_ring *r, int fd, size_t data_size, size_t page);
-void sp_ring_unmap(struct sp_ring *r);
+int spi_ring_map(struct sp_ring *r, int fd, size_t data_size, size_t page);
+void spi_ring_unmap(struct sp_ring *r);
 
 /*
  * Gives add each complete record now in the ring, in ring order, where
  * it lies (no copy), or reassembled at the end of wrapped when it wraps
  * around the ring's end; stops before the first record timed after until
  * (UINT64_MAX: takes them all).  The records stay in the ring, and the
- * kernel writes around them, until sp_ring_release.  Returns the number
+ * kernel writes around them, until spi_ring_release.  Returns the number
  * of records, add's error, -ENOMEM, or -SP_EFORMAT for a record header
  * that makes no sense (the release then skips to the head).
  */
-int sp_ring_read(struct sp_ring *r, uint64_t until, struct sp_buf *wrapped,
+int spi_ring_read(struct sp_ring *r, uint64_t until, struct sp_buf *wrapped,
     int (*add)(void *ctx, const struct sp_ring_rec *rec), void *ctx);
 
 /* Whether the ring holds records not read yet. */
-int sp_ring_pending(const struct sp_ring *r);
+int spi_ring_pending(const struct sp_ring *r);
 
-/* Frees the space of the records the last sp_ring_read gave. */
-void sp_ring_release(struct sp_ring *r);
+/* Frees the space of the records the last spi_ring_read gave. */
+void spi_ring_release(struct sp_ring *r);
 
 /* A perf record's time (samples: after pid/tid; others: the sample_id
  * trailer), 0 when it has none; id_len as in struct sp_ring. */
-uint64_t sp_perf_record_time(const uint8_t *rec, size_t len, size_t id_len);
+uint64_t spi_perf_record_time(const uint8_t *rec, size_t len, size_t id_len);
 
 #endif

@@ -428,7 +428,7 @@ spi_rec_read_maps(struct rec_ctx *r, struct rec_proc *p, char **buf,
 	if (err)
 		return err;
 	(void)snprintf(path, sizeof(path), "/proc/%u/maps", p->pid);
-	return sp_read_file(path, SP_PROC_FILE_MAX, buf, len);
+	return spi_read_file(path, SP_PROC_FILE_MAX, buf, len);
 }
 
 int
@@ -453,11 +453,11 @@ spi_rec_add_maps(struct rec_ctx *r, struct rec_proc *p, char *buf, size_t len)
 		nl = memchr(line, '\n', (size_t)(buf + len - line));
 		if (nl == NULL)
 			nl = buf + len;
-		if (sp_parse_maps_line(line, (size_t)(nl - line), &m) < 0 ||
+		if (spi_parse_maps_line(line, (size_t)(nl - line), &m) < 0 ||
 		    !m.exec)
 			continue;
 		/* m.path points into buf, which is ours to change. */
-		m.path_len = sp_maps_path_unescape(buf + (m.path - buf),
+		m.path_len = spi_maps_path_unescape(buf + (m.path - buf),
 		    m.path_len);
 		err = spi_rec_add_mapping(r, p, &m);
 		if (err)

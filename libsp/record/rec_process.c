@@ -56,7 +56,7 @@ proc_uid(uint32_t pid)
 struct rec_proc *
 spi_rec_proc_get(struct sp_recorder *r, uint32_t pid, int make)
 {
-	struct rec_proc *p = sp_imap_get(&r->procs, pid);
+	struct rec_proc *p = spi_imap_get(&r->procs, pid);
 
 	if (p != NULL || !make)
 		return p;
@@ -67,7 +67,7 @@ spi_rec_proc_get(struct sp_recorder *r, uint32_t pid, int make)
 	p->uid = proc_uid(pid);
 	if (spi_rec_start_time(pid, 0, &p->start_time) < 0)
 		p->start_time = 0;
-	if (sp_imap_put(&r->procs, pid, p) < 0) {
+	if (spi_imap_put(&r->procs, pid, p) < 0) {
 		free(p);
 		return NULL;
 	}
@@ -130,7 +130,7 @@ new_thread(struct sp_recorder *r, uint32_t pid, uint32_t tid)
 {
 	struct rec_thread *t = calloc(1, sizeof(*t));
 
-	if (t == NULL || sp_imap_put(&r->threads, tid, t) < 0) {
+	if (t == NULL || spi_imap_put(&r->threads, tid, t) < 0) {
 		free(t);
 		return NULL;
 	}
@@ -158,13 +158,13 @@ renew_thread(struct sp_recorder *r, struct rec_thread *t, uint32_t pid,
 int
 spi_rec_name_thread(struct sp_recorder *r, uint32_t pid, uint32_t tid)
 {
-	struct rec_thread *t = sp_imap_get(&r->threads, tid);
+	struct rec_thread *t = spi_imap_get(&r->threads, tid);
 
 	if (t != NULL && t->pid == pid)
 		return 0;
 	if ((t = renew_thread(r, t, pid, tid)) == NULL)
 		return -ENOMEM;
-	(void)sp_proc_comm((pid_t)pid, (pid_t)tid, t->comm, sizeof(t->comm));
+	(void)spi_proc_comm((pid_t)pid, (pid_t)tid, t->comm, sizeof(t->comm));
 	return 0;
 }
 
@@ -172,14 +172,14 @@ spi_rec_name_thread(struct sp_recorder *r, uint32_t pid, uint32_t tid)
 static int
 thread_id(struct sp_recorder *r, uint32_t pid, uint32_t tid, uint32_t *id)
 {
-	struct rec_thread *t = sp_imap_get(&r->threads, tid);
+	struct rec_thread *t = spi_imap_get(&r->threads, tid);
 	struct sp_record rec;
 	int err;
 
 	if (t == NULL || t->pid != pid) {
 		if ((t = renew_thread(r, t, pid, tid)) == NULL)
 			return -ENOMEM;
-		(void)sp_proc_comm((pid_t)pid, (pid_t)tid, t->comm,
+		(void)spi_proc_comm((pid_t)pid, (pid_t)tid, t->comm,
 		    sizeof(t->comm));
 	}
 	if (t->id == 0) {
@@ -463,7 +463,7 @@ jit_cut(struct sp_recorder *r, struct rec_proc *p, uint64_t ip)
 		return;
 	r->ctx.c[C_JIT_TRUNCATED]++;
 	if (p->jit_cut++ == 0)
-		(void)sp_proc_exe_name((pid_t)p->pid, p->exe, sizeof(p->exe));
+		(void)spi_proc_exe_name((pid_t)p->pid, p->exe, sizeof(p->exe));
 	if (p->jit_cut > r->jit_top) {
 		r->jit_top = p->jit_cut;
 		memcpy(r->jit_runtime, p->exe, sizeof(r->jit_runtime));
@@ -557,7 +557,7 @@ user_frames(struct sp_recorder *r, struct rec_proc *p,
 static int
 hold_off_cpu(struct sp_recorder *r, uint32_t tid, const struct sp_sample *s)
 {
-	struct rec_thread *t = sp_imap_get(&r->threads, tid);
+	struct rec_thread *t = spi_imap_get(&r->threads, tid);
 
 	if (t == NULL)
 		return 0;
@@ -603,7 +603,7 @@ on_switch(struct sp_recorder *r, const struct sample_id *id, uint16_t misc)
 {
 	struct rec_thread *t;
 
-	t = sp_imap_get(&r->threads, id->tid);
+	t = spi_imap_get(&r->threads, id->tid);
 	/* Its switch's sample came first (the kernel writes it first):
 	 * only the switches of threads recorded count (not the idle task
 	 * or processes gone, with -a). */
@@ -650,7 +650,7 @@ spi_rec_off_cpu_end(struct sp_recorder *r, uint64_t end)
 {
 	struct off_cpu_end e = { r, end, 0 };
 
-	sp_imap_each(&r->threads, end_off_cpu, &e);
+	spi_imap_each(&r->threads, end_off_cpu, &e);
 	return e.err;
 }
 
@@ -734,14 +734,14 @@ static int
 on_exit_system(struct sp_recorder *r, uint32_t pid, uint32_t tid,
     uint32_t ppid, uint32_t ptid)
 {
-	struct rec_thread *t = sp_imap_get(&r->threads, tid);
+	struct rec_thread *t = spi_imap_get(&r->threads, tid);
 	struct rec_proc *p = spi_rec_proc_get(r, pid, 0);
 	struct rec_exited *e;
 
 	/* Sent twice (seen once in 10,000 exits). */
 	if ((t != NULL && t->exited) || (pid == tid && p != NULL && p->exited))
 		return 0;
-	if (sp_grow_zeroed(&r->exited, &r->capexited, r->nexited + 1,
+	if (spi_grow_zeroed(&r->exited, &r->capexited, r->nexited + 1,
 	    sizeof(*r->exited)) != 0)
 		return -ENOMEM;
 	e = &r->exited[r->nexited++];
@@ -774,12 +774,12 @@ reap(struct sp_recorder *r, uint64_t now)
 		e = &r->exited[r->exited_head];
 		if (e->time + EXIT_GRACE_NS > now)
 			break;
-		t = sp_imap_get(&r->threads, e->tid);
+		t = spi_imap_get(&r->threads, e->tid);
 		if (t != NULL && t->exited == e->time)
-			free(sp_imap_del(&r->threads, e->tid));
+			free(spi_imap_del(&r->threads, e->tid));
 		p = spi_rec_proc_get(r, e->pid, 0);
 		if (e->tid == e->pid && p != NULL && p->exited == e->time)
-			spi_rec_proc_free(&r->ctx, sp_imap_del(&r->procs,
+			spi_rec_proc_free(&r->ctx, spi_imap_del(&r->procs,
 			    e->pid));
 	}
 	if (r->exited_head == r->nexited) {
@@ -812,7 +812,7 @@ on_sample(struct sp_recorder *r, const uint8_t *rec, size_t len)
 	if (r->o.off_cpu) {
 		id = sp_rd_u64(&c);
 		off = id <= UINT32_MAX &&
-		    sp_imap_get(&r->switch_ids, (uint32_t)id) != NULL;
+		    spi_imap_get(&r->switch_ids, (uint32_t)id) != NULL;
 	}
 	pid = sp_rd_u32(&c);
 	tid = sp_rd_u32(&c);
@@ -831,8 +831,8 @@ on_sample(struct sp_recorder *r, const uint8_t *rec, size_t len)
 	}
 	/* A thread's last switch, as it exits, is after its EXIT record:
 	 * it never comes back. */
-	t = off ? sp_imap_get(&r->threads, tid) : NULL;
-	if (off && ((!r->system && sp_imap_get(&r->covered, tid) == NULL) ||
+	t = off ? spi_imap_get(&r->threads, tid) : NULL;
+	if (off && ((!r->system && spi_imap_get(&r->covered, tid) == NULL) ||
 	    (t != NULL && t->exited)))
 		return 0;
 	if (pid == 0 || pid == UINT32_MAX || tid == UINT32_MAX) {
@@ -958,7 +958,7 @@ on_comm(struct sp_recorder *r, struct sp_cur *c, int exec)
 	memcpy(comm, c->p + c->pos, n);
 	comm[n] = '\0';
 	p = spi_rec_proc_get(r, pid, 0);
-	t = sp_imap_get(&r->threads, tid);
+	t = spi_imap_get(&r->threads, tid);
 	/* Named now: a short-lived process's samples may be read after it
 	 * exited, when /proc has no name left for them. */
 	if (t == NULL && p != NULL && p->tracked &&
@@ -989,8 +989,8 @@ on_comm(struct sp_recorder *r, struct sp_cur *c, int exec)
 static int
 name_child(struct sp_recorder *r, uint32_t pid, uint32_t tid, uint32_t ptid)
 {
-	const struct rec_thread *pt = sp_imap_get(&r->threads, ptid);
-	struct rec_thread *t = sp_imap_get(&r->threads, tid);
+	const struct rec_thread *pt = spi_imap_get(&r->threads, ptid);
+	struct rec_thread *t = spi_imap_get(&r->threads, tid);
 
 	/* Records come in time order: a switch off CPU held for tid is an
 	 * earlier thread's, whose exit was lost. */
@@ -1003,7 +1003,7 @@ name_child(struct sp_recorder *r, uint32_t pid, uint32_t tid, uint32_t ptid)
 	if (pt != NULL)
 		memcpy(t->comm, pt->comm, sizeof(t->comm));
 	else
-		(void)sp_proc_comm((pid_t)pid, (pid_t)tid, t->comm,
+		(void)spi_proc_comm((pid_t)pid, (pid_t)tid, t->comm,
 		    sizeof(t->comm));
 	return 0;
 }
@@ -1028,13 +1028,13 @@ on_task(struct sp_recorder *r, struct sp_cur *c, int fork)
 	}
 	if (fork) {
 		/* Covered already: a sweep found it first (and counted it). */
-		covered = sp_imap_get(&r->covered, tid) != NULL;
-		(void)sp_imap_put(&r->covered, tid, &r->covered);
+		covered = spi_imap_get(&r->covered, tid) != NULL;
+		(void)spi_imap_put(&r->covered, tid, &r->covered);
 		parent = spi_rec_proc_get(r, ppid, 0);
 		/* Its exit read a moment ago: the pid is another process's. */
 		p = spi_rec_proc_get(r, pid, 0);
 		if (p != NULL && p->exited && pid != ppid)
-			spi_rec_proc_free(&r->ctx, sp_imap_del(&r->procs, pid));
+			spi_rec_proc_free(&r->ctx, spi_imap_del(&r->procs, pid));
 		p = spi_rec_proc_get(r, pid, pid != ppid && (r->system ||
 		    (parent != NULL && parent->tracked && r->o.children)));
 		/* A known pid forked anew: its old exit was lost. */
@@ -1066,10 +1066,10 @@ on_task(struct sp_recorder *r, struct sp_cur *c, int fork)
 		r->ctx.c[C_THREADS] += !covered;
 		return spi_rec_write_proc(&r->ctx, SP_PROC_FORK, pid, tid, ppid, ptid, NULL);
 	}
-	covered = sp_imap_del(&r->covered, tid) != NULL;
+	covered = spi_imap_del(&r->covered, tid) != NULL;
 	if (r->system)
 		return on_exit_system(r, pid, tid, ppid, ptid);
-	t = sp_imap_del(&r->threads, tid);
+	t = spi_imap_del(&r->threads, tid);
 	/* An exit of a thread neither covered nor seen: the kernel sent it
 	 * twice (seen once in 10,000 exits), or its start was lost. */
 	if (!covered && t == NULL)
@@ -1077,13 +1077,13 @@ on_task(struct sp_recorder *r, struct sp_cur *c, int fork)
 	free(t);
 	p = spi_rec_proc_get(r, pid, 0);
 	if (p != NULL && !p->tracked && pid == tid)
-		spi_rec_proc_free(&r->ctx, sp_imap_del(&r->procs, pid));
+		spi_rec_proc_free(&r->ctx, spi_imap_del(&r->procs, pid));
 	if (p == NULL || !p->tracked)
 		return 0;
 	err = spi_rec_write_proc(&r->ctx, SP_PROC_EXIT, pid, tid, ppid, ptid, NULL);
 	if (pid == tid) {
 		exited(r, p);
-		spi_rec_proc_free(&r->ctx, sp_imap_del(&r->procs, pid));
+		spi_rec_proc_free(&r->ctx, spi_imap_del(&r->procs, pid));
 	}
 	return err;
 }

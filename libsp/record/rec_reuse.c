@@ -27,7 +27,7 @@ spi_rec_start_time(uint32_t pid, uint32_t tid, uint64_t *t)
 		    tid);
 	else
 		(void)snprintf(path, sizeof(path), "/proc/%u/stat", pid);
-	err = sp_read_file(path, 4096, &buf, &len);
+	err = spi_read_file(path, 4096, &buf, &len);
 	if (err)
 		return err;
 	/* proc(5): "pid (comm) state ..."; comm may hold spaces and ')',
@@ -72,7 +72,7 @@ spi_rec_check_reuse(struct rec_ctx *r, struct rec_proc *p, int *reused)
 	spi_rec_drop_maps(r, p);
 	spi_rec_log(r, "pid %u is another process now (its exit was lost); "
 	    "its old mappings are dropped", p->pid);
-	if (sp_proc_comm((pid_t)p->pid, (pid_t)p->pid, comm, sizeof(comm)) < 0)
+	if (spi_proc_comm((pid_t)p->pid, (pid_t)p->pid, comm, sizeof(comm)) < 0)
 		comm[0] = '\0';
 	err = spi_rec_write_python(r, p, 0, r->now);
 	if (err == 0 && p->tracked)
@@ -111,7 +111,7 @@ spi_rec_pids(const struct sp_imap *procs, int (*keep)(const struct rec_proc *),
 	if (l.v == NULL)
 		return -ENOMEM;
 	/* Walked first, acted on after: acting may change the map. */
-	sp_imap_each(procs, collect, &l);
+	spi_imap_each(procs, collect, &l);
 	*n = l.n;
 	return 0;
 }
@@ -134,7 +134,7 @@ spi_rec_sweep_reused(struct rec_ctx *r, const struct sp_imap *procs)
 	int reused, err = spi_rec_pids(procs, tracked, &pids, &n);
 
 	for (i = 0; i < n && err == 0; i++) {
-		struct rec_proc *p = sp_imap_get(procs, pids[i]);
+		struct rec_proc *p = spi_imap_get(procs, pids[i]);
 
 		if (p != NULL)
 			err = spi_rec_check_reuse(r, p, &reused);

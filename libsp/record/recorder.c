@@ -97,7 +97,7 @@ online_cpus(struct sp_recorder *r)
 
 		(void)snprintf(path, sizeof(path),
 		    "/sys/devices/system/cpu/cpu%ld/online", i);
-		if (sp_read_long(path, &on) == 0 && on == 0)
+		if (spi_read_long(path, &on) == 0 && on == 0)
 			continue; /* cpu0 has no such file: online */
 		r->rings[k].fd = -1;
 		r->cpus[k++] = (int)i;
@@ -197,7 +197,7 @@ sp_recorder_new(struct sp_writer *w, const struct sp_recorder_opts *o,
 	if (r->o.max_frames == 0)
 		r->o.max_frames = SP_FRAMES_MAX_DEFAULT;
 	*out = r;
-	if (sp_read_long("/proc/sys/kernel/perf_event_max_sample_rate",
+	if (spi_read_long("/proc/sys/kernel/perf_event_max_sample_rate",
 	    &max_rate) == 0 && r->o.frequency == SP_FREQ_MAX && max_rate > 0)
 		r->o.frequency = (unsigned)max_rate;
 	if (r->o.frequency == SP_FREQ_MAX)
@@ -265,9 +265,9 @@ perf_open(const struct sp_recorder *r, struct perf_event_attr *a,
     uint32_t tid, int cpu)
 {
 	if (tid == UINT32_MAX && r->cgroup_fd >= 0)
-		return sp_perf_open(a, r->cgroup_fd, cpu, -1,
+		return spi_perf_open(a, r->cgroup_fd, cpu, -1,
 		    PERF_FLAG_FD_CLOEXEC | PERF_FLAG_PID_CGROUP);
-	return sp_perf_open(a, (pid_t)tid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	return spi_perf_open(a, (pid_t)tid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
 /* perf_event_open(2) on (tid, cpu), falling back from cycles to
@@ -311,7 +311,7 @@ map_ring(struct sp_recorder *r, int i, int fd)
 	int err;
 
 	for (;;) {
-		err = sp_ring_map(&r->rings[i], fd, size, page);
+		err = spi_ring_map(&r->rings[i], fd, size, page);
 		if (err != -EPERM && err != -ENOMEM)
 			break;
 		if (size / 2 < min || size / 2 < page)
@@ -341,7 +341,7 @@ static int
 keep_event(struct sp_recorder *r, int fd, uint32_t tid, int cpu,
     int sideband, int small)
 {
-	if (sp_grow_zeroed(&r->events, &r->capevents, r->nevents + 1,
+	if (spi_grow_zeroed(&r->events, &r->capevents, r->nevents + 1,
 	    sizeof(*r->events)) != 0)
 		return -ENOMEM;
 	r->events[r->nevents].fd = fd;
@@ -430,7 +430,7 @@ map_ring_event(struct sp_recorder *r, int i, int *fd, uint32_t tid)
 
 	if (err || r->ring_size == asked)
 		return err;
-	sp_ring_unmap(&r->rings[i]);
+	spi_ring_unmap(&r->rings[i]);
 	(void)close(*fd);
 	*fd = open_event(r, tid, r->cpus[i]);
 	if (*fd < 0)
@@ -500,7 +500,7 @@ open_switches(struct sp_recorder *r, uint32_t tid, int i)
 	/* Ids count events opened since boot: 2^32 is far. */
 	if (id > UINT32_MAX)
 		return -EOVERFLOW;
-	return sp_imap_put(&r->switch_ids, (uint32_t)id, &r->switch_ids);
+	return spi_imap_put(&r->switch_ids, (uint32_t)id, &r->switch_ids);
 }
 
 /* Opens the events of thread tid on every CPU (see open_sampler), and
@@ -532,7 +532,7 @@ open_thread(struct sp_recorder *r, uint32_t tid)
 {
 	int err = open_events(r, tid);
 
-	return err ? err : sp_imap_put(&r->covered, tid, &r->covered);
+	return err ? err : spi_imap_put(&r->covered, tid, &r->covered);
 }
 
 static int
@@ -579,7 +579,7 @@ add_target(struct sp_recorder *r, uint32_t pid)
 {
 	struct rec_proc *p;
 
-	if (sp_grow_zeroed(&r->targets, &r->captargets, r->ntargets + 1,
+	if (spi_grow_zeroed(&r->targets, &r->captargets, r->ntargets + 1,
 	    sizeof(*r->targets)) != 0)
 		return -ENOMEM;
 	r->targets[r->ntargets++] = pid;
@@ -601,7 +601,7 @@ open_error(struct sp_recorder *r, int err, uint32_t pid, struct sp_diag *d)
 	if (err == -EACCES || err == -EPERM) {
 		struct rec_proc *p = spi_rec_proc_get(r, pid, 0);
 
-		(void)sp_read_long("/proc/sys/kernel/perf_event_paranoid",
+		(void)spi_read_long("/proc/sys/kernel/perf_event_paranoid",
 		    &paranoid);
 		if (p != NULL && p->uid != (uid_t)-1 && p->uid != geteuid())
 			return sp_diag_set(d, 0, err, "not permitted to profile pid "
@@ -635,7 +635,7 @@ have_cap(unsigned cap)
 	size_t len;
 	int on = 0;
 
-	if (sp_read_file("/proc/self/status", SP_PROC_FILE_MAX, &buf, &len))
+	if (spi_read_file("/proc/self/status", SP_PROC_FILE_MAX, &buf, &len))
 		return 0;
 	line = strstr(buf, "\nCapEff:");
 	if (line != NULL)
@@ -711,14 +711,14 @@ open_threads(struct sp_recorder *r, uint32_t pid, int late, int *opened)
 	const struct rec_proc *p = spi_rec_proc_get(r, pid, 0);
 	pid_t *tids;
 	size_t n, i;
-	int err = sp_proc_tasks((pid_t)pid, &tids, &n);
+	int err = spi_proc_tasks((pid_t)pid, &tids, &n);
 
 	*opened = 0;
 	for (i = 0; err == 0 && i < n; i++) {
-		if (sp_imap_get(&r->covered, (uint32_t)tids[i]) != NULL)
+		if (spi_imap_get(&r->covered, (uint32_t)tids[i]) != NULL)
 			continue;
 		if (late && inherited(p, (uint32_t)tids[i])) {
-			err = sp_imap_put(&r->covered, (uint32_t)tids[i],
+			err = spi_imap_put(&r->covered, (uint32_t)tids[i],
 			    &r->covered);
 			r->ctx.c[C_THREADS]++;
 			continue;
@@ -798,7 +798,7 @@ stopped_already(pid_t pid)
 	char state;
 	pid_t ppid;
 
-	return sp_proc_stat(pid, &state, &ppid) == 0 && state == 'T';
+	return spi_proc_stat(pid, &state, &ppid) == 0 && state == 'T';
 }
 
 /*
@@ -816,7 +816,7 @@ fit_descriptors(struct sp_recorder *r, pid_t pid)
 	size_t n;
 
 	if (r->adapt != ADAPT_LEARN || r->nevents != 0 ||
-	    sp_proc_tasks(pid, &tids, &n) != 0)
+	    spi_proc_tasks(pid, &tids, &n) != 0)
 		return;
 	free(tids);
 	/* --off-cpu: a context-switch event a CPU more. */
@@ -935,7 +935,7 @@ system_error(int err, const char *cgroup, struct sp_diag *d)
 		    "or the directory is not one of cgroup v2", cgroup,
 		    sp_strerror(err));
 	if (err == -EACCES || err == -EPERM) {
-		(void)sp_read_long("/proc/sys/kernel/perf_event_paranoid",
+		(void)spi_read_long("/proc/sys/kernel/perf_event_paranoid",
 		    &paranoid);
 		return sp_diag_set(d, 0, err, "not permitted to record %s%s: "
 		    "perf_event_paranoid is %ld; run as root or with "
@@ -1000,8 +1000,8 @@ attach_all(struct sp_recorder *r, const char *cgroup, struct sp_diag *diag)
 	 * maps are read first, all of them, and their files (build-ids,
 	 * CFI) after.
 	 */
-	err = r->cgroup_fd >= 0 ? sp_cgroup_pids(r->cgroup_fd, &pids, &n) :
-	    sp_proc_pids(&pids, &n);
+	err = r->cgroup_fd >= 0 ? spi_cgroup_pids(r->cgroup_fd, &pids, &n) :
+	    spi_proc_pids(&pids, &n);
 	if (err)
 		return system_error(err, cgroup, diag);
 	e = calloc(n + 1, sizeof(*e));
@@ -1018,7 +1018,7 @@ attach_all(struct sp_recorder *r, const char *cgroup, struct sp_diag *diag)
 		else
 			free(e[i].maps);
 		if (err == 0 && e[i].p != NULL &&
-		    sp_proc_tasks(pids[i], &tids, &nt) == 0) {
+		    spi_proc_tasks(pids[i], &tids, &nt) == 0) {
 			r->ctx.c[C_THREADS] += nt;
 			for (k = 0; k < nt && err == 0; k++)
 				err = spi_rec_name_thread(r, (uint32_t)pids[i],
@@ -1119,7 +1119,7 @@ collect_orphan(void *val, void *ctx)
 	const struct rec_thread *t = val;
 	struct orphans *o = ctx;
 
-	if (o->n < o->cap && sp_imap_get(o->procs, t->pid) == NULL)
+	if (o->n < o->cap && spi_imap_get(o->procs, t->pid) == NULL)
 		o->tids[o->n++] = t->tid;
 }
 
@@ -1138,15 +1138,15 @@ drop_gone(struct sp_recorder *r)
 	int err = spi_rec_pids(&r->procs, gone, &pids, &n);
 
 	for (i = 0; i < n; i++)
-		spi_rec_proc_free(&r->ctx, sp_imap_del(&r->procs, pids[i]));
+		spi_rec_proc_free(&r->ctx, spi_imap_del(&r->procs, pids[i]));
 	free(pids);
 	if (err == 0 && (o.tids = malloc((o.cap + 1) * sizeof(*o.tids))) == NULL)
 		err = -ENOMEM;
 	if (err == 0)
 		/* Walked first, freed after: freeing changes the map. */
-		sp_imap_each(&r->threads, collect_orphan, &o);
+		spi_imap_each(&r->threads, collect_orphan, &o);
 	for (i = 0; i < o.n; i++)
-		free(sp_imap_del(&r->threads, o.tids[i]));
+		free(spi_imap_del(&r->threads, o.tids[i]));
 	free(o.tids);
 	return err;
 }
@@ -1210,7 +1210,7 @@ sort_items(struct sp_recorder *r)
 
 	if (run_end(a, 0, n) == n)
 		return 0;
-	if (sp_grow_zeroed(&r->sorted, &r->capsorted, n,
+	if (spi_grow_zeroed(&r->sorted, &r->capsorted, n,
 	    sizeof(*r->sorted)) != 0)
 		return -ENOMEM;
 	b = r->sorted;
@@ -1341,14 +1341,14 @@ choose_stack(struct sp_recorder *r)
  */
 #define WRITE_NS 250000ull
 
-/* sp_ring_read's add: one more item to sort. */
+/* spi_ring_read's add: one more item to sort. */
 static int
 add_item(void *ctx, const struct sp_ring_rec *rec)
 {
 	struct sp_recorder *r = ctx;
 	struct rec_item *it;
 
-	if (sp_grow_zeroed(&r->items, &r->capitems, r->nitems + 1,
+	if (spi_grow_zeroed(&r->items, &r->capitems, r->nitems + 1,
 	    sizeof(*r->items)) != 0)
 		return -ENOMEM;
 	it = &r->items[r->nitems];
@@ -1356,7 +1356,7 @@ add_item(void *ctx, const struct sp_ring_rec *rec)
 	it->off = rec->off;
 	it->len = (uint32_t)rec->len;
 	it->seq = (uint32_t)r->nitems++;
-	it->time = rec->p != NULL ? sp_perf_record_time(rec->p, rec->len,
+	it->time = rec->p != NULL ? spi_perf_record_time(rec->p, rec->len,
 	    spi_rec_id_len(r)) : 0;
 	return 0;
 }
@@ -1378,14 +1378,14 @@ drain(struct sp_recorder *r, int all)
 	r->nitems = 0;
 	for (k = 0; k < r->nr_cpus; k++)
 		if (r->rings[k].base != NULL &&
-		    sp_ring_read(&r->rings[k], until, &r->drain, add_item, r) ==
+		    spi_ring_read(&r->rings[k], until, &r->drain, add_item, r) ==
 		    -ENOMEM)
 			return -ENOMEM;
 	/* The wrapped ones, now that the buffer moves no more. */
 	for (i = 0; i < r->nitems; i++)
 		if (r->items[i].rec == NULL) {
 			r->items[i].rec = r->drain.p + r->items[i].off;
-			r->items[i].time = sp_perf_record_time(r->items[i].rec,
+			r->items[i].time = spi_perf_record_time(r->items[i].rec,
 			    r->items[i].len, spi_rec_id_len(r));
 		}
 	if (r->nitems > 1 && sort_items(r) != 0)
@@ -1403,7 +1403,7 @@ drain(struct sp_recorder *r, int all)
 	}
 	for (k = 0; k < r->nr_cpus; k++)
 		if (r->rings[k].base != NULL)
-			sp_ring_release(&r->rings[k]);
+			spi_ring_release(&r->rings[k]);
 	choose_stack(r);
 	return err;
 }
@@ -1477,7 +1477,7 @@ sp_recorder_live(const struct sp_recorder *r)
 {
 	size_t n = 0;
 
-	sp_imap_each(&r->procs, count_live, &n);
+	spi_imap_each(&r->procs, count_live, &n);
 	return n;
 }
 
@@ -1486,7 +1486,7 @@ sp_recorder_other_alive(const struct sp_recorder *r, pid_t pid)
 {
 	struct live_other lo = { (uint32_t)pid, 0 };
 
-	sp_imap_each(&r->procs, count_other, &lo);
+	spi_imap_each(&r->procs, count_other, &lo);
 	return lo.n > 0;
 }
 
@@ -1503,7 +1503,7 @@ sp_recorder_pending(const struct sp_recorder *r)
 	int k;
 
 	for (k = 0; k < r->nr_cpus; k++)
-		if (sp_ring_pending(&r->rings[k]))
+		if (spi_ring_pending(&r->rings[k]))
 			return 1;
 	return 0;
 }
@@ -1561,7 +1561,7 @@ close_events(struct sp_recorder *r)
 	int k;
 
 	for (k = 0; k < r->nr_cpus; k++)
-		sp_ring_unmap(&r->rings[k]);
+		spi_ring_unmap(&r->rings[k]);
 	for (i = 0; i < r->nevents; i++)
 		(void)close(r->events[i].fd);
 	r->nevents = 0;
@@ -1595,7 +1595,7 @@ sp_recorder_finish(struct sp_recorder *r)
 	if (err == 0 && r->o.off_cpu)
 		err = spi_rec_off_cpu_end(r, mono_now());
 	if (r->ctx.bundle != NULL) {
-		sp_imap_each(&r->procs, bundle_maps, r);
+		spi_imap_each(&r->procs, bundle_maps, r);
 		/* Real kernel addresses reveal the KASLR layout: kept only
 		 * when kernel frames were asked for. */
 		if (r->o.kernel && sp_bundle_kallsyms(r->ctx.bundle) < 0)
@@ -1635,13 +1635,13 @@ sp_recorder_free(struct sp_recorder *r)
 		close_events(r);
 	if (r->epfd >= 0)
 		(void)close(r->epfd);
-	sp_imap_each(&r->procs, free_proc, &r->ctx);
-	sp_imap_each(&r->threads, free_val, NULL);
-	sp_imap_fini(&r->procs);
-	sp_imap_fini(&r->threads);
-	sp_imap_fini(&r->covered);
-	sp_imap_fini(&r->switch_ids);
-	sp_buf_fini(&r->drain);
+	spi_imap_each(&r->procs, free_proc, &r->ctx);
+	spi_imap_each(&r->threads, free_val, NULL);
+	spi_imap_fini(&r->procs);
+	spi_imap_fini(&r->threads);
+	spi_imap_fini(&r->covered);
+	spi_imap_fini(&r->switch_ids);
+	spi_buf_fini(&r->drain);
 	free(r->exited);
 	if (r->cgroup_fd >= 0)
 		(void)close(r->cgroup_fd);

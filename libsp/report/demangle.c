@@ -39,12 +39,12 @@ sp_demangle_free(struct sp_demangle *dm)
 	if (dm == NULL)
 		return;
 	spi_demangle_stop(dm);
-	sp_intern_fini(&dm->names);
+	spi_intern_fini(&dm->names);
 	free(dm->e);
 	free(dm->queue);
-	sp_buf_fini(&dm->res);
-	sp_buf_fini(&dm->ans);
-	sp_buf_fini(&dm->out);
+	spi_buf_fini(&dm->res);
+	spi_buf_fini(&dm->ans);
+	spi_buf_fini(&dm->out);
 	free(dm->ansv);
 	free(dm->prog);
 	free(dm);
@@ -200,7 +200,7 @@ result(struct sp_demangle *dm, uint32_t id, char *text, size_t n)
 		return;
 	e->off = dm->res.len;
 	e->len = (uint32_t)n;
-	sp_buf_put(&dm->res, text, n);
+	spi_buf_put(&dm->res, text, n);
 	if (dm->res.err)
 		return;
 	dm->kept += n;
@@ -241,15 +241,15 @@ sp_demangle_add(struct sp_demangle *dm, const char *s, size_t len)
 	uint32_t id;
 
 	if (dm->failed || !wanted(s, len) ||
-	    sp_intern_find(&dm->names, K_NAME, (const uint8_t *)s, len,
+	    spi_intern_find(&dm->names, K_NAME, (const uint8_t *)s, len,
 	    &hash) != 0)
 		return 0;
-	if (sp_grow_zeroed(&dm->e, &dm->cape, dm->ne + 1, sizeof(*dm->e)) ||
-	    sp_grow_zeroed(&dm->queue, &dm->capq, dm->nq + 1,
+	if (spi_grow_zeroed(&dm->e, &dm->cape, dm->ne + 1, sizeof(*dm->e)) ||
+	    spi_grow_zeroed(&dm->queue, &dm->capq, dm->nq + 1,
 	    sizeof(*dm->queue)))
 		return -ENOMEM;
 	id = (uint32_t)dm->ne + 1;
-	if (sp_intern_add(&dm->names, K_NAME, (const uint8_t *)s, len, hash,
+	if (spi_intern_add(&dm->names, K_NAME, (const uint8_t *)s, len, hash,
 	    id) != 0)
 		return -ENOMEM;
 	dm->e[dm->ne++].state = DM_QUEUED;
@@ -298,7 +298,7 @@ sp_demangle_get(const struct sp_demangle *dm, const char *s, size_t len,
 
 	if (dm == NULL || dm->ne == 0 || !wanted(s, len))
 		return NULL;
-	id = sp_intern_find(&dm->names, K_NAME, (const uint8_t *)s, len,
+	id = spi_intern_find(&dm->names, K_NAME, (const uint8_t *)s, len,
 	    &hash);
 	if (id == 0 || (e = &dm->e[id - 1])->state != DM_DONE)
 		return NULL;

@@ -79,8 +79,8 @@ batch_text(struct sp_demangle *dm)
 	dm->out.len = 0;
 	for (i = 0; i < dm->nq; i++) {
 		ie = &dm->names.entries[dm->queue[i] - 1];
-		sp_buf_put(&dm->out, dm->names.keys.p + ie->off, ie->len);
-		sp_buf_u8(&dm->out, '\n');
+		spi_buf_put(&dm->out, dm->names.keys.p + ie->off, ie->len);
+		spi_buf_u8(&dm->out, '\n');
 		dm->sent += ie->len;
 	}
 	return dm->out.err;
@@ -104,7 +104,7 @@ take(struct sp_demangle *dm, const char *p, size_t n)
 		if (dm->ans.len - a->off + part > SP_DEMANGLE_NAME_MAX)
 			dm->overlong = 1;
 		else
-			sp_buf_put(&dm->ans, p, part);
+			spi_buf_put(&dm->ans, p, part);
 		if (dm->ans.err)
 			return dm->ans.err;
 		if (nl == NULL)
@@ -192,7 +192,7 @@ spi_demangle_exchange(struct sp_demangle *dm, int last,
 	dm->ans.len = 0;
 	dm->nans = 0;
 	dm->overlong = 0;
-	if (err == 0 && (sp_grow_zeroed(&dm->ansv, &dm->capans, dm->nq,
+	if (err == 0 && (spi_grow_zeroed(&dm->ansv, &dm->capans, dm->nq,
 	    sizeof(*dm->ansv)) != 0 || batch_text(dm) != 0))
 		err = sp_diag_set(diag, 0, -ENOMEM, "%s", sp_strerror(-ENOMEM));
 	if (err == 0) {

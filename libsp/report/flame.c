@@ -38,7 +38,7 @@ node_is(const struct sp_flame *f, uint32_t i, uint32_t parent,
 }
 
 uint32_t
-sp_flame_child(const struct sp_flame *f, uint32_t parent, const char *name,
+spi_flame_child(const struct sp_flame *f, uint32_t parent, const char *name,
     size_t len)
 {
 	size_t mask = f->tabcap - 1, i;
@@ -90,7 +90,7 @@ add_node(struct sp_flame *f, uint32_t parent, const char *name, size_t len,
 		return -SP_ELIMIT;
 	if (2 * (f->n + 1) > f->tabcap && (err = grow_table(f)) != 0)
 		return err;
-	if (sp_grow_zeroed(&f->node, &f->cap, f->n + 1, sizeof(*f->node)) != 0)
+	if (spi_grow_zeroed(&f->node, &f->cap, f->n + 1, sizeof(*f->node)) != 0)
 		return -ENOMEM;
 	n = &f->node[f->n];
 	n->total = 0;
@@ -99,8 +99,8 @@ add_node(struct sp_flame *f, uint32_t parent, const char *name, size_t len,
 	n->parent = parent;
 	n->child = FLAME_NONE;
 	n->next = f->node[parent].child;
-	sp_buf_put(&f->names, name, len);
-	sp_buf_u8(&f->names, 0);
+	spi_buf_put(&f->names, name, len);
+	spi_buf_u8(&f->names, 0);
 	if (f->names.err)
 		return f->names.err;
 	f->node[parent].child = (uint32_t)f->n;
@@ -139,7 +139,7 @@ sp_flame_new(struct sp_flame **out)
 	f->node[0].parent = FLAME_NONE;
 	f->node[0].child = FLAME_NONE;
 	f->node[0].next = FLAME_NONE;
-	sp_buf_put(&f->names, "all", 4);
+	spi_buf_put(&f->names, "all", 4);
 	f->node[0].name_len = 3;
 	if (f->names.err) {
 		sp_flame_free(f);
@@ -159,7 +159,7 @@ sp_flame_free(struct sp_flame *f)
 	free(f->carry);
 	free(f->path);
 	free(f->path_len);
-	sp_buf_fini(&f->names);
+	spi_buf_fini(&f->names);
 	free(f);
 }
 
@@ -281,7 +281,7 @@ add_stack(struct sp_flame *f, const char *s, int depth, uint64_t count)
 	f->node[0].total += count;
 	for (i = 0; i < depth; i++) {
 		name = s + f->path[i];
-		next = sp_flame_child(f, at, name, f->path_len[i]);
+		next = spi_flame_child(f, at, name, f->path_len[i]);
 		if (next == FLAME_NONE &&
 		    (err = add_node(f, at, name, f->path_len[i], &next)) != 0)
 			return err;
@@ -472,7 +472,7 @@ sp_flame_lookup(const struct sp_flame *f, const char *const *path,
 	size_t i;
 
 	for (i = 0; i < depth; i++) {
-		at = sp_flame_child(f, at, path[i], strlen(path[i]));
+		at = spi_flame_child(f, at, path[i], strlen(path[i]));
 		if (at == FLAME_NONE)
 			return -SP_ENOTFOUND;
 	}

@@ -41,7 +41,7 @@ struct sp_flame {
 };
 
 /* The child of parent named name[0..len), or FLAME_NONE. */
-uint32_t sp_flame_child(const struct sp_flame *f, uint32_t parent,
+uint32_t spi_flame_child(const struct sp_flame *f, uint32_t parent,
     const char *name, size_t len);
 
 /* 10^e, for e <= SP_FLAME_DECIMALS_MAX. */

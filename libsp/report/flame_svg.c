@@ -179,7 +179,7 @@ before_of(const struct render *r, uint32_t i, uint32_t bparent)
 
 	if (r->before == NULL || bparent == FLAME_NONE)
 		return FLAME_NONE;
-	return sp_flame_child(r->before, bparent, sp_flame_name(r->f, i),
+	return spi_flame_child(r->before, bparent, sp_flame_name(r->f, i),
 	    n->name_len);
 }
 
@@ -253,7 +253,7 @@ layout(struct render *r)
 		cp[i] = before_of(r, (uint32_t)i, cp[a->node[i].parent]);
 	for (i = 1; i < b->n; i++)
 		r->ca[i] = (p = r->ca[b->node[i].parent]) == FLAME_NONE ?
-		    FLAME_NONE : sp_flame_child(a, p, sp_flame_name(b,
+		    FLAME_NONE : spi_flame_child(a, p, sp_flame_name(b,
 		    (uint32_t)i), b->node[i].name_len);
 	for (i = b->n; i-- > 0;) {
 		r->wb[i] = max_u64(r->wb[i], rescale(r, b->node[i].total));

@@ -122,7 +122,7 @@ thread_group(struct sp_fold *f, const struct sp_thread *t, uint32_t *group)
 			return 0;
 		}
 	}
-	if (sp_grow_zeroed(&f->groups, &f->capgroups, f->ngroups + 1,
+	if (spi_grow_zeroed(&f->groups, &f->capgroups, f->ngroups + 1,
 	    sizeof(*f->groups)) != 0)
 		return -ENOMEM;
 	g = &f->groups[f->ngroups++];
@@ -144,7 +144,7 @@ learn_threads(struct sp_fold *f, const struct sp_defs *d, uint32_t upto)
 	const struct sp_thread *t;
 	int err;
 
-	if (sp_grow_zeroed(&f->threads, &f->capthreads, upto,
+	if (spi_grow_zeroed(&f->threads, &f->capthreads, upto,
 	    sizeof(*f->threads)) != 0)
 		return -ENOMEM;
 	while (f->nthreads < upto) {
@@ -188,7 +188,7 @@ keep_order(struct sp_fold *f, const struct sp_sample *s)
 {
 	struct sp_fold_sampled *o;
 
-	if (sp_grow_zeroed(&f->order, &f->caporder, f->norder + 1,
+	if (spi_grow_zeroed(&f->order, &f->caporder, f->norder + 1,
 	    sizeof(*f->order)) < 0)
 		return -ENOMEM;
 	o = &f->order[f->norder++];
@@ -406,7 +406,7 @@ sp_fold_frames(const struct sp_fold *f, const struct sp_defs *d,
 
 	*n = 0;
 	if (stack == 0) {
-		if ((err = sp_grow_zeroed(frames, cap, 1, sizeof(**frames))) < 0)
+		if ((err = spi_grow_zeroed(frames, cap, 1, sizeof(**frames))) < 0)
 			return err;
 		(*frames)[(*n)++] = SP_FOLD_UNKNOWN;
 		return 0;
@@ -414,7 +414,7 @@ sp_fold_frames(const struct sp_fold *f, const struct sp_defs *d,
 	if (node == NULL)
 		return -SP_EREF;
 	/* One spare slot for the "[deeper]" marker. */
-	if ((err = sp_grow_zeroed(frames, cap,
+	if ((err = spi_grow_zeroed(frames, cap,
 	    (size_t)node->depth + 1, sizeof(**frames))) < 0)
 		return err;
 	err = sp_defs_stack(d, stack, *frames, *cap, &depth);

@@ -69,19 +69,19 @@ put_escaped(struct sp_buf *b, const char *s, size_t len)
 	for (i = 0; i < len; i++) {
 		c = (unsigned char)s[i];
 		if (c == ';') {
-			sp_buf_u8(b, ':');
+			spi_buf_u8(b, ':');
 		} else if (c == '\n') {
-			sp_buf_put(b, "\\n", 2);
+			spi_buf_put(b, "\\n", 2);
 		} else if (c == '\r') {
-			sp_buf_put(b, "\\r", 2);
+			spi_buf_put(b, "\\r", 2);
 		} else if (c < 0x20) {
 			e[0] = '\\';
 			e[1] = 'x';
 			e[2] = hex[c >> 4];
 			e[3] = hex[c & 15];
-			sp_buf_put(b, e, 4);
+			spi_buf_put(b, e, 4);
 		} else {
-			sp_buf_u8(b, c);
+			spi_buf_u8(b, c);
 		}
 	}
 }
@@ -114,7 +114,7 @@ put_module(const struct text *t, struct sp_buf *b, const struct sp_frame *fr,
 	} else {
 		return;
 	}
-	sp_buf_u8(b, '`');
+	spi_buf_u8(b, '`');
 }
 
 /* One logical frame: "function" or "function:file:line" with LINES;
@@ -134,13 +134,13 @@ put_logical(const struct text *t, struct sp_buf *b, const struct sp_symline *l)
 	else if (fn != NULL && fn->len > 0)
 		put_escaped(b, fn->s, fn->len);
 	else
-		sp_buf_put(b, "??", 2);
+		spi_buf_put(b, "??", 2);
 	if (!(t->f->o.flags & SP_FOLD_LINES) || file == NULL || file->len == 0)
 		return;
-	sp_buf_u8(b, ':');
+	spi_buf_u8(b, ':');
 	put_escaped(b, file->s, file->len);
 	(void)snprintf(num, sizeof(num), ":%" PRIu32, l->line);
-	sp_buf_put(b, num, strlen(num));
+	spi_buf_put(b, num, strlen(num));
 }
 
 /* Logical frames that machine frame id prints as. */
@@ -187,7 +187,7 @@ render_frame(const struct text *t, struct sp_buf *b, uint32_t id,
 		(void)sp_format_frame(t->d, id, name, sizeof(name));
 		put_cstr(b, name);
 		if (kernel)
-			sp_buf_put(b, KERNEL_MARK, strlen(KERNEL_MARK));
+			spi_buf_put(b, KERNEL_MARK, strlen(KERNEL_MARK));
 		return;
 	}
 	n = logical_count(t, id);
@@ -196,11 +196,11 @@ render_frame(const struct text *t, struct sp_buf *b, uint32_t id,
 	/* SYMBOL lists innermost first (docs/spool-format.md). */
 	for (i = 0; i < n; i++) {
 		if (i > 0)
-			sp_buf_u8(b, ';');
+			spi_buf_u8(b, ';');
 		put_module(t, b, fr, sym);
 		put_logical(t, b, &sym->lines[sym->count - 1 - i]);
 		if (kernel)
-			sp_buf_put(b, KERNEL_MARK, strlen(KERNEL_MARK));
+			spi_buf_put(b, KERNEL_MARK, strlen(KERNEL_MARK));
 	}
 }
 
@@ -229,7 +229,7 @@ put_frame(struct text *t, uint32_t id)
 	}
 	/* A frame may render as nothing: names may still be unallocated. */
 	if (c->len > 0)
-		sp_buf_put(&t->line, t->names.p + c->off, c->len);
+		spi_buf_put(&t->line, t->names.p + c->off, c->len);
 	return t->line.err;
 }
 
@@ -248,15 +248,15 @@ put_root(struct text *t, uint32_t group)
 	if (comm != NULL && comm->len > 0)
 		put_escaped(&t->line, comm->s, comm->len);
 	else
-		sp_buf_u8(&t->line, '?');
+		spi_buf_u8(&t->line, '?');
 	if (t->f->o.root == SP_FOLD_ROOT_THREAD)
 		(void)snprintf(num, sizeof(num), "-%" PRIu32 "/%" PRIu32,
 		    g->pid, g->tid);
 	else
 		(void)snprintf(num, sizeof(num), "-%" PRIu32, g->pid);
-	sp_buf_put(&t->line, num, strlen(num));
+	spi_buf_put(&t->line, num, strlen(num));
 	if (g->host != 0 && (h = sp_defs_host(t->d, g->host)) != NULL) {
-		sp_buf_u8(&t->line, '@');
+		spi_buf_u8(&t->line, '@');
 		put_escaped(&t->line, h->hostname.s, h->hostname.len);
 	}
 }
@@ -282,7 +282,7 @@ build_line(struct text *t, const struct sp_fold_entry *e, int *empty)
 	put_root(t, e->group);
 	for (i = 0; i < n; i++) {
 		if (t->line.len > 0)
-			sp_buf_u8(&t->line, ';');
+			spi_buf_u8(&t->line, ';');
 		if (max != 0 && used == max) {
 			put_cstr(&t->line, "[deeper]");
 			break;
@@ -291,7 +291,7 @@ build_line(struct text *t, const struct sp_fold_entry *e, int *empty)
 		    1;
 		if (max != 0 && nl > max - used) {
 			render_frame(t, &t->line, t->frames[i], max - used);
-			sp_buf_u8(&t->line, ';');
+			spi_buf_u8(&t->line, ';');
 			put_cstr(&t->line, "[deeper]");
 			break;
 		}
@@ -308,7 +308,7 @@ add_line(struct text *t, uint64_t count)
 	struct line *l;
 	size_t off = t->all.len;
 
-	sp_buf_put(&t->all, t->line.p, t->line.len);
+	spi_buf_put(&t->all, t->line.p, t->line.len);
 	if (t->all.err)
 		return t->all.err;
 	l = &t->lines[t->nlines++];
@@ -382,9 +382,9 @@ sp_fold_write(struct sp_fold *f, const struct sp_defs *d, FILE *out)
 	}
 	if (err == 0)
 		err = emit(&t, out);
-	sp_buf_fini(&t.names);
-	sp_buf_fini(&t.line);
-	sp_buf_fini(&t.all);
+	spi_buf_fini(&t.names);
+	spi_buf_fini(&t.line);
+	spi_buf_fini(&t.all);
 	free(t.cache);
 	free(t.lines);
 	free(t.frames);
@@ -439,9 +439,9 @@ spi_fold_text_free(struct spi_fold_text *ft)
 {
 	if (ft == NULL)
 		return;
-	sp_buf_fini(&ft->t.names);
-	sp_buf_fini(&ft->t.line);
-	sp_buf_fini(&ft->t.all);
+	spi_buf_fini(&ft->t.names);
+	spi_buf_fini(&ft->t.line);
+	spi_buf_fini(&ft->t.all);
 	free(ft->t.cache);
 	free(ft->t.lines);
 	free(ft->t.frames);

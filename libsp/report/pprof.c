@@ -4,7 +4,7 @@
  * number << 3 | wire type) as a varint, then a varint (type 0) or a
  * varint length and that many bytes (type 2, strings, sub-messages and
  * packed repeated scalars).  The varint is LEB128, as in the spool, so
- * sp_buf_varint and sp_buf_str encode it.  Field numbers are those of
+ * spi_buf_varint and spi_buf_str encode it.  Field numbers are those of
  * profile.proto (github.com/google/pprof, proto/profile.proto).
  */
 #include <errno.h>
@@ -73,7 +73,7 @@ struct pp {
 static void
 key(struct sp_buf *b, unsigned field, unsigned wt)
 {
-	sp_buf_varint(b, (uint64_t)field << 3 | wt);
+	spi_buf_varint(b, (uint64_t)field << 3 | wt);
 }
 
 static void
@@ -82,7 +82,7 @@ field_varint(struct sp_buf *b, unsigned field, uint64_t v)
 	if (v == 0)
 		return; /* proto3: an absent scalar is 0 */
 	key(b, field, WT_VARINT);
-	sp_buf_varint(b, v);
+	spi_buf_varint(b, v);
 }
 
 /* A sub-message (or bytes) field from sub, which is emptied. */
@@ -90,7 +90,7 @@ static void
 field_msg(struct sp_buf *b, unsigned field, struct sp_buf *sub)
 {
 	key(b, field, WT_LEN);
-	sp_buf_str(b, sub->p, sub->len);
+	spi_buf_str(b, sub->p, sub->len);
 	if (sub->err && !b->err)
 		b->err = sub->err;
 	sub->len = 0;
@@ -103,16 +103,16 @@ string_index(struct pp *p, const char *s, size_t len)
 	uint64_t hash;
 	uint32_t id;
 
-	id = sp_intern_find(&p->ids, K_STRING, (const uint8_t *)s, len, &hash);
+	id = spi_intern_find(&p->ids, K_STRING, (const uint8_t *)s, len, &hash);
 	if (id != 0)
 		return id - 1;
-	if (sp_intern_add(&p->ids, K_STRING, (const uint8_t *)s, len, hash,
+	if (spi_intern_add(&p->ids, K_STRING, (const uint8_t *)s, len, hash,
 	    p->nstrings + 1) != 0) {
 		p->strtab.err = -ENOMEM;
 		return 0;
 	}
 	key(&p->strtab, PROFILE_STRING_TABLE, WT_LEN);
-	sp_buf_str(&p->strtab, s, len);
+	spi_buf_str(&p->strtab, s, len);
 	return p->nstrings++;
 }
 
@@ -145,11 +145,11 @@ function_id(struct pp *p, uint64_t name, uint64_t sysname, uint64_t file)
 
 	memcpy(k, &sysname, 8);
 	memcpy(k + 8, &file, 8);
-	id = sp_intern_find(&p->ids, K_FUNCTION, k, sizeof(k), &hash);
+	id = spi_intern_find(&p->ids, K_FUNCTION, k, sizeof(k), &hash);
 	if (id != 0)
 		return id;
 	id = ++p->nfunctions;
-	if (sp_intern_add(&p->ids, K_FUNCTION, k, sizeof(k), hash, id) != 0) {
+	if (spi_intern_add(&p->ids, K_FUNCTION, k, sizeof(k), hash, id) != 0) {
 		p->functions.err = -ENOMEM;
 		return 0;
 	}
@@ -293,7 +293,7 @@ sample(struct pp *p, const struct sp_fold_entry *e)
 	for (i = 0; i < n; i++)
 		location(p, p->frames[i], location_id(p, p->frames[i]));
 	for (i = n; i-- > 0;)
-		sp_buf_varint(&p->sub2, location_id(p, p->frames[i]));
+		spi_buf_varint(&p->sub2, location_id(p, p->frames[i]));
 	/* Packed repeated fields, proto3's default. */
 	field_msg(&p->sbody, SAMPLE_LOCATION_ID, &p->sub2);
 	/* Values in sample_type's order: CPU samples and their time, then
@@ -301,12 +301,12 @@ sample(struct pp *p, const struct sp_fold_entry *e)
 	cpu = e->off_cpu ? 0 : p->unit == SP_FOLD_TIME_BOTH ?
 	    e->count / p->unit_period : e->count;
 	if (p->unit != SP_FOLD_TIME_OFF_CPU) {
-		sp_buf_varint(&p->sub2, cpu);
+		spi_buf_varint(&p->sub2, cpu);
 		if (p->period != 0)
-			sp_buf_varint(&p->sub2, cpu * p->period);
+			spi_buf_varint(&p->sub2, cpu * p->period);
 	}
 	if (p->unit != SP_FOLD_TIME_ON_CPU)
-		sp_buf_varint(&p->sub2, e->off_cpu ? e->count : 0);
+		spi_buf_varint(&p->sub2, e->off_cpu ? e->count : 0);
 	field_msg(&p->sbody, SAMPLE_VALUE, &p->sub2);
 	labels(p, e->group);
 	field_msg(&p->samples, PROFILE_SAMPLE, &p->sbody);
@@ -407,14 +407,14 @@ encode_parts(struct pp *p, const struct sp_header *h, struct sp_buf *head,
 static void
 pp_fini(struct pp *p)
 {
-	sp_intern_fini(&p->ids);
-	sp_buf_fini(&p->strtab);
-	sp_buf_fini(&p->functions);
-	sp_buf_fini(&p->locations);
-	sp_buf_fini(&p->samples);
-	sp_buf_fini(&p->sbody);
-	sp_buf_fini(&p->sub);
-	sp_buf_fini(&p->sub2);
+	spi_intern_fini(&p->ids);
+	spi_buf_fini(&p->strtab);
+	spi_buf_fini(&p->functions);
+	spi_buf_fini(&p->locations);
+	spi_buf_fini(&p->samples);
+	spi_buf_fini(&p->sbody);
+	spi_buf_fini(&p->sub);
+	spi_buf_fini(&p->sub2);
 	free(p->loc_done);
 	free(p->mods);
 	free(p->frames);
@@ -456,22 +456,22 @@ sp_pprof_encode(struct sp_fold *f, const struct sp_defs *d,
 	    encode_parts(&p, h, &head, &tail);
 	if (err == 0) {
 		/* Field order is free in protobuf; this is profile.proto's. */
-		sp_buf_put(&all, head.p, head.len);
-		sp_buf_put(&all, p.samples.p, p.samples.len);
-		sp_buf_put(&all, tail.p, tail.len);
-		sp_buf_put(&all, p.locations.p, p.locations.len);
-		sp_buf_put(&all, p.functions.p, p.functions.len);
-		sp_buf_put(&all, p.strtab.p, p.strtab.len);
+		spi_buf_put(&all, head.p, head.len);
+		spi_buf_put(&all, p.samples.p, p.samples.len);
+		spi_buf_put(&all, tail.p, tail.len);
+		spi_buf_put(&all, p.locations.p, p.locations.len);
+		spi_buf_put(&all, p.functions.p, p.functions.len);
+		spi_buf_put(&all, p.strtab.p, p.strtab.len);
 		err = buf_error(bufs, sizeof(bufs) / sizeof(bufs[0]));
 	}
 	if (err == 0) {
 		*out = all.p;
 		*len = all.len;
 	} else {
-		sp_buf_fini(&all);
+		spi_buf_fini(&all);
 	}
-	sp_buf_fini(&head);
-	sp_buf_fini(&tail);
+	spi_buf_fini(&head);
+	spi_buf_fini(&tail);
 	pp_fini(&p);
 	return err;
 }

@@ -19,7 +19,7 @@
 #include "sp/version.h"
 
 /* Appends a string literal. */
-#define PUT(b, lit) sp_buf_put((b), (lit), sizeof(lit) - 1)
+#define PUT(b, lit) spi_buf_put((b), (lit), sizeof(lit) - 1)
 
 struct scope {
 	struct sp_fold *f;
@@ -49,15 +49,15 @@ put_json(struct sp_buf *b, const char *s, size_t len)
 		unsigned char c = (unsigned char)s[i];
 
 		if (c == '"' || c == '\\') {
-			sp_buf_u8(b, '\\');
-			sp_buf_u8(b, c);
+			spi_buf_u8(b, '\\');
+			spi_buf_u8(b, c);
 		} else if (c < 0x20) {
 			char e[6] = { '\\', 'u', '0', '0', hex[c >> 4],
 				hex[c & 15] };
 
-			sp_buf_put(b, e, sizeof(e));
+			spi_buf_put(b, e, sizeof(e));
 		} else {
-			sp_buf_u8(b, c);
+			spi_buf_u8(b, c);
 		}
 	}
 }
@@ -67,22 +67,22 @@ static int
 frame_index(struct scope *sc, const char *s, size_t len, uint32_t *idx)
 {
 	uint64_t h;
-	uint32_t id = sp_intern_find(&sc->names, 0, (const uint8_t *)s, len,
+	uint32_t id = spi_intern_find(&sc->names, 0, (const uint8_t *)s, len,
 	    &h);
 	size_t at;
 	int err;
 
 	if (id == 0) {
 		id = sc->nframes + 1;
-		err = sp_intern_add(&sc->names, 0, (const uint8_t *)s, len, h,
+		err = spi_intern_add(&sc->names, 0, (const uint8_t *)s, len, h,
 		    id);
 		if (err < 0)
 			return err;
-		if (sp_grow_zeroed(&sc->name_off, &sc->capname_off,
+		if (spi_grow_zeroed(&sc->name_off, &sc->capname_off,
 		    2 * (size_t)id, sizeof(*sc->name_off)) < 0)
 			return -ENOMEM;
 		if (sc->nframes++ > 0)
-			sp_buf_u8(&sc->frames, ',');
+			spi_buf_u8(&sc->frames, ',');
 		PUT(&sc->frames, "{\"name\":\"");
 		at = 2 * ((size_t)id - 1);
 		sc->name_off[at] = (uint32_t)sc->frames.len;
@@ -108,7 +108,7 @@ stack_entry(struct scope *sc, uint32_t stack, size_t *at)
 	uint32_t idx = 0;
 	int err;
 
-	if (sp_grow_zeroed(&sc->stack_at, &sc->capstack_at, (size_t)stack + 1,
+	if (spi_grow_zeroed(&sc->stack_at, &sc->capstack_at, (size_t)stack + 1,
 	    sizeof(*sc->stack_at)) < 0)
 		return -ENOMEM;
 	if (sc->stack_at[stack] != 0) {
@@ -118,7 +118,7 @@ stack_entry(struct scope *sc, uint32_t stack, size_t *at)
 	if ((err = spi_fold_text_stack(sc->text, stack, &text, &len)) < 0)
 		return err;
 	start = sc->npool;
-	if (sp_grow_zeroed(&sc->pool, &sc->cappool, start + 1,
+	if (spi_grow_zeroed(&sc->pool, &sc->cappool, start + 1,
 	    sizeof(*sc->pool)) < 0)
 		return -ENOMEM;
 	sc->pool[sc->npool++] = 0;
@@ -129,7 +129,7 @@ stack_entry(struct scope *sc, uint32_t stack, size_t *at)
 			semi = end;
 		if ((err = frame_index(sc, p, (size_t)(semi - p), &idx)) < 0)
 			return err;
-		if (sp_grow_zeroed(&sc->pool, &sc->cappool, sc->npool + 1,
+		if (spi_grow_zeroed(&sc->pool, &sc->cappool, sc->npool + 1,
 		    sizeof(*sc->pool)) < 0)
 			return -ENOMEM;
 		sc->pool[sc->npool++] = idx;
@@ -148,7 +148,7 @@ put_num(struct sp_buf *b, uint64_t v)
 	char num[24];
 	int n = snprintf(num, sizeof(num), "%" PRIu64, v);
 
-	sp_buf_put(b, num, (size_t)n);
+	spi_buf_put(b, num, (size_t)n);
 }
 
 /* The profile name of thread id: "comm (pid P, tid T)". */
@@ -164,10 +164,10 @@ put_thread_name(struct sp_buf *b, const struct sp_defs *d, uint32_t id)
 	if (comm != NULL && comm->len > 0)
 		put_json(b, comm->s, comm->len);
 	else
-		sp_buf_u8(b, '?');
+		spi_buf_u8(b, '?');
 	n = snprintf(num, sizeof(num), " (pid %" PRIu32 ", tid %" PRIu32 ")",
 	    t != NULL ? t->pid : 0, t != NULL ? t->tid : 0);
-	sp_buf_put(b, num, (size_t)n);
+	spi_buf_put(b, num, (size_t)n);
 }
 
 /* Whether o is of the profile of thread and kind. */
@@ -209,7 +209,7 @@ put_profile(struct scope *sc, struct sp_buf *b, const struct sp_fold_sampled *o,
 	if (kind == SP_SAMPLE_OFF_CPU)
 		PUT(b, " off-CPU");
 	PUT(b, "\",\"unit\":\"");
-	sp_buf_put(b, period ? "nanoseconds" : "none", period ? 11 : 4);
+	spi_buf_put(b, period ? "nanoseconds" : "none", period ? 11 : 4);
 	PUT(b, "\",\"startValue\":");
 	put_num(b, start);
 	PUT(b, ",\"endValue\":");
@@ -221,21 +221,21 @@ put_profile(struct scope *sc, struct sp_buf *b, const struct sp_fold_sampled *o,
 		if ((err = stack_entry(sc, o[i].stack, &at)) < 0)
 			return err;
 		if (count++ > 0)
-			sp_buf_u8(b, ',');
-		sp_buf_u8(b, '[');
+			spi_buf_u8(b, ',');
+		spi_buf_u8(b, '[');
 		for (k = 0; k < sc->pool[at]; k++) {
 			if (k > 0)
-				sp_buf_u8(b, ',');
+				spi_buf_u8(b, ',');
 			put_num(b, sc->pool[at + 1 + k]);
 		}
-		sp_buf_u8(b, ']');
+		spi_buf_u8(b, ']');
 	}
 	PUT(b, "],\"weights\":[");
 	for (i = first, count = 0; i < n; i++) {
 		if (!of(&o[i], thread, kind))
 			continue;
 		if (count++ > 0)
-			sp_buf_u8(b, ',');
+			spi_buf_u8(b, ',');
 		put_num(b, (period ? period : 1) * o[i].weight);
 	}
 	PUT(b, "]}");
@@ -254,8 +254,8 @@ static void
 scope_fini(struct scope *sc)
 {
 	spi_fold_text_free(sc->text);
-	sp_intern_fini(&sc->names);
-	sp_buf_fini(&sc->frames);
+	spi_intern_fini(&sc->names);
+	spi_buf_fini(&sc->frames);
 	free(sc->stack_at);
 	free(sc->pool);
 	free(sc->thread_first);
@@ -290,7 +290,7 @@ sp_speedscope_write(struct sp_fold *f, const struct sp_defs *d,
 		size_t th = (size_t)o[i].thread * 2 +
 		    (o[i].kind == SP_SAMPLE_OFF_CPU);
 
-		if (sp_grow_zeroed(&sc.thread_first, &sc.capthread_first,
+		if (spi_grow_zeroed(&sc.thread_first, &sc.capthread_first,
 		    th + 1, sizeof(*sc.thread_first)) < 0) {
 			err = -ENOMEM;
 			break;
@@ -299,13 +299,13 @@ sp_speedscope_write(struct sp_fold *f, const struct sp_defs *d,
 			continue;
 		sc.thread_first[th] = 1;
 		if (nprofiles++ > 0)
-			sp_buf_u8(&profiles, ',');
+			spi_buf_u8(&profiles, ',');
 		err = put_profile(&sc, &profiles, o, n, i, t0, period);
 	}
 	if (err == 0) {
 		PUT(&head, "{\"$schema\":\"https://www.speedscope.app/"
 		    "file-format-schema.json\",\"exporter\":\"stackpulse ");
-		sp_buf_put(&head, SP_PROJECT_VERSION,
+		spi_buf_put(&head, SP_PROJECT_VERSION,
 		    strlen(SP_PROJECT_VERSION));
 		PUT(&head, "\",\"name\":\"");
 		put_json(&head, name != NULL ? name : "stackpulse",
@@ -321,8 +321,8 @@ sp_speedscope_write(struct sp_fold *f, const struct sp_defs *d,
 	    write_buf(&profiles, out) < 0 ||
 	    fputs("]}\n", out) == EOF || ferror(out)))
 		err = -EIO;
-	sp_buf_fini(&head);
-	sp_buf_fini(&profiles);
+	spi_buf_fini(&head);
+	spi_buf_fini(&profiles);
 	scope_fini(&sc);
 	return err;
 }
@@ -360,7 +360,7 @@ close_spans(struct track *tr, size_t k, uint64_t end)
 		s = &tr->open[tr->nopen - 1];
 		if (end / 1000 == s->start)
 			continue;	/* under a microsecond: left out */
-		if (sp_grow_zeroed(&tr->done, &tr->capdone, tr->ndone + 1,
+		if (spi_grow_zeroed(&tr->done, &tr->capdone, tr->ndone + 1,
 		    sizeof(*tr->done)) < 0)
 			return -ENOMEM;
 		tr->done[tr->ndone] = *s;
@@ -395,21 +395,21 @@ put_spans(struct track *tr)
 	for (i = 0; i < tr->ndone; i++) {
 		s = &tr->done[i];
 		if (tr->nevents++ > 0)
-			sp_buf_u8(tr->b, ',');
+			spi_buf_u8(tr->b, ',');
 		PUT(tr->b, "{\"ph\":\"X\",\"name\":\"");
 		if (s->idx == OFF_CPU_MARK)
 			PUT(tr->b, "[off-cpu]\",\"cat\":\"off-cpu\"");
 		else {
-			sp_buf_put(tr->b, tr->sc->frames.p +
+			spi_buf_put(tr->b, tr->sc->frames.p +
 			    tr->sc->name_off[2 * (size_t)s->idx],
 			    tr->sc->name_off[2 * (size_t)s->idx + 1]);
 			PUT(tr->b, "\",\"cat\":\"cpu\"");
 		}
-		sp_buf_put(tr->b, ids, (size_t)n);
+		spi_buf_put(tr->b, ids, (size_t)n);
 		put_num(tr->b, s->start);
 		PUT(tr->b, ",\"dur\":");
 		put_num(tr->b, s->end - s->start);
-		sp_buf_u8(tr->b, '}');
+		spi_buf_u8(tr->b, '}');
 	}
 	tr->ndone = 0;
 }
@@ -472,7 +472,7 @@ put_track(struct track *tr, const struct sp_fold_sampled *o, size_t n,
 				continue;
 			if ((err = close_spans(tr, d, start)) < 0)
 				return err;
-			if (sp_grow_zeroed(&tr->open, &tr->capopen, d + 1,
+			if (spi_grow_zeroed(&tr->open, &tr->capopen, d + 1,
 			    sizeof(*tr->open)) < 0)
 				return -ENOMEM;
 			tr->open[d].idx = idx;
@@ -522,7 +522,7 @@ sp_chrome_trace_write(struct sp_fold *f, const struct sp_defs *d,
 		if (o[i].time >= period && o[i].time - period < t0)
 			t0 = o[i].time - period;
 	/* The fold checked every sample's THREAD id against d. */
-	if (sp_grow_zeroed(&sc.thread_first, &sc.capthread_first,
+	if (spi_grow_zeroed(&sc.thread_first, &sc.capthread_first,
 	    (size_t)sp_defs_count(d, SP_REC_THREAD) + 1,
 	    sizeof(*sc.thread_first)) < 0)
 		err = -ENOMEM;
@@ -543,7 +543,7 @@ sp_chrome_trace_write(struct sp_fold *f, const struct sp_defs *d,
 		t = sp_defs_thread(d, tr.last_thread);
 		comm = t != NULL ? sp_defs_string(d, t->comm) : NULL;
 		if (tr.nevents++ > 0)
-			sp_buf_u8(&b, ',');
+			spi_buf_u8(&b, ',');
 		PUT(&b, "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":");
 		put_num(&b, tr.pid);
 		PUT(&b, ",\"tid\":");
@@ -552,18 +552,18 @@ sp_chrome_trace_write(struct sp_fold *f, const struct sp_defs *d,
 		if (comm != NULL && comm->len > 0)
 			put_json(&b, comm->s, comm->len);
 		else
-			sp_buf_u8(&b, '?');
+			spi_buf_u8(&b, '?');
 		PUT(&b, "\"}}");
 	}
 	PUT(&b, "],\"displayTimeUnit\":\"ns\",\"otherData\":{\"exporter\":"
 	    "\"stackpulse ");
-	sp_buf_put(&b, SP_PROJECT_VERSION, strlen(SP_PROJECT_VERSION));
+	spi_buf_put(&b, SP_PROJECT_VERSION, strlen(SP_PROJECT_VERSION));
 	PUT(&b, "\"}}\n");
 	if (err == 0 && b.err)
 		err = b.err;
 	if (err == 0 && (write_buf(&b, out) < 0 || ferror(out)))
 		err = -EIO;
-	sp_buf_fini(&b);
+	spi_buf_fini(&b);
 	free(tr.open);
 	free(tr.done);
 	scope_fini(&sc);

@@ -241,7 +241,7 @@ fn_of(struct sp_top *t, const struct sp_resolved_frame *f, uint32_t *out)
 			break;
 	}
 	if (*v == 0) {
-		if (sp_grow_zeroed(&t->fns, &t->capfns, t->nfns + 1,
+		if (spi_grow_zeroed(&t->fns, &t->capfns, t->nfns + 1,
 		    sizeof(*t->fns)) < 0)
 			return -ENOMEM;
 		fn = &t->fns[t->nfns];
@@ -256,7 +256,7 @@ fn_of(struct sp_top *t, const struct sp_resolved_frame *f, uint32_t *out)
 	}
 	*out = (uint32_t)*v;
 	if (f->id != 0) {
-		if (sp_grow_zeroed(&t->idfn, &t->capidfn, f->id,
+		if (spi_grow_zeroed(&t->idfn, &t->capidfn, f->id,
 		    sizeof(*t->idfn)) < 0)
 			return -ENOMEM;
 		t->idfn[f->id - 1] = *out;
@@ -273,7 +273,7 @@ resolve(struct sp_top *t, uint32_t stack, struct sinfo **out)
 	uint32_t f;
 	int err;
 
-	if (sp_grow_zeroed(&t->st, &t->capst, (size_t)stack + 1,
+	if (spi_grow_zeroed(&t->st, &t->capst, (size_t)stack + 1,
 	    sizeof(*t->st)) < 0)
 		return -ENOMEM;
 	si = &t->st[stack];
@@ -303,7 +303,7 @@ resolve(struct sp_top *t, uint32_t stack, struct sinfo **out)
 		if (t->fns[f - 1].mark == t->mark)
 			continue;
 		t->fns[f - 1].mark = t->mark;
-		if (sp_grow_zeroed(&t->fnpool, &t->capfnpool, t->nfnpool + 1,
+		if (spi_grow_zeroed(&t->fnpool, &t->capfnpool, t->nfnpool + 1,
 		    sizeof(*t->fnpool)) < 0)
 			return -ENOMEM;
 		t->fnpool[t->nfnpool++] = f;
@@ -375,7 +375,7 @@ by_total(const void *a, const void *b)
 static int
 add_row(struct sp_top *t, size_t *n, struct sp_top_row **r)
 {
-	if (sp_grow_zeroed(&t->rows, &t->caprows, *n + 1, sizeof(*t->rows)) < 0)
+	if (spi_grow_zeroed(&t->rows, &t->caprows, *n + 1, sizeof(*t->rows)) < 0)
 		return -ENOMEM;
 	*r = &t->rows[(*n)++];
 	memset(*r, 0, sizeof(**r));

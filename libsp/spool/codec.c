@@ -26,14 +26,14 @@ sp_kind_name(unsigned kind)
 }
 
 void
-sp_codec_init(struct sp_codec *c, uint64_t clock_base)
+spi_codec_init(struct sp_codec *c, uint64_t clock_base)
 {
 	memset(c, 0, sizeof(*c));
 	c->clock = clock_base;
 }
 
 void
-sp_codec_fini(struct sp_codec *c)
+spi_codec_fini(struct sp_codec *c)
 {
 	free(c->counters);
 	c->counters = NULL;
@@ -41,7 +41,7 @@ sp_codec_fini(struct sp_codec *c)
 }
 
 int
-sp_record_frame(const uint8_t *p, size_t len, unsigned *kind, size_t *hdr,
+spi_record_frame(const uint8_t *p, size_t len, unsigned *kind, size_t *hdr,
     size_t *plen, struct sp_diag *diag)
 {
 	uint64_t n;
@@ -53,7 +53,7 @@ sp_record_frame(const uint8_t *p, size_t len, unsigned *kind, size_t *hdr,
 	if (p[0] == 0)
 		return sp_diag_set(diag, 0, -SP_EFORMAT,
 		    "record kind 0 is invalid");
-	k = sp_varint_get(p + 1, len - 1, &n);
+	k = spi_varint_get(p + 1, len - 1, &n);
 	if (k < 0 || (k > 0 && n > SP_RECORD_MAX))
 		return sp_diag_set(diag, 0, -SP_EFORMAT,
 		    "record length exceeds the 1 MiB maximum");
@@ -230,7 +230,7 @@ dec_summary(struct sp_codec *k, struct sp_cur *c, struct sp_summary *s)
 		return NULL;
 	if (n > sp_cur_left(c) / 3)
 		return "summary counter count exceeds the record";
-	if (sp_grow_zeroed(&k->counters, &k->counters_cap, (size_t)n,
+	if (spi_grow_zeroed(&k->counters, &k->counters_cap, (size_t)n,
 	    sizeof(*k->counters)) != 0) {
 		c->err = -ENOMEM;
 		return "out of memory";
@@ -354,7 +354,7 @@ dec_payload(struct sp_codec *k, struct sp_cur *c, struct sp_record *r)
 }
 
 int
-sp_record_decode(struct sp_codec *c, unsigned kind, const uint8_t *p,
+spi_record_decode(struct sp_codec *c, unsigned kind, const uint8_t *p,
     size_t len, struct sp_record *r, struct sp_diag *diag)
 {
 	struct sp_cur cur = sp_cur_make(p, len);
@@ -389,31 +389,31 @@ clock_delta(struct sp_codec *c, uint64_t t, int64_t *dt)
 static void
 enc_module(struct sp_buf *b, const struct sp_module *m)
 {
-	sp_buf_varint(b, m->host);
-	sp_buf_varint(b, m->pid);
-	sp_buf_varint(b, m->flags);
-	sp_buf_varint(b, m->start);
-	sp_buf_varint(b, m->size);
-	sp_buf_varint(b, m->file_offset);
-	sp_buf_varint(b, m->inode);
-	sp_buf_varint(b, m->dev);
-	sp_buf_str(b, m->build_id,
+	spi_buf_varint(b, m->host);
+	spi_buf_varint(b, m->pid);
+	spi_buf_varint(b, m->flags);
+	spi_buf_varint(b, m->start);
+	spi_buf_varint(b, m->size);
+	spi_buf_varint(b, m->file_offset);
+	spi_buf_varint(b, m->inode);
+	spi_buf_varint(b, m->dev);
+	spi_buf_str(b, m->build_id,
 	    m->build_id_len <= SP_BUILD_ID_MAX ? m->build_id_len : 0);
-	sp_buf_varint(b, m->path);
+	spi_buf_varint(b, m->path);
 	if (m->uid_plus1 != 0 || m->elf_vaddr_plus1 != 0)
-		sp_buf_varint(b, m->uid_plus1);
+		spi_buf_varint(b, m->uid_plus1);
 	if (m->elf_vaddr_plus1 != 0)
-		sp_buf_varint(b, m->elf_vaddr_plus1);
+		spi_buf_varint(b, m->elf_vaddr_plus1);
 }
 
 static void
 enc_host(struct sp_buf *b, const struct sp_host *h)
 {
-	sp_buf_str(b, h->hostname.s, h->hostname.len);
-	sp_buf_str(b, h->release.s, h->release.len);
-	sp_buf_str(b, h->machine.s, h->machine.len);
-	sp_buf_varint(b, h->page_size);
-	sp_buf_str(b, h->boot_id, h->has_boot_id ? 16 : 0);
+	spi_buf_str(b, h->hostname.s, h->hostname.len);
+	spi_buf_str(b, h->release.s, h->release.len);
+	spi_buf_str(b, h->machine.s, h->machine.len);
+	spi_buf_varint(b, h->page_size);
+	spi_buf_str(b, h->boot_id, h->has_boot_id ? 16 : 0);
 }
 
 static void
@@ -421,10 +421,10 @@ enc_summary(struct sp_buf *b, const struct sp_summary *s)
 {
 	uint32_t i;
 
-	sp_buf_varint(b, s->count);
+	spi_buf_varint(b, s->count);
 	for (i = 0; i < s->count; i++) {
-		sp_buf_str(b, s->counters[i].name.s, s->counters[i].name.len);
-		sp_buf_varint(b, s->counters[i].value);
+		spi_buf_str(b, s->counters[i].name.s, s->counters[i].name.len);
+		spi_buf_varint(b, s->counters[i].value);
 	}
 }
 
@@ -433,26 +433,26 @@ enc_symbol(struct sp_buf *b, const struct sp_symbol *s)
 {
 	uint32_t i;
 
-	sp_buf_varint(b, s->frame);
-	sp_buf_u8(b, (uint8_t)s->origin);
-	sp_buf_varint(b, s->flags);
-	sp_buf_varint(b, s->module_name);
-	sp_buf_varint(b, s->count);
+	spi_buf_varint(b, s->frame);
+	spi_buf_u8(b, (uint8_t)s->origin);
+	spi_buf_varint(b, s->flags);
+	spi_buf_varint(b, s->module_name);
+	spi_buf_varint(b, s->count);
 	for (i = 0; i < s->count; i++) {
-		sp_buf_varint(b, s->lines[i].function);
-		sp_buf_varint(b, s->lines[i].file);
-		sp_buf_varint(b, s->lines[i].line);
+		spi_buf_varint(b, s->lines[i].function);
+		spi_buf_varint(b, s->lines[i].file);
+		spi_buf_varint(b, s->lines[i].line);
 	}
 }
 
 static void
 enc_recording(struct sp_buf *b, const struct sp_recording *r)
 {
-	sp_buf_str(b, r->event.s, r->event.len);
-	sp_buf_varint(b, r->frequency);
-	sp_buf_varint(b, r->stack_bytes);
-	sp_buf_varint(b, r->flags);
-	sp_buf_str(b, r->command.s, r->command.len);
+	spi_buf_str(b, r->event.s, r->event.len);
+	spi_buf_varint(b, r->frequency);
+	spi_buf_varint(b, r->stack_bytes);
+	spi_buf_varint(b, r->flags);
+	spi_buf_str(b, r->command.s, r->command.len);
 }
 
 /* The timed kinds: their delta comes first or third (docs). */
@@ -465,35 +465,35 @@ enc_timed(struct sp_codec *c, struct sp_buf *b, const struct sp_record *r)
 	case SP_REC_SAMPLE:
 		if (clock_delta(c, r->u.sample.time, &dt) < 0)
 			return -SP_EUSAGE;
-		sp_buf_varint(b, r->u.sample.thread);
-		sp_buf_varint(b, r->u.sample.stack);
-		sp_buf_svarint(b, dt);
-		sp_buf_varint(b, r->u.sample.cpu);
+		spi_buf_varint(b, r->u.sample.thread);
+		spi_buf_varint(b, r->u.sample.stack);
+		spi_buf_svarint(b, dt);
+		spi_buf_varint(b, r->u.sample.cpu);
 		if (r->u.sample.kind != SP_SAMPLE_CPU ||
 		    r->u.sample.weight > 1)
-			sp_buf_varint(b, r->u.sample.weight);
+			spi_buf_varint(b, r->u.sample.weight);
 		if (r->u.sample.kind != SP_SAMPLE_CPU)
-			sp_buf_varint(b, r->u.sample.kind);
+			spi_buf_varint(b, r->u.sample.kind);
 		return 0;
 	case SP_REC_PYTHON:
 		if (clock_delta(c, r->u.python.time, &dt) < 0)
 			return -SP_EUSAGE;
-		sp_buf_svarint(b, dt);
-		sp_buf_varint(b, r->u.python.host);
-		sp_buf_varint(b, r->u.python.pid);
-		sp_buf_u8(b, r->u.python.is_python != 0);
+		spi_buf_svarint(b, dt);
+		spi_buf_varint(b, r->u.python.host);
+		spi_buf_varint(b, r->u.python.pid);
+		spi_buf_u8(b, r->u.python.is_python != 0);
 		return 0;
 	default: /* SP_REC_PROC */
 		if (clock_delta(c, r->u.proc.time, &dt) < 0)
 			return -SP_EUSAGE;
-		sp_buf_svarint(b, dt);
-		sp_buf_u8(b, (uint8_t)r->u.proc.event);
-		sp_buf_varint(b, r->u.proc.host);
-		sp_buf_varint(b, r->u.proc.pid);
-		sp_buf_varint(b, r->u.proc.tid);
-		sp_buf_varint(b, r->u.proc.other_pid);
-		sp_buf_varint(b, r->u.proc.other_tid);
-		sp_buf_varint(b, r->u.proc.comm);
+		spi_buf_svarint(b, dt);
+		spi_buf_u8(b, (uint8_t)r->u.proc.event);
+		spi_buf_varint(b, r->u.proc.host);
+		spi_buf_varint(b, r->u.proc.pid);
+		spi_buf_varint(b, r->u.proc.tid);
+		spi_buf_varint(b, r->u.proc.other_pid);
+		spi_buf_varint(b, r->u.proc.other_tid);
+		spi_buf_varint(b, r->u.proc.comm);
 		return 0;
 	}
 }
@@ -505,7 +505,7 @@ enc_payload(struct sp_codec *c, struct sp_buf *b, const struct sp_record *r)
 
 	switch (r->kind) {
 	case SP_REC_STRING:
-		sp_buf_put(b, r->u.string.s, r->u.string.len);
+		spi_buf_put(b, r->u.string.s, r->u.string.len);
 		return 0;
 	case SP_REC_HOST:
 		enc_host(b, &r->u.host);
@@ -514,20 +514,20 @@ enc_payload(struct sp_codec *c, struct sp_buf *b, const struct sp_record *r)
 		enc_module(b, &r->u.module);
 		return 0;
 	case SP_REC_FRAME:
-		sp_buf_varint(b, r->u.frame.module);
-		sp_buf_varint(b, r->u.frame.mode);
-		sp_buf_varint(b, r->u.frame.rel_ip);
-		sp_buf_varint(b, r->u.frame.abs_ip);
+		spi_buf_varint(b, r->u.frame.module);
+		spi_buf_varint(b, r->u.frame.mode);
+		spi_buf_varint(b, r->u.frame.rel_ip);
+		spi_buf_varint(b, r->u.frame.abs_ip);
 		return 0;
 	case SP_REC_NODE:
-		sp_buf_varint(b, r->u.node.parent);
-		sp_buf_varint(b, r->u.node.frame);
+		spi_buf_varint(b, r->u.node.parent);
+		spi_buf_varint(b, r->u.node.frame);
 		return 0;
 	case SP_REC_THREAD:
-		sp_buf_varint(b, r->u.thread.host);
-		sp_buf_varint(b, r->u.thread.pid);
-		sp_buf_varint(b, r->u.thread.tid);
-		sp_buf_varint(b, r->u.thread.comm);
+		spi_buf_varint(b, r->u.thread.host);
+		spi_buf_varint(b, r->u.thread.pid);
+		spi_buf_varint(b, r->u.thread.tid);
+		spi_buf_varint(b, r->u.thread.comm);
 		return 0;
 	case SP_REC_SAMPLE:
 	case SP_REC_PYTHON:
@@ -545,14 +545,14 @@ enc_payload(struct sp_codec *c, struct sp_buf *b, const struct sp_record *r)
 	case SP_REC_RAWSTACK:
 		if (r->u.rawstack.nregs > SP_RAWSTACK_REGS_MAX)
 			return -SP_EUSAGE;
-		sp_buf_varint(b, r->u.rawstack.nregs);
-		sp_buf_put(b, r->u.rawstack.regs, (size_t)r->u.rawstack.nregs * 8);
-		sp_buf_str(b, (const char *)r->u.rawstack.stack,
+		spi_buf_varint(b, r->u.rawstack.nregs);
+		spi_buf_put(b, r->u.rawstack.regs, (size_t)r->u.rawstack.nregs * 8);
+		spi_buf_str(b, (const char *)r->u.rawstack.stack,
 		    r->u.rawstack.stack_len);
 		return 0;
 	case SP_REC_END:
 		sp_put_le32(crc, r->u.crc32);
-		sp_buf_put(b, crc, 4);
+		spi_buf_put(b, crc, 4);
 		return 0;
 	default:
 		return -SP_EUSAGE;
@@ -560,7 +560,7 @@ enc_payload(struct sp_codec *c, struct sp_buf *b, const struct sp_record *r)
 }
 
 int
-sp_record_payload(struct sp_codec *c, const struct sp_record *r,
+spi_record_payload(struct sp_codec *c, const struct sp_record *r,
     struct sp_buf *payload)
 {
 	int err;
@@ -575,11 +575,11 @@ sp_record_payload(struct sp_codec *c, const struct sp_record *r,
 }
 
 int
-sp_record_put(struct sp_buf *out, unsigned kind, const uint8_t *payload,
+spi_record_put(struct sp_buf *out, unsigned kind, const uint8_t *payload,
     size_t len)
 {
-	sp_buf_u8(out, (uint8_t)kind);
-	sp_buf_varint(out, len);
-	sp_buf_put(out, payload, len);
+	spi_buf_u8(out, (uint8_t)kind);
+	spi_buf_varint(out, len);
+	spi_buf_put(out, payload, len);
 	return out->err;
 }

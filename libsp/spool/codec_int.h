@@ -18,18 +18,18 @@ struct sp_codec {
 	struct sp_symline lines[SP_INLINE_MAX]; /* scratch for SYMBOL */
 };
 
-void sp_codec_init(struct sp_codec *c, uint64_t clock_base);
-void sp_codec_fini(struct sp_codec *c);
+void spi_codec_init(struct sp_codec *c, uint64_t clock_base);
+void spi_codec_fini(struct sp_codec *c);
 
 /*
  * Reads the frame of the record at p[0..len): its kind, the bytes of kind
  * and length (*hdr) and the payload length (*plen).  Returns 0 when the
  * whole record is in p; -SP_ETRUNC when it runs past len; -SP_EFORMAT,
  * with diag, for a length over SP_RECORD_MAX or a bad kind.  Here and in
- * sp_record_decode, diag (may be NULL) is filled at offset 0: the caller,
+ * spi_record_decode, diag (may be NULL) is filled at offset 0: the caller,
  * which knows where the record lies, moves it there.
  */
-int sp_record_frame(const uint8_t *p, size_t len, unsigned *kind,
+int spi_record_frame(const uint8_t *p, size_t len, unsigned *kind,
     size_t *hdr, size_t *plen, struct sp_diag *diag);
 
 /*
@@ -39,7 +39,7 @@ int sp_record_frame(const uint8_t *p, size_t len, unsigned *kind,
  * point into c's scratch until the next call.  Returns 0, or -SP_EFORMAT
  * (or -ENOMEM) with diag naming the field.
  */
-int sp_record_decode(struct sp_codec *c, unsigned kind, const uint8_t *p,
+int spi_record_decode(struct sp_codec *c, unsigned kind, const uint8_t *p,
     size_t len, struct sp_record *r, struct sp_diag *diag);
 
 /*
@@ -48,11 +48,11 @@ int sp_record_decode(struct sp_codec *c, unsigned kind, const uint8_t *p,
  * SP_RECORD_MAX, -SP_EUSAGE for an unknown kind or a time delta that does
  * not fit, or -ENOMEM.
  */
-int sp_record_payload(struct sp_codec *c, const struct sp_record *r,
+int spi_record_payload(struct sp_codec *c, const struct sp_record *r,
     struct sp_buf *payload);
 
 /* Appends a framed record to out.  Returns 0 or -ENOMEM. */
-int sp_record_put(struct sp_buf *out, unsigned kind, const uint8_t *payload,
+int spi_record_put(struct sp_buf *out, unsigned kind, const uint8_t *payload,
     size_t len);
 
 #endif

@@ -90,17 +90,17 @@ room_for(void *arrp, size_t *cap, uint32_t i, size_t size)
 {
 	if (i >= UINT32_MAX - 1)
 		return -SP_ELIMIT;
-	return sp_grow_zeroed(arrp, cap, (size_t)i + 1, size);
+	return spi_grow_zeroed(arrp, cap, (size_t)i + 1, size);
 }
 
 struct sp_defs *
-sp_defs_new(void)
+spi_defs_new(void)
 {
 	return calloc(1, sizeof(struct sp_defs));
 }
 
 void
-sp_defs_free(struct sp_defs *d)
+spi_defs_free(struct sp_defs *d)
 {
 	struct arena_blk *b, *next;
 
@@ -317,7 +317,7 @@ bad_ref(const uint32_t *n, const struct sp_record *r)
 }
 
 int
-sp_check_refs(const uint32_t *n, const struct sp_record *r,
+spi_check_refs(const uint32_t *n, const struct sp_record *r,
     struct sp_diag *diag)
 {
 	const char *why = bad_ref(n, r);
@@ -398,9 +398,9 @@ copy_strings(struct sp_defs *d, struct sp_record *r)
 }
 
 int
-sp_defs_add(struct sp_defs *d, struct sp_record *r, struct sp_diag *diag)
+spi_defs_add(struct sp_defs *d, struct sp_record *r, struct sp_diag *diag)
 {
-	int err = sp_check_refs(d->n, r, diag);
+	int err = spi_check_refs(d->n, r, diag);
 
 	r->id = 0;
 	if (err)

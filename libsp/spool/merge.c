@@ -156,7 +156,7 @@ symbol_digest(const struct sp_symbol *s)
 static int
 note_digest(struct sp_merge *m, uint32_t frame, uint64_t d)
 {
-	int err = sp_grow_zeroed((void **)&m->digest, &m->ndigest, frame,
+	int err = spi_grow_zeroed((void **)&m->digest, &m->ndigest, frame,
 	    sizeof(*m->digest));
 
 	if (err == 0)
@@ -177,7 +177,7 @@ put_symbol(struct sp_merge *m, struct src *s, struct sp_record *rec)
 	uint64_t d;
 	int err;
 
-	sp_remap_refs(&s->map, rec);
+	spi_remap_refs(&s->map, rec);
 	frame = rec->u.symbol.frame;
 	d = symbol_digest(&rec->u.symbol);
 	if (frame > 0 && frame <= m->ndigest && m->digest[frame - 1] != 0) {
@@ -200,7 +200,7 @@ step(struct sp_merge *m, struct src *s, struct sp_record *rec)
 		return 0;
 	if (rec->kind == SP_REC_SYMBOL)
 		return put_symbol(m, s, rec);
-	return sp_remap_put(&s->map, m->w, rec, NULL);
+	return spi_remap_put(&s->map, m->w, rec, NULL);
 }
 
 static void
@@ -238,7 +238,7 @@ advance(struct sp_merge *m, struct src *s)
 		s->in->st.records++;
 		if (is_timed(rec->kind)) {
 			/* Ids defined so far are all it can use. */
-			sp_remap_refs(&s->map, rec);
+			spi_remap_refs(&s->map, rec);
 			return 1;
 		}
 		if ((err = step(m, s, rec)) < 0)
@@ -376,7 +376,7 @@ sp_merge_inputs(struct sp_merge *m, struct sp_merge_input *in, size_t n)
 	if (err == 0)
 		err = drain(&b);
 	for (i = 0; i < n && b.src != NULL; i++)
-		sp_remap_fini(&b.src[i].map);
+		spi_remap_fini(&b.src[i].map);
 	free(b.src);
 	free(b.heap);
 	return err;

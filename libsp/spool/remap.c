@@ -13,7 +13,7 @@
 #include "remap_int.h"
 
 int
-sp_remap_add(struct sp_remap *m, uint32_t kind, uint32_t in, uint32_t out)
+spi_remap_add(struct sp_remap *m, uint32_t kind, uint32_t in, uint32_t out)
 {
 	struct sp_remap_ids *im;
 
@@ -23,14 +23,14 @@ sp_remap_add(struct sp_remap *m, uint32_t kind, uint32_t in, uint32_t out)
 	/* The reader checked the ordinals: in is the next one. */
 	if (in != im->n + 1)
 		return -SP_EFORMAT;
-	if (sp_grow_zeroed(&im->v, &im->cap, im->n + 1, sizeof(*im->v)) != 0)
+	if (spi_grow_zeroed(&im->v, &im->cap, im->n + 1, sizeof(*im->v)) != 0)
 		return -ENOMEM;
 	im->v[im->n++] = out;
 	return 0;
 }
 
 uint32_t
-sp_remap_get(const struct sp_remap *m, uint32_t kind, uint32_t in)
+spi_remap_get(const struct sp_remap *m, uint32_t kind, uint32_t in)
 {
 	const struct sp_remap_ids *im;
 
@@ -44,7 +44,7 @@ sp_remap_get(const struct sp_remap *m, uint32_t kind, uint32_t in)
 }
 
 int
-sp_remap_is_definition(uint32_t kind)
+spi_remap_is_definition(uint32_t kind)
 {
 	return kind == SP_REC_STRING || kind == SP_REC_HOST ||
 	    kind == SP_REC_MODULE || kind == SP_REC_FRAME ||
@@ -89,9 +89,9 @@ remap_symbol(struct sp_remap *m, struct sp_symbol *s)
 	uint32_t i;
 
 	for (i = 0; i < s->count && i < SP_INLINE_MAX; i++) {
-		m->lines[i].function = sp_remap_get(m, SP_REC_STRING,
+		m->lines[i].function = spi_remap_get(m, SP_REC_STRING,
 		    s->lines[i].function);
-		m->lines[i].file = sp_remap_get(m, SP_REC_STRING,
+		m->lines[i].file = spi_remap_get(m, SP_REC_STRING,
 		    s->lines[i].file);
 		m->lines[i].line = s->lines[i].line;
 	}
@@ -99,7 +99,7 @@ remap_symbol(struct sp_remap *m, struct sp_symbol *s)
 }
 
 void
-sp_remap_refs(struct sp_remap *m, struct sp_record *rec)
+spi_remap_refs(struct sp_remap *m, struct sp_record *rec)
 {
 	const struct ref_fields *r;
 	uint32_t *id;
@@ -110,30 +110,30 @@ sp_remap_refs(struct sp_remap *m, struct sp_record *rec)
 	r = &refs[rec->kind];
 	for (i = 0; i < r->n; i++) {
 		id = (uint32_t *)(void *)((char *)rec + r->f[i].off);
-		*id = sp_remap_get(m, r->f[i].target, *id);
+		*id = spi_remap_get(m, r->f[i].target, *id);
 	}
 	if (rec->kind == SP_REC_SYMBOL)
 		remap_symbol(m, &rec->u.symbol);
 }
 
 int
-sp_remap_put(struct sp_remap *m, struct sp_writer *w, struct sp_record *rec,
+spi_remap_put(struct sp_remap *m, struct sp_writer *w, struct sp_record *rec,
     uint32_t *out)
 {
 	uint32_t in_id = rec->id, out_id = 0;
-	int def = sp_remap_is_definition(rec->kind), err;
+	int def = spi_remap_is_definition(rec->kind), err;
 
-	sp_remap_refs(m, rec);
+	spi_remap_refs(m, rec);
 	err = sp_writer_put(w, rec, def ? &out_id : NULL);
 	if (err < 0 || !def)
 		return err;
 	if (out != NULL)
 		*out = out_id;
-	return sp_remap_add(m, rec->kind, in_id, out_id);
+	return spi_remap_add(m, rec->kind, in_id, out_id);
 }
 
 void
-sp_remap_fini(struct sp_remap *m)
+spi_remap_fini(struct sp_remap *m)
 {
 	size_t k;
 

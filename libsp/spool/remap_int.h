@@ -25,30 +25,30 @@ struct sp_remap {
 };
 
 /* Records that in (the next input id of kind) became out.  0 or error. */
-int sp_remap_add(struct sp_remap *m, uint32_t kind, uint32_t in,
+int spi_remap_add(struct sp_remap *m, uint32_t kind, uint32_t in,
     uint32_t out);
 
 /* The output id of input id in of kind; 0 for 0 or an unknown id. */
-uint32_t sp_remap_get(const struct sp_remap *m, uint32_t kind, uint32_t in);
+uint32_t spi_remap_get(const struct sp_remap *m, uint32_t kind, uint32_t in);
 
 /* Whether kind is a definition (it defines an id). */
-int sp_remap_is_definition(uint32_t kind);
+int spi_remap_is_definition(uint32_t kind);
 
 /*
  * Maps rec's references to output ids in place.  A SYMBOL's lines are
  * copied into m->lines, so rec is valid until the next call.
  */
-void sp_remap_refs(struct sp_remap *m, struct sp_record *rec);
+void spi_remap_refs(struct sp_remap *m, struct sp_record *rec);
 
 /*
  * Maps rec's references, puts it to w and, for a definition, records the
  * id mapping and stores the output id in *out (out may be NULL).  Returns
  * 0 or the writer's error.
  */
-int sp_remap_put(struct sp_remap *m, struct sp_writer *w,
+int spi_remap_put(struct sp_remap *m, struct sp_writer *w,
     struct sp_record *rec, uint32_t *out);
 
 /* Forgets every mapping (for the next input) and frees the maps. */
-void sp_remap_fini(struct sp_remap *m);
+void spi_remap_fini(struct sp_remap *m);
 
 #endif

@@ -28,9 +28,9 @@ replay_new(int fd, int own, const void *p, size_t len, struct sp_replay **out,
 		return -ENOMEM;
 	}
 	r->own_fd = own ? fd : -1;
-	err = sp_stream_init(&r->s, fd, p, len);
+	err = spi_stream_init(&r->s, fd, p, len);
 	if (err == 0)
-		err = sp_stream_start(&r->s);
+		err = spi_stream_start(&r->s);
 	if (err < 0) {
 		if (diag != NULL)
 			*diag = r->s.diag;
@@ -51,7 +51,7 @@ sp_replay_open(const char *path, struct sp_replay **out, struct sp_diag *diag)
 		return replay_new(STDIN_FILENO, 0, NULL, 0, out, diag);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return sp_path_fail(diag, path, -errno, NULL);
+		return spi_path_fail(diag, path, -errno, NULL);
 	/* replay_new closes fd when it fails. */
 	return replay_new(fd, 1, NULL, 0, out, diag);
 }
@@ -72,7 +72,7 @@ sp_replay_open_mem(const void *p, size_t len, struct sp_replay **out,
 int
 sp_replay_next(struct sp_replay *r, struct sp_record *rec)
 {
-	return sp_stream_next(&r->s, rec);
+	return spi_stream_next(&r->s, rec);
 }
 
 const struct sp_header *
@@ -104,7 +104,7 @@ sp_replay_free(struct sp_replay *r)
 {
 	if (r == NULL)
 		return;
-	sp_stream_fini(&r->s);
+	spi_stream_fini(&r->s);
 	if (r->own_fd >= 0)
 		(void)close(r->own_fd);
 	free(r);

@@ -21,7 +21,7 @@ struct sp_snapshot {
 static int
 push_sample(struct sp_snapshot *snap, const struct sp_sample *smp)
 {
-	if (sp_grow_zeroed(&snap->samples, &snap->cap, snap->nsamples + 1,
+	if (spi_grow_zeroed(&snap->samples, &snap->cap, snap->nsamples + 1,
 	    sizeof(*snap->samples)) != 0)
 		return -ENOMEM;
 	snap->samples[snap->nsamples++] = *smp;
@@ -35,7 +35,7 @@ load(struct sp_snapshot *snap, struct sp_diag *diag)
 	struct sp_record r;
 	int err;
 
-	while ((err = sp_stream_next(&snap->s, &r)) > 0)
+	while ((err = spi_stream_next(&snap->s, &r)) > 0)
 		if (r.kind == SP_REC_SAMPLE &&
 		    (err = push_sample(snap, &r.u.sample)) < 0)
 			break;
@@ -54,7 +54,7 @@ snapshot_new(int fd, const void *p, size_t len, struct sp_snapshot **out,
 	*out = NULL;
 	if (snap == NULL)
 		return -ENOMEM;
-	err = sp_stream_init(&snap->s, fd, p, len);
+	err = spi_stream_init(&snap->s, fd, p, len);
 	if (err == 0)
 		err = load(snap, diag);
 	/* The stream's source is not kept: everything was copied. */
@@ -108,7 +108,7 @@ sp_snapshot_open(const char *path, struct sp_snapshot **out,
 		return open_fd(STDIN_FILENO, out, diag);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return sp_path_fail(diag, path, -errno, NULL);
+		return spi_path_fail(diag, path, -errno, NULL);
 	err = open_fd(fd, out, diag);
 	(void)close(fd);
 	return err;
@@ -149,7 +149,7 @@ sp_snapshot_free(struct sp_snapshot *s)
 {
 	if (s == NULL)
 		return;
-	sp_stream_fini(&s->s);
+	spi_stream_fini(&s->s);
 	free(s->samples);
 	free(s);
 }

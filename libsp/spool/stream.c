@@ -17,7 +17,7 @@
 static const uint8_t no_bytes[1];
 
 int
-sp_stream_init(struct sp_stream *s, int fd, const void *mem, size_t len)
+spi_stream_init(struct sp_stream *s, int fd, const void *mem, size_t len)
 {
 	memset(s, 0, sizeof(*s));
 	s->src.fd = fd;
@@ -28,19 +28,19 @@ sp_stream_init(struct sp_stream *s, int fd, const void *mem, size_t len)
 		s->src.len = mem != NULL ? len : 0;
 		s->src.eof = 1;
 	}
-	s->defs = sp_defs_new();
+	s->defs = spi_defs_new();
 	if (s->defs == NULL)
 		return -ENOMEM;
 	s->crc = (uint32_t)crc32(0L, Z_NULL, 0);
-	sp_codec_init(&s->codec, 0);
+	spi_codec_init(&s->codec, 0);
 	return 0;
 }
 
 void
-sp_stream_fini(struct sp_stream *s)
+spi_stream_fini(struct sp_stream *s)
 {
-	sp_codec_fini(&s->codec);
-	sp_defs_free(s->defs);
+	spi_codec_fini(&s->codec);
+	spi_defs_free(s->defs);
 	free(s->src.buf);
 	memset(s, 0, sizeof(*s));
 }
@@ -158,7 +158,7 @@ short_header(struct sp_stream *s)
 }
 
 int
-sp_stream_start(struct sp_stream *s)
+spi_stream_start(struct sp_stream *s)
 {
 	int err;
 
@@ -208,7 +208,7 @@ decode_one(struct sp_stream *s, struct sp_record *r, size_t *used)
 	unsigned kind = 0;
 	int err;
 
-	err = sp_record_frame(p, avail, &kind, &hdr, &plen, &s->diag);
+	err = spi_record_frame(p, avail, &kind, &hdr, &plen, &s->diag);
 	if (err)
 		return err == -SP_ETRUNC ? err : record_failed(s, err);
 	if (s->ended)
@@ -221,9 +221,9 @@ decode_one(struct sp_stream *s, struct sp_record *r, size_t *used)
 	*used = hdr + plen;
 	if (kind >= SP_REC_KINDS_)
 		return 0; /* unknown kinds are skipped by their length */
-	err = sp_record_decode(&s->codec, kind, p + hdr, plen, r, &s->diag);
+	err = spi_record_decode(&s->codec, kind, p + hdr, plen, r, &s->diag);
 	if (err == 0 && kind != SP_REC_END)
-		err = sp_defs_add(s->defs, r, &s->diag);
+		err = spi_defs_add(s->defs, r, &s->diag);
 	if (err)
 		return record_failed(s, err);
 	if (kind == SP_REC_END)
@@ -232,10 +232,10 @@ decode_one(struct sp_stream *s, struct sp_record *r, size_t *used)
 }
 
 int
-sp_stream_next(struct sp_stream *s, struct sp_record *r)
+spi_stream_next(struct sp_stream *s, struct sp_record *r)
 {
 	size_t used = 0;
-	int err = sp_stream_start(s);
+	int err = spi_stream_start(s);
 
 	if (err < 0 || !s->have_header)
 		return err;

@@ -38,8 +38,8 @@ struct sp_stream {
 };
 
 /* Sets up s to read from memory (fd < 0) or from fd (not owned). */
-int sp_stream_init(struct sp_stream *s, int fd, const void *mem, size_t len);
-void sp_stream_fini(struct sp_stream *s);
+int spi_stream_init(struct sp_stream *s, int fd, const void *mem, size_t len);
+void spi_stream_fini(struct sp_stream *s);
 
 /*
  * Reads the header if it is not read yet.  Returns 0 when the header is
@@ -48,7 +48,7 @@ void sp_stream_fini(struct sp_stream *s);
  * "not a spool: empty file" or "...: incomplete header (N of M bytes)").
  * Errors fill s->diag.
  */
-int sp_stream_start(struct sp_stream *s);
+int spi_stream_start(struct sp_stream *s);
 
 /*
  * Decodes the next record into r.  Returns 1; 0 at the end of the data
@@ -56,6 +56,6 @@ int sp_stream_start(struct sp_stream *s);
  * follow set when no complete record is there yet; or an error with
  * s->diag filled.  Errors stick.
  */
-int sp_stream_next(struct sp_stream *s, struct sp_record *r);
+int spi_stream_next(struct sp_stream *s, struct sp_record *r);
 
 #endif

@@ -51,7 +51,7 @@ sp_tail_open(const char *path, struct sp_tail **out)
 		free(t);
 		return err;
 	}
-	err = sp_stream_init(&t->s, t->fd, NULL, 0);
+	err = spi_stream_init(&t->s, t->fd, NULL, 0);
 	if (err < 0) {
 		sp_tail_free(t);
 		return err;
@@ -73,7 +73,7 @@ sp_tail_poll(struct sp_tail *t, struct sp_sample *out, size_t max, size_t *n)
 	t->ev.procs = t->procs;
 	t->ev.modules_from = sp_defs_count(t->s.defs, SP_REC_MODULE);
 	while (*n < max && !t->s.ended) {
-		err = sp_stream_next(&t->s, &r);
+		err = spi_stream_next(&t->s, &r);
 		if (err <= 0)
 			break;
 		if (r.kind == SP_REC_SAMPLE)
@@ -118,7 +118,7 @@ sp_tail_free(struct sp_tail *t)
 {
 	if (t == NULL)
 		return;
-	sp_stream_fini(&t->s);
+	spi_stream_fini(&t->s);
 	if (t->fd >= 0)
 		(void)close(t->fd);
 	free(t);

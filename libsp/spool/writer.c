@@ -52,12 +52,12 @@ sp_writer_new(int fd, const struct sp_header *h, struct sp_writer **out)
 		return -ENOMEM;
 	w->fd = fd;
 	w->crc = (uint32_t)crc32(0L, Z_NULL, 0);
-	sp_codec_init(&w->codec, h->start_mono_ns);
-	sp_codec_init(&w->check, h->start_mono_ns);
+	spi_codec_init(&w->codec, h->start_mono_ns);
+	spi_codec_init(&w->check, h->start_mono_ns);
 	w->nodes.words = 1;
 	w->frames.words = 3;
 	sp_header_encode(h, hdr);
-	sp_buf_put(&w->out, hdr, sizeof(hdr));
+	spi_buf_put(&w->out, hdr, sizeof(hdr));
 	if (w->out.err) {
 		sp_writer_free(w);
 		return -ENOMEM;
@@ -71,13 +71,13 @@ sp_writer_free(struct sp_writer *w)
 {
 	if (w == NULL)
 		return;
-	sp_buf_fini(&w->out);
-	sp_buf_fini(&w->payload);
-	sp_codec_fini(&w->codec);
-	sp_codec_fini(&w->check);
-	sp_intern_fini(&w->intern);
-	sp_idmap_fini(&w->nodes);
-	sp_idmap_fini(&w->frames);
+	spi_buf_fini(&w->out);
+	spi_buf_fini(&w->payload);
+	spi_codec_fini(&w->codec);
+	spi_codec_fini(&w->check);
+	spi_intern_fini(&w->intern);
+	spi_idmap_fini(&w->nodes);
+	spi_idmap_fini(&w->frames);
 	free(w->last_frames);
 	free(w->last_nodes);
 	free(w->has_symbol);
@@ -122,13 +122,13 @@ check_payload(struct sp_writer *w, const struct sp_record *r, uint64_t clock)
 	int err;
 
 	w->check.clock = clock;
-	err = sp_record_decode(&w->check, r->kind, w->payload.p,
+	err = spi_record_decode(&w->check, r->kind, w->payload.p,
 	    w->payload.len, &back, NULL);
 	if (err == -ENOMEM)
 		return err;
 	if (err)
 		return -SP_EUSAGE;
-	if (sp_check_refs(w->n, &back, NULL) != 0)
+	if (spi_check_refs(w->n, &back, NULL) != 0)
 		return -SP_EREF;
 	return 0;
 }
@@ -136,7 +136,7 @@ check_payload(struct sp_writer *w, const struct sp_record *r, uint64_t clock)
 static int
 mark_symbol(struct sp_writer *w, uint32_t frame)
 {
-	if (sp_grow_zeroed(&w->has_symbol, &w->has_symbol_cap, frame, 1) != 0)
+	if (spi_grow_zeroed(&w->has_symbol, &w->has_symbol_cap, frame, 1) != 0)
 		return -ENOMEM;
 	if (w->has_symbol[frame - 1])
 		return -SP_EUSAGE;
@@ -147,7 +147,7 @@ mark_symbol(struct sp_writer *w, uint32_t frame)
 static int
 append(struct sp_writer *w, unsigned kind)
 {
-	if (sp_record_put(&w->out, kind, w->payload.p, w->payload.len) < 0)
+	if (spi_record_put(&w->out, kind, w->payload.p, w->payload.len) < 0)
 		return w->failed = -ENOMEM;
 	if (w->out.len >= FLUSH_AT)
 		return sp_writer_flush(w);
@@ -169,7 +169,7 @@ check(struct sp_writer *w, const struct sp_record *r, uint64_t clock)
 	    r->u.sample.kind > SP_SAMPLE_OFF_CPU ||
 	    (r->u.sample.kind != SP_SAMPLE_CPU && r->u.sample.weight == 0))
 		return -SP_EUSAGE;
-	return sp_check_refs(w->n, r, NULL) != 0 ? -SP_EREF : 0;
+	return spi_check_refs(w->n, r, NULL) != 0 ? -SP_EREF : 0;
 }
 
 /* Nodes and frames, the kinds a recording defines by the hundred per
@@ -200,8 +200,8 @@ find(struct sp_writer *w, const struct sp_record *r, uint64_t *hash)
 	if (w->no_intern & 1u << r->kind)
 		return 0;
 	if (m != NULL)
-		return sp_idmap_find(m, key, hash);
-	return sp_intern_find(&w->intern, r->kind, w->payload.p,
+		return spi_idmap_find(m, key, hash);
+	return spi_intern_find(&w->intern, r->kind, w->payload.p,
 	    w->payload.len, hash);
 }
 
@@ -216,9 +216,9 @@ remember(struct sp_writer *w, const struct sp_record *r, uint64_t hash,
 	if (w->no_intern & 1u << r->kind)
 		return 0;
 	if (m == NULL)
-		return sp_intern_add(&w->intern, r->kind, w->payload.p,
+		return spi_intern_add(&w->intern, r->kind, w->payload.p,
 		    w->payload.len, hash, id);
-	got = sp_idmap_add(m, key, hash);
+	got = spi_idmap_add(m, key, hash);
 	if (got < 0)
 		return (int)got;
 	return got == id ? 0 : -SP_EUSAGE; /* ids are given in order */
@@ -245,7 +245,7 @@ sp_writer_put(struct sp_writer *w, const struct sp_record *r, uint32_t *id)
 			*id = found;
 		return 0;
 	}
-	err = sp_record_payload(&w->codec, r, &w->payload);
+	err = spi_record_payload(&w->codec, r, &w->payload);
 	if (err == 0)
 		err = check(w, r, clock);
 	if (err == 0 && r->kind == SP_REC_SYMBOL)
@@ -308,9 +308,9 @@ memo_room(struct sp_writer *w, size_t n)
 	if (n <= w->last_cap)
 		return 0;
 	w->last_n = 0;
-	if (sp_grow_zeroed(&w->last_frames, &capf, n,
+	if (spi_grow_zeroed(&w->last_frames, &capf, n,
 	    sizeof(*w->last_frames)) != 0 ||
-	    sp_grow_zeroed(&w->last_nodes, &capd, n,
+	    spi_grow_zeroed(&w->last_nodes, &capd, n,
 	    sizeof(*w->last_nodes)) != 0)
 		return -ENOMEM;
 	w->last_cap = capf;
@@ -377,7 +377,7 @@ sp_writer_finish(struct sp_writer *w)
 	memset(&r, 0, sizeof(r));
 	r.kind = SP_REC_END;
 	r.u.crc32 = w->crc;
-	err = sp_record_payload(&w->codec, &r, &w->payload);
+	err = spi_record_payload(&w->codec, &r, &w->payload);
 	if (err == 0)
 		err = append(w, SP_REC_END);
 	if (err == 0)

@@ -46,7 +46,7 @@ parse_line(const char *s, size_t len, struct kline *l)
 
 	/* The range [ADDR, end) of the last address would be empty. */
 	if (memchr(s, '\0', len) != NULL ||
-	    sp_parse_hex(s, len, &i, 0, &l->addr) < 0 ||
+	    spi_parse_hex(s, len, &i, 0, &l->addr) < 0 ||
 	    l->addr == UINT64_MAX ||
 	    len - i < 4 || s[i] != ' ' || s[i + 2] != ' ')
 		return -SP_EFORMAT;
@@ -96,7 +96,7 @@ add(struct build *b, const struct kline *l)
 
 	if (b->n == SP_KALLSYMS_ENTRIES_MAX)
 		return -SP_ELIMIT;
-	if (sp_grow_zeroed(&b->v, &b->cap, b->n + 1, sizeof(*b->v)) != 0)
+	if (spi_grow_zeroed(&b->v, &b->cap, b->n + 1, sizeof(*b->v)) != 0)
 		return -ENOMEM;
 	e = &b->v[b->n];
 	e->start = l->addr;
@@ -110,15 +110,15 @@ add(struct build *b, const struct kline *l)
 		e->module = b->last_mod;
 	} else if (l->module_len > 0) {
 		e->module = b->names.len;
-		sp_buf_put(&b->names, l->module, l->module_len);
-		sp_buf_u8(&b->names, 0);
+		spi_buf_put(&b->names, l->module, l->module_len);
+		spi_buf_u8(&b->names, 0);
 		b->last_mod = e->module;
 		b->last_mod_s = l->module;
 		b->last_mod_len = l->module_len;
 	}
 	e->name = b->names.len;
-	sp_buf_put(&b->names, l->name, l->name_len);
-	sp_buf_u8(&b->names, 0);
+	spi_buf_put(&b->names, l->name, l->name_len);
+	spi_buf_u8(&b->names, 0);
 	b->n++;
 	return b->names.err;
 }
@@ -178,7 +178,7 @@ read_symbols(struct sp_kallsyms *k, struct build *b, const char *text,
 	size_t linelen;
 	int rc, err = 0;
 
-	while (err == 0 && (rc = sp_next_line(&c, SP_KALLSYMS_LINE_MAX,
+	while (err == 0 && (rc = spi_next_line(&c, SP_KALLSYMS_LINE_MAX,
 	    &line, &linelen)) != 0) {
 		if (rc < 0 || parse_line(line, linelen, &l) < 0) {
 			k->bad++;
@@ -235,27 +235,27 @@ sp_kallsyms_open(const char *path, struct sp_kallsyms **out,
 	*out = NULL;
 	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
-		return sp_path_fail(diag, path, -errno, NULL);
+		return spi_path_fail(diag, path, -errno, NULL);
 	if (fstat(fd, &st) < 0) {
 		err = -errno;
 		(void)close(fd);
-		return sp_path_fail(diag, path, err, NULL);
+		return spi_path_fail(diag, path, err, NULL);
 	}
 	if (!S_ISREG(st.st_mode)) {
 		(void)close(fd);
-		return sp_path_fail(diag, path, -EPERM,
+		return spi_path_fail(diag, path, -EPERM,
 		    "not a regular file (refused)");
 	}
 	/* /proc files say 0 bytes: the hint only saves reallocations. */
-	err = sp_read_fd(fd, SP_KALLSYMS_FILE_MAX, st.st_size > 0 ?
+	err = spi_read_fd(fd, SP_KALLSYMS_FILE_MAX, st.st_size > 0 ?
 	    (size_t)st.st_size : 0, &text, &len);
 	(void)close(fd);
 	if (err)
-		return sp_path_fail(diag, path, err, NULL);
+		return spi_path_fail(diag, path, err, NULL);
 	err = sp_kallsyms_parse(text, len, out);
 	free(text);
 	if (err)
-		return sp_path_fail(diag, path, err, NULL);
+		return spi_path_fail(diag, path, err, NULL);
 	return 0;
 }
 

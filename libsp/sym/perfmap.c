@@ -52,9 +52,9 @@ parse_line(const char *s, size_t len, struct raw *r, size_t *name_at)
 	uint64_t size;
 
 	if (memchr(s, '\0', len) != NULL ||
-	    sp_parse_hex(s, len, &i, 1, &r->start) < 0 ||
+	    spi_parse_hex(s, len, &i, 1, &r->start) < 0 ||
 	    skip_blanks(s, len, &i) == 0 ||
-	    sp_parse_hex(s, len, &i, 1, &size) < 0 ||
+	    spi_parse_hex(s, len, &i, 1, &size) < 0 ||
 	    skip_blanks(s, len, &i) == 0 || i == len)
 		return -SP_EFORMAT;
 	/* An empty range names nothing; one past 2^64 cannot be code. */
@@ -85,7 +85,7 @@ read_lines(const char *text, size_t len, struct raw **out, size_t *nout,
 	const char *line;
 	int rc;
 
-	while ((rc = sp_next_line(&c, SP_PERF_MAP_LINE_MAX, &line,
+	while ((rc = spi_next_line(&c, SP_PERF_MAP_LINE_MAX, &line,
 	    &linelen)) != 0) {
 		if (rc > 0 && is_blank_line(line, linelen))
 			continue;
@@ -97,14 +97,14 @@ read_lines(const char *text, size_t len, struct raw **out, size_t *nout,
 			free(v);
 			return -SP_ELIMIT;
 		}
-		if (sp_grow_zeroed(&v, &cap, n + 1, sizeof(*v)) != 0) {
+		if (spi_grow_zeroed(&v, &cap, n + 1, sizeof(*v)) != 0) {
 			free(v);
 			return -ENOMEM;
 		}
 		r.seq = (uint32_t)n;
 		r.name = names->len;
-		sp_buf_put(names, line + at, r.name_len);
-		sp_buf_u8(names, 0);
+		spi_buf_put(names, line + at, r.name_len);
+		spi_buf_u8(names, 0);
 		v[n++] = r;
 	}
 	if (names->err) {
@@ -180,7 +180,7 @@ emit(struct sp_perf_map *m, const struct raw *r, uint64_t from, uint64_t to,
 		m->v[m->n - 1].size += to - from;
 		return 0;
 	}
-	if (sp_grow_zeroed(&m->v, &m->cap, m->n + 1, sizeof(*m->v)) != 0)
+	if (spi_grow_zeroed(&m->v, &m->cap, m->n + 1, sizeof(*m->v)) != 0)
 		return -ENOMEM;
 	e = &m->v[m->n++];
 	e->start = from;
@@ -273,19 +273,19 @@ check_file(int fd, const char *path, uid_t uid, size_t *size,
 	struct stat st;
 
 	if (fstat(fd, &st) < 0)
-		return sp_path_fail(diag, path, -errno, NULL);
+		return spi_path_fail(diag, path, -errno, NULL);
 	if (!S_ISREG(st.st_mode))
-		return sp_path_fail(diag, path, -EPERM,
+		return spi_path_fail(diag, path, -EPERM,
 		    "not a regular file (refused)");
 	if (uid != (uid_t)-1 && st.st_uid != uid) {
 		(void)snprintf(why, sizeof(why), "owned by uid %u, not %u "
 		    "(refused)", (unsigned)st.st_uid, (unsigned)uid);
-		return sp_path_fail(diag, path, -EPERM, why);
+		return spi_path_fail(diag, path, -EPERM, why);
 	}
 	if (st.st_size < 0 || (uint64_t)st.st_size > SP_PERF_MAP_MAX) {
 		(void)snprintf(why, sizeof(why), "%lld bytes, more than the "
 		    "limit of %zu", (long long)st.st_size, SP_PERF_MAP_MAX);
-		return sp_path_fail(diag, path, -SP_ELIMIT, why);
+		return spi_path_fail(diag, path, -SP_ELIMIT, why);
 	}
 	*size = (size_t)st.st_size;
 	return 0;
@@ -305,14 +305,14 @@ sp_perf_map_open(const char *path, uid_t uid, struct sp_perf_map **out,
 	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0) {
 		err = -errno;
-		return sp_path_fail(diag, path, err, err == -ELOOP ?
+		return spi_path_fail(diag, path, err, err == -ELOOP ?
 		    "is a symbolic link (refused)" : NULL);
 	}
 	err = check_file(fd, path, uid, &size, diag);
 	if (err == 0) {
-		err = sp_read_fd(fd, SP_PERF_MAP_MAX, size, &text, &len);
+		err = spi_read_fd(fd, SP_PERF_MAP_MAX, size, &text, &len);
 		if (err)
-			(void)sp_path_fail(diag, path, err, err == -SP_ELIMIT ?
+			(void)spi_path_fail(diag, path, err, err == -SP_ELIMIT ?
 			    "grew past the size limit while read" : NULL);
 	}
 	(void)close(fd);
@@ -321,7 +321,7 @@ sp_perf_map_open(const char *path, uid_t uid, struct sp_perf_map **out,
 	err = sp_perf_map_parse(text, len, out);
 	free(text);
 	if (err)
-		return sp_path_fail(diag, path, err, err == -SP_ELIMIT ?
+		return spi_path_fail(diag, path, err, err == -SP_ELIMIT ?
 		    "more entries than the limit" : NULL);
 	return 0;
 }

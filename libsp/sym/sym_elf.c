@@ -186,7 +186,7 @@ file_new(struct sym_ctx *c, const struct sp_module *m, const char *path,
 			return 0;
 		}
 	}
-	if (sp_grow_zeroed(&c->files, &c->capfiles, c->nfiles + 1,
+	if (spi_grow_zeroed(&c->files, &c->capfiles, c->nfiles + 1,
 	    sizeof(*c->files)) != 0)
 		return -ENOMEM;
 	f = &c->files[c->nfiles];
@@ -213,7 +213,7 @@ file_get(struct sym_ctx *c, uint32_t id, const struct sp_module *m,
 	    !((m->flags & SP_MOD_VDSO) && m->build_id_len > 0)) ||
 	    memchr(path->s, '\0', path->len) != NULL)
 		return 0;
-	if ((err = sp_grow_zeroed((void **)&c->file_of, &c->capfile_of, id,
+	if ((err = spi_grow_zeroed((void **)&c->file_of, &c->capfile_of, id,
 	    sizeof(*c->file_of))) < 0)
 		return err;
 	if (c->file_of[id - 1] == 0) {

@@ -24,10 +24,10 @@ spi_sym_string(struct sym_ctx *c, const char *s, size_t len, uint32_t *id)
 		return -ENOMEM;
 	memcpy(key, s, len);
 	key[len] = '\0';
-	*id = sp_intern_find(t, 0, key, len + 1, &h);
+	*id = spi_intern_find(t, 0, key, len + 1, &h);
 	err = 0;
 	if (*id == 0) {
-		err = sp_intern_add(t, 0, key, len + 1, h,
+		err = spi_intern_add(t, 0, key, len + 1, h,
 		    (uint32_t)t->used + 1);
 		if (err == 0)
 			*id = (uint32_t)t->used;

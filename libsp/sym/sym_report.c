@@ -29,7 +29,7 @@ spi_sym_report_damaged(struct sym_ctx *c, const char *path, const char *what,
 	struct sp_sym_report *rep = c->rep;
 	struct sp_sym_damaged *v;
 
-	if (sp_grow_zeroed(&rep->damaged, &c->capdamaged, rep->ndamaged + 1,
+	if (spi_grow_zeroed(&rep->damaged, &c->capdamaged, rep->ndamaged + 1,
 	    sizeof(*v)) != 0)
 		return -ENOMEM;
 	v = &rep->damaged[rep->ndamaged++];
@@ -48,7 +48,7 @@ spi_sym_report_fetch(struct sym_ctx *c, const struct sym_file *f)
 	struct sp_sym_fetch *v;
 	size_t i;
 
-	if (sp_grow_zeroed(&rep->fetches, &c->capfetches, rep->nfetches + 1,
+	if (spi_grow_zeroed(&rep->fetches, &c->capfetches, rep->nfetches + 1,
 	    sizeof(*v)) != 0)
 		return -ENOMEM;
 	v = &rep->fetches[rep->nfetches++];
@@ -70,7 +70,7 @@ new_entry(struct sym_ctx *c, const char *path, const char *why,
 	struct sp_sym_missing *m;
 	int err;
 
-	err = sp_grow_zeroed((void **)&rep->missing, &c->capmissing,
+	err = spi_grow_zeroed((void **)&rep->missing, &c->capmissing,
 	    rep->nmissing + 1, sizeof(*rep->missing));
 	if (err < 0)
 		return err;
@@ -186,7 +186,7 @@ spi_sym_report_frame(struct sym_ctx *c, uint32_t id, const struct sp_module *m,
 			return err;
 	}
 	if (id > 0 && index < UINT32_MAX) {
-		err = sp_grow_zeroed((void **)&c->unnamed_of,
+		err = spi_grow_zeroed((void **)&c->unnamed_of,
 		    &c->capunnamed_of, id, sizeof(*c->unnamed_of));
 		if (err < 0)
 			return err;

@@ -27,7 +27,7 @@ spi_sym_set_python(struct sym_ctx *c, uint32_t host, uint32_t pid,
 			c->pids[i].python = is_python;
 			return 0;
 		}
-	if (sp_grow_zeroed(&c->pids, &c->cappids, c->npids + 1,
+	if (spi_grow_zeroed(&c->pids, &c->cappids, c->npids + 1,
 	    sizeof(*c->pids)) != 0)
 		return -ENOMEM;
 	c->pids[c->npids].host = host;
@@ -192,7 +192,7 @@ pmap_get(struct sym_ctx *c, const struct sp_module *m,
 			*out = c->pmaps[i].map;
 			return 0;
 		}
-	if (sp_grow_zeroed(&c->pmaps, &c->cappmaps, c->npmaps + 1,
+	if (spi_grow_zeroed(&c->pmaps, &c->cappmaps, c->npmaps + 1,
 	    sizeof(*c->pmaps)) != 0)
 		return -ENOMEM;
 	v = &c->pmaps[c->npmaps++];

@@ -107,7 +107,7 @@ copy_symbol(struct sym_run *s, const struct sp_symbol *in)
 	memset(&rec, 0, sizeof(rec));
 	rec.kind = SP_REC_SYMBOL;
 	rec.u.symbol = *in;
-	sp_remap_refs(&s->map, &rec);
+	spi_remap_refs(&s->map, &rec);
 	rec.u.symbol.frame = s->pending_out;
 	s->pending = 0;
 	s->rep->copied++;
@@ -142,8 +142,8 @@ copy_record(struct sym_run *s, struct sp_record *rec)
 		}
 		break;
 	}
-	err = sp_remap_put(&s->map, s->w, rec, &out_id);
-	if (err < 0 || !sp_remap_is_definition(rec->kind))
+	err = spi_remap_put(&s->map, s->w, rec, &out_id);
+	if (err < 0 || !spi_remap_is_definition(rec->kind))
 		return err;
 	if (err == 0 && rec->kind == SP_REC_FRAME) {
 		s->rep->frames++;
@@ -186,7 +186,7 @@ run_fini(struct sym_run *s)
 {
 	sp_symbolizer_free(s->sym);
 	sp_writer_free(s->w);
-	sp_remap_fini(&s->map);
+	spi_remap_fini(&s->map);
 }
 
 /* The reader's error: a format error, or -errno from reading (EIO). */

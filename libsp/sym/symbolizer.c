@@ -129,9 +129,9 @@ sp_native_append(struct sp_native_out *out, enum sp_native_status status,
 		nlines = 0;
 	if (nlines > SP_INLINE_MAX)
 		nlines = SP_INLINE_MAX;
-	if (sp_grow_zeroed((void **)&out->a, &out->cap, out->n + 1,
+	if (spi_grow_zeroed((void **)&out->a, &out->cap, out->n + 1,
 	    sizeof(*out->a)) != 0 ||
-	    sp_grow_zeroed((void **)&out->lines, &out->caplines,
+	    spi_grow_zeroed((void **)&out->lines, &out->caplines,
 	    out->nlines + nlines, sizeof(*out->lines)) != 0)
 		return out->err = -ENOMEM;
 	a = &out->a[out->n];
@@ -145,12 +145,12 @@ sp_native_append(struct sp_native_out *out, enum sp_native_status status,
 		l->line = lines[i].line;
 		l->column = lines[i].column;
 		l->function = out->text.len + 1;
-		sp_buf_put(&out->text, lines[i].function,
+		spi_buf_put(&out->text, lines[i].function,
 		    strlen(lines[i].function) + 1);
 		l->file = 0;
 		if (lines[i].file != NULL) {
 			l->file = out->text.len + 1;
-			sp_buf_put(&out->text, lines[i].file,
+			spi_buf_put(&out->text, lines[i].file,
 			    strlen(lines[i].file) + 1);
 		}
 		a->count++;
@@ -306,7 +306,7 @@ store(struct sp_symbolizer *s, struct slot *sl, const struct sp_frame *f,
 	uint64_t key[3], h;
 	int64_t id;
 
-	if (sp_grow_zeroed((void **)&s->lines, &s->caplines,
+	if (spi_grow_zeroed((void **)&s->lines, &s->caplines,
 	    s->nlines + s->c.sym.count, sizeof(*s->lines)) != 0)
 		return -ENOMEM;
 	sl->first = (uint32_t)s->nlines;
@@ -322,8 +322,8 @@ store(struct sp_symbolizer *s, struct slot *sl, const struct sp_frame *f,
 		key[1] = (uint64_t)l->line << 32 | s->c.sym.module_name;
 		key[2] = (uint64_t)kind << 56 | (uint64_t)o->column << 16 |
 		    (s->c.sym.count - 1 - i);
-		id = sp_idmap_find(&s->ids, key, &h);
-		if (id == 0 && (id = sp_idmap_add(&s->ids, key, h)) < 0)
+		id = spi_idmap_find(&s->ids, key, &h);
+		if (id == 0 && (id = spi_idmap_add(&s->ids, key, h)) < 0)
 			return (int)id;
 		o->id = (uint32_t)id;
 	}
@@ -361,7 +361,7 @@ resolve_one(struct sp_symbolizer *s, int raw, size_t index,
 		return err;
 	if (err == 0)
 		return store(s, slot_at(s, raw, index), f, provisional(s, f));
-	if (sp_grow_zeroed((void **)&s->pend, &s->cappend, s->npend + 1,
+	if (spi_grow_zeroed((void **)&s->pend, &s->cappend, s->npend + 1,
 	    sizeof(*s->pend)) != 0)
 		return -ENOMEM;
 	p = &s->pend[s->npend++];
@@ -426,7 +426,7 @@ ask_backend(struct sp_symbolizer *s)
 
 	if (s->npend == 0)
 		return 0;
-	if (sp_grow_zeroed((void **)&s->batch, &s->capbatch, s->npend,
+	if (spi_grow_zeroed((void **)&s->batch, &s->capbatch, s->npend,
 	    sizeof(*s->batch)) != 0)
 		return -ENOMEM;
 	for (i = 0; i < s->npend; i++)
@@ -467,7 +467,7 @@ stale(const struct sp_symbolizer *s, const struct slot *sl)
 static int
 add_res(struct sp_symbolizer *s, size_t *n, struct sp_resolved_frame **r)
 {
-	if (sp_grow_zeroed((void **)&s->res, &s->capres, *n + 1,
+	if (spi_grow_zeroed((void **)&s->res, &s->capres, *n + 1,
 	    sizeof(*s->res)) != 0)
 		return -ENOMEM;
 	*r = &s->res[(*n)++];
@@ -560,7 +560,7 @@ sp_symbolizer_resolve(struct sp_symbolizer *s, uint32_t stack,
 
 		if (f == NULL)
 			return -SP_EREF;
-		if (sp_grow_zeroed((void **)&s->frames, &s->capframes, id,
+		if (spi_grow_zeroed((void **)&s->frames, &s->capframes, id,
 		    sizeof(*s->frames)) != 0)
 			return -ENOMEM;
 		if (stale(s, &s->frames[id - 1]) &&
@@ -607,11 +607,11 @@ sp_symbolizer_resolve_raw(struct sp_symbolizer *s, uint32_t pid,
 
 		key[0] = pid;
 		key[1] = addrs[i];
-		id = sp_idmap_find(&s->rawmap, key, &h);
+		id = spi_idmap_find(&s->rawmap, key, &h);
 		if (id == 0) {
-			if ((id = sp_idmap_add(&s->rawmap, key, h)) < 0)
+			if ((id = spi_idmap_add(&s->rawmap, key, h)) < 0)
 				return (int)id;
-			if (sp_grow_zeroed((void **)&s->raw, &s->capraw,
+			if (spi_grow_zeroed((void **)&s->raw, &s->capraw,
 			    (size_t)id, sizeof(*s->raw)) != 0)
 				return -ENOMEM;
 		}
@@ -654,7 +654,7 @@ invalidate(struct sp_symbolizer *s, struct sp_invalidation *inv,
 static void
 forget_raw(struct sp_symbolizer *s)
 {
-	sp_idmap_fini(&s->rawmap);
+	spi_idmap_fini(&s->rawmap);
 	memset(&s->rawmap, 0, sizeof(s->rawmap));
 	s->rawmap.words = 2;
 	free(s->raw);
@@ -820,9 +820,9 @@ sp_symbolizer_free(struct sp_symbolizer *s)
 		s->be.destroy(s->be.arg);
 	spi_sym_ctx_fini(&s->c);
 	sp_sym_report_fini(&s->rep); /* empty when the caller's was used */
-	sp_intern_fini(&s->strs);
-	sp_idmap_fini(&s->rawmap);
-	sp_idmap_fini(&s->ids);
+	spi_intern_fini(&s->strs);
+	spi_idmap_fini(&s->rawmap);
+	spi_idmap_fini(&s->ids);
 	free(s->frames);
 	free(s->raw);
 	free(s->lines);
@@ -830,7 +830,7 @@ sp_symbolizer_free(struct sp_symbolizer *s)
 	free(s->batch);
 	free(s->out.a);
 	free(s->out.lines);
-	sp_buf_fini(&s->out.text);
+	spi_buf_fini(&s->out.text);
 	free(s->stack);
 	free(s->res);
 	free(s->invalid);

@@ -18,7 +18,7 @@
 #include "sp/version.h"
 
 void
-sp_tool_version(const char *tool)
+spi_tool_version(const char *tool)
 {
 	char text[512];
 
@@ -30,7 +30,7 @@ sp_tool_version(const char *tool)
 }
 
 void
-sp_tool_bad_option(const char *tool, int ch, char **argv)
+spi_tool_bad_option(const char *tool, int ch, char **argv)
 {
 	const char *what = ch == ':' ? "needs a value" : "is not known";
 	const char *arg = optind > 0 ? argv[optind - 1] : NULL;
@@ -51,7 +51,7 @@ sp_tool_bad_option(const char *tool, int ch, char **argv)
 }
 
 long long
-sp_tool_int(const char *what, const char *s, long long lo, long long hi)
+spi_tool_int(const char *what, const char *s, long long lo, long long hi)
 {
 	char *end;
 	long long v;
@@ -65,7 +65,7 @@ sp_tool_int(const char *what, const char *s, long long lo, long long hi)
 }
 
 double
-sp_tool_real(const char *what, const char *s, double lo, int lo_open,
+spi_tool_real(const char *what, const char *s, double lo, int lo_open,
     double hi)
 {
 	char *end;
@@ -82,7 +82,7 @@ sp_tool_real(const char *what, const char *s, double lo, int lo_open,
 }
 
 void
-sp_tool_pids(const char *what, const char *list, uint32_t *pids,
+spi_tool_pids(const char *what, const char *list, uint32_t *pids,
     size_t max, size_t *n)
 {
 	const char *p = list;
@@ -97,7 +97,7 @@ sp_tool_pids(const char *what, const char *list, uint32_t *pids,
 			    "'%.*s'", what, (int)len, p);
 		if (len > 0) {
 			(void)snprintf(tok, sizeof(tok), "%.*s", (int)len, p);
-			pid = (uint32_t)sp_tool_int(what, tok, 1, 0x7fffffff);
+			pid = (uint32_t)spi_tool_int(what, tok, 1, 0x7fffffff);
 			for (i = 0; i < *n && pids[i] != pid; i++)
 				;
 			if (i == *n) {	/* -p 3152,3152 is one target */
@@ -111,14 +111,14 @@ sp_tool_pids(const char *what, const char *list, uint32_t *pids,
 }
 
 void
-sp_tool_demangle_failed(const char *why)
+spi_tool_demangle_failed(const char *why)
 {
 	warnx("names are not demangled: %s; --no-demangle silences this",
 	    why);
 }
 
 void
-sp_tool_input(const char *path, const char *what, const char *usage)
+spi_tool_input(const char *path, const char *what, const char *usage)
 {
 	if (strcmp(path, "-") == 0 && isatty(STDIN_FILENO))
 		errx(2, "no %s given and standard input is a terminal; "
@@ -126,7 +126,7 @@ sp_tool_input(const char *path, const char *what, const char *usage)
 }
 
 void
-sp_tool_fail(int err, enum sp_tool_side side, const char *name,
+spi_tool_fail(int err, enum sp_tool_side side, const char *name,
     const struct sp_diag *diag)
 {
 	if (err == -ENOMEM)
@@ -139,7 +139,7 @@ sp_tool_fail(int err, enum sp_tool_side side, const char *name,
 }
 
 struct sp_replay *
-sp_tool_replay(const char *path)
+spi_tool_replay(const char *path)
 {
 	struct sp_replay *r;
 	struct sp_diag diag = { 0 };
@@ -148,13 +148,13 @@ sp_tool_replay(const char *path)
 	/* Only a format error has an offset worth saying; a path that
 	 * cannot be opened is said as the system says it. */
 	if (err < 0)
-		sp_tool_fail(err, SP_TOOL_INPUT, path, err == -SP_EMAGIC ||
+		spi_tool_fail(err, SP_TOOL_INPUT, path, err == -SP_EMAGIC ||
 		    err == -SP_EVERSION || err == -SP_EFORMAT ? &diag : NULL);
 	return r;
 }
 
 double
-sp_tool_now(void)
+spi_tool_now(void)
 {
 	struct timespec ts;
 
@@ -163,7 +163,7 @@ sp_tool_now(void)
 }
 
 void
-sp_tool_warn(void *ctx, const char *msg)
+spi_tool_warn(void *ctx, const char *msg)
 {
 	(void)ctx;
 	warnx("%s", msg);

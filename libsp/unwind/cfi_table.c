@@ -107,7 +107,7 @@ index_section(struct sp_cfi_table *t, const struct sp_cfi_section *s, int dbg)
 		if (err == 0 && e > b) {
 			if (t->n == FDES_MAX)
 				return -SP_ELIMIT;
-			if (sp_grow_zeroed(&t->ix, &t->cap, t->n + 1,
+			if (spi_grow_zeroed(&t->ix, &t->cap, t->n + 1,
 			    sizeof(*t->ix)) != 0)
 				return -ENOMEM;
 			t->ix[t->n].begin = b;

@@ -386,7 +386,7 @@ leaf_step(struct walk *w, const struct frame *cur,
 	uint64_t sp = cur->r[SP_DW_RSP], bp = cur->r[SP_DW_RBP], ra;
 	struct sp_leaf lf;
 
-	if (sp_unwind_leaf(pc, lk->read_code, lk->ctx, &lf) != 0 ||
+	if (spi_unwind_leaf(pc, lk->read_code, lk->ctx, &lf) != 0 ||
 	    lf.kind == SP_LEAF_UNKNOWN) {
 		stats->leaf_insn_unknown++;
 		return -SP_ENOTFOUND;

@@ -308,7 +308,7 @@ step(struct sim *s, struct state *st, struct sp_leaf *out)
 }
 
 int
-sp_unwind_leaf(uint64_t pc, sp_leaf_read_fn read, void *ctx,
+spi_unwind_leaf(uint64_t pc, sp_leaf_read_fn read, void *ctx,
     struct sp_leaf *out)
 {
 	struct sim s;

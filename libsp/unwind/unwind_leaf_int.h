@@ -46,7 +46,7 @@ typedef size_t (*sp_leaf_read_fn)(void *ctx, uint64_t addr, uint8_t *buf,
  * SP_LEAF_UNKNOWN when it could not tell).  Bounded by SP_LEAF_INSNS_MAX
  * and SP_LEAF_FETCH_MAX, whatever the bytes.
  */
-int sp_unwind_leaf(uint64_t pc, sp_leaf_read_fn read, void *ctx,
+int spi_unwind_leaf(uint64_t pc, sp_leaf_read_fn read, void *ctx,
     struct sp_leaf *out);
 
 #endif

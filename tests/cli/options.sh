@@ -55,7 +55,7 @@ bad "--width must be a number from 100 to 100000, not '99'" sp-flame --width 99
 bad "--minwidth must be a number from 0 to 1000 (fractions too: 0.5), not 'nan'" \
     sp-flame --minwidth nan
 # A tool that would read standard input refuses a terminal instead of
-# waiting for bytes nobody types (sp_tool_input); script(1) gives it one.
+# waiting for bytes nobody types (spi_tool_input); script(1) gives it one.
 tty_refused() {
 	local t=$1 what=$2
 	shift 2

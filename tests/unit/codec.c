@@ -21,15 +21,15 @@ Test(varint, round_trips_edge_values)
 	size_t i;
 
 	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
-		size_t n = sp_varint_put(b, v[i]);
+		size_t n = spi_varint_put(b, v[i]);
 
 		cr_assert_eq(n, (size_t)len[i], "length of %llu",
 		    (unsigned long long)v[i]);
-		cr_assert_eq(sp_varint_get(b, n, &out), (int)n);
+		cr_assert_eq(spi_varint_get(b, n, &out), (int)n);
 		cr_assert_eq(out, v[i]);
 		/* Every shorter prefix is "need more bytes". */
 		while (n-- > 0)
-			cr_assert_eq(sp_varint_get(b, n, &out), 0);
+			cr_assert_eq(spi_varint_get(b, n, &out), 0);
 	}
 }
 
@@ -39,12 +39,12 @@ Test(varint, rejects_values_over_64_bits)
 	uint64_t out;
 
 	memset(b, 0xff, sizeof(b));
-	cr_assert_eq(sp_varint_get(b, sizeof(b), &out), -1);
+	cr_assert_eq(spi_varint_get(b, sizeof(b), &out), -1);
 	memset(b, 0x80, 9);
 	b[9] = 0x02; /* bit 64 */
-	cr_assert_eq(sp_varint_get(b, 10, &out), -1);
+	cr_assert_eq(spi_varint_get(b, 10, &out), -1);
 	b[9] = 0x01;
-	cr_assert_eq(sp_varint_get(b, 10, &out), 10);
+	cr_assert_eq(spi_varint_get(b, 10, &out), 10);
 	cr_assert_eq(out, 1ull << 63);
 }
 
@@ -163,19 +163,19 @@ Test(frame, checks_length_before_payload)
 	struct sp_diag why = { 0 };
 
 	/* 2 MiB claimed: over the maximum, whatever follows. */
-	cr_assert_eq(sp_record_frame(b, 5, &kind, &hdr, &plen, &why),
+	cr_assert_eq(spi_record_frame(b, 5, &kind, &hdr, &plen, &why),
 	    -SP_EFORMAT);
 	cr_assert(why.msg[0] != '\0');
 	b[1] = 3;
 	b[2] = 'a';
-	cr_assert_eq(sp_record_frame(b, 4, &kind, &hdr, &plen, &why),
+	cr_assert_eq(spi_record_frame(b, 4, &kind, &hdr, &plen, &why),
 	    -SP_ETRUNC);
-	cr_assert_eq(sp_record_frame(b, 5, &kind, &hdr, &plen, &why), 0);
+	cr_assert_eq(spi_record_frame(b, 5, &kind, &hdr, &plen, &why), 0);
 	cr_assert_eq(kind, SP_REC_STRING);
 	cr_assert_eq(hdr, 2);
 	cr_assert_eq(plen, 3);
 	b[0] = 0;
-	cr_assert_eq(sp_record_frame(b, 5, &kind, &hdr, &plen, &why),
+	cr_assert_eq(spi_record_frame(b, 5, &kind, &hdr, &plen, &why),
 	    -SP_EFORMAT);
 }
 
@@ -188,23 +188,23 @@ roundtrip(const struct sp_record *r, struct sp_record *out,
 	struct sp_buf payload = { 0 };
 	struct sp_diag why = { 0 };
 
-	sp_codec_init(&enc, 500);
-	sp_codec_init(dec, 500);
-	cr_assert_eq(sp_record_payload(&enc, r, &payload), 0);
-	cr_assert_eq(sp_record_decode(dec, r->kind, payload.p, payload.len,
+	spi_codec_init(&enc, 500);
+	spi_codec_init(dec, 500);
+	cr_assert_eq(spi_record_payload(&enc, r, &payload), 0);
+	cr_assert_eq(spi_record_decode(dec, r->kind, payload.p, payload.len,
 	    out, &why), 0, "kind %u: %s", r->kind, why.msg);
 	/* Every strict prefix of the payload is malformed. */
 	if (r->kind != SP_REC_STRING && payload.len > 0) {
 		struct sp_record tmp;
 		struct sp_codec c2;
 
-		sp_codec_init(&c2, 500);
-		cr_assert_neq(sp_record_decode(&c2, r->kind, payload.p,
+		spi_codec_init(&c2, 500);
+		cr_assert_neq(spi_record_decode(&c2, r->kind, payload.p,
 		    payload.len - 1, &tmp, &why), 0, "kind %u", r->kind);
-		sp_codec_fini(&c2);
+		spi_codec_fini(&c2);
 	}
-	sp_codec_fini(&enc);
-	sp_buf_fini(&payload);
+	spi_codec_fini(&enc);
+	spi_buf_fini(&payload);
 }
 
 Test(payload, timed_records_carry_signed_deltas)
@@ -224,7 +224,7 @@ Test(payload, timed_records_carry_signed_deltas)
 	cr_assert_eq(back.u.sample.stack, 9);
 	cr_assert_eq(back.u.sample.cpu, 1);
 	cr_assert_eq(dec.clock, 400);
-	sp_codec_fini(&dec);
+	spi_codec_fini(&dec);
 }
 
 Test(payload, module_and_symbol_round_trip)
@@ -245,7 +245,7 @@ Test(payload, module_and_symbol_round_trip)
 	roundtrip(&r, &back, &dec);
 	cr_assert_eq(memcmp(&back.u.module, &r.u.module, sizeof(r.u.module)),
 	    0);
-	sp_codec_fini(&dec);
+	spi_codec_fini(&dec);
 
 	memset(&r, 0, sizeof(r));
 	r.kind = SP_REC_SYMBOL;
@@ -258,7 +258,7 @@ Test(payload, module_and_symbol_round_trip)
 	cr_assert_eq(back.u.symbol.count, 2);
 	cr_assert_eq(back.u.symbol.lines[0].line, 10);
 	cr_assert_eq(back.u.symbol.lines[1].function, 6);
-	sp_codec_fini(&dec);
+	spi_codec_fini(&dec);
 }
 
 /* The uid is an appended field: a MODULE without it is the older form. */
@@ -275,29 +275,29 @@ Test(payload, module_uid_is_optional)
 	r.u.module.pid = 9;
 	r.u.module.size = 0x1000;
 	r.u.module.uid_plus1 = 1001;
-	sp_codec_init(&enc, 0);
-	sp_codec_init(&dec, 0);
-	cr_assert_eq(sp_record_payload(&enc, &r, &payload), 0);
+	spi_codec_init(&enc, 0);
+	spi_codec_init(&dec, 0);
+	cr_assert_eq(spi_record_payload(&enc, &r, &payload), 0);
 	full = payload.len;
-	cr_assert_eq(sp_record_decode(&dec, SP_REC_MODULE, payload.p, full,
+	cr_assert_eq(spi_record_decode(&dec, SP_REC_MODULE, payload.p, full,
 	    &back, &why), 0);
 	cr_assert_eq(back.u.module.uid_plus1, 1001);
 	/* 1001 takes two varint bytes; without them: unknown, not an error. */
-	cr_assert_eq(sp_record_decode(&dec, SP_REC_MODULE, payload.p, full - 2,
+	cr_assert_eq(spi_record_decode(&dec, SP_REC_MODULE, payload.p, full - 2,
 	    &back, &why), 0);
 	cr_assert_eq(back.u.module.uid_plus1, 0);
 	cr_assert_eq(back.u.module.pid, 9);
 	/* Half a varint is malformed. */
-	cr_assert_neq(sp_record_decode(&dec, SP_REC_MODULE, payload.p,
+	cr_assert_neq(spi_record_decode(&dec, SP_REC_MODULE, payload.p,
 	    full - 1, &back, &why), 0);
 	/* Unknown (0) is not written at all. */
 	r.u.module.uid_plus1 = 0;
 	payload.len = 0;
-	cr_assert_eq(sp_record_payload(&enc, &r, &payload), 0);
+	cr_assert_eq(spi_record_payload(&enc, &r, &payload), 0);
 	cr_assert_eq(payload.len, full - 2);
-	sp_codec_fini(&enc);
-	sp_codec_fini(&dec);
-	sp_buf_fini(&payload);
+	spi_codec_fini(&enc);
+	spi_codec_fini(&dec);
+	spi_buf_fini(&payload);
 }
 
 Test(payload, rejects_out_of_range_fields)
@@ -325,12 +325,12 @@ Test(payload, rejects_out_of_range_fields)
 	size_t i;
 
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		sp_codec_init(&c, 1);
+		spi_codec_init(&c, 1);
 		why.msg[0] = '\0';
-		cr_assert_eq(sp_record_decode(&c, bad[i].kind, bad[i].bytes,
+		cr_assert_eq(spi_record_decode(&c, bad[i].kind, bad[i].bytes,
 		    bad[i].len, &r, &why), -SP_EFORMAT, "case %zu", i);
 		cr_assert(why.msg[0] != '\0', "case %zu has a reason", i);
-		sp_codec_fini(&c);
+		spi_codec_fini(&c);
 	}
 }
 
@@ -348,25 +348,25 @@ Test(intern, keys_keep_their_ids_through_growth)
 	for (kind = 1; kind <= 2; kind++) {
 		for (i = 0; i < 50000; i++) {
 			memcpy(key + 3, &i, sizeof(i));
-			cr_assert_eq(sp_intern_find(&t, kind, key, sizeof(key),
+			cr_assert_eq(spi_intern_find(&t, kind, key, sizeof(key),
 			    &hash), 0);
-			cr_assert_eq(sp_intern_add(&t, kind, key, sizeof(key),
+			cr_assert_eq(spi_intern_add(&t, kind, key, sizeof(key),
 			    hash, kind * 100000 + i + 1), 0);
 		}
 	}
-	cr_assert_eq(sp_intern_find(&t, 1, key, 0, &hash), 0);
-	cr_assert_eq(sp_intern_add(&t, 1, key, 0, hash, 7), 0);
+	cr_assert_eq(spi_intern_find(&t, 1, key, 0, &hash), 0);
+	cr_assert_eq(spi_intern_add(&t, 1, key, 0, hash, 7), 0);
 	for (kind = 1; kind <= 2; kind++) {
 		for (i = 0; i < 50000; i++) {
 			memcpy(key + 3, &i, sizeof(i));
-			cr_assert_eq(sp_intern_find(&t, kind, key, sizeof(key),
+			cr_assert_eq(spi_intern_find(&t, kind, key, sizeof(key),
 			    &hash), kind * 100000 + i + 1);
 		}
 	}
-	cr_assert_eq(sp_intern_find(&t, 1, key, 0, &hash), 7);
-	cr_assert_eq(sp_intern_find(&t, 2, key, 0, &hash), 0);
-	cr_assert_eq(sp_intern_find(&t, 3, key, sizeof(key), &hash), 0);
+	cr_assert_eq(spi_intern_find(&t, 1, key, 0, &hash), 7);
+	cr_assert_eq(spi_intern_find(&t, 2, key, 0, &hash), 0);
+	cr_assert_eq(spi_intern_find(&t, 3, key, sizeof(key), &hash), 0);
 	key[11] ^= 1;
-	cr_assert_eq(sp_intern_find(&t, 1, key, sizeof(key), &hash), 0);
-	sp_intern_fini(&t);
+	cr_assert_eq(spi_intern_find(&t, 1, key, sizeof(key), &hash), 0);
+	spi_intern_fini(&t);
 }

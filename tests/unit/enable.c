@@ -59,7 +59,7 @@ target(int go, int tids)
 static int
 thread_written(struct sp_recorder *r, pid_t tid)
 {
-	const struct rec_thread *t = sp_imap_get(&r->threads, (uint32_t)tid);
+	const struct rec_thread *t = spi_imap_get(&r->threads, (uint32_t)tid);
 
 	return t != NULL && t->id != 0;
 }
@@ -137,7 +137,7 @@ Test(enable, threads_started_while_off_are_followed_and_sampled_only_when_on)
 	cr_assert_eq(r->ctx.c[C_SAMPLES], 0, "%llu samples while off",
 	    (unsigned long long)r->ctx.c[C_SAMPLES]);
 	for (i = 0; i < 2; i++) {
-		cr_assert_not_null(sp_imap_get(&r->covered, (uint32_t)tid[i]),
+		cr_assert_not_null(spi_imap_get(&r->covered, (uint32_t)tid[i]),
 		    "thread %d's start was seen while off", (int)tid[i]);
 		cr_assert_eq(thread_written(r, tid[i]), 0,
 		    "thread %d was sampled while off", (int)tid[i]);
@@ -159,7 +159,7 @@ Test(enable, threads_started_while_off_are_followed_and_sampled_only_when_on)
 	poll_for(r, 0.3);
 	cr_assert_eq(r->ctx.c[C_SAMPLES], n, "%llu samples after turning off",
 	    (unsigned long long)(r->ctx.c[C_SAMPLES] - n));
-	cr_assert_eq(sp_imap_get(&r->procs, (uint32_t)child) != NULL, 1,
+	cr_assert_eq(spi_imap_get(&r->procs, (uint32_t)child) != NULL, 1,
 	    "the target is still followed");
 
 	kill(child, SIGKILL);

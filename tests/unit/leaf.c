@@ -34,7 +34,7 @@ at(const uint8_t *p, size_t len, size_t off)
 	struct code c = { p, len, 0 };
 	struct sp_leaf lf;
 
-	cr_assert_eq(sp_unwind_leaf(BASE + off, read_code, &c, &lf), 0);
+	cr_assert_eq(spi_unwind_leaf(BASE + off, read_code, &c, &lf), 0);
 	cr_assert_leq(c.reads, SP_LEAF_FETCH_MAX);
 	return lf;
 }

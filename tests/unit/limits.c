@@ -83,7 +83,7 @@ kallsyms_text(size_t n, size_t *len)
 	for (i = 1; i <= n; i++) {
 		int l = snprintf(line, sizeof(line), "%zx T f\n", i);
 
-		sp_buf_put(&b, line, (size_t)l);
+		spi_buf_put(&b, line, (size_t)l);
 	}
 	cr_assert_eq(b.err, 0);
 	*len = b.len;
@@ -142,20 +142,20 @@ Test(limits, proc_file_of_the_limit_is_read_one_more_is_refused)
 	pathf(path, "%s/maps", dir);
 	sparse_file(path, "1000-2000 r-xp 00000000 00:00 0\n",
 	    SP_PROC_FILE_MAX);
-	cr_assert_eq(sp_read_file(path, SP_PROC_FILE_MAX, &buf, &len), 0);
+	cr_assert_eq(spi_read_file(path, SP_PROC_FILE_MAX, &buf, &len), 0);
 	cr_assert_eq(len, SP_PROC_FILE_MAX);
 	free(buf);
 	buf = NULL;
 	sparse_file(path, "1000-2000 r-xp 00000000 00:00 0\n",
 	    SP_PROC_FILE_MAX + 1);
-	cr_assert_eq(sp_read_file(path, SP_PROC_FILE_MAX, &buf, &len),
+	cr_assert_eq(spi_read_file(path, SP_PROC_FILE_MAX, &buf, &len),
 	    -SP_ELIMIT);
 	free(buf);
 	/* A limit below the first buffer's size holds too. */
-	cr_assert_eq(sp_read_file(path, 100, &buf, &len), -SP_ELIMIT);
+	cr_assert_eq(spi_read_file(path, 100, &buf, &len), -SP_ELIMIT);
 	unlink(path);
 	sparse_file(path, "", 100);
-	cr_assert_eq(sp_read_file(path, 100, &buf, &len), 0);
+	cr_assert_eq(spi_read_file(path, 100, &buf, &len), 0);
 	cr_assert_eq(len, 100);
 	free(buf);
 	unlink(path);
@@ -192,15 +192,15 @@ reencode(const struct sp_record *r, struct sp_buf *payload,
 	struct sp_record back;
 	int err;
 
-	sp_codec_init(&enc, 0);
-	sp_codec_init(&dec, 0);
+	spi_codec_init(&enc, 0);
+	spi_codec_init(&dec, 0);
 	payload->len = 0;
-	err = sp_record_payload(&enc, r, payload);
+	err = spi_record_payload(&enc, r, payload);
 	if (err == 0)
-		err = sp_record_decode(&dec, r->kind, payload->p, payload->len,
+		err = spi_record_decode(&dec, r->kind, payload->p, payload->len,
 		    &back, why);
-	sp_codec_fini(&enc);
-	sp_codec_fini(&dec);
+	spi_codec_fini(&enc);
+	spi_codec_fini(&dec);
 	return err;
 }
 
@@ -224,7 +224,7 @@ Test(limits, counter_names_up_to_64_bytes)
 	ctr.name.len = SP_COUNTER_NAME_MAX + 1;
 	cr_assert_eq(reencode(&r, &payload, &why), -SP_EFORMAT);
 	cr_assert(strstr(why.msg, "64 bytes") != NULL, "%s", why.msg);
-	sp_buf_fini(&payload);
+	spi_buf_fini(&payload);
 }
 
 Test(limits, rawstack_registers_up_to_64)
@@ -249,14 +249,14 @@ Test(limits, rawstack_registers_up_to_64)
 	/* And a reader refuses one written by hand: varint 65, the
 	 * registers, an empty stack. */
 	payload.len = 0;
-	sp_buf_varint(&payload, SP_RAWSTACK_REGS_MAX + 1);
-	sp_buf_put(&payload, regs, sizeof(regs));
-	sp_buf_varint(&payload, 0);
-	sp_codec_init(&dec, 0);
-	cr_assert_eq(sp_record_decode(&dec, SP_REC_RAWSTACK, payload.p,
+	spi_buf_varint(&payload, SP_RAWSTACK_REGS_MAX + 1);
+	spi_buf_put(&payload, regs, sizeof(regs));
+	spi_buf_varint(&payload, 0);
+	spi_codec_init(&dec, 0);
+	cr_assert_eq(spi_record_decode(&dec, SP_REC_RAWSTACK, payload.p,
 	    payload.len, &back, &why), -SP_EFORMAT);
-	sp_codec_fini(&dec);
-	sp_buf_fini(&payload);
+	spi_codec_fini(&dec);
+	spi_buf_fini(&payload);
 }
 
 /* --- ELF ---------------------------------------------------------------------- */
@@ -641,11 +641,11 @@ hand_start(struct hand *h, uint8_t name_form, size_t n)
 	free(run("gcc -gdwarf-4 -O0 -fPIC -shared -nostdlib -o %s %s", so, c));
 	cr_assert_eq(sp_elf_file_open(so, &h->f, NULL), 0);
 	cr_assert_eq(sp_elf_file_section(h->f, ".debug_info", &p, &len), 0);
-	sp_buf_put(&h->info, p, len);
+	spi_buf_put(&h->info, p, len);
 	cr_assert_eq(sp_elf_file_section(h->f, ".debug_abbrev", &p, &len), 0);
-	sp_buf_put(&h->abbrev, p, len);
+	spi_buf_put(&h->abbrev, p, len);
 	aboff = h->abbrev.len;
-	sp_buf_put(&h->abbrev, ab, sizeof(ab));
+	spi_buf_put(&h->abbrev, ab, sizeof(ab));
 	cr_assert_eq(sp_elf_file_section(h->f, ".debug_line", &p, &len), 0);
 	h->s.line.p = p;
 	h->s.line.len = len;
@@ -655,13 +655,13 @@ hand_start(struct hand *h, uint8_t name_form, size_t n)
 	}
 	/* DWARF 4 §7.5.1.1: length, version, abbrev offset, address size. */
 	h->unit = h->info.len;
-	sp_buf_put(&h->info, "\0\0\0\0\4\0", 6);
-	sp_buf_put(&h->info, &(uint32_t){ (uint32_t)aboff }, 4);
-	sp_buf_u8(&h->info, 8);
-	sp_buf_u8(&h->info, 1);
-	sp_buf_put(&h->info, "\0\0\0\0", 4);   /* stmt_list 0 */
-	sp_buf_put(&h->info, &(uint32_t){ (uint32_t)(16 * (n + 1)) }, 4);
-	sp_buf_u8(&h->info, 2);
+	spi_buf_put(&h->info, "\0\0\0\0\4\0", 6);
+	spi_buf_put(&h->info, &(uint32_t){ (uint32_t)aboff }, 4);
+	spi_buf_u8(&h->info, 8);
+	spi_buf_u8(&h->info, 1);
+	spi_buf_put(&h->info, "\0\0\0\0", 4);   /* stmt_list 0 */
+	spi_buf_put(&h->info, &(uint32_t){ (uint32_t)(16 * (n + 1)) }, 4);
+	spi_buf_u8(&h->info, 2);
 	ranges_list(&h->ranges, n);
 	ranges_list(&h->ranges, 1);
 }
@@ -673,7 +673,7 @@ hand_open(struct hand *h)
 	struct sp_dwarf *d;
 	uint32_t ulen;
 
-	sp_buf_u8(&h->info, 0);
+	spi_buf_u8(&h->info, 0);
 	cr_assert_eq(h->info.err | h->abbrev.err | h->ranges.err, 0);
 	ulen = (uint32_t)(h->info.len - h->unit - 4);
 	memcpy(h->info.p + h->unit, &ulen, 4);
@@ -692,9 +692,9 @@ hand_fini(struct hand *h, struct sp_dwarf *d)
 {
 	sp_dwarf_free(d);
 	sp_elf_file_free(h->f);
-	sp_buf_fini(&h->info);
-	sp_buf_fini(&h->abbrev);
-	sp_buf_fini(&h->ranges);
+	spi_buf_fini(&h->info);
+	spi_buf_fini(&h->abbrev);
+	spi_buf_fini(&h->ranges);
 }
 
 /* One range list [0x100000, 0x100100) at offset 0 of .debug_ranges,
@@ -708,9 +708,9 @@ ranges_list(struct sp_buf *b, size_t n)
 	size_t i;
 
 	for (i = 0; i + 1 < n; i++)
-		sp_buf_put(b, empty, sizeof(empty));
-	sp_buf_put(b, r, sizeof(r));
-	sp_buf_put(b, end, sizeof(end));
+		spi_buf_put(b, empty, sizeof(empty));
+	spi_buf_put(b, r, sizeof(r));
+	spi_buf_put(b, end, sizeof(end));
 }
 
 /* A name through hops ULEB128 forms: DW_FORM_indirect (0x16) hops - 1
@@ -725,10 +725,10 @@ indirect_name(unsigned hops, struct sp_dwarf_frame *fr)
 
 	hand_start(&h, 0x16, 1);
 	for (i = 0; i + 1 < hops; i++)
-		sp_buf_u8(&h.info, 0x16);
-	sp_buf_u8(&h.info, 0x08);
-	sp_buf_put(&h.info, "hand", 5);
-	sp_buf_put(&h.info, "\0\0\0\0", 4);    /* ranges at 0 */
+		spi_buf_u8(&h.info, 0x16);
+	spi_buf_u8(&h.info, 0x08);
+	spi_buf_put(&h.info, "hand", 5);
+	spi_buf_put(&h.info, "\0\0\0\0", 4);    /* ranges at 0 */
 	d = hand_open(&h);
 	n = sp_dwarf_lookup(d, 0x100010, fr, 4);
 	if (n > 0 && fr[0].function != NULL && strcmp(fr[0].function,
@@ -759,8 +759,8 @@ many_ranges(size_t n, size_t *unit_bytes)
 	int err;
 
 	hand_start(&h, 0x08, n);
-	sp_buf_put(&h.info, "hand", 5);
-	sp_buf_put(&h.info, "\0\0\0\0", 4);
+	spi_buf_put(&h.info, "hand", 5);
+	spi_buf_put(&h.info, "\0\0\0\0", 4);
 	d = hand_open(&h);
 	*unit_bytes = h.info.len - h.unit;
 	err = sp_dwarf_lookup(d, 0x100010, fr, 4);

@@ -142,15 +142,15 @@ Test(imap, put_get_delete_with_collisions)
 	uint32_t k;
 
 	for (k = 0; k < 5000; k++)
-		cr_assert_eq(sp_imap_put(&m, k * 1024, &vals[k]), 0);
+		cr_assert_eq(spi_imap_put(&m, k * 1024, &vals[k]), 0);
 	for (k = 0; k < 5000; k += 2)
-		cr_assert_eq(sp_imap_del(&m, k * 1024), &vals[k]);
+		cr_assert_eq(spi_imap_del(&m, k * 1024), &vals[k]);
 	for (k = 0; k < 5000; k++)
-		cr_assert_eq(sp_imap_get(&m, k * 1024), k % 2 ? &vals[k] : NULL,
+		cr_assert_eq(spi_imap_get(&m, k * 1024), k % 2 ? &vals[k] : NULL,
 		    "key %u", k * 1024);
 	cr_assert_eq(m.used, 2500);
-	cr_assert_null(sp_imap_del(&m, 12345));
-	sp_imap_fini(&m);
+	cr_assert_null(spi_imap_del(&m, 12345));
+	spi_imap_fini(&m);
 }
 
 Test(procfs, parses_maps_lines_with_odd_paths)
@@ -162,7 +162,7 @@ Test(procfs, parses_maps_lines_with_odd_paths)
 	    "00000000 00:00 0                  [vsyscall]";
 	struct sp_map m;
 
-	cr_assert_eq(sp_parse_maps_line(l1, strlen(l1), &m), 0);
+	cr_assert_eq(spi_parse_maps_line(l1, strlen(l1), &m), 0);
 	cr_assert_eq(m.start, 0x7f12a000);
 	cr_assert_eq(m.end, 0x7f12c000);
 	cr_assert_eq(m.offset, 0x2000);
@@ -173,15 +173,15 @@ Test(procfs, parses_maps_lines_with_odd_paths)
 	cr_assert_eq(m.path_len, strlen("/opt/my app/lib x.so (deleted)"));
 	cr_assert_eq(memcmp(m.path, "/opt/my app/lib x.so (deleted)",
 	    m.path_len), 0);
-	cr_assert_eq(sp_parse_maps_line(l2, strlen(l2), &m), 0);
+	cr_assert_eq(spi_parse_maps_line(l2, strlen(l2), &m), 0);
 	cr_assert_not(m.exec);
 	cr_assert_eq(m.path_len, 0);
-	cr_assert_eq(sp_parse_maps_line(l3, strlen(l3), &m), 0);
+	cr_assert_eq(spi_parse_maps_line(l3, strlen(l3), &m), 0);
 	cr_assert(m.exec);
-	cr_assert_eq(sp_parse_maps_line("garbage", 7, &m), -SP_EFORMAT);
-	cr_assert_eq(sp_parse_maps_line("2000-1000 r-xp 0 0:0 0", 22, &m),
+	cr_assert_eq(spi_parse_maps_line("garbage", 7, &m), -SP_EFORMAT);
+	cr_assert_eq(spi_parse_maps_line("2000-1000 r-xp 0 0:0 0", 22, &m),
 	    -SP_EFORMAT, "end before start");
-	cr_assert_eq(sp_parse_maps_line("1000-2000 r-xp 0 0:0", 20, &m),
+	cr_assert_eq(spi_parse_maps_line("1000-2000 r-xp 0 0:0", 20, &m),
 	    -SP_EFORMAT, "no inode");
 }
 

@@ -13,7 +13,7 @@
 
 /* Prints sp_version_text() for tool on standard output and exits 0 (1 if
  * standard output cannot be written). */
-void sp_tool_version(const char *tool);
+void spi_tool_version(const char *tool);
 
 /*
  * Reports the option getopt_long() refused and exits 2.  ch is what
@@ -23,7 +23,7 @@ void sp_tool_version(const char *tool);
  *   sp-dump: unknown option '--foo' (see sp-dump --help)
  *   sp-dump: option '-o' needs a value (see sp-dump --help)
  */
-void sp_tool_bad_option(const char *tool, int ch, char **argv);
+void spi_tool_bad_option(const char *tool, int ch, char **argv);
 
 /*
  * The value s of an option that takes a whole number from lo to hi.
@@ -32,25 +32,25 @@ void sp_tool_bad_option(const char *tool, int ch, char **argv);
  *   sp-record: -s stack bytes must be a number from 8 to 65528, not 'x'
  * and exits 2 (OpenBSD's strtonum(3), with the flag named).
  */
-long long sp_tool_int(const char *what, const char *s, long long lo,
+long long spi_tool_int(const char *what, const char *s, long long lo,
     long long hi);
 
 /*
- * As sp_tool_int for a decimal number (fractions too) from lo (above lo
+ * As spi_tool_int for a decimal number (fractions too) from lo (above lo
  * when lo_open) to hi:
  *   sp-record: -d seconds must be a number above 0 and at most 31536000
  *   (fractions too: 0.5), not 'x'
  */
-double sp_tool_real(const char *what, const char *s, double lo, int lo_open,
+double spi_tool_real(const char *what, const char *s, double lo, int lo_open,
     double hi);
 
 /*
  * Adds the comma-separated pids of list (what names the option, "-p")
  * to pids[*n], at most max in all; a pid given twice is one.  A bad pid
- * is refused as by sp_tool_int; more than max prints "at most MAX
+ * is refused as by spi_tool_int; more than max prints "at most MAX
  * processes" and exits 2.
  */
-void sp_tool_pids(const char *what, const char *list, uint32_t *pids,
+void spi_tool_pids(const char *what, const char *list, uint32_t *pids,
     size_t max, size_t *n);
 
 /*
@@ -60,7 +60,7 @@ void sp_tool_pids(const char *what, const char *list, uint32_t *pids,
  *   sp-fold [OPTIONS] FILE
  * (what: "spool" or "input"), exiting 2.  Returns otherwise.
  */
-void sp_tool_input(const char *path, const char *what, const char *usage);
+void spi_tool_input(const char *path, const char *what, const char *usage);
 
 /*
  * Says that names stay mangled, and why (why: the demangler's message,
@@ -69,19 +69,19 @@ void sp_tool_input(const char *path, const char *what, const char *usage);
  *   binutils); --no-demangle silences this
  * Returns (a tool goes on with the names as they are).
  */
-void sp_tool_demangle_failed(const char *why);
+void spi_tool_demangle_failed(const char *why);
 
 /* Seconds of CLOCK_MONOTONIC, for a tool's timing and status lines. */
-double sp_tool_now(void);
+double spi_tool_now(void);
 
 /* A library warning (sp_recorder_opts.log) as one line on standard
  * error, after the tool's name; ctx is unused. */
-void sp_tool_warn(void *ctx, const char *msg);
+void spi_tool_warn(void *ctx, const char *msg);
 
 struct sp_diag;
 struct sp_replay;
 
-/* Whose file a failed run is charged to (sp_tool_fail). */
+/* Whose file a failed run is charged to (spi_tool_fail). */
 enum sp_tool_side {
 	SP_TOOL_INPUT,
 	SP_TOOL_OUTPUT,
@@ -99,7 +99,7 @@ enum sp_tool_side {
  * discards its output (sp_output_discard, sp_output_abandon), so that a
  * failed run leaves none.
  */
-_Noreturn void sp_tool_fail(int err, enum sp_tool_side side, const char *name,
+_Noreturn void spi_tool_fail(int err, enum sp_tool_side side, const char *name,
     const struct sp_diag *diag);
 
 
@@ -110,6 +110,6 @@ _Noreturn void sp_tool_fail(int err, enum sp_tool_side side, const char *name,
  *   sp-fold: x.spl: No such file or directory
  *   sp-fold: out of memory                  (not the file's fault)
  */
-struct sp_replay *sp_tool_replay(const char *path);
+struct sp_replay *spi_tool_replay(const char *path);
 
 #endif

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# The API's edge is the installed headers (libbpf's libbpf.map in spirit):
+# every global symbol libsp.a defines is either declared by a header that
+# `ninja install` installs (sp_*), or private to the library (spi_*).  The
+# declarations come from the compiler itself (gcc -aux-info over one file
+# that includes every installed header), not from a grep of the text, so a
+# name in a comment or a macro does not count.  Usage:
+#   tests/exports.sh LIBSP_A "NOT_INSTALLED_HEADERS" CC [CFLAGS...]
+# (build.ninja's $tool_headers: every libsp/include/sp/*.h but these is
+# installed.)
+# Prints each offender and exits 1 if there is one.
+set -u
+lib=$1 noinst=$2 cc=$3
+shift 3
+cd "$(dirname "$0")/.." || exit 1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+for h in libsp/include/sp/*.h; do
+	case " $noinst " in *" $h "*) continue ;; esac
+	echo "#include \"${h#libsp/include/}\""
+done >"$tmp/all.c"
+"$cc" -std=c11 -D_GNU_SOURCE -Ilibsp/include "$@" -aux-info "$tmp/aux" \
+    -fsyntax-only "$tmp/all.c" || { echo "the installed headers do not compile together"; exit 1; }
+grep -F '/* libsp/include/sp/' "$tmp/aux" |
+    grep -oE '\bsp_[a-z0-9_]+ \(' | sed 's/ ($//' | sort -u >"$tmp/declared"
+nm -g --defined-only "$lib" | awk 'NF == 3 && $2 ~ /[A-Z]/ { print $3 }' |
+    sort -u >"$tmp/exported"
+bad=0
+while read -r s; do
+	case $s in
+	spi_*) ;;
+	sp_*)	grep -qxF "$s" "$tmp/declared" ||
+		    { echo "exported but in no installed header: $s (make it spi_, or declare it)"; bad=1; } ;;
+	*)	echo "exported without sp_ or spi_: $s"; bad=1 ;;
+	esac
+done <"$tmp/exported"
+exit $bad
