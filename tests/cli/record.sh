@@ -101,14 +101,16 @@ done
 # find the file's ELF in the table that took it, or it unwinds without
 # CFI: the loader and libc (no frame pointers) cut every stack.
 # (Stacks through main: a sample in the kernel's exec has no frames of
-# the new image to walk, and a loaded machine may take a few.)
-run $REC -o "$TMP/second.spl" -- sh -c "$W/recurse 200 300; $W/recurse 200 300"
+# the new image to walk, and a loaded machine may take a few.  Four busy
+# loops beside the suite leave the second process a few dozen samples:
+# 30 are plenty, as the defect cut 596 of 602.)
+run $REC -o "$TMP/second.spl" -- sh -c "$W/recurse 200 500; $W/recurse 200 500"
 $BIN/sp-sym -q -o "$TMP/second.sym.spl" "$TMP/second.spl"
 read -r whole inmain < <($BIN/sp-fold "$TMP/second.sym.spl" 2>/dev/null |
     awk '/(^|;)main;/ { n += $NF; if ($1 ~ /^_start;/) w += $NF }
     END { print w + 0, n + 0 }')
 check "a second process mapping libc after the first's walks: its stacks through main reach _start ($whole of $inmain)" \
-    test "$inmain" -gt 100 -a "$whole" -ge $((inmain * 99 / 100))
+    test "$inmain" -ge 30 -a "$whole" -ge $((inmain * 99 / 100))
 # Stopping the recorder overflows its rings (128 copies of 64 KiB; 1200
 # samples at 2 kHz in 0.6 s, 240 even with a fifth of a CPU): the records
 # after the loss are read with /proc's view of the maps (the sweep), CFI
@@ -362,7 +364,7 @@ run $DUMP --check "$root/self.spl"
 check "and its spool checks clean" has "finished" "$OUT"
 
 # --- kernel frames ----------------------------------------------------------------
-run $REC --kernel -o "$TMP/kern.spl" -- dd if=/dev/zero of=/dev/null bs=64k count=100000
+run $REC --kernel -o "$TMP/kern.spl" -- dd if=/dev/zero of=/dev/null bs=64k count=400000
 check "records with --kernel" test "$RC" -eq 0
 check "kernel callchains were enabled" test "$(counter "$TMP/kern.spl" kernel_callchains)" -eq 1
 k=$($DUMP "$TMP/kern.spl" | grep -c 'kernel.kallsyms\]+0x')
@@ -372,7 +374,7 @@ check "kernel frames are present ($k)" test "$k" -gt 0
 # dd spends most of its time in read and write: without --kernel it was
 # not sampled at all (11 samples in 2 s).  Now each such sample is its
 # user stack plus one [kernel] frame, with no kernel address.
-run $REC -o "$TMP/kt.spl" -- dd if=/dev/zero of=/dev/null bs=64k count=100000
+run $REC -o "$TMP/kt.spl" -- dd if=/dev/zero of=/dev/null bs=64k count=400000
 check "dd without --kernel: recorded (exit $RC)" test "$RC" -eq 0
 s=$(counter "$TMP/kt.spl" samples)
 kt=$(counter "$TMP/kt.spl" kernel_samples)

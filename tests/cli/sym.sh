@@ -389,14 +389,21 @@ v=$($DUMP "$TMP/vdso-sym.spl" | awk '/^sample / { if (hit) n++; hit = 0 }
     /^    #[0-9]+ +__vdso_clock_gettime$/ { hit = 1 } END { if (hit) n++; print n + 0 }')
 check "sp-sym names __vdso_clock_gettime on this host ($v of $s samples)" \
     test "$s" -gt 0 -a $((v * 2)) -ge "$s"
-check "... from this host's vdso, said so" has "this host's vdso (used)" "$ERR"
 check "the bundle keeps the vdso image by its build-id" \
     grep -qP "^binary\t$vid\tbinaries/$vid\t\[vdso\]$" "$TMP/vbundle/manifest"
 check "... an ELF file with that build-id" \
     grep -q "Build ID: $vid" <(readelf -n "$TMP/vbundle/binaries/$vid")
+# The bundle's copy is told from this host's image by a name changed in
+# its string tables (same length; the build-id note is left alone): with
+# --bundle the frames must be named from that copy.  (The report lists
+# only modules that kept address-only frames, which a kernel whose vdso
+# is fully covered by symbols never does.)
+perl -0pi -e 's/__vdso_clock_gettime/__bndl_clock_gettime/g' "$TMP/vbundle/binaries/$vid"
 run $SYM --bundle "$TMP/vbundle" -o "$TMP/vdso-b.spl" "$TMP/vdso.spl"
-check "with --bundle sp-sym reads the bundle's copy" \
-    has "$TMP/vbundle/binaries/$vid (used)" "$ERR"
+b=$($DUMP "$TMP/vdso-b.spl" | awk '/^sample / { if (hit) n++; hit = 0 }
+    /^    #[0-9]+ +__bndl_clock_gettime$/ { hit = 1 } END { if (hit) n++; print n + 0 }')
+check "with --bundle sp-sym reads the bundle's copy ($b of $s samples named from it)" \
+    test "$b" -gt 0 -a "$b" -eq "$v"
 # --- PLT stubs: NAME@plt, as objdump labels them ------------------------------------
 # plt_names BIN: reads "ID REL NAME FL" frames of BIN (frames above); for
 # each in .plt, .plt.sec or .plt.got, "ok" when NAME is objdump's label
