@@ -28,6 +28,19 @@ void spi_buf_str(struct sp_buf *b, const void *p, size_t n);
 void spi_buf_fini(struct sp_buf *b);
 
 /*
+ * b's bytes from off on.  A buffer nothing was appended to has no bytes
+ * yet (p NULL), and NULL + 0 is undefined in C (C11 6.5.6p8; UBSan's
+ * pointer-overflow check stops on it): off is then 0, and an empty
+ * string stands in.  Every read of a buffer's contents at an offset
+ * goes through here.
+ */
+static inline const uint8_t *
+spi_buf_at(const struct sp_buf *b, size_t off)
+{
+	return b->p != NULL ? b->p + off : (const uint8_t *)"";
+}
+
+/*
  * The one growth helper of libsp (libbpf's libbpf_ensure_mem): grows the
  * array at *arrp (arrp is the address of a T *) of *cap elements of size
  * bytes to hold at least need (doubling, from 64), the new elements

@@ -76,8 +76,8 @@ spi_intern_find(const struct sp_intern *t, unsigned kind, const uint8_t *key,
 		if (s->hash != h32)
 			continue;
 		e = &t->entries[s->entry - 1];
-		if (e->kind == kind && e->len == len &&
-		    (len == 0 || memcmp(t->keys.p + e->off, key, len) == 0))
+		if (e->kind == kind && e->len == len && (len == 0 ||
+		    memcmp(spi_buf_at(&t->keys, e->off), key, len) == 0))
 			return e->id;
 	}
 }

@@ -340,7 +340,7 @@ add_plt(const struct cand *c, size_t n, const struct spi_plt *plt,
 	for (i = 0; i < plt->n; i++) {
 		b[i].value = plt->v[i].start;
 		b[i].size = plt->v[i].size;
-		b[i].name = (const char *)plt->names.p + plt->v[i].name;
+		b[i].name = (const char *)spi_buf_at(&plt->names, plt->v[i].name);
 		b[i].len = (uint32_t)strlen(b[i].name);
 		b[i].unders = unders(b[i].name, b[i].len);
 		b[i].shndx = plt->v[i].shndx;

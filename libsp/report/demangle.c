@@ -188,7 +188,7 @@ static void
 result(struct sp_demangle *dm, uint32_t id, char *text, size_t n)
 {
 	const struct sp_intern_entry *ie = &dm->names.entries[id - 1];
-	const char *name = (const char *)dm->names.keys.p + ie->off;
+	const char *name = (const char *)spi_buf_at(&dm->names.keys, ie->off);
 	struct dm_entry *e = &dm->e[id - 1];
 
 	e->state = DM_RAW;
@@ -210,6 +210,7 @@ result(struct sp_demangle *dm, uint32_t id, char *text, size_t n)
 int
 sp_demangle_run(struct sp_demangle *dm, int last, struct sp_diag *diag)
 {
+	char none[1] = "";
 	size_t i;
 	int err;
 
@@ -217,7 +218,10 @@ sp_demangle_run(struct sp_demangle *dm, int last, struct sp_diag *diag)
 		return 0;
 	err = spi_demangle_exchange(dm, last, diag);
 	for (i = 0; i < dm->nq && err == 0; i++) {
-		result(dm, dm->queue[i], (char *)dm->ans.p + dm->ansv[i].off,
+		/* result() cleans the text in place: writable bytes, which
+		 * an empty answer of an empty batch does not have. */
+		result(dm, dm->queue[i], dm->ansv[i].len > 0 ?
+		    (char *)dm->ans.p + dm->ansv[i].off : none,
 		    dm->ansv[i].len);
 		err = dm->res.err;
 	}
@@ -303,5 +307,5 @@ sp_demangle_get(const struct sp_demangle *dm, const char *s, size_t len,
 	if (id == 0 || (e = &dm->e[id - 1])->state != DM_DONE)
 		return NULL;
 	*outlen = e->len;
-	return (const char *)dm->res.p + e->off;
+	return (const char *)spi_buf_at(&dm->res, e->off);
 }

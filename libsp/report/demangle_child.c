@@ -79,7 +79,7 @@ batch_text(struct sp_demangle *dm)
 	dm->out.len = 0;
 	for (i = 0; i < dm->nq; i++) {
 		ie = &dm->names.entries[dm->queue[i] - 1];
-		spi_buf_put(&dm->out, dm->names.keys.p + ie->off, ie->len);
+		spi_buf_put(&dm->out, spi_buf_at(&dm->names.keys, ie->off), ie->len);
 		spi_buf_u8(&dm->out, '\n');
 		dm->sent += ie->len;
 	}
@@ -144,7 +144,7 @@ exchange(struct sp_demangle *dm, int last, struct sp_diag *diag)
 			    dm->prog, strerror(errno));
 		}
 		if ((pfd.revents & POLLOUT) && sent < dm->out.len) {
-			r = send(dm->fd, dm->out.p + sent, dm->out.len - sent,
+			r = send(dm->fd, spi_buf_at(&dm->out, sent), dm->out.len - sent,
 			    MSG_NOSIGNAL | MSG_DONTWAIT);
 			/* Gone: what it said before is still to be read. */
 			if (r < 0 && (errno == EPIPE || errno == ECONNRESET))

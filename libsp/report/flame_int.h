@@ -58,7 +58,7 @@ flame_pow10(unsigned e)
 static inline const char *
 sp_flame_name(const struct sp_flame *f, uint32_t i)
 {
-	return (const char *)f->names.p + f->node[i].name;
+	return (const char *)spi_buf_at(&f->names, f->node[i].name);
 }
 
 #endif

@@ -227,9 +227,7 @@ put_frame(struct text *t, uint32_t id)
 		c->len = (uint32_t)(t->names.len - off);
 		c->nlog = logical_count(t, id);
 	}
-	/* A frame may render as nothing: names may still be unallocated. */
-	if (c->len > 0)
-		spi_buf_put(&t->line, t->names.p + c->off, c->len);
+	spi_buf_put(&t->line, spi_buf_at(&t->names, c->off), c->len);
 	return t->line.err;
 }
 
@@ -338,7 +336,7 @@ emit(struct text *t, FILE *out)
 	uint64_t count;
 
 	for (i = 0; i < t->nlines; i++)
-		t->lines[i].p = t->all.p + t->lines[i].off;
+		t->lines[i].p = spi_buf_at(&t->all, t->lines[i].off);
 	if (t->nlines > 1)
 		qsort(t->lines, t->nlines, sizeof(*t->lines), cmp_line);
 	for (i = 0; i < t->nlines; i = j) {

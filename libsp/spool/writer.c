@@ -92,7 +92,7 @@ sp_writer_flush(struct sp_writer *w)
 	if (w->failed)
 		return w->failed;
 	while (off < w->out.len) {
-		ssize_t n = write(w->fd, w->out.p + off, w->out.len - off);
+		ssize_t n = write(w->fd, spi_buf_at(&w->out, off), w->out.len - off);
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -100,12 +100,13 @@ sp_writer_flush(struct sp_writer *w)
 			w->failed = n < 0 ? -errno : -EIO;
 			break;
 		}
-		w->crc = (uint32_t)crc32(w->crc, w->out.p + off, (uInt)n);
+		w->crc = (uint32_t)crc32(w->crc, spi_buf_at(&w->out, off), (uInt)n);
 		off += (size_t)n;
 	}
 	/* Keep what was not written, so the error can be reported and the
 	 * prefix on disk stays a valid (truncated) spool. */
-	memmove(w->out.p, w->out.p + off, w->out.len - off);
+	if (off > 0)
+		memmove(w->out.p, w->out.p + off, w->out.len - off);
 	w->out.len -= off;
 	w->flushed += off;
 	return w->failed;
