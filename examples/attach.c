@@ -74,12 +74,21 @@ main(int argc, char **argv)
 	    (pid = start(r, argv + 2, &diag)) < 0) {
 		fprintf(stderr, "attach: %s\n", diag.msg[0] ? diag.msg :
 		    "out of memory");
+		/* A constructor that failed left its object NULL. */
+		sp_recorder_free(r);
+		sp_writer_free(w);
+		(void)close(fd);
 		return 1;
 	}
 	/* Our child, not reaped yet: its pid cannot name another process. */
 	if ((err = sp_exit_watch_new(pid, &watch)) != 0) {
 		fprintf(stderr, "attach: watching pid %d: %s\n", (int)pid,
 		    sp_strerror(err));
+		(void)kill(pid, SIGKILL);
+		(void)waitpid(pid, &status, 0);
+		sp_recorder_free(r);
+		sp_writer_free(w);
+		(void)close(fd);
 		return 1;
 	}
 	/* The program's own loop: the pidfd (and whatever else it waits

@@ -48,6 +48,10 @@ main(int argc, char **argv)
 	    sp_recorder_spawn(r, argv + 2, &child, &diag) != 0) {
 		fprintf(stderr, "record: %s\n", diag.msg[0] ? diag.msg :
 		    "out of memory");
+		/* A constructor that failed left its object NULL. */
+		sp_recorder_free(r);
+		sp_writer_free(w);
+		(void)close(fd);
 		return 1;
 	}
 	/* Drain until the command is gone. */

@@ -16,13 +16,16 @@
  * spi_perf_record_time reads it); the reading stops where the records
  * given end, or, after a header that makes no sense, at the head; the
  * release hands exactly that place back to the kernel; a second reading
- * goes on from there.
+ * goes on from there.  Each record given is decoded as the recorder
+ * decodes it (spi_rec_decode, with and without a callchain): what the
+ * decoded record points at lies inside the record.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "record/perf_int.h"
+#include "record/rec_decode_int.h"
 #include "sp/error.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -41,6 +44,42 @@ static uint8_t
 ring_byte(const struct sp_ring *r, uint64_t pos)
 {
 	return r->base[PAGE + (pos & (r->data_size - 1))];
+}
+
+/* [q, q + n) inside the record [p, p + len). */
+static void
+inside(const uint8_t *p, size_t len, const void *q, uint64_t n)
+{
+	const uint8_t *b = q;
+
+	if (b < p || (size_t)(b - p) > len || n > len - (size_t)(b - p))
+		abort();
+}
+
+static void
+decode(const uint8_t *p, size_t len, size_t id_len)
+{
+	struct rec_format f = { id_len, 0 };
+	struct rec_decoded d;
+	const struct rec_sample *s = &d.u.sample;
+
+	for (f.callchain = 0; f.callchain < 2; f.callchain++) {
+		if (spi_rec_decode(&f, p, len, &d) < 0)
+			continue;
+		if (d.kind == REC_SAMPLE) {
+			if (s->chain != NULL)
+				inside(p, len, s->chain, s->nchain * 8);
+			if (s->stk.data != NULL)
+				inside(p, len, s->stk.data, s->stk.len);
+			else if (s->stk.len != 0)
+				abort();
+		} else if (d.kind == REC_MMAP2) {
+			inside(p, len, d.u.mmap.m.path, d.u.mmap.m.path_len);
+		} else if (d.kind == REC_COMM &&
+		    memchr(d.u.comm.comm, 0, sizeof(d.u.comm.comm)) == NULL) {
+			abort();
+		}
+	}
 }
 
 static int
@@ -73,6 +112,7 @@ add(void *ctx, const struct sp_ring_rec *rec)
 			abort(); /* not the ring's bytes at its place */
 	if (spi_perf_record_time(p, rec->len, s->ring->id_len) > s->until)
 		abort(); /* given, but timed after the limit */
+	decode(p, rec->len, s->ring->id_len);
 	s->pos += rec->len;
 	return 0;
 }

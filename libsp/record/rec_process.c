@@ -1,6 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* What each perf record means for the spool: samples become stacks of
- * interned frames, MMAP2 becomes modules, COMM/FORK/EXIT lifecycle. */
+/*
+ * What each perf record means for the spool: decoded first
+ * (rec_decode.c), then a sample becomes a stack of interned frames,
+ * unwound here; the lifecycle records go to rec_threads.c, the switches
+ * to rec_offcpu.c.
+ */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,188 +18,13 @@
 #include "sp/elffile.h"
 #include "common/cursor_int.h"
 #include "common/procfs_int.h"
+#include "rec_decode_int.h"
 #include "recorder_int.h"
-
-/* perf_event_open(2): the sample_id_all trailer of non-sample records for
- * our sample_type (TID, TIME, CPU). */
-struct sample_id {
-	uint32_t pid, tid;
-	uint64_t time;
-	uint32_t cpu;
-};
-
-#define SAMPLE_ID_LEN 24
-
-/* With --off-cpu, PERF_SAMPLE_IDENTIFIER ends it (8 bytes more). */
-static int
-trailer(const struct sp_recorder *r, const uint8_t *rec, size_t len,
-    struct sample_id *id)
-{
-	size_t idlen = SAMPLE_ID_LEN + spi_rec_id_len(r);
-
-	if (len < sizeof(struct perf_event_header) + idlen)
-		return -SP_EFORMAT;
-	rec += len - idlen;
-	id->pid = sp_le32(rec);
-	id->tid = sp_le32(rec + 4);
-	id->time = sp_le64(rec + 8);
-	id->cpu = sp_le32(rec + 16);
-	return 0;
-}
-
-static uid_t
-proc_uid(uint32_t pid)
-{
-	char path[32];
-	struct stat st;
-
-	(void)snprintf(path, sizeof(path), "/proc/%u", pid);
-	return stat(path, &st) == 0 ? st.st_uid : (uid_t)-1;
-}
-
-struct rec_proc *
-spi_rec_proc_get(struct sp_recorder *r, uint32_t pid, int make)
-{
-	struct rec_proc *p = spi_imap_get(&r->procs, pid);
-
-	if (p != NULL || !make)
-		return p;
-	p = calloc(1, sizeof(*p));
-	if (p == NULL)
-		return NULL;
-	p->pid = pid;
-	p->uid = proc_uid(pid);
-	if (spi_rec_start_time(pid, 0, &p->start_time) < 0)
-		p->start_time = 0;
-	if (spi_imap_put(&r->procs, pid, p) < 0) {
-		free(p);
-		return NULL;
-	}
-	return p;
-}
-
-int
-spi_rec_adopt_read(struct sp_recorder *r, uint32_t pid, struct rec_proc **out,
-    char **buf, size_t *len)
-{
-	struct rec_proc *p = spi_rec_proc_get(r, pid, 1);
-	int err;
-
-	*out = NULL;
-	*buf = NULL;
-	if (p == NULL)
-		return -ENOMEM;
-	err = spi_rec_read_maps(&r->ctx, p, buf, len);
-	if (err == -ENOMEM)
-		return err;
-	if (err == -ENOENT || err == -ESRCH) {
-		/* Gone before it could be read: nothing to unwind with.  Kept
-		 * untracked until its exit, so that its other samples are
-		 * counted without asking /proc again. */
-		p->tracked = 0;
-		p->start_time = 0;
-		return 0;
-	}
-	if (!p->tracked) {
-		p->tracked = 1;
-		r->ctx.c[C_PROCESSES]++;
-	}
-	p->last_rescan = r->ctx.now;
-	*out = p; /* maps refused (*buf NULL): its samples are address-only */
-	return 0;
-}
-
-int
-spi_rec_adopt(struct sp_recorder *r, uint32_t pid, struct rec_proc **out)
-{
-	char *buf;
-	size_t len;
-	int err = spi_rec_adopt_read(r, pid, out, &buf, &len);
-
-	/* Its mappings' errors are the writer's, or -ENOMEM. */
-	if (err == 0 && buf != NULL)
-		err = spi_rec_add_maps(&r->ctx, *out, buf, len);
-	return err;
-}
 
 static int
 put(struct sp_recorder *r, struct sp_record *rec, uint32_t *id)
 {
 	return sp_writer_put(r->ctx.w, rec, id);
-}
-
-/* A thread not known yet, unnamed; NULL when out of memory. */
-static struct rec_thread *
-new_thread(struct sp_recorder *r, uint32_t pid, uint32_t tid)
-{
-	struct rec_thread *t = calloc(1, sizeof(*t));
-
-	if (t == NULL || spi_imap_put(&r->threads, tid, t) < 0) {
-		free(t);
-		return NULL;
-	}
-	t->tid = tid;
-	t->pid = pid;
-	return t;
-}
-
-/* Thread tid as a new thread of pid (t, its entry so far, may be NULL),
- * unnamed; NULL when out of memory. */
-static struct rec_thread *
-renew_thread(struct sp_recorder *r, struct rec_thread *t, uint32_t pid,
-    uint32_t tid)
-{
-	if (t == NULL && (t = new_thread(r, pid, tid)) == NULL)
-		return NULL;
-	t->pid = pid;
-	t->id = 0;
-	t->exited = 0;
-	t->comm[0] = '\0';
-	t->off.time = 0;
-	return t;
-}
-
-int
-spi_rec_name_thread(struct sp_recorder *r, uint32_t pid, uint32_t tid)
-{
-	struct rec_thread *t = spi_imap_get(&r->threads, tid);
-
-	if (t != NULL && t->pid == pid)
-		return 0;
-	if ((t = renew_thread(r, t, pid, tid)) == NULL)
-		return -ENOMEM;
-	(void)spi_proc_comm((pid_t)pid, (pid_t)tid, t->comm, sizeof(t->comm));
-	return 0;
-}
-
-/* The THREAD id of (pid, tid), written on first use and after renames. */
-static int
-thread_id(struct sp_recorder *r, uint32_t pid, uint32_t tid, uint32_t *id)
-{
-	struct rec_thread *t = spi_imap_get(&r->threads, tid);
-	struct sp_record rec;
-	int err;
-
-	if (t == NULL || t->pid != pid) {
-		if ((t = renew_thread(r, t, pid, tid)) == NULL)
-			return -ENOMEM;
-		(void)spi_proc_comm((pid_t)pid, (pid_t)tid, t->comm,
-		    sizeof(t->comm));
-	}
-	if (t->id == 0) {
-		memset(&rec, 0, sizeof(rec));
-		rec.kind = SP_REC_THREAD;
-		rec.u.thread.pid = pid;
-		rec.u.thread.tid = tid;
-		err = sp_writer_string(r->ctx.w, t->comm, strlen(t->comm),
-		    &rec.u.thread.comm);
-		if (err == 0)
-			err = put(r, &rec, &t->id);
-		if (err)
-			return err;
-	}
-	*id = t->id;
-	return 0;
 }
 
 static int
@@ -298,15 +127,13 @@ user_frame(struct sp_recorder *r, struct rec_proc *p, uint64_t ip,
 
 /* Adds the kernel callchain's frames; counts user frames it still has. */
 static int
-kernel_frames(struct sp_recorder *r, struct sp_cur *c, size_t *n)
+kernel_frames(struct sp_recorder *r, const struct rec_sample *smp, size_t *n)
 {
-	uint64_t nr = sp_rd_u64(c), i;
+	uint64_t i;
 	int user = 0, err;
 
-	if (c->err == 0 && nr > sp_cur_left(c) / 8)
-		c->err = -SP_EFORMAT;
-	for (i = 0; c->err == 0 && i < nr; i++) {
-		uint64_t ip = sp_rd_u64(c);
+	for (i = 0; i < smp->nchain; i++) {
+		uint64_t ip = sp_le64(smp->chain + 8 * i);
 
 		/* perf_event.h: context markers separate kernel and user. */
 		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
@@ -324,41 +151,6 @@ kernel_frames(struct sp_recorder *r, struct sp_cur *c, size_t *n)
 			return err;
 	}
 	return 0;
-}
-
-static void
-read_regs(struct sp_cur *c, struct sp_uregs *regs, int *has)
-{
-	uint64_t abi = sp_rd_u64(c);
-	size_t i;
-
-	*has = c->err == 0 && abi != PERF_SAMPLE_REGS_ABI_NONE;
-	if (!*has)
-		return;
-	/* In mask order: AX..SS, then R8..R15, as enum sp_reg. */
-	for (i = 0; i < SP_REG_COUNT; i++)
-		regs->r[i] = sp_rd_u64(c);
-}
-
-static void
-read_stack(struct sp_cur *c, struct sp_ustack *stk)
-{
-	uint64_t size = sp_rd_u64(c), dyn;
-
-	stk->data = NULL;
-	stk->len = 0;
-	stk->whole = 0;
-	if (c->err || size == 0)
-		return;
-	if (size > sp_cur_left(c)) {
-		c->err = -SP_EFORMAT;
-		return;
-	}
-	stk->data = sp_take(c, (size_t)size);
-	dyn = sp_rd_u64(c);
-	/* dyn_size: how much of the copy is real stack. */
-	stk->len = (size_t)(dyn < size ? dyn : size);
-	stk->whole = dyn < size;
 }
 
 /* The unwinder's context: the recorder's, and the sampled process. */
@@ -470,32 +262,6 @@ jit_cut(struct sp_recorder *r, struct rec_proc *p, uint64_t ip)
 	}
 }
 
-/*
- * Counts what a walk says of the stack copy's size, for recorder.c to
- * choose it (enum rec_adapt): learning, whether the small copy would have
- * held it with 256 bytes to spare (the last walks in a row that do: a
- * start in ld.so takes up to 5.6 KiB, a loop after it 1); on the small
- * copy, whether it ran off its end.
- */
-static void
-stack_walked(struct sp_recorder *r, const struct sp_unwind_result *res,
-    const struct sp_ustack *stk)
-{
-	if (r->adapt == ADAPT_LEARN) {
-		if (res->error == SP_UNW_STACK_BOUNDS ||
-		    res->stack_used > SP_STACK_BYTES_SMALL - 256) {
-			r->fit = 0;
-			r->unfit++;
-		} else if (res->complete)
-			r->fit++;
-	} else if (r->adapt == ADAPT_SMALL) {
-		r->walks++;
-		if (res->error == SP_UNW_STACK_BOUNDS && !stk->whole &&
-		    stk->len == SP_STACK_BYTES_SMALL)
-			r->cut++;
-	}
-}
-
 /* User frames from the unwinder (return addresses come rewound into
  * their call instructions).  off: a switch off CPU's walk, whose cut
  * stacks are not counted among the CPU samples' (jit_cut). */
@@ -531,7 +297,7 @@ user_frames(struct sp_recorder *r, struct rec_proc *p,
 	/* A switch's copy is always the whole -s: it says nothing of the
 	 * CPU samples' copy size. */
 	if (!off)
-		stack_walked(r, &res, stk);
+		spi_adapt_observe(&r->adapt, &res, stk);
 	if (res.complete) {
 		size_t k = C_STACK_USED_FIRST_;
 
@@ -548,110 +314,6 @@ user_frames(struct sp_recorder *r, struct rec_proc *p,
 	    res.error != SP_UNW_NO_STACK && res.error != SP_UNW_NO_REGS)
 		jit_cut(r, p, r->ips[res.n - 1]);
 	return 0;
-}
-
-/*
- * An off-CPU sample waits in its thread for the switch in that gives its
- * weight (on_switch).  One still waiting there lost its switch in.
- */
-static int
-hold_off_cpu(struct sp_recorder *r, uint32_t tid, const struct sp_sample *s)
-{
-	struct rec_thread *t = spi_imap_get(&r->threads, tid);
-
-	if (t == NULL)
-		return 0;
-	if (t->off.time != 0)
-		r->ctx.c[C_OFF_CPU_UNMATCHED]++;
-	t->off = *s;
-	t->off.kind = SP_SAMPLE_OFF_CPU;
-	return 0;
-}
-
-static int
-write_off_cpu(struct sp_recorder *r, struct rec_thread *t, uint64_t in)
-{
-	struct sp_record rec;
-	int err;
-
-	/* Sampling was turned off meanwhile (its switch events too): the
-	 * switch in that ended this wait may have gone unseen. */
-	if (t->off.time < r->paused_at && in > r->paused_at) {
-		t->off.time = 0;
-		r->ctx.c[C_OFF_CPU_UNMATCHED]++;
-		return 0;
-	}
-	memset(&rec, 0, sizeof(rec));
-	rec.kind = SP_REC_SAMPLE;
-	rec.u.sample = t->off;
-	rec.u.sample.weight = in - t->off.time;
-	t->off.time = 0;
-	if ((err = put(r, &rec, NULL)) != 0)
-		return err;
-	r->ctx.c[C_OFF_CPU]++;
-	r->ctx.c[C_OFF_CPU_NS] += rec.u.sample.weight;
-	return 0;
-}
-
-/*
- * PERF_RECORD_SWITCH(_CPU_WIDE): a switch in of id->tid ends the time off
- * CPU of its waiting sample; a switch out only says whether the thread
- * was preempted (still runnable) or blocked.
- */
-static int
-on_switch(struct sp_recorder *r, const struct sample_id *id, uint16_t misc)
-{
-	struct rec_thread *t;
-
-	t = spi_imap_get(&r->threads, id->tid);
-	/* Its switch's sample came first (the kernel writes it first):
-	 * only the switches of threads recorded count (not the idle task
-	 * or processes gone, with -a). */
-	if (misc & PERF_RECORD_MISC_SWITCH_OUT) {
-		if ((misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT) && t != NULL &&
-		    t->off.time != 0)
-			r->ctx.c[C_OFF_CPU_PREEMPTED]++;
-		return 0;
-	}
-	if (t == NULL || t->off.time == 0 || id->time <= t->off.time)
-		return 0;
-	return write_off_cpu(r, t, id->time);
-}
-
-struct off_cpu_end {
-	struct sp_recorder *r;
-	uint64_t end;
-	int err;
-};
-
-static void
-end_off_cpu(void *val, void *ctx)
-{
-	struct rec_thread *t = val;
-	struct off_cpu_end *e = ctx;
-	const struct rec_proc *p;
-	int err;
-
-	if (t->off.time == 0 || t->exited || e->end <= t->off.time)
-		return;
-	/* Its process is gone, its exit among lost records (a sweep freed
-	 * it): the thread never came back. */
-	p = spi_rec_proc_get(e->r, t->pid, 0);
-	if (p == NULL || !p->tracked) {
-		e->r->ctx.c[C_OFF_CPU_UNMATCHED]++;
-		return;
-	}
-	if ((err = write_off_cpu(e->r, t, e->end)) != 0 && e->err == 0)
-		e->err = err;
-}
-
-int
-spi_rec_off_cpu_end(struct sp_recorder *r, uint64_t end)
-{
-	struct off_cpu_end e = { r, end, 0 };
-
-	spi_imap_each(&r->threads, end_off_cpu, &e);
-	return e.err;
 }
 
 /* A sample, or with off (--off-cpu) a switch off CPU, which waits for its
@@ -680,9 +342,9 @@ write_sample(struct sp_recorder *r, uint32_t pid, uint32_t tid, uint32_t cpu,
 	rec.u.sample.cpu = cpu;
 	err = sp_writer_stack(r->ctx.w, r->frames, n, &rec.u.sample.stack);
 	if (err == 0)
-		err = thread_id(r, pid, tid, &rec.u.sample.thread);
+		err = spi_rec_thread_id(r, pid, tid, &rec.u.sample.thread);
 	if (err == 0 && off)
-		return hold_off_cpu(r, tid, &rec.u.sample);
+		return spi_rec_hold_off_cpu(r, tid, &rec.u.sample);
 	if (err == 0)
 		err = put(r, &rec, NULL);
 	if (err == 0)
@@ -712,119 +374,21 @@ write_rawstack(struct sp_recorder *r, const struct sp_uregs *regs,
 	return put(r, &rec, NULL);
 }
 
-/* The leader of p exited. */
-static void
-exited(struct sp_recorder *r, const struct rec_proc *p)
-{
-	if (p->attached)
-		spi_rec_log(&r->ctx, "pid %u exited; its recording ends there",
-		    p->pid);
-	/* The runtime's perf map is complete now; PID reuse can't mix in
-	 * another process's map later. */
-	if (r->ctx.bundle != NULL)
-		(void)sp_bundle_perf_map(r->ctx.bundle, (pid_t)p->pid, p->uid);
-}
-
-/*
- * An EXIT record of the whole system: the thread, and with the leader
- * its process, are marked and queued, and freed EXIT_GRACE_NS later
- * (reap), when the samples of their end in the kernel have been read.
- */
 static int
-on_exit_system(struct sp_recorder *r, uint32_t pid, uint32_t tid,
-    uint32_t ppid, uint32_t ptid)
+on_sample(struct sp_recorder *r, const struct rec_decoded *d)
 {
-	struct rec_thread *t = spi_imap_get(&r->threads, tid);
-	struct rec_proc *p = spi_rec_proc_get(r, pid, 0);
-	struct rec_exited *e;
-
-	/* Sent twice (seen once in 10,000 exits). */
-	if ((t != NULL && t->exited) || (pid == tid && p != NULL && p->exited))
-		return 0;
-	if (spi_grow_zeroed(&r->exited, &r->capexited, r->nexited + 1,
-	    sizeof(*r->exited)) != 0)
-		return -ENOMEM;
-	e = &r->exited[r->nexited++];
-	e->tid = tid;
-	e->pid = pid;
-	e->time = r->ctx.now;
-	if (t != NULL)
-		t->exited = e->time;
-	if (p == NULL)
-		return 0;
-	if (pid == tid)
-		p->exited = e->time;
-	if (!p->tracked)
-		return 0;
-	if (pid == tid)
-		exited(r, p);
-	return spi_rec_write_proc(&r->ctx, SP_PROC_EXIT, pid, tid, ppid, ptid,
-	    NULL);
-}
-
-/* Frees what exited before now - EXIT_GRACE_NS (on_exit_system). */
-static void
-reap(struct sp_recorder *r, uint64_t now)
-{
-	const struct rec_exited *e;
-	struct rec_thread *t;
-	struct rec_proc *p;
-
-	for (; r->exited_head < r->nexited; r->exited_head++) {
-		e = &r->exited[r->exited_head];
-		if (e->time + EXIT_GRACE_NS > now)
-			break;
-		t = spi_imap_get(&r->threads, e->tid);
-		if (t != NULL && t->exited == e->time)
-			free(spi_imap_del(&r->threads, e->tid));
-		p = spi_rec_proc_get(r, e->pid, 0);
-		if (e->tid == e->pid && p != NULL && p->exited == e->time)
-			spi_rec_proc_free(&r->ctx, spi_imap_del(&r->procs,
-			    e->pid));
-	}
-	if (r->exited_head == r->nexited) {
-		r->exited_head = 0;
-		r->nexited = 0;
-	} else if (r->exited_head > r->nexited / 2) {
-		memmove(r->exited, r->exited + r->exited_head,
-		    (r->nexited - r->exited_head) * sizeof(*r->exited));
-		r->nexited -= r->exited_head;
-		r->exited_head = 0;
-	}
-}
-
-static int
-on_sample(struct sp_recorder *r, const uint8_t *rec, size_t len)
-{
-	struct sp_cur c = sp_cur_make(rec + 8, len - 8);
-	struct sp_uregs regs;
-	struct sp_ustack stk;
+	const struct rec_sample *smp = &d->u.sample;
+	struct sp_uregs regs = smp->regs;
 	struct rec_proc *p;
 	struct rec_thread *t;
-	uint32_t pid, tid, cpu;
-	uint64_t id;
+	uint32_t pid = d->pid, tid = d->tid;
 	size_t n = 0;
-	int has_regs, complete = 1, off = 0, err;
-	int in_kernel = (sp_le16(rec + 4) & PERF_RECORD_MISC_CPUMODE_MASK) ==
-	    PERF_RECORD_MISC_KERNEL;
+	int has_regs = smp->has_regs, complete = 1, err;
+	int off = r->o.off_cpu && spi_events_is_switch(&r->ev, smp->id);
 
-	r->ctx.c[C_SAMPLE_EVENTS]++;
-	if (r->o.off_cpu) {
-		id = sp_rd_u64(&c);
-		off = id <= UINT32_MAX &&
-		    spi_imap_get(&r->switch_ids, (uint32_t)id) != NULL;
-	}
-	pid = sp_rd_u32(&c);
-	tid = sp_rd_u32(&c);
-	r->ctx.now = sp_rd_u64(&c);
+	r->ctx.now = d->time;
 	if (r->nexited > 0)
-		reap(r, r->ctx.now);
-	cpu = sp_rd_u32(&c);
-	(void)sp_rd_u32(&c);
-	if (c.err) {
-		r->ctx.c[C_BAD_RECORDS]++;
-		return 0;
-	}
+		spi_rec_reap(r, r->ctx.now);
 	if (tid == 0) {
 		r->ctx.c[C_IDLE] += !off;
 		return 0;
@@ -832,7 +396,7 @@ on_sample(struct sp_recorder *r, const uint8_t *rec, size_t len)
 	/* A thread's last switch, as it exits, is after its EXIT record:
 	 * it never comes back. */
 	t = off ? spi_imap_get(&r->threads, tid) : NULL;
-	if (off && ((!r->system && spi_imap_get(&r->covered, tid) == NULL) ||
+	if (off && ((!r->tg.system && spi_imap_get(&r->tg.covered, tid) == NULL) ||
 	    (t != NULL && t->exited)))
 		return 0;
 	if (pid == 0 || pid == UINT32_MAX || tid == UINT32_MAX) {
@@ -840,37 +404,31 @@ on_sample(struct sp_recorder *r, const uint8_t *rec, size_t len)
 		return 0;
 	}
 	p = spi_rec_proc_get(r, pid, 0);
-	if (p == NULL && r->system && (err = spi_rec_adopt(r, pid, &p)) != 0)
+	if (p == NULL && r->tg.system && (err = spi_rec_adopt(r, pid, &p)) != 0)
 		return err;
 	if (p == NULL || !p->tracked) {
-		r->ctx.c[r->system ? C_GONE : C_UNTRACKED] += !off;
+		r->ctx.c[r->tg.system ? C_GONE : C_UNTRACKED] += !off;
 		return 0;
 	}
 	/* Every switch is taken in the kernel: CPU samples only. */
-	if (in_kernel && !off)
+	if (smp->in_kernel && !off)
 		r->ctx.c[C_KERNEL_SAMPLES]++;
-	if (r->attr.sample_type & PERF_SAMPLE_CALLCHAIN) {
-		err = kernel_frames(r, &c, &n);
+	if (smp->chain != NULL) {
+		err = kernel_frames(r, smp, &n);
 		if (err)
 			return err;
-	} else if (in_kernel) {
+	} else if (smp->in_kernel) {
 		/* Time in the kernel without its callchain: one frame,
 		 * [kernel], on the user stack that entered it. */
 		err = frame_id(r, 0, SP_FRAME_KERNEL, 0, 0, &r->frames[n++]);
 		if (err)
 			return err;
 	}
-	read_regs(&c, &regs, &has_regs);
-	read_stack(&c, &stk);
-	if (c.err) {
-		r->ctx.c[C_BAD_RECORDS]++;
-		return 0;
-	}
 	/* In the kernel's exec, from its COMM record until the new image
 	 * starts, the user registers are still the old image's: an ip in
 	 * none of the new one's mappings is no frame of it (seen 1 ms after
 	 * the exec, in sp-record's own code). */
-	if (has_regs && in_kernel && p->exec_time != 0 &&
+	if (has_regs && smp->in_kernel && p->exec_time != 0 &&
 	    r->ctx.now - p->exec_time < EXEC_WINDOW_NS &&
 	    spi_rec_find_range(p, regs.r[SP_REG_IP]) == NULL) {
 		has_regs = 0;
@@ -878,263 +436,57 @@ on_sample(struct sp_recorder *r, const uint8_t *rec, size_t len)
 		r->ctx.c[C_UNW(SP_UNW_NO_REGS)]++;
 	}
 	if (has_regs) {
-		err = user_frames(r, p, &regs, &stk, &n, &complete, off);
+		err = user_frames(r, p, &regs, &smp->stk, &n, &complete, off);
 		if (err)
 			return err;
 	} else if (n == 0) {
 		r->ctx.c[C_UNW(SP_UNW_NO_REGS)]++;
 	}
-	err = write_sample(r, pid, tid, cpu, n, complete, off);
+	err = write_sample(r, pid, tid, d->cpu, n, complete, off);
 	/* A RAWSTACK follows its SAMPLE: a switch's is written later, at its
 	 * switch in, so the raw copy is of CPU samples only. */
 	if (err == 0 && has_regs && r->o.raw_stacks && !off)
-		err = write_rawstack(r, &regs, &stk);
-	return err;
-}
-
-/*
- * perf_event_open(2): the bodies below are read through c, the record
- * between its header and its sample_id trailer (TID, TIME, CPU).  A body
- * too short for its fields is counted as a bad record and skipped.
- */
-
-/* PERF_RECORD_MMAP2: pid, tid, addr, len, pgoff, maj, min, ino,
- * ino_generation, prot, flags, filename. */
-static int
-on_mmap2(struct sp_recorder *r, struct sp_cur *c)
-{
-	struct rec_proc *p;
-	struct sp_map m;
-	uint32_t pid, prot;
-	uint64_t len;
-
-	memset(&m, 0, sizeof(m));
-	pid = sp_rd_u32(c);
-	(void)sp_rd_u32(c);                /* tid */
-	m.start = sp_rd_u64(c);
-	len = sp_rd_u64(c);
-	m.offset = sp_rd_u64(c);
-	m.dev_major = sp_rd_u32(c);
-	m.dev_minor = sp_rd_u32(c);
-	m.inode = sp_rd_u64(c);
-	(void)sp_rd_u64(c);                /* ino_generation */
-	prot = sp_rd_u32(c);
-	(void)sp_rd_u32(c);                /* flags */
-	if (c->err) {
-		r->ctx.c[C_BAD_RECORDS]++;
-		return 0;
-	}
-	m.end = m.start + len;
-	if (!(prot & PROT_EXEC) || len == 0 || m.end < m.start)
-		return 0;
-	p = spi_rec_proc_get(r, pid, 0);
-	if (p == NULL || !p->tracked)
-		return 0;
-	m.path = (const char *)c->p + c->pos;
-	m.path_len = strnlen(m.path, sp_cur_left(c));
-	return spi_rec_add_mapping(&r->ctx, p, &m);
-}
-
-/* PERF_RECORD_COMM: pid, tid, comm; misc says whether it was an exec. */
-static int
-on_comm(struct sp_recorder *r, struct sp_cur *c, int exec)
-{
-	uint32_t pid, tid;
-	char comm[16];
-	struct rec_proc *p;
-	struct rec_thread *t;
-	size_t n;
-	int err;
-
-	pid = sp_rd_u32(c);
-	tid = sp_rd_u32(c);
-	if (c->err) {
-		r->ctx.c[C_BAD_RECORDS]++;
-		return 0;
-	}
-	n = strnlen((const char *)c->p + c->pos, sp_cur_left(c));
-	if (n >= sizeof(comm))
-		n = sizeof(comm) - 1;
-	memcpy(comm, c->p + c->pos, n);
-	comm[n] = '\0';
-	p = spi_rec_proc_get(r, pid, 0);
-	t = spi_imap_get(&r->threads, tid);
-	/* Named now: a short-lived process's samples may be read after it
-	 * exited, when /proc has no name left for them. */
-	if (t == NULL && p != NULL && p->tracked &&
-	    (t = new_thread(r, pid, tid)) == NULL)
-		return -ENOMEM;
-	if (t != NULL) {
-		memcpy(t->comm, comm, n + 1);
-		t->id = 0; /* a new THREAD identity at its next sample */
-	}
-	if (p == NULL || !p->tracked)
-		return 0;
-	if (exec) {
-		spi_rec_drop_maps(&r->ctx, p); /* the old image's mappings are gone */
-		p->exec_time = r->ctx.now;
-		err = spi_rec_write_python(&r->ctx, p, 0, r->ctx.now);
-		if (err)
-			return err;
-	}
-	return spi_rec_write_proc(&r->ctx, exec ? SP_PROC_EXEC : SP_PROC_COMM,
-	    pid, tid, 0, 0, comm);
-}
-
-/*
- * A new thread tid of pid, forked by ptid, has ptid's name until it
- * execs (its COMM record renames it): kept now, for samples read after
- * it exited, when /proc has no name left.
- */
-static int
-name_child(struct sp_recorder *r, uint32_t pid, uint32_t tid, uint32_t ptid)
-{
-	const struct rec_thread *pt = spi_imap_get(&r->threads, ptid);
-	struct rec_thread *t = spi_imap_get(&r->threads, tid);
-
-	/* Records come in time order: a switch off CPU held for tid is an
-	 * earlier thread's, whose exit was lost. */
-	if (t != NULL && t->pid == pid && !t->exited) {
-		t->off.time = 0;
-		return 0;
-	}
-	if ((t = renew_thread(r, t, pid, tid)) == NULL)
-		return -ENOMEM;
-	if (pt != NULL)
-		memcpy(t->comm, pt->comm, sizeof(t->comm));
-	else
-		(void)spi_proc_comm((pid_t)pid, (pid_t)tid, t->comm,
-		    sizeof(t->comm));
-	return 0;
-}
-
-/* PERF_RECORD_FORK / EXIT: pid, ppid, tid, ptid, time. */
-static int
-on_task(struct sp_recorder *r, struct sp_cur *c, int fork)
-{
-	uint32_t pid, ppid, tid, ptid;
-	struct rec_proc *p, *parent;
-	struct rec_thread *t;
-	int reused, covered, err;
-
-	pid = sp_rd_u32(c);
-	ppid = sp_rd_u32(c);
-	tid = sp_rd_u32(c);
-	ptid = sp_rd_u32(c);
-	(void)sp_rd_u64(c);                /* time */
-	if (c->err) {
-		r->ctx.c[C_BAD_RECORDS]++;
-		return 0;
-	}
-	if (fork) {
-		/* Covered already: a sweep found it first (and counted it). */
-		covered = spi_imap_get(&r->covered, tid) != NULL;
-		(void)spi_imap_put(&r->covered, tid, &r->covered);
-		parent = spi_rec_proc_get(r, ppid, 0);
-		/* Its exit read a moment ago: the pid is another process's. */
-		p = spi_rec_proc_get(r, pid, 0);
-		if (p != NULL && p->exited && pid != ppid)
-			spi_rec_proc_free(&r->ctx, spi_imap_del(&r->procs, pid));
-		p = spi_rec_proc_get(r, pid, pid != ppid && (r->system ||
-		    (parent != NULL && parent->tracked && r->o.children)));
-		/* A known pid forked anew: its old exit was lost. */
-		reused = 0;
-		if (p != NULL && pid != ppid && p->tracked && parent != NULL &&
-		    (err = spi_rec_check_reuse(&r->ctx, p, &reused)) != 0)
-			return err;
-		if (reused)
-			p->tracked = 0;
-		if (p != NULL && pid != ppid && parent == NULL && r->system &&
-		    p->nmaps == 0 && !p->tracked) {
-			/* Its parent's start was not seen: /proc says. */
-			if ((err = spi_rec_adopt(r, pid, &p)) != 0)
-				return err;
-		} else if (p != NULL && pid != ppid && parent != NULL &&
-		    p->nmaps == 0 && !p->tracked) {
-			p->tracked = 1;
-			r->ctx.c[C_PROCESSES]++;
-			p->last_rescan = r->ctx.now;
-			if ((err = spi_rec_clone_maps(&r->ctx, p, parent)) != 0 ||
-			    (err = spi_rec_write_python(&r->ctx, p, parent->python,
-			    r->ctx.now)) != 0)
-				return err;
-		}
-		if (p == NULL || !p->tracked)
-			return 0;
-		if ((err = name_child(r, pid, tid, ptid)) != 0)
-			return err;
-		r->ctx.c[C_THREADS] += !covered;
-		return spi_rec_write_proc(&r->ctx, SP_PROC_FORK, pid, tid, ppid, ptid, NULL);
-	}
-	covered = spi_imap_del(&r->covered, tid) != NULL;
-	if (r->system)
-		return on_exit_system(r, pid, tid, ppid, ptid);
-	t = spi_imap_del(&r->threads, tid);
-	/* An exit of a thread neither covered nor seen: the kernel sent it
-	 * twice (seen once in 10,000 exits), or its start was lost. */
-	if (!covered && t == NULL)
-		return 0;
-	free(t);
-	p = spi_rec_proc_get(r, pid, 0);
-	if (p != NULL && !p->tracked && pid == tid)
-		spi_rec_proc_free(&r->ctx, spi_imap_del(&r->procs, pid));
-	if (p == NULL || !p->tracked)
-		return 0;
-	err = spi_rec_write_proc(&r->ctx, SP_PROC_EXIT, pid, tid, ppid, ptid, NULL);
-	if (pid == tid) {
-		exited(r, p);
-		spi_rec_proc_free(&r->ctx, spi_imap_del(&r->procs, pid));
-	}
+		err = write_rawstack(r, &regs, &smp->stk);
 	return err;
 }
 
 int
 spi_rec_process(struct sp_recorder *r, const uint8_t *rec, size_t len)
 {
-	struct perf_event_header h;
-	struct sample_id id;
-	struct sp_cur c;
-	uint64_t lost;
+	struct rec_format f = { spi_events_id_len(&r->ev),
+		(r->ev.attr.sample_type & PERF_SAMPLE_CALLCHAIN) != 0 };
+	struct rec_decoded d;
+	int bad = spi_rec_decode(&f, rec, len, &d) < 0;
 
-	memcpy(&h, rec, sizeof(h));
-	if (h.type == PERF_RECORD_SAMPLE)
-		return on_sample(r, rec, len);
-	if (trailer(r, rec, len, &id) < 0) {
+	r->ctx.c[C_SAMPLE_EVENTS] += d.kind == REC_SAMPLE;
+	if (bad) {
 		r->ctx.c[C_BAD_RECORDS]++;
 		return 0;
 	}
-	r->ctx.now = id.time;
+	if (d.kind == REC_SAMPLE)
+		return on_sample(r, &d);
+	r->ctx.now = d.time;
 	if (r->nexited > 0)
-		reap(r, r->ctx.now);
-	c = sp_cur_make(rec + sizeof(h), len - sizeof(h) - SAMPLE_ID_LEN -
-	    spi_rec_id_len(r));
-	switch (h.type) {
-	case PERF_RECORD_MMAP2:
-		return on_mmap2(r, &c);
-	case PERF_RECORD_COMM:
-		return on_comm(r, &c,
-		    (h.misc & PERF_RECORD_MISC_COMM_EXEC) != 0);
-	case PERF_RECORD_FORK:
-		return on_task(r, &c, 1);
-	case PERF_RECORD_EXIT:
-		return on_task(r, &c, 0);
-	case PERF_RECORD_LOST:
-		(void)sp_rd_u64(&c);       /* id */
-		lost = sp_rd_u64(&c);
-		if (c.err) {
-			r->ctx.c[C_BAD_RECORDS]++;
-			return 0;
-		}
-		r->ctx.c[C_LOST_EVENTS] += lost;
+		spi_rec_reap(r, r->ctx.now);
+	switch (d.kind) {
+	case REC_MMAP2:
+		return spi_rec_on_mmap2(r, &d);
+	case REC_COMM:
+		return spi_rec_on_comm(r, &d);
+	case REC_FORK:
+		return spi_rec_on_task(r, &d, 1);
+	case REC_EXIT:
+		return spi_rec_on_task(r, &d, 0);
+	case REC_LOST:
+		r->ctx.c[C_LOST_EVENTS] += d.u.lost;
 		r->ctx.c[C_LOST_RECORDS]++;
 		r->need_sweep = 1;
 		return 0;
-	case PERF_RECORD_THROTTLE:
+	case REC_THROTTLE:
 		r->ctx.c[C_THROTTLES]++;
 		return 0;
-	case PERF_RECORD_SWITCH:
-	case PERF_RECORD_SWITCH_CPU_WIDE:
-		return on_switch(r, &id, h.misc);
+	case REC_SWITCH:
+		return spi_rec_on_switch(r, &d, d.misc);
 	default:
 		return 0;
 	}

@@ -10,10 +10,15 @@
 #include <linux/perf_event.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "common/buf_int.h"
 #include "common/imap_int.h"
 #include "perf_int.h"
+#include "rec_adapt_int.h"
+#include "rec_decode_int.h"
+#include "rec_drain_int.h"
+#include "rec_events_int.h"
 #include "rec_ctx_int.h"
 #include "sp/recorder.h"
 #include "sp/unwind.h"
@@ -40,36 +45,6 @@ struct rec_exited {
 	uint64_t time;
 };
 
-struct rec_event {
-	int fd;
-	uint32_t tid;
-	int cpu;
-	int sideband;         /* a dummy event for the side-band records */
-	int small;            /* a sampling event with the small stack copy */
-	int off_cpu;          /* a context-switch event (--off-cpu) */
-};
-
-/* The stack copy's size without -s (SP_STACK_BYTES_SMALL): every thread
- * and CPU has a sampling event of either size, the side-band records come
- * from a dummy event beside them, and one size is on at a time.  An
- * ioctl on each event switches its inherited copies with it: no event is
- * opened or closed on the way, no thread goes without or gets two. */
-enum rec_adapt {
-	ADAPT_OFF,    /* -s given: one size */
-	ADAPT_LEARN,  /* the default copy on, walks counted */
-	ADAPT_SMALL,  /* the small copy on, walks it cut counted */
-	ADAPT_BIG     /* the default copy on for good */
-};
-
-/* One perf record copied out of a ring, for the merge by time. */
-struct rec_item {
-	uint64_t time;
-	const uint8_t *rec;   /* in its ring, or NULL: at off in drain */
-	size_t off;
-	uint32_t len;
-	uint32_t seq;         /* keeps equal times in ring order */
-};
-
 /*
  * The FRAME id of a user return address, as user_frame last gave it: a
  * sample's frames are nearly all those of the samples before it, and a
@@ -84,79 +59,80 @@ struct frame_memo {
 	uint32_t frame;
 };
 
+/* What the recorder was asked to record, and the threads it covers. */
+struct rec_targets {
+	uint32_t *pids;           /* the processes asked for */
+	size_t n, cap;
+	struct sp_imap covered;   /* tids with events (opened or inherited) */
+	int system;               /* every process (attach_system), or of
+	                           * a cgroup (attach_cgroup) */
+	int wrote_recording;      /* the RECORDING record is out */
+	uint64_t last_scan;       /* the last rescan of their threads */
+};
+
 struct sp_recorder {
 	struct rec_ctx ctx;
 	uint64_t jit_top;         /* most jit_cut of one process so far */
 	char jit_runtime[32];     /* that process's executable name */
 	struct sp_recorder_opts o;
-	struct perf_event_attr attr;
-	const char *event_name;
-	int nr_cpus;
-	int *cpus;            /* online CPU numbers */
-	struct sp_ring *rings; /* per CPU index; fd -1 until opened */
-	size_t ring_size;
-	int epfd;
-	struct rec_event *events;
-	size_t nevents, capevents;
+	struct rec_events ev;     /* events and rings */
 	struct sp_imap procs;     /* pid -> struct rec_proc */
 	struct sp_imap threads;   /* tid -> struct rec_thread */
-	struct sp_imap covered;   /* tids with events (opened or inherited) */
-	struct sp_imap switch_ids; /* --off-cpu: ids of the context-switch
-	                           * events (PERF_SAMPLE_IDENTIFIER leads
-	                           * every sample and ends every trailer) */
-	int system;               /* every process (attach_system), or of
-	                           * a cgroup (attach_cgroup) */
-	int cgroup_fd;            /* that cgroup's directory, else -1 */
-	uint32_t *targets;        /* pids asked for */
-	size_t ntargets, captargets;
-	int wrote_recording;
+	struct rec_targets tg;    /* what was asked for (rec_targets.c) */
 	int need_sweep;
-	int enabled;              /* sampling on (sp_recorder_enable); events
-	                           * opened while off open disabled */
 	uint64_t paused_at;       /* when sampling was last turned off, 0:
 	                           * never; a switch off CPU held from before
 	                           * then has no switch in to time it */
-	int at_exec;              /* opening a spawned command's events, which
-	                           * start at its exec */
-	int sideband;             /* the first events opened disabled: mmap,
-	                           * comm and task records come from a dummy
-	                           * event beside each one, never disabled */
-	uint64_t last_thread_scan;
-	enum rec_adapt adapt;
-	uint64_t fit, unfit;      /* ADAPT_LEARN: walks the small copy holds,
-	                           * walks it would not */
-	uint64_t walks, cut;      /* ADAPT_SMALL: walks, and those it cut */
+	struct rec_adapt adapt;   /* the stack copy's size without -s */
 	uint32_t kernel_module;   /* MODULE id of [kernel.kallsyms], 0 unset */
 	uint32_t truncated_frame; /* FRAME id of the marker, 0 unset */
 	struct rec_exited *exited; /* FIFO, by time, from exited_head */
 	size_t nexited, capexited, exited_head;
-	struct sp_buf drain;
-	struct rec_item *items;
-	size_t nitems;
-	size_t capitems;
-	struct rec_item *sorted;  /* the merge's other half */
-	size_t capsorted;
+	struct rec_drain drain;   /* the records of one drain, by time */
 	uint64_t *ips;            /* unwinder output, max_frames */
 	uint32_t *frames;         /* frame ids for one stack */
 	struct frame_memo *fmemo; /* FRAME_MEMO user frames, by pid and ip */
 	struct sp_counter counters[C_COUNT_];
 };
 
-/* The bytes PERF_SAMPLE_IDENTIFIER adds to every record (struct sp_ring's
- * id_len): 8 with --off-cpu, whose events share the rings, else 0. */
-static inline size_t
-spi_rec_id_len(const struct sp_recorder *r)
+/* CLOCK_MONOTONIC now, in ns: the clock of the events' records. */
+static inline uint64_t
+spi_rec_mono_ns(void)
 {
-	return r->o.off_cpu ? 8 : 0;
+	struct timespec ts;
+
+	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* rec_process.c: one perf record into the spool; a followed process by
- * pid (made when make). */
+/* rec_targets.c: after lost records, each target's threads and maps
+ * read again from /proc (the whole system: the processes gone freed).
+ * 0, -ENOMEM or the writer's error. */
+int spi_rec_sweep(struct sp_recorder *r);
+/* Threads that inheritance cannot cover (created between listing
+ * /proc/PID/task and opening their events when attaching without
+ * stopping), looked for once a second.  0 or -errno. */
+int spi_rec_rescan_threads(struct sp_recorder *r);
+
+/* rec_process.c: one perf record into the spool.  0, -ENOMEM or the
+ * writer's error (a malformed record is counted and skipped). */
 int spi_rec_process(struct sp_recorder *r, const uint8_t *rec, size_t len);
-/* --off-cpu: writes the switches out still waiting, as off CPU until
- * end (CLOCK_MONOTONIC ns), of threads that did not exit.  0 or the
- * writer's error. */
+
+/* rec_offcpu.c, --off-cpu: writes the switches out still waiting, as off
+ * CPU until end (CLOCK_MONOTONIC ns), of threads that did not exit.  0 or
+ * the writer's error. */
 int spi_rec_off_cpu_end(struct sp_recorder *r, uint64_t end);
+/* A switch off CPU of tid, sample s (its stack and thread written), waits
+ * for the thread's switch in.  0. */
+int spi_rec_hold_off_cpu(struct sp_recorder *r, uint32_t tid,
+    const struct sp_sample *s);
+/* PERF_RECORD_SWITCH(_CPU_WIDE) of d->tid: a switch in writes the sample
+ * waiting, a switch out counts a preemption.  0 or the writer's error. */
+int spi_rec_on_switch(struct sp_recorder *r, const struct rec_decoded *d,
+    uint16_t misc);
+
+/* rec_threads.c: a followed process by pid (made when make; NULL when
+ * not followed, or out of memory). */
 struct rec_proc *spi_rec_proc_get(struct sp_recorder *r, uint32_t pid,
     int make);
 /* Follows pid from now on, its mappings read from /proc (the whole
@@ -170,5 +146,18 @@ int spi_rec_name_thread(struct sp_recorder *r, uint32_t pid, uint32_t tid);
  * spi_rec_add_maps (NULL: refused, or *out NULL: gone). */
 int spi_rec_adopt_read(struct sp_recorder *r, uint32_t pid,
     struct rec_proc **out, char **buf, size_t *len);
+/* The THREAD id of (pid, tid), its record written on first use and after
+ * a rename.  0, -ENOMEM or the writer's error. */
+int spi_rec_thread_id(struct sp_recorder *r, uint32_t pid, uint32_t tid,
+    uint32_t *id);
+/* Frees the whole system's threads and processes that exited before
+ * now - EXIT_GRACE_NS. */
+void spi_rec_reap(struct sp_recorder *r, uint64_t now);
+/* The lifecycle records, decoded: MMAP2, COMM, and FORK (fork) or EXIT.
+ * 0, -ENOMEM or the writer's error. */
+int spi_rec_on_mmap2(struct sp_recorder *r, const struct rec_decoded *d);
+int spi_rec_on_comm(struct sp_recorder *r, const struct rec_decoded *d);
+int spi_rec_on_task(struct sp_recorder *r, const struct rec_decoded *d,
+    int fork);
 
 #endif

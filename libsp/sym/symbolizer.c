@@ -22,96 +22,16 @@
 #include "sp/format.h"
 #include "sp/symbolizer.h"
 #include "sym_int.h"
+#include "symbolizer_int.h"
 
 #define KERNEL_START 0xffff800000000000ull
-#define MAX_INVALID 1024         /* pids listed before "all" */
-
-/* One resolved frame. */
-struct slot {
-	uint8_t state;              /* 0 not resolved, 1 resolved, 2 provisional */
-	uint8_t kind;               /* enum sp_resolved_kind */
-	uint16_t count;             /* lines */
-	uint32_t origin, flags, module_name;
-	uint32_t first;             /* its lines: lines[first..first+count) */
-	uint32_t epoch;             /* of a provisional slot: when resolved */
-	uint64_t offset_plus1;
-};
-
-/* A line of a slot: strings of the table, and its logical frame's id. */
-struct sline {
-	uint32_t function, file, line, column, id;
-};
-
-/* A frame set aside for the backend. */
-struct pending {
-	size_t index;               /* slots move as they grow */               /* into frames (raw 0) or raw (raw 1) */
-	int raw;
-	struct sp_frame f;
-	uint32_t frame;
-	char open[80];              /* /proc/PID/map_files/START-END */
-};
-
-struct answer {
-	enum sp_native_status status;
-	uint32_t first, count;      /* into the answer lines */
-};
-
-/* An answer's line: its strings at offsets of text + 1 (0: none). */
-struct oline {
-	size_t function, file;
-	uint32_t line, column;
-};
-
-struct sp_native_out {
-	struct answer *a;
-	size_t n, cap, max;
-	struct oline *lines;
-	size_t nlines, caplines;
-	struct sp_buf text;         /* the lines' strings, NUL-terminated */
-	int err;
-};
-
-struct sp_symbolizer {
-	struct sym_ctx c;
-	struct sp_sym_options o;
-	struct sp_sym_report rep;   /* unless the caller's (symbolize.c) */
-	struct sp_intern strs;
-	struct sp_native_backend be;
-	int have_be;
-
-	struct slot scratch;        /* sp_symbolizer_resolve_frame's */
-	struct slot *frames;        /* by frame id - 1 */
-	size_t capframes;
-	struct slot *raw;           /* by raw id - 1 */
-	size_t capraw;
-	struct sp_idmap rawmap;     /* (pid, address) -> raw id */
-	struct sline *lines;
-	size_t nlines, caplines;
-	struct sp_idmap ids;        /* logical frames -> stable ids */
-
-	struct pending *pend;
-	size_t npend, cappend;
-	struct sp_native_lookup *batch;
-	size_t capbatch;
-	struct sp_native_out out;
-	long answering;             /* the answer being applied + 1, 0 none */
-
-	uint32_t *stack;            /* SP_RESOLVE_MAX frame ids */
-	struct sp_resolved_frame *res;
-	size_t capres;
-
-	uint32_t *invalid;          /* MAX_INVALID pids */
-	uint32_t epoch;
-	struct timespec pmaps_checked;
-	uint32_t truncated;         /* the "[truncated]" string */
-};
 
 static const char *
 str(const struct sp_symbolizer *s, uint32_t id)
 {
 	if (id == 0 || id > s->strs.used)
 		return NULL;
-	return (const char *)s->strs.keys.p + s->strs.entries[id - 1].off;
+	return (const char *)spi_buf_at(&s->strs.keys, s->strs.entries[id - 1].off);
 }
 
 int
@@ -166,7 +86,7 @@ sp_native_append(struct sp_native_out *out, enum sp_native_status status,
 static const char *
 out_text(const struct sp_native_out *out, size_t off)
 {
-	return off == 0 ? NULL : (const char *)out->text.p + off - 1;
+	return off == 0 ? NULL : (const char *)spi_buf_at(&out->text, off - 1);
 }
 
 /*
@@ -632,141 +552,6 @@ sp_symbolizer_resolve_raw(struct sp_symbolizer *s, uint32_t pid,
 	if ((err = ask_backend(s)) < 0)
 		return err;
 	return expand(s, s->raw, s->stack, addrs, NULL, n, 0, out);
-}
-
-/* Adds pid to the invalidation list (once). */
-static void
-invalidate(struct sp_symbolizer *s, struct sp_invalidation *inv,
-    uint32_t pid)
-{
-	size_t i;
-
-	for (i = 0; i < inv->npids; i++)
-		if (s->invalid[i] == pid)
-			return;
-	if (inv->npids < MAX_INVALID)
-		s->invalid[inv->npids++] = pid;
-	else
-		inv->all = 1;
-}
-
-/* Forgets every raw address: they are looked up by pid and address. */
-static void
-forget_raw(struct sp_symbolizer *s)
-{
-	spi_idmap_fini(&s->rawmap);
-	memset(&s->rawmap, 0, sizeof(s->rawmap));
-	s->rawmap.words = 2;
-	free(s->raw);
-	s->raw = NULL;
-	s->capraw = 0;
-}
-
-/* Forgets every frame of the pids listed, and every raw address. */
-static void
-forget(struct sp_symbolizer *s, const struct sp_invalidation *inv)
-{
-	uint32_t id, nframes = sp_defs_count(s->c.defs, SP_REC_FRAME);
-	size_t i;
-
-	for (id = 1; id <= nframes && id <= s->capframes; id++) {
-		const struct sp_frame *f = sp_defs_frame(s->c.defs, id);
-		const struct sp_module *m = sp_defs_module(s->c.defs,
-		    f->module);
-
-		if (m == NULL || m->pid == 0)
-			continue;
-		for (i = 0; i < inv->npids && !inv->all; i++)
-			if (s->invalid[i] == m->pid)
-				break;
-		if (inv->all || i < inv->npids)
-			s->frames[id - 1].state = 0;
-	}
-	/* Raw addresses are looked up by pid: an exec changes them all. */
-	forget_raw(s);
-}
-
-/* Whether new module id lies over an older module of its pid. */
-static int
-remapped(const struct sp_symbolizer *s, uint32_t id, uint32_t older)
-{
-	const struct sp_module *m = sp_defs_module(s->c.defs, id), *o;
-	uint32_t i;
-
-	if (m == NULL || m->pid == 0)
-		return 0;
-	for (i = 1; i <= older; i++) {
-		o = sp_defs_module(s->c.defs, i);
-		if (o->pid == m->pid && o->host == m->host &&
-		    o->start < m->start + m->size && m->start < o->start + o->size)
-			return 1;
-	}
-	return 0;
-}
-
-/* What a tail read besides samples: execs, reuse, Python runtimes. */
-static int
-apply_events(struct sp_symbolizer *s, const struct sp_tail_events *ev,
-    struct sp_invalidation *inv)
-{
-	uint32_t id;
-	size_t i;
-	int err;
-
-	if (ev->overflow)
-		inv->all = 1;
-	for (i = 0; i < ev->npython; i++) {
-		err = spi_sym_set_python(&s->c, ev->python[i].host,
-		    ev->python[i].pid, ev->python[i].is_python);
-		if (err < 0)
-			return err;
-		invalidate(s, inv, ev->python[i].pid);
-	}
-	for (i = 0; i < ev->nprocs; i++)
-		if (ev->procs[i].event == SP_PROC_EXEC)
-			invalidate(s, inv, ev->procs[i].pid);
-	for (id = ev->modules_from + 1; id <= ev->modules_to; id++)
-		if (remapped(s, id, ev->modules_from))
-			invalidate(s, inv, sp_defs_module(s->c.defs, id)->pid);
-	/* A caller's address that no module held (a library mapped since)
-	 * may have one now: look raw addresses up again. */
-	if (ev->modules_to > ev->modules_from)
-		forget_raw(s);
-	return 0;
-}
-
-int
-sp_symbolizer_update(struct sp_symbolizer *s,
-    const struct sp_tail_events *ev, struct sp_invalidation *inv)
-{
-	struct timespec now;
-	uint32_t pids[64];
-	size_t i, n;
-	int err;
-
-	memset(inv, 0, sizeof(*inv));
-	inv->pids = s->invalid;
-	s->epoch++;
-	if (ev != NULL && (err = apply_events(s, ev, inv)) < 0) {
-		inv->all = 1;
-		inv->npids = 0;
-		forget(s, inv);
-		return err;
-	}
-	(void)clock_gettime(CLOCK_MONOTONIC, &now);
-	if (now.tv_sec != s->pmaps_checked.tv_sec) {
-		s->pmaps_checked = now;
-		n = spi_sym_pmaps_refresh(&s->c, pids, 64);
-		if (n > 64)
-			inv->all = 1;
-		for (i = 0; i < n && i < 64; i++)
-			invalidate(s, inv, pids[i]);
-	}
-	if (inv->all || inv->npids > 0)
-		forget(s, inv);
-	if (inv->all)
-		inv->npids = 0;
-	return 0;
 }
 
 int

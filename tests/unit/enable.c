@@ -105,7 +105,7 @@ Test(enable, threads_started_while_off_are_followed_and_sampled_only_when_on)
 	cr_assert_eq(sp_recorder_new(w, &o, &r, &diag), 0, "%s", diag.msg);
 	cr_assert_eq(sp_recorder_enable(r, 0), 0,
 	    "before the first event it only records the state");
-	cr_assert_eq(r->nevents, 0);
+	cr_assert_eq(r->ev.n, 0);
 	cr_assert_eq(pipe2(go, O_CLOEXEC), 0);
 	cr_assert_eq(pipe2(tids, O_CLOEXEC), 0);
 	child = fork();
@@ -119,14 +119,14 @@ Test(enable, threads_started_while_off_are_followed_and_sampled_only_when_on)
 		cr_skip_test("perf events refused here: %s", diag.msg);
 	}
 	cr_assert_eq(err, 0, "%s", diag.msg);
-	for (i = 0; i < r->nevents; i++) {
-		sb += r->events[i].sideband != 0;
-		small += r->events[i].small != 0;
+	for (i = 0; i < r->ev.n; i++) {
+		sb += r->ev.v[i].sideband != 0;
+		small += r->ev.v[i].small != 0;
 	}
 	/* Without a stack size, a sampling event of each copy size. */
-	cr_assert(sb == small && sb * 3 == r->nevents,
+	cr_assert(sb == small && sb * 3 == r->ev.n,
 	    "a side-band event beside each pair of sampling events (%zu and "
-	    "%zu small of %zu)", sb, small, r->nevents);
+	    "%zu small of %zu)", sb, small, r->ev.n);
 
 	/* Off: the threads start and are followed (their FORK records come
 	 * from the side-band events), but nothing is sampled. */
@@ -137,7 +137,7 @@ Test(enable, threads_started_while_off_are_followed_and_sampled_only_when_on)
 	cr_assert_eq(r->ctx.c[C_SAMPLES], 0, "%llu samples while off",
 	    (unsigned long long)r->ctx.c[C_SAMPLES]);
 	for (i = 0; i < 2; i++) {
-		cr_assert_not_null(spi_imap_get(&r->covered, (uint32_t)tid[i]),
+		cr_assert_not_null(spi_imap_get(&r->tg.covered, (uint32_t)tid[i]),
 		    "thread %d's start was seen while off", (int)tid[i]);
 		cr_assert_eq(thread_written(r, tid[i]), 0,
 		    "thread %d was sampled while off", (int)tid[i]);

@@ -87,7 +87,8 @@ struct sp_recorder;
  * the frequency against /proc/sys/kernel/perf_event_max_sample_rate.
  * Returns 0; -SP_EUSAGE for an option out of range (diag says which and
  * the permitted range); -SP_EFREQ for a rate above the kernel's limit
- * (diag->requested and diag->permitted give both); -ENOMEM.
+ * (diag->requested and diag->permitted give both); -ENOMEM.  On failure
+ * *out is NULL (nothing to free), as with every constructor of libsp.
  */
 int sp_recorder_new(struct sp_writer *w, const struct sp_recorder_opts *o,
     struct sp_recorder **out, struct sp_diag *diag);

@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef SP_REC_EVENTS_INT_H
+#define SP_REC_EVENTS_INT_H
+
+/*
+ * The recorder's perf events and their rings: one ring per online CPU,
+ * into which every event of that CPU writes (PERF_EVENT_IOC_SET_OUTPUT).
+ * Per thread (or, for the whole system or a cgroup, per CPU for every
+ * task) and CPU: a sampling event of each stack copy size in question
+ * (rec_adapt_int.h), a dummy event for the side-band records where the
+ * sampling events may be off, and with --off-cpu a context-switch event.
+ * rec_events.c owns all of it; recorder.c asks it to open, switch and
+ * close, and reads the rings.
+ */
+
+#include <linux/perf_event.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/imap_int.h"
+#include "perf_int.h"
+#include "rec_ctx_int.h"
+#include "sp/recorder.h"
+
+struct rec_event {
+	int fd;
+	uint32_t tid;
+	int cpu;
+	int sideband;         /* a dummy event for the side-band records */
+	int small;            /* a sampling event with the small stack copy */
+	int off_cpu;          /* a context-switch event (--off-cpu) */
+};
+
+struct rec_events {
+	struct rec_ctx *ctx;      /* the log, and the ring counters */
+	struct perf_event_attr attr; /* the sampling events' */
+	const char *name;         /* "cycles", or "cpu-clock" after a
+	                           * fallback */
+	unsigned stack_bytes;     /* the default copy's size (-s) */
+	int kernel;               /* kernel callchains asked for */
+	int off_cpu;              /* --off-cpu: context-switch events */
+	int nr_cpus;
+	int *cpus;                /* online CPU numbers */
+	struct sp_ring *rings;    /* per CPU index; fd -1 until mapped */
+	size_t ring_size;
+	int epfd;                 /* readable when a ring wakes */
+	int cgroup_fd;            /* events of every task are that cgroup's;
+	                           * -1: the whole system's */
+	struct rec_event *v;
+	size_t n, cap;
+	struct sp_imap switch_ids; /* ids of the context-switch events
+	                           * (PERF_SAMPLE_IDENTIFIER leads every
+	                           * sample and ends every trailer) */
+	int enabled;              /* sampling on (sp_recorder_enable):
+	                           * events opened while off open disabled */
+	int small_on;             /* the small copy is the one in use */
+	int at_exec;              /* opening a spawned command's events,
+	                           * which start at its exec */
+	int sideband;             /* the side-band records come from dummy
+	                           * events: the first events opened off, or
+	                           * of two sizes */
+};
+
+/*
+ * Reads the online CPUs and sizes the rings for o (o->frequency and
+ * o->stack_bytes resolved; o->ring_stacks 0 is chosen here and written
+ * back).  Opens nothing but the epoll descriptor.  0 or -ENOMEM; then
+ * spi_events_fini frees what was made.
+ */
+int spi_events_init(struct rec_events *e, struct rec_ctx *ctx,
+    struct sp_recorder_opts *o);
+/* Closes every event and ring, frees the rest (after spi_events_init). */
+void spi_events_fini(struct rec_events *e);
+
+/*
+ * Opens the events of thread tid on every CPU (tid (uint32_t)-1: of every
+ * task, or the cgroup's): the sampling event of the default copy, with
+ * both: of the small one too, the dummy where the side-band records need
+ * it, and the context-switch event.  The first call decides whether the
+ * side-band records come from dummies (both sizes, or sampling off).
+ * 0 or -errno (of perf_event_open(2), the mmap, or -ENOMEM).
+ */
+int spi_events_open(struct rec_events *e, uint32_t tid, int both);
+/* Turns the sampling events on (those of the size in use) or off, as
+ * e->enabled and e->small_on say.  0 or the first -errno. */
+int spi_events_switch(struct rec_events *e);
+/* Closes the small copy's events: the default copy is in use for good. */
+void spi_events_drop_small(struct rec_events *e);
+/* Turns every event off, the side-band ones too: the end. */
+void spi_events_stop(struct rec_events *e);
+/* Closes every event and unmaps the rings. */
+void spi_events_close(struct rec_events *e);
+
+/* Whether a context-switch event's sample carries id. */
+static inline int
+spi_events_is_switch(const struct rec_events *e, uint64_t id)
+{
+	return id <= UINT32_MAX &&
+	    spi_imap_get(&e->switch_ids, (uint32_t)id) != NULL;
+}
+
+/* The bytes PERF_SAMPLE_IDENTIFIER adds to every record (struct sp_ring's
+ * id_len): 8 with --off-cpu, whose events share the rings, else 0. */
+static inline size_t
+spi_events_id_len(const struct rec_events *e)
+{
+	return e->off_cpu ? 8 : 0;
+}
+
+#endif
