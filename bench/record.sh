@@ -19,7 +19,9 @@
 # MS=1000 REPS=3 RATES="1000 10000 20000" WORKLOADS="tree15 threads8 deep200"
 # CONFIGS="sp fp dwarf" (spOPTION adds a configuration of sp-record with
 # that option: CONFIGS="sp sp-s32768 fp" sets the default copy size against
-# a fixed one; the verdicts read sp, the default).
+# a fixed one; the verdicts read sp, the default).  CONFIGS="sp old fp" with SP_OLD=PATH
+# adds the sp-record at PATH, built from another commit: a change to the
+# recorder measured before and after in one interleaved run.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 MS=${MS:-1000} REPS=${REPS:-3} RATES=${RATES:-"1000 10000 20000"}
@@ -53,6 +55,8 @@ wl_cpu_target() { case $1 in deep200) echo 10 ;; *) echo 3 ;; esac; }
 [[ -x $BIN/sp-record && -x $BIN/sp-dump && -x $W/recurse && -x $W/threads-O2 ]] ||
     die "$BIN/sp-record, sp-dump, $W/recurse or threads-O2 is missing: run ./configure.sh && ninja"
 for wl in $WORKLOADS; do wl_args "$wl" >/dev/null; done
+[[ " ${CONFIGS:-} " != *" old "* || -x ${SP_OLD:-} ]] ||
+    die "CONFIGS has old: set SP_OLD to the path of the other sp-record"
 [[ $MS =~ ^[1-9][0-9]*$ && $REPS =~ ^[1-9][0-9]*$ ]] || die "MS and REPS are positive integers"
 need_perf
 CC=${CC:-cc}
@@ -197,6 +201,10 @@ measure() {
 		    -o "$T/x.spl" -- "${TARGET[@]}"
 		samples=$(spc "$T/x.spl" samples) lost=$(spc "$T/x.spl" lost_events)
 		bytes=$(stat -c %s "$T/x.spl"); rm -f "$T/x.spl" ;;
+	old)	run_one "$f.run" "$SP_OLD" -q --children -F "$rate" \
+		    -o "$T/x.spl" -- "${TARGET[@]}"
+		samples=$(spc "$T/x.spl" samples) lost=$(spc "$T/x.spl" lost_events)
+		bytes=$(stat -c %s "$T/x.spl"); rm -f "$T/x.spl" ;;
 	fp|dwarf)
 		run_one "$f.run" perf record -e cpu-clock -F "$rate" --call-graph "$2" \
 		    -o "$T/x.data" -- "${TARGET[@]}"
@@ -242,7 +250,8 @@ med() { awk -v c="$2" '{ print $c }' "$1" | sort -g |
     awk '{ v[NR] = $1 } END { m = int((NR + 1) / 2); print (NR % 2) ? v[m] : (v[m] + v[m + 1]) / 2 }'; }
 fmt() { printf "%-11s %6s %7s %15s %7s %8s %8s %6s %11s %8s %8s\n" "$@"; }
 label() { case $1 in base) echo unprofiled ;; sp) echo sp-record ;;
-    sp*) echo "sp ${1#sp}" ;; fp) echo "perf fp" ;; dwarf) echo "perf dwarf" ;; esac; }
+    sp*) echo "sp ${1#sp}" ;; old) echo "sp SP_OLD" ;; fp) echo "perf fp" ;;
+    dwarf) echo "perf dwarf" ;; esac; }
 # row WL C R FLOOR: "samples lost lost% rec_us post_us B/smp slow slow_lo
 # slow_hi slow_cpu peak_MiB rec_s post_s" from the medians of WL's runs of
 # C at R, the recorder CPU less FLOOR s.  Ratios of medians, so the row
