@@ -12,9 +12,7 @@
 #include "common/buf_int.h"
 #include "common/procfs_int.h"
 #include "rec_events_int.h"
-
-/* asm/perf_regs.h: every x86-64 user register but DS, ES, FS and GS. */
-#define REGS_MASK (((1ull << 24) - 1) & ~(0xfull << 12))
+#include "unwind/arch_int.h"
 
 static int
 online_cpus(struct rec_events *e)
@@ -70,7 +68,7 @@ init_attr(struct rec_events *e, unsigned frequency)
 	/* Off-CPU samples share the rings: the event's id tells them. */
 	if (e->off_cpu)
 		a->sample_type |= PERF_SAMPLE_IDENTIFIER;
-	a->sample_regs_user = REGS_MASK;
+	a->sample_regs_user = SPI_ARCH_PERF_REGS;
 	a->sample_stack_user = e->stack_bytes;
 	a->exclude_callchain_user = 1;
 	/* Time in the kernel is sampled whenever the kernel allows it (a

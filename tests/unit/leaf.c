@@ -3,7 +3,7 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "unwind/unwind_leaf_int.h"
+#include "unwind/x86_64/x86_64_leaf_int.h"
 
 #define BASE 0x401000u
 

@@ -14,7 +14,7 @@
 #include <Zydis/Zydis.h>
 
 #include "sp/error.h"
-#include "unwind_leaf_int.h"
+#include "x86_64_leaf_int.h"
 
 #define PENDING_MAX 16
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-#ifndef SP_UNWIND_LEAF_INT_H
-#define SP_UNWIND_LEAF_INT_H
+#ifndef SP_X86_64_LEAF_INT_H
+#define SP_X86_64_LEAF_INT_H
 
 /*
  * Instruction analysis of the leaf frame where no CFI covers its PC: by

@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef SP_X86_64_INT_H
+#define SP_X86_64_INT_H
+
+/* x86-64's constants of the architecture seam (arch_int.h). */
+
+#define SPI_ARCH_NAME "x86_64"
+/* asm/perf_regs.h: every user register but DS, ES, FS and GS. */
+#define SPI_ARCH_PERF_REGS (((1ull << 24) - 1) & ~(0xfull << 12))
+/* System V ABI x86-64, fig. 3.36 (sp/cfi.h's SP_DW_* numbering). */
+#define SPI_DW_SP SP_DW_RSP
+#define SPI_DW_FP SP_DW_RBP
+#define SPI_DW_RA SP_DW_RA
+
+#endif
