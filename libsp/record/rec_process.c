@@ -19,6 +19,7 @@
 #include "common/cursor_int.h"
 #include "common/procfs_int.h"
 #include "rec_decode_int.h"
+#include "unwind/arch_int.h"
 #include "recorder_int.h"
 
 static int
@@ -52,8 +53,8 @@ kernel_frame(struct sp_recorder *r, uint64_t ip, uint32_t *id)
 		memset(&rec, 0, sizeof(rec));
 		rec.kind = SP_REC_MODULE;
 		rec.u.module.flags = SP_MOD_KERNEL;
-		rec.u.module.start = 0xffff800000000000ull;
-		rec.u.module.size = 0x7fffffffffffull;
+		rec.u.module.start = SPI_ARCH_KERNEL_START;
+		rec.u.module.size = SPI_ARCH_KERNEL_SIZE;
 		err = sp_writer_string(r->ctx.w, "[kernel.kallsyms]", 17,
 		    &rec.u.module.path);
 		if (err == 0)

@@ -24,7 +24,10 @@
 #include "sym_int.h"
 #include "symbolizer_int.h"
 
-#define KERNEL_START 0xffff800000000000ull
+/* A kernel address: the upper half of the address space, where the
+ * 64-bit architectures Linux runs on (x86-64, arm64) put the kernel.  A
+ * reader may run on another machine than the recording's. */
+#define KERNEL_HALF (1ull << 63)
 
 static const char *
 str(const struct sp_symbolizer *s, uint32_t id)
@@ -540,7 +543,7 @@ sp_symbolizer_resolve_raw(struct sp_symbolizer *s, uint32_t pid,
 			continue;
 		memset(&f, 0, sizeof(f));
 		f.abs_ip = addrs[i];
-		if (addrs[i] >= KERNEL_START) {
+		if (addrs[i] >= KERNEL_HALF) {
 			f.mode = SP_FRAME_KERNEL;
 		} else if ((f.module = module_at(s, pid, addrs[i])) != 0) {
 			m = sp_defs_module(s->c.defs, f.module);

@@ -18,6 +18,9 @@
  *                          enum sp_reg (sp/unwind.h) numbers them
  *   SPI_DW_SP, SPI_DW_FP   DWARF numbers of the stack and frame pointers
  *   SPI_DW_RA              the return-address column of the CFI
+ *   SPI_ARCH_KERNEL_START, SPI_ARCH_KERNEL_SIZE
+ *                          the kernel's addresses, which the module of
+ *                          kernel frames spans
  */
 
 #include <stddef.h>

@@ -11,5 +11,9 @@
 #define SPI_DW_SP SP_DW_RSP
 #define SPI_DW_FP SP_DW_RBP
 #define SPI_DW_RA SP_DW_RA
+/* The kernel's half of the address space (canonical high addresses), as
+ * the module of kernel frames spans it. */
+#define SPI_ARCH_KERNEL_START 0xffff800000000000ull
+#define SPI_ARCH_KERNEL_SIZE 0x7fffffffffffull
 
 #endif
