@@ -328,8 +328,11 @@ n=$(wc -l <"$TMP/epilogue.cls")
 for part in prologue epilogue; do
 	s=$(count "$TMP/epilogue.cls" "\$1 == \"$part\"")
 	ok=$(count "$TMP/epilogue.cls" "\$1 == \"$part\" && \$2 == \"_start\" && $(in_set saver_loop)")
-	check "epilogue: a tenth of the leaves are in saver's $part ($s of $n)" \
-	    test "$n" -gt 0 -a $((s * 10)) -ge "$n"
+	# Enough leaves there to judge the walks from them: their share
+	# follows where the timer interrupts land (15 % of the prologue on
+	# an idle machine here, 9.7 % at a load of 86), not the unwinder.
+	check "epilogue: 20 leaves at least are in saver's $part ($s of $n)" \
+	    test "$s" -ge 20
 	check "epilogue: 99% of those reach _start through saver_loop ($ok of $s)" \
 	    test "$s" -gt 0 -a $((ok * 100)) -ge $((s * 99))
 done
