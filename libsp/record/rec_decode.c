@@ -5,6 +5,7 @@
 
 #include "common/cursor_int.h"
 #include "rec_decode_int.h"
+#include "unwind/arch_int.h"
 #include "sp/error.h"
 
 /* perf_event_open(2): the sample_id_all trailer of non-sample records for
@@ -36,8 +37,8 @@ read_regs(struct sp_cur *c, struct rec_sample *s)
 	s->has_regs = c->err == 0 && abi != PERF_SAMPLE_REGS_ABI_NONE;
 	if (!s->has_regs)
 		return;
-	/* In mask order: AX..SS, then R8..R15, as enum sp_reg. */
-	for (i = 0; i < SP_REG_COUNT; i++)
+	/* In the mask's bit order, as enum sp_reg numbers them. */
+	for (i = 0; i < SPI_PERF_NREGS; i++)
 		s->regs.r[i] = sp_rd_u64(c);
 }
 

@@ -360,15 +360,15 @@ static int
 write_rawstack(struct sp_recorder *r, const struct sp_uregs *regs,
     const struct sp_ustack *stk)
 {
-	uint8_t raw[SP_REG_COUNT * 8];
+	uint8_t raw[SPI_PERF_NREGS * 8];
 	struct sp_record rec;
 	size_t i;
 
-	for (i = 0; i < SP_REG_COUNT; i++)
+	for (i = 0; i < SPI_PERF_NREGS; i++)
 		sp_put_le64(raw + 8 * i, regs->r[i]);
 	memset(&rec, 0, sizeof(rec));
 	rec.kind = SP_REC_RAWSTACK;
-	rec.u.rawstack.nregs = SP_REG_COUNT;
+	rec.u.rawstack.nregs = SPI_PERF_NREGS;
 	rec.u.rawstack.regs = raw;
 	rec.u.rawstack.stack = stk->data;
 	rec.u.rawstack.stack_len = (uint32_t)stk->len;
@@ -431,7 +431,7 @@ on_sample(struct sp_recorder *r, const struct rec_decoded *d)
 	 * the exec, in sp-record's own code). */
 	if (has_regs && smp->in_kernel && p->exec_time != 0 &&
 	    r->ctx.now - p->exec_time < EXEC_WINDOW_NS &&
-	    spi_rec_find_range(p, regs.r[SP_REG_IP]) == NULL) {
+	    spi_rec_find_range(p, regs.r[SPI_PERF_PC]) == NULL) {
 		has_regs = 0;
 		complete = 0;
 		r->ctx.c[C_UNW(SP_UNW_NO_REGS)]++;

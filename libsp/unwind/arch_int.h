@@ -16,6 +16,9 @@
  *   SPI_ARCH_PERF_REGS     the PERF_SAMPLE_REGS_USER mask (asm/perf_regs.h);
  *                          a sample's registers come in its bit order, as
  *                          enum sp_reg (sp/unwind.h) numbers them
+ *   SPI_PERF_NREGS, SPI_PERF_SP, SPI_PERF_PC
+ *                          how many that is, and where the stack pointer
+ *                          and the pc are among them
  *   SPI_DW_SP, SPI_DW_FP   DWARF numbers of the stack and frame pointers
  *   SPI_DW_RA              the return-address column of the CFI
  *   SPI_ARCH_KERNEL_START, SPI_ARCH_KERNEL_SIZE

@@ -306,7 +306,7 @@ sp_unwind_dwarf(const struct sp_uregs *regs, const struct sp_ustack *stk,
     const struct sp_unwind_lookup *lookup, uint64_t *ips, size_t max,
     struct sp_unwind_result *res, struct sp_unwind_stats *stats)
 {
-	struct spi_walk w = { stk, regs->r[SP_REG_SP] };
+	struct spi_walk w = { stk, regs->r[SPI_PERF_SP] };
 	struct spi_frame cur, next;
 	struct sp_cfi_row row;
 	struct step st;
