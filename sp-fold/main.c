@@ -114,127 +114,147 @@ set_time(struct opts *o, enum sp_fold_time t)
 	o->fo.time = t;
 }
 
+static const struct option longopts[] = {
+	{ "both", no_argument, NULL, 1000 + 'B' },
+	{ "chrome-trace", no_argument, NULL, 1000 + 'T' },
+	{ "comm", required_argument, NULL, 'c' },
+	{ "from", required_argument, NULL, 'f' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "kernel-only", no_argument, NULL, 'k' },
+	{ "lines", no_argument, NULL, 'l' },
+	{ "max-depth", required_argument, NULL, 'd' },
+	{ "modules", no_argument, NULL, 'M' },
+	{ "no-demangle", no_argument, NULL, 1000 + 'D' },
+	{ "no-inline", no_argument, NULL, 'I' },
+	{ "off-cpu", no_argument, NULL, 1000 + 'F' },
+	{ "on-cpu", no_argument, NULL, 1000 + 'N' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "per-process", no_argument, NULL, 'P' },
+	{ "per-thread", no_argument, NULL, 'R' },
+	{ "pid", required_argument, NULL, 'p' },
+	{ "pprof", no_argument, NULL, 'g' },
+	{ "speedscope", no_argument, NULL, 'S' },
+	{ "show-hidden", no_argument, NULL, 'H' },
+	{ "tid", required_argument, NULL, 't' },
+	{ "to", required_argument, NULL, 'T' },
+	{ "user-only", no_argument, NULL, 'u' },
+	{ "version", no_argument, NULL, 1000 + 'V' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* The options that only set a flag of the fold. */
+static const struct {
+	int ch;
+	unsigned flag;
+} flag_opts[] = {
+	{ 'H', SP_FOLD_SHOW_HIDDEN },
+	{ 'I', SP_FOLD_NO_INLINE },
+	{ 'M', SP_FOLD_MODULES },
+	{ 'k', SP_FOLD_KERNEL_ONLY },
+	{ 'l', SP_FOLD_LINES },
+	{ 'u', SP_FOLD_USER_ONLY },
+};
+
+/* What to write, and the options that do not fold. */
+static void
+output_option(struct opts *o, int ch, char **argv)
+{
+	switch (ch) {
+	case 'S':
+		o->speedscope = 1;
+		o->fo.flags |= SP_FOLD_ORDER;
+		break;
+	case 1000 + 'T':
+		o->chrome = 1;
+		o->fo.flags |= SP_FOLD_ORDER;
+		break;
+	case 'g':
+		o->pprof = 1;
+		break;
+	case 'o':
+		o->out = optarg;
+		break;
+	case 'h':
+		usage(0);
+		break;
+	case 1000 + 'D':
+		o->no_demangle = 1;
+		break;
+	case 1000 + 'B':
+		set_time(o, SP_FOLD_TIME_BOTH);
+		break;
+	case 1000 + 'F':
+		set_time(o, SP_FOLD_TIME_OFF_CPU);
+		break;
+	case 1000 + 'N':
+		set_time(o, SP_FOLD_TIME_ON_CPU);
+		break;
+	case 1000 + 'V':
+		spi_tool_version("sp-fold");
+		break;
+	default:
+		spi_tool_bad_option("sp-fold", ch, argv);
+	}
+}
+
+/* The options that take a value, or set more than a flag. */
+static void
+value_option(struct opts *o, int ch, char **argv)
+{
+	switch (ch) {
+	case 'P':
+		set_root(o, SP_FOLD_ROOT_PROCESS);
+		break;
+	case 'R':
+		set_root(o, SP_FOLD_ROOT_THREAD);
+		break;
+	case 'T':
+		o->fo.flags |= SP_FOLD_TO;
+		o->fo.to_ns = parse_seconds("--to", optarg);
+		o->to = optarg;
+		break;
+	case 'c':
+		o->fo.comm = optarg;
+		break;
+	case 'd':
+		o->fo.max_depth = parse_u32("--max-depth", optarg);
+		if (o->fo.max_depth == 0)
+			errx(2, "--max-depth: must be at least 1");
+		break;
+	case 'f':
+		o->fo.flags |= SP_FOLD_FROM;
+		o->fo.from_ns = parse_seconds("--from", optarg);
+		o->from = optarg;
+		break;
+	case 'p':
+		o->fo.flags |= SP_FOLD_PID;
+		o->fo.pid = parse_u32("--pid", optarg);
+		break;
+	case 't':
+		o->fo.flags |= SP_FOLD_TID;
+		o->fo.tid = parse_u32("--tid", optarg);
+		break;
+	default:
+		output_option(o, ch, argv);
+	}
+}
+
 static void
 parse_args(int argc, char **argv, struct opts *o)
 {
-	static const struct option opts[] = {
-		{ "both", no_argument, NULL, 1000 + 'B' },
-		{ "chrome-trace", no_argument, NULL, 1000 + 'T' },
-		{ "comm", required_argument, NULL, 'c' },
-		{ "from", required_argument, NULL, 'f' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "kernel-only", no_argument, NULL, 'k' },
-		{ "lines", no_argument, NULL, 'l' },
-		{ "max-depth", required_argument, NULL, 'd' },
-		{ "modules", no_argument, NULL, 'M' },
-		{ "no-demangle", no_argument, NULL, 1000 + 'D' },
-		{ "no-inline", no_argument, NULL, 'I' },
-		{ "off-cpu", no_argument, NULL, 1000 + 'F' },
-		{ "on-cpu", no_argument, NULL, 1000 + 'N' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "per-process", no_argument, NULL, 'P' },
-		{ "per-thread", no_argument, NULL, 'R' },
-		{ "pid", required_argument, NULL, 'p' },
-		{ "pprof", no_argument, NULL, 'g' },
-		{ "speedscope", no_argument, NULL, 'S' },
-		{ "show-hidden", no_argument, NULL, 'H' },
-		{ "tid", required_argument, NULL, 't' },
-		{ "to", required_argument, NULL, 'T' },
-		{ "user-only", no_argument, NULL, 'u' },
-		{ "version", no_argument, NULL, 1000 + 'V' },
-		{ NULL, 0, NULL, 0 },
-	};
+	size_t i;
 	int ch;
 
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, ":HIMPRST:c:d:f:ghklo:p:t:u", opts,
-	    NULL)) != -1) {
-		switch (ch) {
-		case 'H':
-			o->fo.flags |= SP_FOLD_SHOW_HIDDEN;
-			break;
-		case 'I':
-			o->fo.flags |= SP_FOLD_NO_INLINE;
-			break;
-		case 'M':
-			o->fo.flags |= SP_FOLD_MODULES;
-			break;
-		case 'P':
-			set_root(o, SP_FOLD_ROOT_PROCESS);
-			break;
-		case 'R':
-			set_root(o, SP_FOLD_ROOT_THREAD);
-			break;
-		case 'T':
-			o->fo.flags |= SP_FOLD_TO;
-			o->fo.to_ns = parse_seconds("--to", optarg);
-			o->to = optarg;
-			break;
-		case 'c':
-			o->fo.comm = optarg;
-			break;
-		case 'd':
-			o->fo.max_depth = parse_u32("--max-depth", optarg);
-			if (o->fo.max_depth == 0)
-				errx(2, "--max-depth: must be at least 1");
-			break;
-		case 'f':
-			o->fo.flags |= SP_FOLD_FROM;
-			o->fo.from_ns = parse_seconds("--from", optarg);
-			o->from = optarg;
-			break;
-		case 'S':
-			o->speedscope = 1;
-			o->fo.flags |= SP_FOLD_ORDER;
-			break;
-		case 'g':
-			o->pprof = 1;
-			break;
-		case 'h':
-			usage(0);
-			break;
-		case 'k':
-			o->fo.flags |= SP_FOLD_KERNEL_ONLY;
-			break;
-		case 'l':
-			o->fo.flags |= SP_FOLD_LINES;
-			break;
-		case 'o':
-			o->out = optarg;
-			break;
-		case 'p':
-			o->fo.flags |= SP_FOLD_PID;
-			o->fo.pid = parse_u32("--pid", optarg);
-			break;
-		case 't':
-			o->fo.flags |= SP_FOLD_TID;
-			o->fo.tid = parse_u32("--tid", optarg);
-			break;
-		case 'u':
-			o->fo.flags |= SP_FOLD_USER_ONLY;
-			break;
-		case 1000 + 'D':
-			o->no_demangle = 1;
-			break;
-		case 1000 + 'B':
-			set_time(o, SP_FOLD_TIME_BOTH);
-			break;
-		case 1000 + 'T':
-			o->chrome = 1;
-			o->fo.flags |= SP_FOLD_ORDER;
-			break;
-		case 1000 + 'F':
-			set_time(o, SP_FOLD_TIME_OFF_CPU);
-			break;
-		case 1000 + 'N':
-			set_time(o, SP_FOLD_TIME_ON_CPU);
-			break;
-		case 1000 + 'V':
-			spi_tool_version("sp-fold");
-			break;
-		default:
-			spi_tool_bad_option("sp-fold", ch, argv);
-		}
+	while ((ch = getopt_long(argc, argv, ":HIMPRST:c:d:f:ghklo:p:t:u",
+	    longopts, NULL)) != -1) {
+		for (i = 0; i < sizeof(flag_opts) / sizeof(*flag_opts) &&
+		    flag_opts[i].ch != ch; i++)
+			;
+		if (i < sizeof(flag_opts) / sizeof(*flag_opts))
+			o->fo.flags |= flag_opts[i].flag;
+		else
+			value_option(o, ch, argv);
 	}
 	if ((o->fo.flags & SP_FOLD_USER_ONLY) &&
 	    (o->fo.flags & SP_FOLD_KERNEL_ONLY))

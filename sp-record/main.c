@@ -19,10 +19,7 @@
 #include "sp/output.h"
 #include "sp/tool.h"
 
-#define MAX_PIDS 256
 #define NICE_BOOST (-10)
-#define MAX_SECONDS (86400L * 365)
-#define VERDICT_PERCENT 5 /* truncated stacks worth a word */
 
 static volatile sig_atomic_t stop_requests;
 /* The spool: its new file is removed at any exit before it is in place. */
@@ -120,19 +117,14 @@ status_line(struct sp_recorder *r, double elapsed, double sampled,
 }
 
 struct opts {
-	struct sp_recorder_opts ro;
+	struct sp_tool_rec_opts t; /* -F -s -m -k -c -d -p -a, the command */
 	const char *out;
-	uint32_t pids[MAX_PIDS];
-	size_t npids;
-	double duration;
 	long long delay_ms;
 	const char *bundle;
 	int bundle_binaries;
 	int quiet;
-	int children;     /* -1: not said (a command's are followed) */
-	int system;       /* -a: every process; a command only times it */
-	const char *cgroup; /* -G: the processes of a cgroup, likewise */
-	char **cmd;
+	const char *cgroup; /* -G: the processes of a cgroup; a command only
+	                     * times it, as with -a */
 };
 
 static int
@@ -146,7 +138,7 @@ is_number(const char *s)
  * is comma-separated; anything else is a command, which -p excludes.
  */
 static void
-pids_and_args(const struct opts *o, int after_dashes)
+pids_and_args(const struct sp_tool_rec_opts *o, int after_dashes)
 {
 	char list[256];
 	size_t i, len = 0;
@@ -165,151 +157,118 @@ pids_and_args(const struct opts *o, int after_dashes)
 	    "(-p %s)", o->cmd[0], list);
 }
 
+static const struct option longopts[] = {
+	{ "all-cpus", no_argument, NULL, 'a' },
+	{ "bundle", required_argument, NULL, 'b' },
+	{ "bundle-binaries", no_argument, NULL, 'B' },
+	{ "cgroup", required_argument, NULL, 'G' },
+	{ "children", no_argument, NULL, 'c' },
+	{ "no-children", no_argument, NULL, 'C' },
+	{ "delay", required_argument, NULL, 'D' },
+	{ "duration", required_argument, NULL, 'd' },
+	{ "freq", required_argument, NULL, 'F' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "kernel", no_argument, NULL, 'k' },
+	{ "max-frames", required_argument, NULL, 'm' },
+	/* The default since attaching stopped no more; kept so that
+	 * scripts that asked for it keep working. */
+	{ "no-stop", no_argument, NULL, 'N' },
+	{ "off-cpu", no_argument, NULL, 1000 + 'O' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "pid", required_argument, NULL, 'p' },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "raw-stacks", no_argument, NULL, 'R' },
+	{ "stack", required_argument, NULL, 's' },
+	{ "stop", no_argument, NULL, 'S' },
+	{ "version", no_argument, NULL, 1000 + 'V' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* The options sp-top has not (spi_tool_rec_option has the others). */
+static void
+own_option(struct opts *o, int ch, char **argv)
+{
+	switch (ch) {
+	case 'G':
+		o->cgroup = optarg;
+		break;
+	case 'b':
+		o->bundle = optarg;
+		break;
+	case 'B':
+		o->bundle_binaries = 1;
+		break;
+	case 'D':
+		o->delay_ms = spi_tool_int("-D milliseconds", optarg, 0,
+		    SP_TOOL_MAX_SECONDS * 1000);
+		break;
+	case 'h':
+		usage(0);
+		break;
+	case 'N':
+	case 'S':
+		o->t.ro.stop = ch == 'S';
+		break;
+	case 'R':
+		o->t.ro.raw_stacks = 1;
+		break;
+	case 'o':
+		o->out = optarg;
+		break;
+	case 'q':
+		o->quiet = 1;
+		break;
+	case 1000 + 'O':
+		o->t.ro.off_cpu = 1;
+		break;
+	case 1000 + 'V':
+		spi_tool_version("sp-record");
+		break;
+	default:
+		spi_tool_bad_option("sp-record", ch, argv);
+	}
+}
+
+/* The options that exclude each other, and a target at least. */
+static void
+check_targets(const struct opts *o, char **argv)
+{
+	const struct sp_tool_rec_opts *t = &o->t;
+
+	if (o->bundle_binaries && o->bundle == NULL)
+		errx(2, "--bundle-binaries needs --bundle DIR");
+	if (t->system && o->cgroup != NULL)
+		errx(2, "give -a (every process) or -G CGROUP (its processes), "
+		    "not both");
+	if ((t->system || o->cgroup != NULL) && t->npids > 0)
+		errx(2, "%s records every process%s: -p is not needed (sp-fold "
+		    "--pid PID picks one out of the spool)", t->system ? "-a" :
+		    "-G", t->system ? "" : " of the cgroup");
+	if (t->cmd != NULL && t->npids > 0)
+		pids_and_args(t, strcmp(argv[optind - 1], "--") == 0);
+	if (t->cmd == NULL && t->npids == 0 && !t->system && o->cgroup == NULL)
+		errx(2, "give -p PID, -a, -G CGROUP or -- CMD (see sp-record "
+		    "--help)");
+}
+
 static void
 parse_args(int argc, char **argv, struct opts *o)
 {
-	static const struct option longopts[] = {
-		{ "all-cpus", no_argument, NULL, 'a' },
-		{ "bundle", required_argument, NULL, 'b' },
-		{ "bundle-binaries", no_argument, NULL, 'B' },
-		{ "cgroup", required_argument, NULL, 'G' },
-		{ "children", no_argument, NULL, 'c' },
-		{ "no-children", no_argument, NULL, 'C' },
-		{ "delay", required_argument, NULL, 'D' },
-		{ "duration", required_argument, NULL, 'd' },
-		{ "freq", required_argument, NULL, 'F' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "kernel", no_argument, NULL, 'k' },
-		{ "max-frames", required_argument, NULL, 'm' },
-		/* The default since attaching stopped no more; kept so that
-		 * scripts that asked for it keep working. */
-		{ "no-stop", no_argument, NULL, 'N' },
-		{ "off-cpu", no_argument, NULL, 1000 + 'O' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "pid", required_argument, NULL, 'p' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "raw-stacks", no_argument, NULL, 'R' },
-		{ "stack", required_argument, NULL, 's' },
-		{ "stop", no_argument, NULL, 'S' },
-		{ "version", no_argument, NULL, 1000 + 'V' },
-		{ NULL, 0, NULL, 0 },
-	};
 	int ch;
 
+	spi_tool_rec_init(&o->t);
 	o->out = "sp.spl";
-	o->children = -1;
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv, "+:ab:cd:D:F:G:hkm:o:p:qs:", longopts,
-	    NULL)) != -1) {
-		switch (ch) {
-		case 'a':
-			o->system = 1;
-			break;
-		case 'G':
-			o->cgroup = optarg;
-			break;
-		case 'b':
-			o->bundle = optarg;
-			break;
-		case 'B':
-			o->bundle_binaries = 1;
-			break;
-		case 'c':
-			o->children = 1;
-			break;
-		case 'C':
-			o->children = 0;
-			break;
-		case 'd':
-			o->duration = spi_tool_real("-d seconds", optarg, 0, 1,
-			    MAX_SECONDS);
-			break;
-		case 'D':
-			o->delay_ms = spi_tool_int("-D milliseconds", optarg, 0,
-			    MAX_SECONDS * 1000);
-			break;
-		case 'F':
-			if (strcmp(optarg, "max") == 0) {
-				o->ro.frequency = SP_FREQ_MAX;
-			} else {
-				o->ro.frequency = (unsigned)spi_tool_int("-F",
-				    optarg, 1, 10000000);
-			}
-			break;
-		case 'h':
-			usage(0);
-			break;
-		case 'k':
-			o->ro.kernel = 1;
-			break;
-		case 'm':
-			o->ro.max_frames = (unsigned)spi_tool_int("--max-frames",
-			    optarg, 1, 65536);
-			break;
-		case 'N':
-			o->ro.stop = 0;
-			break;
-		case 'S':
-			o->ro.stop = 1;
-			break;
-		case 'R':
-			o->ro.raw_stacks = 1;
-			break;
-		case 'o':
-			o->out = optarg;
-			break;
-		case 'p':
-			spi_tool_pids("-p", optarg, o->pids, MAX_PIDS, &o->npids);
-			break;
-		case 'q':
-			o->quiet = 1;
-			break;
-		case 's':
-			o->ro.stack_bytes = (unsigned)spi_tool_int(
-			    "-s stack bytes", optarg, 8, SP_STACK_BYTES_MAX);
-			if (o->ro.stack_bytes % 8)
-				errx(2, "-s stack bytes must be a multiple of 8");
-			break;
-		case 1000 + 'O':
-			o->ro.off_cpu = 1;
-			break;
-		case 1000 + 'V':
-			spi_tool_version("sp-record");
-			break;
-		default:
-			spi_tool_bad_option("sp-record", ch, argv);
-		}
-	}
-	if (optind < argc)
-		o->cmd = argv + optind;
-	if (o->bundle_binaries && o->bundle == NULL)
-		errx(2, "--bundle-binaries needs --bundle DIR");
-	if (o->system && o->cgroup != NULL)
-		errx(2, "give -a (every process) or -G CGROUP (its processes), "
-		    "not both");
-	if ((o->system || o->cgroup != NULL) && o->npids > 0)
-		errx(2, "%s records every process%s: -p is not needed (sp-fold "
-		    "--pid PID picks one out of the spool)", o->system ? "-a" :
-		    "-G", o->system ? "" : " of the cgroup");
-	if (o->cmd != NULL && o->npids > 0)
-		pids_and_args(o, strcmp(argv[optind - 1], "--") == 0);
-	if (o->cmd == NULL && o->npids == 0 && !o->system && o->cgroup == NULL)
-		errx(2, "give -p PID, -a, -G CGROUP or -- CMD (see sp-record "
-		    "--help)");
-	/* As perf record: a command's children are part of its job (a
-	 * shell script, make); an attached process's are followed when
-	 * asked for. */
-	o->ro.children = o->children < 0 ? o->cmd != NULL : o->children;
-}
-
-static double
-percent(unsigned long long part, unsigned long long whole)
-{
-	return whole ? 100.0 * (double)part / (double)whole : 0.0;
+	    NULL)) != -1)
+		if (!spi_tool_rec_option(&o->t, ch, optarg))
+			own_option(o, ch, argv);
+	spi_tool_rec_args(&o->t, argc, argv);
+	check_targets(o, argv);
 }
 
 static void
-print_size(char *buf, size_t cap, unsigned long long bytes)
+out_size(char *buf, size_t cap, unsigned long long bytes)
 {
 	if (bytes < 10240)
 		(void)snprintf(buf, cap, "%llu bytes", bytes);
@@ -319,141 +278,10 @@ print_size(char *buf, size_t cap, unsigned long long bytes)
 		(void)snprintf(buf, cap, "%.1f MiB", (double)bytes / 1048576);
 }
 
-/* Why stacks were cut short, by the unwinder's most frequent reason. */
-static void
-other_advice(struct sp_recorder *r, const struct opts *o, char *buf,
-    size_t cap)
+static double
+percent(unsigned long long part, unsigned long long whole)
 {
-	unsigned long long bounds = counter(r, "unwind_stack_bounds");
-	unsigned long long depth = counter(r, "unwind_depth");
-	unsigned long long regs = counter(r, "unwind_no_regs");
-	/* A frame with no CFI whose frame-pointer chain is garbage, stands
-	 * still or leads out of the code: the code has neither. */
-	unsigned long long info = counter(r, "unwind_bad_fp") +
-	    counter(r, "unwind_no_progress") + counter(r, "unwind_bad_ra");
-	/* The kernel could not read the stack at all (a sample in a page
-	 * fault): no option changes that. */
-	unsigned long long none = counter(r, "unwind_no_stack");
-	unsigned stack = o->ro.stack_bytes ? o->ro.stack_bytes :
-	    SP_STACK_BYTES_DEFAULT;
-
-	if (none > info && none > bounds && none > depth && none > regs)
-		(void)snprintf(buf, cap, "the kernel copied no stack for them "
-		    "(samples in page faults or with the stack unreadable)");
-	else if (info > bounds && info > depth && info > regs)
-		(void)snprintf(buf, cap, "code with neither CFI nor frame "
-		    "pointers (build it with -fno-omit-frame-pointer, or keep "
-		    "its .eh_frame)");
-	else if (bounds >= depth && bounds >= regs && stack < SP_STACK_BYTES_MAX)
-		(void)snprintf(buf, cap, "raise -s/--stack (now %u bytes, at "
-		    "most %u)", stack, SP_STACK_BYTES_MAX);
-	else if (bounds >= depth && bounds >= regs)
-		(void)snprintf(buf, cap, "the stacks are deeper than the %u "
-		    "bytes a sample can copy", SP_STACK_BYTES_MAX);
-	else if (depth >= regs)
-		(void)snprintf(buf, cap, "raise -m/--max-frames (now %u)",
-		    o->ro.max_frames ? o->ro.max_frames : SP_FRAMES_MAX_DEFAULT);
-	else
-		(void)snprintf(buf, cap, "samples without user registers "
-		    "(in the kernel: add --kernel)");
-}
-
-/* Runtimes whose JIT code keeps no frame pointers unless told to. */
-static const struct {
-	const char *exe, *option;
-} jit_options[] = {
-	{ "java", "-XX:+PreserveFramePointer" },
-};
-
-/* Why stacks were cut short: in a JIT's code, the runtime's option that
- * keeps frame pointers; else the unwinder's most frequent reason. */
-static void
-truncation_advice(struct sp_recorder *r, const struct opts *o, char *buf,
-    size_t cap)
-{
-	unsigned long long jit = counter(r, "jit_truncated_stacks");
-	const char *rt = sp_recorder_jit_runtime(r);
-	size_t i;
-
-	if (rt != NULL && jit * 2 >= counter(r, "truncated_stacks")) {
-		for (i = 0; i < sizeof(jit_options) / sizeof(*jit_options); i++)
-			if (strcmp(rt, jit_options[i].exe) == 0) {
-				(void)snprintf(buf, cap, "%s's JIT code keeps "
-				    "no frame pointers unless run with %s", rt,
-				    jit_options[i].option);
-				return;
-			}
-		(void)snprintf(buf, cap, "%s's JIT code keeps no frame "
-		    "pointers (if the runtime has an option to keep them, "
-		    "use it)", rt);
-		return;
-	}
-	other_advice(r, o, buf, cap);
-}
-
-/* /proc/sys/kernel/perf_event_paranoid, or 2 (the kernel's default). */
-static long
-paranoid(void)
-{
-	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
-	char line[32], *end;
-	long v = 2;
-
-	if (f != NULL) {
-		if (fgets(line, sizeof(line), f) != NULL) {
-			v = strtol(line, &end, 10);
-			if (end == line)
-				v = 2;
-		}
-		(void)fclose(f);
-	}
-	return v;
-}
-
-/* A line for each thing a person would want to change before the next run;
- * sampled < 0: the run ended before its --delay. */
-static void
-print_verdicts(struct sp_recorder *r, const struct opts *o, double sampled)
-{
-	unsigned long long s = counter(r, "samples");
-	unsigned long long lost = counter(r, "lost_events");
-	unsigned long long untracked = counter(r, "untracked_samples");
-	unsigned long long trunc = counter(r, "truncated_stacks");
-	char advice[128];
-
-	if (sampled < 0)
-		warnx("no samples: the recording ended before its --delay of "
-		    "%lld ms had passed", o->delay_ms);
-	else if (s == 0 && lost == 0 && untracked == 0 && o->system)
-		warnx("no samples: every CPU was idle");
-	else if (s == 0 && lost == 0 && untracked == 0)
-		warnx(counter(r, "kernel_enabled") ? "no samples: the target "
-		    "was idle" : "no samples: the target was idle or ran "
-		    "only in the kernel");
-	if (!counter(r, "kernel_enabled"))
-		warnx("kernel time not sampled: perf_event_paranoid is %ld; "
-		    "run as root or with CAP_PERFMON", paranoid());
-	if (untracked > 0 && !o->ro.children)
-		warnx("%llu samples from child processes not followed: add "
-		    "--children", untracked);
-	if (percent(counter(r, "gone_process_samples"), s) >= 1)
-		warnx("%llu samples (%.0f %%) are not in the spool: their "
-		    "processes started before the recording and exited before "
-		    "sp-record read their mappings (a busy machine is slow to "
-		    "start recording)", counter(r, "gone_process_samples"),
-		    percent(counter(r, "gone_process_samples"), s));
-	if (counter(r, "children_not_followed") > 0)
-		warnx("%llu child processes of the targets were running and not "
-		    "followed: add --children", counter(r,
-		    "children_not_followed"));
-	if (s > 0 && percent(trunc, s) >= VERDICT_PERCENT) {
-		truncation_advice(r, o, advice, sizeof(advice));
-		warnx("%.0f %% of stacks truncated: %s", percent(trunc, s),
-		    advice);
-	}
-	if (percent(lost, s + lost) >= 1)
-		warnx("%.0f %% of samples lost (the rings overflowed): lower -F, "
-		    "or leave sp-record a CPU of its own", percent(lost, s + lost));
+	return whole ? 100.0 * (double)part / (double)whole : 0.0;
 }
 
 static const char *
@@ -462,59 +290,9 @@ out_name(const struct opts *o)
 	return strcmp(o->out, "-") == 0 ? "standard output" : o->out;
 }
 
-/* How much of the stack copy whole walks needed (99 % of them), next to
- * what -s copied: every sample takes the whole -s in the ring. */
-static void
-print_stack_used(struct sp_recorder *r, const struct opts *o)
-{
-	static const char *const names[] = { "stack_used_4k", "stack_used_8k",
-	    "stack_used_16k", "stack_used_32k", "stack_used_64k" };
-	unsigned long long n[5], all = 0, sum = 0;
-	unsigned stack = o->ro.stack_bytes ? o->ro.stack_bytes :
-	    SP_STACK_BYTES_DEFAULT;
-	size_t k;
-
-	for (k = 0; k < 5; k++)
-		all += n[k] = counter(r, names[k]);
-	if (all == 0)
-		return;
-	for (k = 0; k < 4 && (sum += n[k]) * 100 < all * 99; k++)
-		;
-	(void)fprintf(stderr, "  whole stacks used up to %u KiB (99 %% of "
-	    "them); ", 4u << k);
-	if (o->ro.stack_bytes != 0 || counter(r, "stack_switches") == 0)
-		(void)fprintf(stderr, "-s copies %u bytes\n", stack);
-	else if (counter(r, "stack_switches") == 1)
-		(void)fprintf(stderr, "copies of %u bytes, then %llu (they "
-		    "fit)\n", stack, counter(r, "stack_bytes"));
-	else
-		(void)fprintf(stderr, "copies of %u bytes, %u for a while, then "
-		    "%u again (deeper stacks came)\n", stack,
-		    SP_STACK_BYTES_SMALL, stack);
-}
-
-/* What recording cost sp-record itself: CPU time (a share of one CPU;
- * per sample), peak resident memory. */
-static void
-print_cost(unsigned long long samples, int switches)
-{
-	struct rusage ru;
-	double cpu;
-
-	if (getrusage(RUSAGE_SELF, &ru) != 0)
-		return;
-	cpu = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
-	    (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
-	(void)fprintf(stderr, "  sp-record used %.2f s of CPU", cpu);
-	if (samples > 0)
-		(void)fprintf(stderr, " (%.0f us a sample%s)",
-		    cpu * 1e6 / (double)samples, switches ? " or switch" : "");
-	(void)fprintf(stderr, ", %.1f MiB at most\n",
-	    (double)ru.ru_maxrss / 1024);
-}
-
-/* What a person asks first; every counter is in sp-dump --stats.  The rate
- * is over the sampled seconds (after --delay; < 0: none). */
+/* What a person asks first, then the advice (sp_recorder_advice); every
+ * counter is in sp-dump --stats.  The rate is over the sampled seconds
+ * (after --delay; < 0: none). */
 static void
 print_summary(struct sp_recorder *r, struct sp_writer *w, const struct opts *o,
     double secs, double sampled)
@@ -537,26 +315,24 @@ print_summary(struct sp_recorder *r, struct sp_writer *w, const struct opts *o,
 		(void)fprintf(stderr, ", %.1f %% of stacks complete",
 		    percent(s - counter(r, "truncated_stacks"), s));
 	/* perf -a shows the idle task (swapper); here it is a number. */
-	if (o->system)
+	if (o->t.system)
 		(void)fprintf(stderr, ", CPUs %.0f %% idle", percent(
 		    counter(r, "idle_samples"), s + counter(r, "idle_samples")));
-	print_size(size, sizeof(size), bytes);
+	out_size(size, sizeof(size), bytes);
 	(void)fprintf(stderr, "\n  spool %s", size);
 	if (s > 0)
 		(void)fprintf(stderr, ", %.1f bytes per sample",
 		    (double)bytes / (double)s);
 	(void)fputc('\n', stderr);
 	off = counter(r, "off_cpu_samples");
-	if (o->ro.off_cpu)
+	if (o->t.ro.off_cpu)
 		(void)fprintf(stderr, "  %llu switch%s off CPU (%.0f/s), %.2f s "
 		    "off CPU, %llu preempted, %llu lost\n", off, off == 1 ? "" :
 		    "es", sampled > 0 ? (double)off / sampled : 0.0,
 		    (double)counter(r, "off_cpu_ns") / 1e9,
 		    counter(r, "off_cpu_preempted"),
 		    counter(r, "off_cpu_unmatched"));
-	print_cost(s + off, o->ro.off_cpu);
-	print_stack_used(r, o);
-	print_verdicts(r, o, sampled);
+	spi_tool_advice(r, "sp-record", (unsigned long long)o->delay_ms, 1);
 }
 
 /*
@@ -644,7 +420,7 @@ record(struct sp_recorder *r, struct sp_writer *w, const struct opts *o,
 		if (child <= 0 && sp_recorder_live(r) == 0)
 			break;
 		t = spi_tool_now() - start;
-		if (o->duration > 0 && t >= o->duration)
+		if (o->t.duration > 0 && t >= o->t.duration)
 			break;
 		if (on_at < 0 && t >= delay) {
 			delay_over(r, child);
@@ -735,12 +511,12 @@ run_command(const struct opts *o, pid_t *child)
 	struct sp_launch l;
 	struct sp_diag diag;
 
-	if (sp_process_launch(o->cmd, &l, &diag) < 0)
+	if (sp_process_launch(o->t.cmd, &l, &diag) < 0)
 		errx(1, "%s", diag.msg);
 	/* At the caller's priority, not the recorder's raised one. */
 	if (raised)
 		(void)setpriority(PRIO_PROCESS, (id_t)l.pid, 0);
-	if (sp_process_release(&l, o->cmd[0], &diag) < 0)
+	if (sp_process_release(&l, o->t.cmd[0], &diag) < 0)
 		errx(1, "%s", diag.msg);
 	*child = l.pid;
 }
@@ -759,13 +535,7 @@ start_recording(struct opts *o, struct sp_recorder **r, struct sp_writer **w,
 	size_t i;
 	int rc;
 
-	if (sp_header_init_host(&h) < 0)
-		err(1, "reading host facts");
-	/* With -F max the RECORDING record carries the rate the library
-	 * resolved; the header's interval stays 0, "unknown". */
-	if (o->ro.frequency != SP_FREQ_MAX)
-		h.sample_interval_us = 1000000u /
-		    (o->ro.frequency ? o->ro.frequency : 1000u);
+	spi_tool_rec_header(&o->t.ro, &h);
 	if (atexit(drop_output) != 0)
 		errx(1, "atexit failed");
 	if ((rc = sp_output_spool(&out, o->out, &out_fd, &diag)) < 0)
@@ -777,10 +547,10 @@ start_recording(struct opts *o, struct sp_recorder **r, struct sp_writer **w,
 	if ((rc = sp_writer_flush(*w)) < 0)
 		start_failed(o, rc);
 	if (o->bundle != NULL && sp_bundle_open(o->bundle, o->bundle_binaries,
-	    &o->ro.bundle, &diag) < 0)
+	    &o->t.ro.bundle, &diag) < 0)
 		errx(1, "%s", diag.msg);
 	memset(&diag, 0, sizeof(diag));
-	rc = sp_recorder_new(*w, &o->ro, r, &diag);
+	rc = sp_recorder_new(*w, &o->t.ro, r, &diag);
 	if (rc)
 		errx(sp_error_kind(rc) == SP_KIND_INVALID ||
 		    sp_error_kind(rc) == SP_KIND_FREQUENCY ? 2 : 1, "%s", diag.msg);
@@ -790,20 +560,21 @@ start_recording(struct opts *o, struct sp_recorder **r, struct sp_writer **w,
 	/* An event per thread and CPU (three without -s): the hard limit
 	 * on descriptors, not the soft one.  Not for a command, which would
 	 * inherit it. */
-	if ((o->npids > 0 || o->system || o->cgroup != NULL) && o->cmd == NULL)
+	if ((o->t.npids > 0 || o->t.system || o->cgroup != NULL) &&
+	    o->t.cmd == NULL)
 		raise_nofile();
-	for (i = 0; i < o->npids; i++)
-		if (sp_recorder_attach(*r, (pid_t)o->pids[i], &diag) != 0)
+	for (i = 0; i < o->t.npids; i++)
+		if (sp_recorder_attach(*r, (pid_t)o->t.pids[i], &diag) != 0)
 			errx(1, "%s", diag.msg);
-	if (o->system && sp_recorder_attach_system(*r, &diag) != 0)
+	if (o->t.system && sp_recorder_attach_system(*r, &diag) != 0)
 		errx(1, "%s", diag.msg);
 	if (o->cgroup != NULL && sp_recorder_attach_cgroup(*r,
 	    cgroup_path(o->cgroup, path, sizeof(path)), &diag) != 0)
 		errx(diag.err == -SP_EUSAGE ? 2 : 1, "%s", diag.msg);
-	if ((o->system || o->cgroup != NULL) && o->cmd != NULL)
+	if ((o->t.system || o->cgroup != NULL) && o->t.cmd != NULL)
 		run_command(o, child);
-	else if (o->cmd != NULL &&
-	    sp_recorder_spawn(*r, o->cmd, child, &diag) != 0)
+	else if (o->t.cmd != NULL &&
+	    sp_recorder_spawn(*r, o->t.cmd, child, &diag) != 0)
 		errx(1, "%s", diag.msg);
 	commit_output(*w, o, *child);
 }
@@ -818,7 +589,7 @@ child_exit(const struct opts *o, pid_t child, int status, int we_stopped)
 		return 0;
 	if (!we_stopped)
 		warnx("%s (pid %d) was killed by signal %d (%s); the recording "
-		    "ends there", o->cmd[0], (int)child, WTERMSIG(status),
+		    "ends there", o->t.cmd[0], (int)child, WTERMSIG(status),
 		    strsignal(WTERMSIG(status)));
 	return 128 + WTERMSIG(status);
 }
@@ -835,8 +606,8 @@ main(int argc, char **argv)
 	double secs, sampled;
 
 	parse_args(argc, argv, &o);
-	o.ro.log = spi_tool_warn;
-	o.ro.command = o.cmd != NULL ? o.cmd[0] : o.system ? "all-cpus" :
+	o.t.ro.log = spi_tool_warn;
+	o.t.ro.command = o.t.cmd != NULL ? o.t.cmd[0] : o.t.system ? "all-cpus" :
 	    o.cgroup != NULL ? o.cgroup : "attach";
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
@@ -847,7 +618,7 @@ main(int argc, char **argv)
 	 * exits before its turn loses its samples, so it starts at the
 	 * raised priority (its command, if any, is started at the caller's:
 	 * run_command). */
-	if (o.system || o.cgroup != NULL)
+	if (o.t.system || o.cgroup != NULL)
 		raise_priority();
 	start_recording(&o, &r, &w, &child);
 	raise_priority();
@@ -860,10 +631,10 @@ main(int argc, char **argv)
 	}
 	if (rc == 0)
 		rc = sp_recorder_finish(r);
-	if (rc == 0 && o.ro.bundle != NULL &&
-	    sp_bundle_finish(o.ro.bundle) < 0)
+	if (rc == 0 && o.t.ro.bundle != NULL &&
+	    sp_bundle_finish(o.t.ro.bundle) < 0)
 		err(1, "%s/manifest", o.bundle);
-	sp_bundle_free(o.ro.bundle);
+	sp_bundle_free(o.t.ro.bundle);
 	if (rc)
 		errx(1, "%s: writing the spool failed: %s; what was written "
 		    "before reads back with sp-dump --check", out_name(&o),

@@ -91,27 +91,39 @@ debuginfod(struct opts *o)
 	o->so.debuginfod = &o->dbgd;
 }
 
+static const struct option longopts[] = {
+	{ "bundle", required_argument, NULL, 'b' },
+	{ "debug-dir", required_argument, NULL, 'd' },
+	{ "debuginfod", required_argument, NULL, 1000 + 'D' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "kallsyms", required_argument, NULL, 'k' },
+	{ "no-kallsyms", no_argument, NULL, 1000 + 'K' },
+	{ "no-debuginfod", no_argument, NULL, 1000 + 'N' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "perf-map-dir", required_argument, NULL, 'm' },
+	{ "perf-maps", required_argument, NULL, 'P' },
+	{ "perf-maps-for", required_argument, NULL, 'p' },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "strict", no_argument, NULL, 's' },
+	{ "sysroot", required_argument, NULL, 'r' },
+	{ "version", no_argument, NULL, 1000 + 'V' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* --perf-maps all|none. */
+static void
+perf_maps(struct opts *o, const char *arg)
+{
+	if (strcmp(arg, "all") != 0 && strcmp(arg, "none") != 0)
+		errx(2, "--perf-maps takes 'all' or 'none', not '%s'", arg);
+	o->so.perf_maps_all = arg[0] == 'a';
+	o->so.perf_maps_none = arg[0] == 'n';
+	o->maps_said = 1;
+}
+
 static void
 parse_args(int argc, char **argv, struct opts *o)
 {
-	static const struct option longopts[] = {
-		{ "bundle", required_argument, NULL, 'b' },
-		{ "debug-dir", required_argument, NULL, 'd' },
-		{ "debuginfod", required_argument, NULL, 1000 + 'D' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "kallsyms", required_argument, NULL, 'k' },
-		{ "no-kallsyms", no_argument, NULL, 1000 + 'K' },
-		{ "no-debuginfod", no_argument, NULL, 1000 + 'N' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "perf-map-dir", required_argument, NULL, 'm' },
-		{ "perf-maps", required_argument, NULL, 'P' },
-		{ "perf-maps-for", required_argument, NULL, 'p' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "strict", no_argument, NULL, 's' },
-		{ "sysroot", required_argument, NULL, 'r' },
-		{ "version", no_argument, NULL, 1000 + 'V' },
-		{ NULL, 0, NULL, 0 },
-	};
 	int ch;
 
 	o->out = "-";
@@ -144,13 +156,7 @@ parse_args(int argc, char **argv, struct opts *o)
 			o->out = optarg;
 			break;
 		case 'P':
-			if (strcmp(optarg, "all") != 0 &&
-			    strcmp(optarg, "none") != 0)
-				errx(2, "--perf-maps takes 'all' or 'none', not "
-				    "'%s'", optarg);
-			o->so.perf_maps_all = optarg[0] == 'a';
-			o->so.perf_maps_none = optarg[0] == 'n';
-			o->maps_said = 1;
+			perf_maps(o, optarg);
 			break;
 		case 'p':
 			spi_tool_pids("--perf-maps-for", optarg, o->pids,

@@ -27,18 +27,11 @@
 #include "sp/top.h"
 #include "sp/writer.h"
 
-#define MAX_PIDS 256
-#define MAX_SECONDS (86400L * 365)
 #define BATCH 1024
 
 struct opts {
-	struct sp_recorder_opts ro;
-	uint32_t pids[MAX_PIDS];
-	size_t npids;
-	int system;             /* -a: every process */
-	char **cmd;
-	int children;
-	double duration, interval;
+	struct sp_tool_rec_opts t; /* -F -s -m -k -c -d -p -a, the command */
+	double interval;
 	unsigned window;        /* seconds, 0: since the start */
 	unsigned window_keyed;  /* what 'w' switches to */
 	size_t rows;
@@ -56,9 +49,10 @@ static void
 usage(int status)
 {
 	(void)fprintf(status ? stderr : stdout,
-	    "usage: sp-top [-F HZ] [-k] [-c | --no-children] [-d SECONDS]\n"
-	    "              [-i SECONDS] [-w SECONDS] [-n ROWS] [--total |\n"
-	    "              --threads] [--batch] [-o FILE]\n"
+	    "usage: sp-top [-F HZ|max] [-s STACK_BYTES] [-m MAX_FRAMES] [-k]\n"
+	    "              [-c | --no-children] [-d SECONDS] [-i SECONDS]\n"
+	    "              [-w SECONDS] [-n ROWS] [--total | --threads]\n"
+	    "              [--batch] [-o FILE]\n"
 	    "              (-p PID[,PID...] | -a | -- CMD [ARGS...])\n"
 	    "Record processes and show their hottest functions, refreshed as\n"
 	    "they run: each function's share of the samples as the leaf (self)\n"
@@ -68,7 +62,11 @@ usage(int status)
 	    "  w  the last -w seconds or everything since the start    q  quit\n"
 	    "Without a terminal (or with --batch) one snapshot is printed as text\n"
 	    "per interval.\n"
-	    "  -F, --freq HZ      samples per second per thread (default 1000)\n"
+	    "  -F, --freq HZ      samples per second per thread (default 1000;\n"
+	    "                     max: the kernel's perf_event_max_sample_rate)\n"
+	    "  -s, --stack BYTES  user stack bytes copied per sample, at most 65528\n"
+	    "                     (default: 32768, then 4096 while the walks fit)\n"
+	    "  -m, --max-frames N deepest stack kept (default 1024)\n"
 	    "  -k, --kernel       add kernel callchains\n"
 	    "  -c, --children     follow child processes (default with a command)\n"
 	    "      --no-children  the command's own process only\n"
@@ -108,107 +106,92 @@ now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+static const struct option longopts[] = {
+	{ "all-cpus", no_argument, NULL, 'a' },
+	{ "batch", no_argument, NULL, 'B' },
+	{ "children", no_argument, NULL, 'c' },
+	{ "no-children", no_argument, NULL, 'C' },
+	{ "duration", required_argument, NULL, 'd' },
+	{ "freq", required_argument, NULL, 'F' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "interval", required_argument, NULL, 'i' },
+	{ "kernel", no_argument, NULL, 'k' },
+	{ "max-frames", required_argument, NULL, 'm' },
+	{ "rows", required_argument, NULL, 'n' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "pid", required_argument, NULL, 'p' },
+	{ "stack", required_argument, NULL, 's' },
+	{ "threads", no_argument, NULL, 'T' },
+	{ "total", no_argument, NULL, 't' },
+	{ "version", no_argument, NULL, 1000 + 'V' },
+	{ "window", required_argument, NULL, 'w' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* The view's options (spi_tool_rec_option has the recording's). */
+static void
+own_option(struct opts *o, int ch, char **argv)
+{
+	switch (ch) {
+	case 'B':
+		o->batch = 1;
+		break;
+	case 'h':
+		usage(0);
+		break;
+	case 'i':
+		o->interval = spi_tool_real("-i seconds", optarg, 0.1, 0, 3600);
+		break;
+	case 'n':
+		o->rows = (size_t)spi_tool_int("-n rows", optarg, 1, 10000);
+		break;
+	case 'o':
+		o->out = optarg;
+		break;
+	case 't':
+		o->order = SP_TOP_TOTAL;
+		break;
+	case 'T':
+		o->order = SP_TOP_THREADS;
+		break;
+	case 'w':
+		o->window = (unsigned)spi_tool_int("-w seconds", optarg, 1,
+		    SP_TOP_WINDOW_MAX);
+		o->window_keyed = o->window;
+		break;
+	case 1000 + 'V':
+		spi_tool_version("sp-top");
+		break;
+	default:
+		spi_tool_bad_option("sp-top", ch, argv);
+	}
+}
+
 static void
 parse_args(int argc, char **argv, struct opts *o)
 {
-	static const struct option longopts[] = {
-		{ "all-cpus", no_argument, NULL, 'a' },
-		{ "batch", no_argument, NULL, 'B' },
-		{ "children", no_argument, NULL, 'c' },
-		{ "no-children", no_argument, NULL, 'C' },
-		{ "duration", required_argument, NULL, 'd' },
-		{ "freq", required_argument, NULL, 'F' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "interval", required_argument, NULL, 'i' },
-		{ "kernel", no_argument, NULL, 'k' },
-		{ "rows", required_argument, NULL, 'n' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "pid", required_argument, NULL, 'p' },
-		{ "threads", no_argument, NULL, 'T' },
-		{ "total", no_argument, NULL, 't' },
-		{ "version", no_argument, NULL, 1000 + 'V' },
-		{ "window", required_argument, NULL, 'w' },
-		{ NULL, 0, NULL, 0 },
-	};
+	const struct sp_tool_rec_opts *t = &o->t;
 	int ch;
 
-	o->children = -1;
+	spi_tool_rec_init(&o->t);
 	o->interval = 1;
 	o->window_keyed = 5;
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, "+:acd:F:hi:kn:o:p:w:", longopts,
-	    NULL)) != -1) {
-		switch (ch) {
-		case 'a':
-			o->system = 1;
-			break;
-		case 'B':
-			o->batch = 1;
-			break;
-		case 'c':
-			o->children = 1;
-			break;
-		case 'C':
-			o->children = 0;
-			break;
-		case 'd':
-			o->duration = spi_tool_real("-d seconds", optarg, 0, 1,
-			    MAX_SECONDS);
-			break;
-		case 'F':
-			o->ro.frequency = (unsigned)spi_tool_int("-F", optarg, 1,
-			    10000000);
-			break;
-		case 'h':
-			usage(0);
-			break;
-		case 'i':
-			o->interval = spi_tool_real("-i seconds", optarg, 0.1, 0,
-			    3600);
-			break;
-		case 'k':
-			o->ro.kernel = 1;
-			break;
-		case 'n':
-			o->rows = (size_t)spi_tool_int("-n rows", optarg, 1, 10000);
-			break;
-		case 'o':
-			o->out = optarg;
-			break;
-		case 'p':
-			spi_tool_pids("-p", optarg, o->pids, MAX_PIDS, &o->npids);
-			break;
-		case 't':
-			o->order = SP_TOP_TOTAL;
-			break;
-		case 'T':
-			o->order = SP_TOP_THREADS;
-			break;
-		case 'w':
-			o->window = (unsigned)spi_tool_int("-w seconds", optarg, 1,
-			    SP_TOP_WINDOW_MAX);
-			o->window_keyed = o->window;
-			break;
-		case 1000 + 'V':
-			spi_tool_version("sp-top");
-			break;
-		default:
-			spi_tool_bad_option("sp-top", ch, argv);
-		}
-	}
-	if (optind < argc)
-		o->cmd = argv + optind;
-	if (o->cmd != NULL && o->npids > 0)
+	while ((ch = getopt_long(argc, argv, "+:acd:F:hi:km:n:o:p:s:w:",
+	    longopts, NULL)) != -1)
+		if (!spi_tool_rec_option(&o->t, ch, optarg))
+			own_option(o, ch, argv);
+	spi_tool_rec_args(&o->t, argc, argv);
+	if (t->cmd != NULL && t->npids > 0)
 		errx(2, "give either -p PID or -- CMD, not both (see sp-top "
 		    "--help)");
-	if (o->system && (o->cmd != NULL || o->npids > 0))
+	if (t->system && (t->cmd != NULL || t->npids > 0))
 		errx(2, "-a shows every process: give no -p or command");
-	if (o->cmd == NULL && o->npids == 0 && !o->system)
+	if (t->cmd == NULL && t->npids == 0 && !t->system)
 		errx(2, "give either -p PID or -- CMD, or -a (see sp-top "
 		    "--help)");
 	if (o->out != NULL && strcmp(o->out, "-") == 0)
 		errx(2, "-o -: the terminal shows the view; give a file name");
-	o->ro.children = o->children < 0 ? o->cmd != NULL : o->children;
 }
 
 /* ---------------------------------------------------------- terminal */
@@ -284,12 +267,30 @@ struct live {
 	double start;
 	int ui;                 /* on a terminal */
 	int ended;              /* the targets are gone */
+	int last;               /* the last view: the advice follows it on
+	                         * standard error */
 };
 
 static double
 pct(uint64_t part, uint64_t whole)
 {
 	return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+/* A view with no rows says why, as sp-record's summary would
+ * (sp_recorder_advice): its first warning, "the target was idle". */
+static void
+hint(const struct live *l)
+{
+	struct sp_advice a[SP_ADVICE_MAX];
+	struct sp_advice_opts ao = { .sz = sizeof(ao), .tool = "sp-top" };
+	size_t n = sp_recorder_advice(l->r, &ao, a, SP_ADVICE_MAX), i;
+
+	for (i = 0; i < n && i < SP_ADVICE_MAX; i++)
+		if (a[i].level == SP_ADVICE_WARNING) {
+			(void)printf("  (%s)\n", a[i].text);
+			return;
+		}
 }
 
 /* Prints one view; on a terminal from the top of a cleared screen. */
@@ -322,7 +323,7 @@ show(struct live *l)
 		(void)snprintf(win, sizeof(win), "since the start");
 	(void)printf("sp-top: %s, %s %u Hz, %s, by %s%s\n", l->what,
 	    sp_recorder_event(l->r) ? sp_recorder_event(l->r) : "-",
-	    o->ro.frequency ? o->ro.frequency : 1000u, win, order,
+	    o->t.ro.frequency, win, order,
 	    l->ended ? " (the targets exited)" : "");
 	(void)printf("samples %llu (%.0f/s), lost %llu (%.1f %%), complete "
 	    "stacks %.1f %%%s\n", (unsigned long long)v.samples,
@@ -360,6 +361,8 @@ show(struct live *l)
 			line[cols - 1] = '\0';
 		(void)printf("%s\n", line);
 	}
+	if (v.nrows == 0 && !l->last)
+		hint(l);
 	if (!l->ui)
 		(void)putchar('\n');
 	(void)fflush(stdout);
@@ -456,7 +459,7 @@ run(struct live *l, pid_t child)
 		if (child > 0 ? waitpid(child, NULL, WNOHANG) == child :
 		    sp_recorder_live(l->r) == 0)
 			l->ended = 1;
-		if (l->o->duration > 0 && spi_tool_now() - l->start >= l->o->duration)
+		if (l->o->t.duration > 0 && spi_tool_now() - l->start >= l->o->t.duration)
 			break;
 		if (spi_tool_now() >= next && l->top != NULL) {
 			next += l->o->interval;
@@ -469,6 +472,7 @@ run(struct live *l, pid_t child)
 		/* The last view stays on the screen. */
 		tty_restore();
 		l->ui = 0;
+		l->last = 1;
 		err = show(l);
 	}
 	return err;
@@ -520,10 +524,7 @@ start(struct live *l, int *fd)
 	if (atexit(drop_output) != 0)
 		errx(1, "atexit failed");
 	*fd = open_spool(o, path, sizeof(path));
-	if (sp_header_init_host(&h) < 0)
-		err(1, "reading host facts");
-	h.sample_interval_us = 1000000u / (o->ro.frequency ? o->ro.frequency :
-	    1000u);
+	spi_tool_rec_header(&o->t.ro, &h);
 	if (sp_writer_new(*fd, &h, &l->w) < 0)
 		errx(1, "out of memory");
 	if ((rc = sp_writer_flush(l->w)) < 0)
@@ -533,16 +534,16 @@ start(struct live *l, int *fd)
 	if (o->out == NULL)
 		(void)unlink(path);
 	memset(&diag, 0, sizeof(diag));
-	if ((rc = sp_recorder_new(l->w, &o->ro, &l->r, &diag)) < 0)
+	if ((rc = sp_recorder_new(l->w, &o->t.ro, &l->r, &diag)) < 0)
 		errx(sp_error_kind(rc) == SP_KIND_INVALID ||
 		    sp_error_kind(rc) == SP_KIND_FREQUENCY ? 2 : 1, "%s",
 		    diag.msg);
-	for (i = 0; i < o->npids; i++)
-		if (sp_recorder_attach(l->r, (pid_t)o->pids[i], &diag) != 0)
+	for (i = 0; i < o->t.npids; i++)
+		if (sp_recorder_attach(l->r, (pid_t)o->t.pids[i], &diag) != 0)
 			errx(1, "%s", diag.msg);
-	if (o->system && sp_recorder_attach_system(l->r, &diag) != 0)
+	if (o->t.system && sp_recorder_attach_system(l->r, &diag) != 0)
 		errx(1, "%s", diag.msg);
-	if (o->cmd != NULL && sp_recorder_spawn(l->r, o->cmd, &child,
+	if (o->t.cmd != NULL && sp_recorder_spawn(l->r, o->t.cmd, &child,
 	    &diag) != 0)
 		errx(1, "%s", diag.msg);
 	if (o->out != NULL && sp_output_place(&out, &diag) < 0) {
@@ -566,8 +567,8 @@ main(int argc, char **argv)
 	int fd, rc;
 
 	parse_args(argc, argv, &o);
-	o.ro.log = spi_tool_warn;
-	o.ro.command = o.cmd != NULL ? o.cmd[0] : o.system ? "all-cpus" :
+	o.t.ro.log = spi_tool_warn;
+	o.t.ro.command = o.t.cmd != NULL ? o.t.cmd[0] : o.t.system ? "all-cpus" :
 	    "attach";
 	memset(&l, 0, sizeof(l));
 	l.o = &o;
@@ -576,13 +577,13 @@ main(int argc, char **argv)
 	(void)sigaction(SIGINT, &sa, NULL);
 	(void)sigaction(SIGTERM, &sa, NULL);
 	(void)signal(SIGPIPE, SIG_IGN);
-	if (o.cmd != NULL)
-		(void)snprintf(what, sizeof(what), "%s", o.cmd[0]);
-	else if (o.system)
+	if (o.t.cmd != NULL)
+		(void)snprintf(what, sizeof(what), "%s", o.t.cmd[0]);
+	else if (o.t.system)
 		(void)snprintf(what, sizeof(what), "all processes");
 	else
-		(void)snprintf(what, sizeof(what), "pid %u%s", o.pids[0],
-		    o.npids > 1 ? " and more" : "");
+		(void)snprintf(what, sizeof(what), "pid %u%s", o.t.pids[0],
+		    o.t.npids > 1 ? " and more" : "");
 	l.what = what;
 	child = start(&l, &fd);
 	l.start = spi_tool_now();
@@ -599,6 +600,9 @@ main(int argc, char **argv)
 		rc = sp_recorder_finish(l.r);
 	if (rc < 0)
 		errx(1, "%s", sp_strerror(rc));
+	/* What perf top shows in its warning box: why the view was empty or
+	 * short, and what to change. */
+	spi_tool_advice(l.r, "sp-top", 0, 0);
 	if (o.out != NULL)
 		(void)fprintf(stderr, "sp-top: the spool is in %s\n", o.out);
 	sp_top_free(l.top);

@@ -87,7 +87,7 @@ make(struct sp_recorder *r, struct sp_diag *diag)
 	size_t i;
 
 	if (r->o.frequency == 0)
-		r->o.frequency = 1000;
+		r->o.frequency = SP_FREQ_DEFAULT;
 	/* Raw stacks are for replaying walks: whole copies. */
 	spi_adapt_init(&r->adapt, r->o.stack_bytes == 0 && !r->o.raw_stacks);
 	if (r->o.stack_bytes == 0)

@@ -49,10 +49,12 @@
 #define SP_RING_MAX ((size_t)256 << 20)       /* per ring */
 #define SP_RING_TOTAL_MAX ((size_t)1 << 30)   /* all rings */
 #define SP_FRAMES_MAX_DEFAULT 1024u
+#define SP_FREQ_DEFAULT 1000u   /* Hz, when the options give 0 */
 #define SP_FREQ_MAX 0xffffffffu /* perf_event_max_sample_rate */
 
 struct sp_recorder_opts {
-	unsigned frequency;    /* Hz, 0: 1000, SP_FREQ_MAX: the kernel's limit */
+	unsigned frequency;    /* Hz, 0: SP_FREQ_DEFAULT, SP_FREQ_MAX: the
+	                        * kernel's limit */
 	unsigned stack_bytes;  /* per sample; 0: chosen as it goes, from
 	                        * SP_STACK_BYTES_DEFAULT or _SMALL */
 	unsigned ring_stacks;  /* ring size in stacks (room for two samples at
@@ -247,6 +249,73 @@ const char *sp_recorder_jit_runtime(const struct sp_recorder *r);
 
 /* The event actually used: "cycles" or "cpu-clock" (NULL before attach). */
 const char *sp_recorder_event(const struct sp_recorder *r);
+
+/*
+ * Advice: what the counters of a recording say a person would want to
+ * know, or change before the next run, as lines of text with a kind to
+ * switch on.  sp-record prints them after its summary, sp-top when it
+ * exits; the library prints nothing.  The text names sp-record's options
+ * (-F, -s/--stack, -m/--max-frames, --children, --kernel, --delay), which
+ * are the fields of struct sp_recorder_opts.
+ */
+#define SP_ADVICE_TEXT_MAX 256u
+#define SP_ADVICE_MAX 16u       /* more than there are kinds: enough */
+
+enum sp_advice_kind {
+	/* Notes (SP_ADVICE_NOTE), facts of the run for a summary: */
+	SP_ADVICE_COST = 1,     /* CPU time and peak memory of the process
+	                         * (getrusage(2) RUSAGE_SELF), per sample */
+	SP_ADVICE_STACK_USED,   /* how much of the stack copy whole walks
+	                         * needed (99 % of them) next to the copy */
+	/* Warnings (SP_ADVICE_WARNING), each with what to do: */
+	SP_ADVICE_NO_SAMPLES,   /* none: sampling never on (--delay), every
+	                         * CPU or the target idle */
+	SP_ADVICE_NO_KERNEL,    /* kernel time not sampled (perf_event_paranoid) */
+	SP_ADVICE_CHILDREN,     /* samples of child processes not followed */
+	SP_ADVICE_GONE,         /* 1 % or more of the samples of processes that
+	                         * exited before their mappings were read */
+	SP_ADVICE_CHILDREN_RUNNING, /* children running at attach, not followed */
+	SP_ADVICE_TRUNCATED,    /* 5 % or more of the stacks cut short, with
+	                         * the likeliest fix */
+	SP_ADVICE_LOST,         /* 1 % or more of the samples lost */
+};
+
+enum sp_advice_level {
+	SP_ADVICE_NOTE,         /* worth a line of a summary */
+	SP_ADVICE_WARNING,      /* something to change, or to know, before
+	                         * trusting the profile */
+};
+
+struct sp_advice {
+	enum sp_advice_kind kind;
+	enum sp_advice_level level;
+	double percent;         /* the share of the samples (or stacks) it is
+	                         * about; 0 when it is about none */
+	char text[SP_ADVICE_TEXT_MAX]; /* one line: no newline, no program
+	                         * name in front */
+};
+
+struct sp_advice_opts {
+	size_t sz;              /* sizeof(struct sp_advice_opts): fields past
+	                         * sz read as 0 */
+	const char *tool;       /* the program the text names ("sp-record
+	                         * used 0.05 s of CPU"); NULL: "the recorder" */
+	unsigned long long delay_ms; /* how long the caller waited before
+	                         * turning sampling on (sp_recorder_enable):
+	                         * a run that ended first says so */
+};
+
+/*
+ * The advice the counters of r give so far (after sp_recorder_finish:
+ * for the whole run), notes first, then warnings, each kind at most once,
+ * in a fixed order.  Writes the first max of them (at most SP_ADVICE_MAX
+ * there are) to out, which the caller owns; o may be NULL (every field
+ * 0).  Reads /proc/sys/kernel/perf_event_paranoid when kernel time was
+ * not sampled, and the process's resource use.  Returns how many there
+ * are, which may be more than max (as snprintf); never fails.
+ */
+size_t sp_recorder_advice(struct sp_recorder *r, const struct sp_advice_opts *o,
+    struct sp_advice *out, size_t max);
 
 /*
  * Drains what is left, writes the summary and the END record, flushes.

@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sp/recorder.h"
+
 /*
  * Helpers for the tools' main() alone.  Unlike the rest of libsp these
  * print and exit, as a command-line tool does; nothing else in the
@@ -111,5 +113,60 @@ _Noreturn void spi_tool_fail(int err, enum sp_tool_side side, const char *name,
  *   sp-fold: out of memory                  (not the file's fault)
  */
 struct sp_replay *spi_tool_replay(const char *path);
+
+/* ---- The recording options sp-record and sp-top share (tool_rec.c) ---- */
+
+#define SP_TOOL_MAX_PIDS 256
+#define SP_TOOL_MAX_SECONDS (86400L * 365)
+
+/* What the recording options say, the recorder's own and the targets. */
+struct sp_tool_rec_opts {
+	struct sp_recorder_opts ro;   /* -F, -s, -m, -k; children at the end */
+	uint32_t pids[SP_TOOL_MAX_PIDS]; /* -p, each once */
+	size_t npids;
+	double duration;              /* -d seconds, 0: until the targets end */
+	int system;                   /* -a: every process */
+	int children;                 /* -c 1, --no-children 0, -1 not said */
+	char **cmd;                   /* the command after the options, or NULL */
+};
+
+/* Before the options: nothing said (t zeroed, children -1). */
+void spi_tool_rec_init(struct sp_tool_rec_opts *t);
+
+/*
+ * One option as getopt_long() returned it, if it is a shared one: 'F'
+ * (-F HZ or max), 's' (-s, a multiple of 8), 'm', 'k', 'c', 'C'
+ * (--no-children), 'd', 'p', 'a'; arg is optarg.  Returns 1 when it set
+ * t, 0 for any other ch (the tool's own).  A bad value prints one line
+ * naming the option and exits 2 (as spi_tool_int).
+ */
+int spi_tool_rec_option(struct sp_tool_rec_opts *t, int ch, const char *arg);
+
+/*
+ * After the options: the command (argv from optind, if anything is
+ * left), and children as perf record has it: a command's are followed
+ * (a shell script, make), an attached process's when asked for.
+ */
+void spi_tool_rec_args(struct sp_tool_rec_opts *t, int argc, char **argv);
+
+struct sp_header;
+
+/*
+ * Resolves ro->frequency before anything is written, so that the spool
+ * says one rate: 0 becomes SP_FREQ_DEFAULT, SP_FREQ_MAX the kernel's
+ * perf_event_max_sample_rate (left as it is when that cannot be read,
+ * for sp_recorder_new to refuse).  Then fills h with the host's facts
+ * and the sampling interval of that rate.  Exits 1 when the host's facts
+ * cannot be read.
+ */
+void spi_tool_rec_header(struct sp_recorder_opts *ro, struct sp_header *h);
+
+/*
+ * Prints sp_recorder_advice(r) on standard error: warnings as the tool's
+ * warnx lines, notes (with notes set) as summary lines indented by two
+ * spaces.  tool and delay_ms as in struct sp_advice_opts.
+ */
+void spi_tool_advice(struct sp_recorder *r, const char *tool,
+    unsigned long long delay_ms, int notes);
 
 #endif

@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: MIT */
+/* The recording options sp-record and sp-top share, parsed once: the rate
+ * resolved before the spool's header is written, and the advice printed
+ * as both tools print it. */
+#include <err.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/procfs_int.h"
+#include "sp/recorder.h"
+#include "sp/spool.h"
+#include "sp/tool.h"
+
+void
+spi_tool_rec_init(struct sp_tool_rec_opts *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->children = -1;
+}
+
+/* -F HZ or max. */
+static unsigned
+frequency(const char *arg)
+{
+	if (strcmp(arg, "max") == 0)
+		return SP_FREQ_MAX;
+	return (unsigned)spi_tool_int("-F", arg, 1, 10000000);
+}
+
+/* -s: what perf can copy, in whole words (perf_event_open(2):
+ * sample_stack_user must be 8-byte aligned). */
+static unsigned
+stack_bytes(const char *arg)
+{
+	unsigned v = (unsigned)spi_tool_int("-s stack bytes", arg, 8,
+	    SP_STACK_BYTES_MAX);
+
+	if (v % 8)
+		errx(2, "-s stack bytes must be a multiple of 8");
+	return v;
+}
+
+int
+spi_tool_rec_option(struct sp_tool_rec_opts *t, int ch, const char *arg)
+{
+	switch (ch) {
+	case 'a':
+		t->system = 1;
+		return 1;
+	case 'c':
+	case 'C':
+		t->children = ch == 'c';
+		return 1;
+	case 'd':
+		t->duration = spi_tool_real("-d seconds", arg, 0, 1,
+		    SP_TOOL_MAX_SECONDS);
+		return 1;
+	case 'F':
+		t->ro.frequency = frequency(arg);
+		return 1;
+	case 'k':
+		t->ro.kernel = 1;
+		return 1;
+	case 'm':
+		t->ro.max_frames = (unsigned)spi_tool_int("--max-frames", arg, 1,
+		    65536);
+		return 1;
+	case 'p':
+		spi_tool_pids("-p", arg, t->pids, SP_TOOL_MAX_PIDS, &t->npids);
+		return 1;
+	case 's':
+		t->ro.stack_bytes = stack_bytes(arg);
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+void
+spi_tool_rec_args(struct sp_tool_rec_opts *t, int argc, char **argv)
+{
+	if (optind < argc)
+		t->cmd = argv + optind;
+	t->ro.children = t->children < 0 ? t->cmd != NULL : t->children;
+}
+
+void
+spi_tool_rec_header(struct sp_recorder_opts *ro, struct sp_header *h)
+{
+	long max_rate;
+
+	if (ro->frequency == 0)
+		ro->frequency = SP_FREQ_DEFAULT;
+	if (ro->frequency == SP_FREQ_MAX && spi_read_long(
+	    "/proc/sys/kernel/perf_event_max_sample_rate", &max_rate) == 0 &&
+	    max_rate > 0 && (unsigned long)max_rate < SP_FREQ_MAX)
+		ro->frequency = (unsigned)max_rate;
+	if (sp_header_init_host(h) < 0)
+		err(1, "reading host facts");
+	/* The RECORDING record says ro->frequency: the header the same rate
+	 * (0, "unknown", only while -F max is unresolved). */
+	if (ro->frequency != SP_FREQ_MAX)
+		h->sample_interval_us = 1000000u / ro->frequency;
+}
+
+void
+spi_tool_advice(struct sp_recorder *r, const char *tool,
+    unsigned long long delay_ms, int notes)
+{
+	struct sp_advice a[SP_ADVICE_MAX];
+	struct sp_advice_opts o = { .sz = sizeof(o), .tool = tool,
+	    .delay_ms = delay_ms };
+	size_t n = sp_recorder_advice(r, &o, a, SP_ADVICE_MAX), i;
+
+	for (i = 0; i < n && i < SP_ADVICE_MAX; i++) {
+		if (a[i].level == SP_ADVICE_WARNING)
+			warnx("%s", a[i].text);
+		else if (notes)
+			(void)fprintf(stderr, "  %s\n", a[i].text);
+	}
+}
