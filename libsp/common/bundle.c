@@ -44,6 +44,7 @@ sp_bundle_open(const char *dir, int binaries, struct sp_bundle **out,
 	b = calloc(1, sizeof(*b));
 	if (b == NULL)
 		return -ENOMEM;
+	b->dirfd = -1;
 	b->binaries = binaries;
 	err = mkdir_at(AT_FDCWD, dir);
 	if (err == 0) {
@@ -61,7 +62,7 @@ sp_bundle_open(const char *dir, int binaries, struct sp_bundle **out,
 	if (err) {
 		(void)sp_diag_set(diag, 0, err, "bundle %s: %s", dir,
 		    sp_strerror(err));
-		if (b->dirfd > 0)
+		if (b->dirfd >= 0)
 			(void)close(b->dirfd);
 		free(b);
 		return err;
@@ -375,7 +376,7 @@ sp_bundle_free(struct sp_bundle *b)
 {
 	if (b == NULL)
 		return;
-	if (b->dirfd > 0)
+	if (b->dirfd >= 0)
 		(void)close(b->dirfd);
 	spi_buf_fini(&b->manifest);
 	free(b);

@@ -14,9 +14,11 @@ sp_dwarf_open(const struct sp_dwarf_sections *s, struct sp_dwarf **out)
 	struct sp_dwarf *d;
 	int err;
 
-	if (s == NULL || out == NULL)
+	if (out == NULL)
 		return -SP_EUSAGE;
 	*out = NULL;
+	if (s == NULL)
+		return -SP_EUSAGE;
 	if (s->info.p == NULL || s->info.len == 0 || s->line.p == NULL ||
 	    s->line.len == 0)
 		return -SP_ENOTFOUND;

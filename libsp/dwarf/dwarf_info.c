@@ -96,6 +96,7 @@ abbrevs_at(struct sp_dwarf *d, uint64_t off, struct dw_abbrevs **out)
 	struct dw_abbrevs *t;
 	int err;
 
+	*out = NULL;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 

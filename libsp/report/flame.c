@@ -416,12 +416,12 @@ sp_flame_parse(const char *text, size_t len, struct sp_flame **out)
 	struct sp_flame *f;
 	int err;
 
+	*out = NULL;
 	if ((err = sp_flame_new(&f)) != 0)
 		return err;
 	if ((err = sp_flame_feed(f, text, len)) != 0 ||
 	    (err = sp_flame_end(f)) != 0) {
 		sp_flame_free(f);
-		*out = NULL;
 		return err;
 	}
 	*out = f;

@@ -149,14 +149,17 @@ int
 sp_top_new(const struct sp_defs *defs, struct sp_symbolizer *sym,
     struct sp_top **out)
 {
+	struct sp_top *t;
+
 	*out = NULL;
 	if (defs == NULL || sym == NULL)
 		return -SP_EUSAGE;
-	*out = calloc(1, sizeof(**out));
-	if (*out == NULL)
+	t = calloc(1, sizeof(*t));
+	if (t == NULL)
 		return -ENOMEM;
-	(*out)->defs = defs;
-	(*out)->sym = sym;
+	t->defs = defs;
+	t->sym = sym;
+	*out = t;
 	return 0;
 }
 

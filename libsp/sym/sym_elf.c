@@ -71,6 +71,7 @@ dwarf_open(struct sym_ctx *c, struct sp_elf_file *f, struct sp_dwarf **out)
 	size_t i;
 	int err;
 
+	*out = NULL;
 	memset(&s, 0, sizeof(s));
 	for (i = 0; i < sizeof(secs) / sizeof(secs[0]); i++) {
 		b = (struct sp_dwarf_bytes *)(void *)((char *)&s + secs[i].off);
@@ -204,6 +205,7 @@ file_get(struct sym_ctx *c, uint32_t id, const struct sp_module *m,
     struct sym_file **out)
 {
 	const struct sp_str *path = sp_defs_string(c->defs, m->path);
+	struct sym_file *f;
 	size_t i;
 	int err;
 
@@ -222,9 +224,10 @@ file_get(struct sym_ctx *c, uint32_t id, const struct sp_module *m,
 			return err;
 		c->file_of[id - 1] = (uint32_t)i + 1;
 	}
-	*out = &c->files[c->file_of[id - 1] - 1];
-	if ((*out)->state == 0 && (err = file_open(c, *out, m)) < 0)
+	f = &c->files[c->file_of[id - 1] - 1];
+	if (f->state == 0 && (err = file_open(c, f, m)) < 0)
 		return err;
+	*out = f;
 	return 0;
 }
 

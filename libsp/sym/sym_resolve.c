@@ -187,6 +187,7 @@ pmap_get(struct sym_ctx *c, const struct sp_module *m,
 	struct sym_pmap *v;
 	size_t i;
 
+	*out = NULL;
 	for (i = 0; i < c->npmaps; i++)
 		if (c->pmaps[i].host == host && c->pmaps[i].pid == pid) {
 			*out = c->pmaps[i].map;

@@ -716,6 +716,7 @@ Test(perfmap, more_lines_than_the_limit_are_refused)
 	cr_assert_not_null(text);
 	for (i = 0; i <= n; i++)
 		memcpy(text + 6 * i, "1 1 a\n", 6);
+	m = (struct sp_perf_map *)text; /* not NULL: the failure clears it */
 	cr_assert_eq(sp_perf_map_parse(text, 6 * (n + 1), &m), -SP_ELIMIT);
 	cr_assert_null(m);
 	cr_assert_eq(sp_perf_map_parse(text, 6 * n, &m), 0, "at the limit");

@@ -119,8 +119,8 @@ struct sp_fold;
 /*
  * Creates a fold with options o (copied; o->comm must outlive the fold)
  * for a spool with header h (start_mono_ns is the time base).  Returns 0,
- * -SP_EUSAGE for contradictory options (USER_ONLY with KERNEL_ONLY), or
- * -ENOMEM.
+ * -SP_EUSAGE for contradictory options (USER_ONLY with KERNEL_ONLY) or a
+ * root or time out of range, or -ENOMEM.
  */
 int sp_fold_new(const struct sp_fold_options *o, const struct sp_header *h,
     struct sp_fold **out);
