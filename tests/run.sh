@@ -82,13 +82,16 @@ script() {	# F SUITE SCRIPT [VAR=VALUE...]
 }
 
 criterion() {	# F BINARY
-	local f=$1 rc
+	local f=$1 rc leaks
 	rm -f "$f.tap"
 	"$2" --tap="$f.tap" --jobs=2 >"$f.out" 2>&1
 	rc=$?
+	# LeakSanitizer reports as a test's process exits, and Criterion
+	# passes the test all the same: a report anywhere fails the suite.
+	leaks=$(grep -c '^==[0-9]*==ERROR: LeakSanitizer' "$f.out")
 	# Criterion's TAP: "ok - s::t (0.00s)", "ok - s::t # SKIP why",
 	# "not ok - s::t ...".
-	cat "$f.tap" 2>/dev/null | awk -v rc="$rc" '
+	cat "$f.tap" 2>/dev/null | awk -v rc="$rc" -v leaks="$leaks" '
 	/^ok / && / # SKIP / { s++; r = $0; sub(/^ok - /, "", r); sub(/ *# SKIP */, ": ", r)
 		print "skipped " r; next }
 	/^ok / { p++ }
@@ -96,6 +99,7 @@ criterion() {	# F BINARY
 	END {
 		if (rc != 0 && f == 0) { f = 1; print "failed exit status " rc " outside any test"
 			print "details exit status " rc " outside any test" }
+		if (leaks > 0) { f++; print "failed LeakSanitizer reported " leaks " leak(s) (see the log)" }
 		print "counts", p + 0, f + 0, s + 0
 	}' >"$f.res"
 	grep -A6 '^not ok ' "$f.tap" 2>/dev/null | head -40 | sed 's/^/details /' >>"$f.res"
