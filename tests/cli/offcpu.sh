@@ -139,19 +139,27 @@ fi
 run "$FOLD" --speedscope -o "$TMP/oc.json" "$TMP/oc.sym.spl"
 check "--speedscope: exit 0" test "$RC" -eq 0
 scope=$(python3 - "$TMP/oc.json" "$TMP/off.fold" <<'EOF'
-import json, sys
+import json, re, sys
 d = json.load(open(sys.argv[1]))
 off = sum(int(l.rsplit(" ", 1)[1]) for l in open(sys.argv[2]))
-ps = [p for p in d["profiles"] if p["name"].startswith("offcpu-main") and p["name"].endswith("off-CPU")]
-on = [p for p in d["profiles"] if p["name"].startswith("offcpu-main") and not p["name"].endswith("off-CPU")]
-w = sum(sum(p["weights"]) for p in ps)
+# The main thread's: its tid is the pid.  (The helper thread is named
+# offcpu-main too until it renames itself, and on a loaded machine it
+# may go off CPU before that: a profile of its own, tid not the pid.)
+def main_thread(p):
+    m = re.search(r"\(pid (\d+), tid (\d+)\)", p["name"])
+    return p["name"].startswith("offcpu-main") and m is not None and m.group(1) == m.group(2)
+ps = [p for p in d["profiles"] if main_thread(p) and p["name"].endswith("off-CPU")]
+on = [p for p in d["profiles"] if main_thread(p) and not p["name"].endswith("off-CPU")]
+# The weights of every thread named offcpu-main, as --comm folds them.
+w = sum(sum(p["weights"]) for p in d["profiles"]
+        if p["name"].startswith("offcpu-main") and p["name"].endswith("off-CPU"))
 ok = len(ps) == 1 and len(on) == 1 and ps[0]["unit"] == "nanoseconds" and \
     ps[0]["startValue"] <= ps[0]["endValue"] and \
     len(ps[0]["samples"]) == len(ps[0]["weights"])
 print("ok" if ok else "bad", len(ps), len(on), w, off)
 EOF
 )
-check "speedscope: offcpu-main has a CPU profile and an off-CPU one, weighing its off-CPU nanoseconds ($scope)" \
+check "speedscope: offcpu-main's main thread has a CPU profile and an off-CPU one, offcpu-main's weigh its off-CPU nanoseconds ($scope)" \
     awk '{ exit !($1 == "ok" && $4 == $5 && $4 > 0) }' <<<"$scope"
 # Chrome's trace format: the main thread's track spends in nap what the
 # folded stacks count (whole microseconds there).
