@@ -9,7 +9,7 @@
 FOLD=${FOLD:-$BIN/sp-fold} REC=$BIN/sp-record SYM=$BIN/sp-sym W=build/tests
 
 if ! $REC -q -o "$TMP/th.spl" -- $W/threads-O2 >/dev/null 2>&1 ||
-    ! $REC -q -o "$TMP/deep.spl" -- $W/recurse 10 400 60 400 >/dev/null 2>&1; then
+    ! $REC -q -o "$TMP/deep.spl" -- $W/recurse 10 400c 60 400c >/dev/null 2>&1; then
 	skip "speedscope" "sp-record could not record here"
 	done_testing
 	exit 0
