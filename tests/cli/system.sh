@@ -58,8 +58,10 @@ check "and reach _start through libc: $start of $all" \
 # module that PID mapped (sp-dump's MODULE records), or one it inherited
 # at its fork (a child that has not exec'd yet runs its parent's code in
 # its parent's MODULEs), or the kernel.
+# An anonymous mapping (JIT code) has no path: its frames are [anon]'s.
 "$DUMP" --json "$TMP/a.spl" | grep '"kind":"module"' |
-    sed -n 's/.*"pid":\([0-9]*\),.*"path":"\([^"]*\)".*/\1 \2/p' |
+    sed -n -e 's/.*"pid":\([0-9]*\),.*"path":"\([^"]*\)".*/\1 \2/p' \
+    -e 's/.*"pid":\([0-9]*\),.*"path":null.*/\1 [anon]/p' |
     awk '{ n = split($2, p, "/"); print $1, p[n] }' | sort -u >"$TMP/mods"
 "$DUMP" "$TMP/a.spl" | sed -n 's/^fork [0-9.]* pid \([0-9]*\) tid [0-9]* (other \([0-9]*\)\/.*/\1 \2/p' |
     awk '$1 != $2' >"$TMP/parents"
