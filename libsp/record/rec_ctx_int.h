@@ -8,8 +8,9 @@
  * struct rec_ctx, the part of the recorder they may use (the writer, the
  * log, the bundle, the files and the row cache).  rec_emit.c, rec_maps.c,
  * rec_reuse.c and rec_module.c see only this header, so they cannot call
- * back into recorder.c or rec_process.c: the files form one order,
- * rec_emit, rec_maps < rec_reuse < rec_module < rec_process < recorder.
+ * back into the files above them: the files form one order, rec_emit,
+ * rec_maps < rec_reuse < rec_module < rec_threads < rec_offcpu <
+ * rec_process < rec_targets < recorder.
  */
 
 #include <stdint.h>

@@ -695,7 +695,7 @@ count_live(void *val, void *ctx)
 {
 	const struct rec_proc *p = val;
 
-	/* Exited processes are already out of the table (rec_process.c). */
+	/* Exited processes are already out of the table (rec_threads.c). */
 	if (p->tracked)
 		(*(size_t *)ctx)++;
 }

@@ -2,10 +2,14 @@
 #ifndef SP_RECORDER_INT_H
 #define SP_RECORDER_INT_H
 
-/* The recorder's state, shared by recorder.c (events, rings, attach,
- * the /proc sweep) and rec_process.c (what each perf record means for
- * the spool).  The helpers under them (rec_emit.c, rec_maps.c,
- * rec_reuse.c, rec_module.c) get struct rec_ctx (rec_ctx_int.h). */
+/* The recorder, composed of its parts (docs/architecture.md, "The
+ * recorder, part by part"): the events (rec_events_int.h), the drain
+ * (rec_drain_int.h), the stack copy's policy (rec_adapt_int.h), the
+ * targets (struct rec_targets below), and the state the handlers keep
+ * (rec_process.c, rec_offcpu.c, rec_threads.c: processes, threads, the
+ * exited FIFO, the frame memo).  The helpers under them (rec_emit.c,
+ * rec_maps.c, rec_reuse.c, rec_module.c) get struct rec_ctx
+ * (rec_ctx_int.h). */
 
 #include <linux/perf_event.h>
 #include <stdint.h>
