@@ -1,16 +1,22 @@
 # Helpers for the CLI tests: each check prints PASS or FAIL with its name;
 # tests/run.sh counts them.  A script ends with `done_testing`.
 #
-# tests/run.sh runs each tests/cli/*.sh as the suite cli/NAME; a script with
-# a line "# asan: VAR=PATH..." is run once more as cli/NAME-asan with those
-# variables set (the ASan+UBSan builds of the tools it tests).  Each suite
-# has its own scratch directory, build/test-tmp/TEST_SUITE (set by run.sh);
-# a script run by hand uses its folder and name (cli-record, tests-soak).
+# tests/run.sh runs each tests/cli/TOOL/TOPIC.sh as the suite cli/TOOL/TOPIC;
+# a script with a line "# asan: VAR=PATH..." is run once more as
+# cli/TOOL/TOPIC-asan with those variables set (the ASan+UBSan builds of the
+# tools it tests).  Each suite has its own scratch directory,
+# build/test-tmp/TEST_SUITE (set by run.sh); a script run by hand uses its
+# path under tests/ (cli-record-basics, rates-record, soak).
 set -u
 OUT= ERR= RC=
+if [ -z "${TEST_SUITE:-}" ]; then
+	TEST_SUITE=$(realpath --relative-to="$(dirname "${BASH_SOURCE[0]}")/.." "$0")
+	TEST_SUITE=${TEST_SUITE%.sh}
+	TEST_SUITE=${TEST_SUITE//\//-}
+fi
 cd "$(dirname "${BASH_SOURCE[0]}")/../.." || exit 1
 BIN=build/bin
-TMP=build/test-tmp/${TEST_SUITE:-$(basename "$(dirname "$0")")-$(basename "$0" .sh)}
+TMP=build/test-tmp/$TEST_SUITE
 mkdir -p "$TMP"
 
 # run CMD...: runs it, keeping stdout, stderr and status in OUT, ERR, RC.
