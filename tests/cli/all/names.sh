@@ -19,9 +19,6 @@ W=build/tests
 # name's std::_Rb_tree does not).
 mangled() { sed 's/ [0-9]*$//' | tr ';' '\n' |
     grep -cE '(^|[^A-Za-z0-9_$.])(_Z[A-Za-z0-9]|_R[A-Z0-9])' ; }
-# summed: folded text on stdin with equal stacks merged, sorted.
-summed() { awk '{ c = $NF; sub(/ [0-9]+$/, ""); n[$0] += c }
-	END { for (s in n) print s " " n[s] }' | LC_ALL=C sort; }
 # cleaned: c++filt's text without Rust's legacy hashes and v0 crate
 # disambiguators, which the readers leave out as perf and rustfilt do.
 cleaned() { sed -E 's/::h[0-9a-f]{16}([^A-Za-z0-9_$.]|$)/\1/g;
@@ -54,8 +51,8 @@ readers() {
 	echo "figures $wl: frames with a _Z/_R name in sp-fold's output: $raw with --no-demangle, $dem by default"
 	check "$wl: --no-demangle keeps the mangled names ($raw frames)" test "$raw" -gt 0
 	check "$wl: sp-fold shows no _Z or _R name ($dem frames)" test "$dem" -eq 0 -a "$RC" -eq 0 -a -z "$ERR"
-	expected "$TMP/$wl.raw" $clean | summed >"$TMP/$wl.want"
-	summed <"$TMP/out" >"$TMP/$wl.got"
+	expected "$TMP/$wl.raw" $clean | fold_sum >"$TMP/$wl.want"
+	fold_sum <"$TMP/out" >"$TMP/$wl.got"
 	n=$(diff "$TMP/$wl.want" "$TMP/$wl.got" | grep -c '^[<>]')
 	check "$wl: sp-fold's stacks are c++filt's of --no-demangle's ($n lines differ)" \
 	    test "$n" -eq 0 -a -s "$TMP/$wl.got"

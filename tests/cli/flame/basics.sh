@@ -7,9 +7,6 @@
 FLAME=${FLAME:-$BIN/sp-flame}
 
 # Expected values come from awk over the folded text, not from sp-flame.
-# sum PATTERN FILE: samples of the lines whose stack matches PATTERN.
-sum() { awk -v re="$1" '{ c = $NF; s = $0; sub(/ [0-9]+$/, "", s);
-	if (s ~ re) t += c } END { print t + 0 }' "$2"; }
 wellformed() {
 	python3 -c 'import xml.dom.minidom,sys; xml.dom.minidom.parse(sys.argv[1])' "$1"
 }
@@ -24,10 +21,10 @@ awk 'BEGIN {
 		printf "%s;mid%d;leaf%d %d\n", b[i % 3 + 1], i % 37, i,
 		    (i * 7) % 13 + 1
 }' >"$TMP/big.folded"
-total=$(sum '' "$TMP/big.folded")
-work_a=$(sum '^main;run;work_a;' "$TMP/big.folded")
-work_b=$(sum '^main;run;work_b;' "$TMP/big.folded")
-mid5=$(sum '^main;run;work_b;mid5;' "$TMP/big.folded")
+total=$(fold_count "$TMP/big.folded" '')
+work_a=$(fold_count "$TMP/big.folded" '^main;run;work_a;')
+work_b=$(fold_count "$TMP/big.folded" '^main;run;work_b;')
+mid5=$(fold_count "$TMP/big.folded" '^main;run;work_b;mid5;')
 
 run $FLAME --title 'Big <profile> & "co"' "$TMP/big.folded"
 printf '%s\n' "$OUT" >"$TMP/big.svg"
@@ -162,7 +159,7 @@ if $BIN/sp-record -q -o "$TMP/tree.spl" -- build/tests/tree 300 \
     >/dev/null 2>&1 && $BIN/sp-sym -q -o "$TMP/tree-sym.spl" "$TMP/tree.spl"
 then
 	$BIN/sp-dump "$TMP/tree-sym.spl" | fold >"$TMP/tree.folded"
-	n=$(sum ';work_a;' "$TMP/tree.folded")
+	n=$(fold_count "$TMP/tree.folded" ';work_a;')
 	run $FLAME --title "tree workload" "$TMP/tree.folded"
 	printf '%s\n' "$OUT" >"$TMP/tree.svg"
 	check "a real profile renders well-formed" \

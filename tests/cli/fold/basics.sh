@@ -12,8 +12,6 @@ W=build/tests
 
 # total: the sum of the counts of folded lines on stdin.
 total() { awk '{ n += $NF } END { print n + 0 }'; }
-# with RE: the samples of lines whose stack matches RE.
-with() { awk -v re="$1" '{ c = $NF; s = $0; sub(/ [0-9]+$/, "", s); if (s ~ re) n += c } END { print n + 0 }'; }
 # every line is "stack count"
 wellformed() { ! grep -qvE '^[^ ].* [0-9]+$' "$1"; }
 
@@ -34,8 +32,8 @@ check "folded lines are distinct" test "$(sed 's/ [0-9]*$//' \
 T=$(total <"$TMP/sym.folded")
 check "folded total $T equals sp-dump's $SAMPLES samples" test "$T" -eq "$SAMPLES"
 check "root first: main;run;work_a;leaf_a" grep -q 'main;run;work_a;leaf_a' "$TMP/sym.folded"
-A=$(with ';work_a(;|$)' <"$TMP/sym.folded")
-B=$(with ';work_b(;|$)' <"$TMP/sym.folded")
+A=$(fold_count "$TMP/sym.folded" ';work_a(;|$)')
+B=$(fold_count "$TMP/sym.folded" ';work_b(;|$)')
 echo "figures: work_a $A work_b $B"
 PA=$(( A + B > 0 ? 100 * A / (A + B) : 0 ))
 check "work_a/work_b split 60/40 +-5 (work_a ${PA}%)" test "$PA" -ge 55 -a "$PA" -le 65

@@ -89,14 +89,10 @@ run $MERGE -o "$TMP/mss.spl" "$TMP/as.spl" "$TMP/bs.spl"
 $FOLD "$TMP/as.spl" >"$TMP/fa.txt"
 $FOLD "$TMP/bs.spl" >"$TMP/fb.txt"
 $FOLD "$TMP/mss.spl" >"$TMP/fm.txt"
-# awk adds the counts of equal stacks (the count is the last field).
-sum_folded() {
-	awk '{ c = $NF; sub(/ [0-9]+$/, ""); n[$0] += c }
-	    END { for (k in n) print k, n[k] }' "$@" | sort
-}
+# fold_sum adds the counts of equal stacks.
 check "fold(merge(a, b)) = fold(a) + fold(b), line by line ($(wc -l <"$TMP/fm.txt") lines)" \
-    test "$(sum_folded "$TMP/fm.txt" | md5sum)" = \
-    "$(sum_folded "$TMP/fa.txt" "$TMP/fb.txt" | md5sum)" -a -s "$TMP/fm.txt"
+    test "$(fold_sum "$TMP/fm.txt" | md5sum)" = \
+    "$(fold_sum "$TMP/fa.txt" "$TMP/fb.txt" | md5sum)" -a -s "$TMP/fm.txt"
 check "and the folded lines carry names, not addresses" grep -q "work_a" "$TMP/fm.txt"
 
 # A truncated input: its intact prefix is merged, with a warning.

@@ -8,9 +8,6 @@ REC=${RECORD:-$BIN/sp-record}
 DUMP=$BIN/sp-dump
 W=build/tests
 
-# samples_json FILE: the sample lines of sp-dump --json.
-samples_json() { $DUMP --json "$1" | grep '"kind":"sample"'; }
-
 # --- a known call tree: modules, time split ----------------------------------
 # (The sample count against the CPU time, and loss at 1 kHz, are rates:
 # tests/rates/record.sh checks them, once, with the release binary.)
@@ -32,23 +29,16 @@ check "the main executable is a recorded module" \
 # File offsets equal addresses in this binary's text segment; check that.
 check "tree's text segment has offset == vaddr" \
     grep -qE 'LOAD +0x0*1000 0x0*1000 .* R E' <(readelf -lW $W/tree)
-range() { nm -S "$W/$BINARY" | awk -v f="$1" '$4 == f { print $1, $2 }'; }
 BINARY=tree JSON=$TMP/tree.json
 in_fn() {	# samples of $JSON with a $BINARY+0xOFF frame inside function $1
 	# (with a second argument "print": those samples' lines, not a count)
-	read -r a s < <(range "$1")
-	awk -v a=$((16#$a)) -v s=$((16#$s)) -v m="\"$BINARY\\\\+0x" -v pr="${2:-}" '
-	function hex(h,  v, i) {	# mawk has no strtonum
-		v = 0
-		for (i = 1; i <= length(h); i++)
-			v = v * 16 + index("0123456789abcdef", substr(h, i, 1)) - 1
-		return v
-	}
+	read -r a e < <(fn_range "$W/$BINARY" "$1")
+	awk -v a="$a" -v e="$e" -v m="$BINARY" -v pr="${2:-}" "$HEX_AWK"'
 	{
-		n = split($0, f, m);
-		for (i = 2; i <= n; i++) {
-			x = hex(substr(f[i], 1, index(f[i], "\"") - 1));
-			if (x >= a && x < a + s) { c++; if (pr) print; break }
+		n = split($0, f, "\"");
+		for (i = 1; i <= n; i++) {
+			x = frame_off(f[i], m);
+			if (x >= a && x < e) { c++; if (pr) print; break }
 		}
 	} END { if (!pr) print c + 0 }' "$JSON"
 }
@@ -106,9 +96,7 @@ done
 # 30 are plenty, as the defect cut 596 of 602.)
 run $REC -o "$TMP/second.spl" -- sh -c "$W/recurse 200 500; $W/recurse 200 500"
 $BIN/sp-sym -q -o "$TMP/second.sym.spl" "$TMP/second.spl"
-read -r whole inmain < <($BIN/sp-fold "$TMP/second.sym.spl" 2>/dev/null |
-    awk '/(^|;)main;/ { n += $NF; if ($1 ~ /^_start;/) w += $NF }
-    END { print w + 0, n + 0 }')
+read -r inmain whole < <(reach_start <($BIN/sp-fold "$TMP/second.sym.spl" 2>/dev/null) '(^|;)main;')
 check "a second process mapping libc after the first's walks: its stacks through main reach _start ($whole of $inmain)" \
     test "$inmain" -ge 30 -a "$whole" -ge $((inmain * 99 / 100))
 # Stopping the recorder overflows its rings (128 copies of 64 KiB; 1200
@@ -204,12 +192,10 @@ check "the [vdso] is unwound by its own CFI (no fallback for it)" \
 run $REC -o "$TMP/storm.spl" -- $W/sigstorm 1000
 $BIN/sp-sym -q -o "$TMP/storm.sym.spl" "$TMP/storm.spl"
 $BIN/sp-fold "$TMP/storm.sym.spl" >"$TMP/storm.fold" 2>/dev/null
-read -r rt whole < <(awk '/;__restore_rt(;\[kernel\][^ ]*)? [0-9]+$/ {
-    n += $NF; if ($1 ~ /^_start;/) w += $NF } END { print n + 0, w + 0 }' "$TMP/storm.fold")
+read -r rt whole < <(reach_start "$TMP/storm.fold" ';__restore_rt(;\[kernel\][^ ]*)?$')
 check "sigstorm: samples in rt_sigreturn reach _start ($whole of $rt)" \
     test "$rt" -gt 10 -a "$whole" -ge $((rt * 99 / 100))
-read -r inh named < <(awk '/;handler(;|$| )/ { n += $NF; if (/;__restore_rt;handler/) w += $NF }
-    END { print n + 0, w + 0 }' "$TMP/storm.fold")
+read -r inh named < <(fold_count "$TMP/storm.fold" ';handler(;|$| )' ';__restore_rt;handler')
 check "sigstorm: the handler's caller is __restore_rt ($named of $inh)" \
     test "$inh" -gt 10 -a "$named" -ge $((inh * 99 / 100))
 BINARY=tree JSON=$TMP/tree.json

@@ -23,7 +23,6 @@ rel_ms() {
 count() { wc -l | tr -d ' '; }
 first() { sort -n | head -1; }
 before() { awk -v ms="$1" '$1 < ms { n++ } END { print n + 0 }'; }
-samples_json() { $DUMP --json "$1" | grep '"kind":"sample"'; }
 
 # --- a command: 1.2 s of CPU from its start, the first 0.6 s not sampled ----
 run $REC -o "$TMP/full.spl" -- $W/tree 1200

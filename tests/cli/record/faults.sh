@@ -17,7 +17,6 @@ W=build/tests
 OWN_TREE=$PWD/$TMP/tree
 cp $W/tree "$OWN_TREE"
 
-samples_json() { $DUMP --json "$1" | grep '"kind":"sample"'; }
 field() { grep -o "$1=[0-9]*" "$2" | head -1 | cut -d= -f2; }	# NAME FILE
 
 # --- SIGKILL at 20 moments -----------------------------------------------------

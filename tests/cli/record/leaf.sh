@@ -7,28 +7,12 @@ REC=${RECORD:-$BIN/sp-record}
 DUMP=$BIN/sp-dump
 W=build/tests
 
-stat_of() { $DUMP --stats --json "$1" | grep -o "\"$2\":[0-9]*" | head -1 | cut -d: -f2; }
-# fn_range BIN NAME: "START END" in decimal from nm (names may carry a
-# .constprop suffix).
-fn_range() {
-	nm -S "$1" | awk -v f="$2" '$4 == f || index($4, f ".") == 1 {
-		print $1, $2; exit }' | while read -r a s; do
-		echo $((16#$a)) $((16#$a + 16#$s))
-	done
-}
 # pairs SPOOL MODULE: "LEAF CALLER" offsets (decimal) of each sample's
 # frames #0 and #1 in MODULE; a caller elsewhere prints as -1.
 pairs() {
-	$DUMP -v "$1" | awk -v m="$2+0x" '
-	function hex(h,  v, i) {
-		v = 0
-		for (i = 1; i <= length(h); i++)
-			v = v * 16 + index("0123456789abcdef", substr(h, i, 1)) - 1
-		return v
-	}
-	function off(s) { return index(s, m) == 1 ? hex(substr(s, length(m) + 1)) : -1 }
+	$DUMP -v "$1" | awk -v m="$2" "$HEX_AWK"'
 	/^sample/ { getline a; getline b; split(a, x); split(b, y)
-		if (x[1] == "#0" && y[1] == "#1") print off(x[2]), off(y[2]) }'
+		if (x[1] == "#0" && y[1] == "#1") print frame_off(x[2], m), frame_off(y[2], m) }'
 }
 # within_share PAIRS LEAF_LO LEAF_HI CALLER_LO CALLER_HI: "k n", n samples
 # with a leaf in the range and k of them with a caller in the other.
@@ -40,9 +24,9 @@ within_share() {
 
 run $REC -o "$TMP/asm.spl" -- $W/asmleaf 40000
 check "records the assembly leaves" test "$RC" -eq 0
-s=$(stat_of "$TMP/asm.spl" samples)
-t=$(stat_of "$TMP/asm.spl" truncated_stacks)
-a=$(stat_of "$TMP/asm.spl" leaf_insn_analysed)
+s=$(counter "$TMP/asm.spl" samples)
+t=$(counter "$TMP/asm.spl" truncated_stacks)
+a=$(counter "$TMP/asm.spl" leaf_insn_analysed)
 check "at least 99% of stacks are complete ($t of $s truncated)" \
     test "$((t * 100))" -le "${s:-0}" -a "${s:-0}" -gt 100
 check "leaves without CFI were analysed ($a)" test "${a:-0}" -gt $((s / 2))
@@ -70,12 +54,8 @@ $DUMP -v "$TMP/jit.spl" | awk '/^sample/ { getline a; getline b
 	if (a ~ /\[anon\]/) print b }' >"$TMP/jit.callers"
 read -r m1 m2 < <(fn_range $W/jit main)
 n=$(wc -l <"$TMP/jit.callers")
-k=$(awk -v m="jit+0x" -v a="$m1" -v b="$m2" '{
-	if (index($2, m) != 1) next
-	h = substr($2, length(m) + 1); v = 0
-	for (i = 1; i <= length(h); i++)
-		v = v * 16 + index("0123456789abcdef", substr(h, i, 1)) - 1
-	if (v >= a && v < b) k++ } END { print k + 0 }' "$TMP/jit.callers")
+k=$(awk -v a="$m1" -v b="$m2" "$HEX_AWK"'{
+	v = frame_off($2, "jit"); if (v >= 0 && v >= a && v < b) k++ } END { print k + 0 }' "$TMP/jit.callers")
 check "JIT leaf: sampled ($n samples)" test "$n" -gt 100
 check "JIT leaf: at least 99% unwind into main ($k of $n)" \
     test "$((k * 100))" -ge "$((n * 99))"

@@ -52,8 +52,8 @@ where() {
 	END { for (k in good) print k, good[k], bad[k] + 0
 		for (k in bad) if (!(k in good)) print k, 0, bad[k] }' | sort
 }
-# named SPOOL OUT KEYS: each of KEYS has good frames, no library bad ones.
-named() {
+# libs_named SPOOL OUT KEYS: each of KEYS has good frames, no library bad ones.
+libs_named() {
 	local w
 	w=$(where "$1" "$2")
 	for k in $3; do grep -qE "^$k [1-9][0-9]* 0$" <<<"$w" || return 1; done
@@ -70,13 +70,13 @@ check "launch: the newline is kept in the module path" \
     grep -qF 'lib dir/b\u000anewline.so"' <($DUMP --json "$TMP/launch.spl")
 run $SYM -d "$TMP/empty" --kallsyms /dev/null -o "$TMP/s1.spl" "$TMP/launch.spl"
 check "launch: the space and newline libraries resolve to themselves" \
-    named "$TMP/s1.spl" "$TMP/launch.out" "A B"
+    libs_named "$TMP/s1.spl" "$TMP/launch.out" "A B"
 check "launch: the deleted library is reported missing, by path" \
     grep -qF "$L/c-gone.so (build-id" <<<"$ERR"
 run $SYM --bundle "$TMP/B1" -d "$TMP/empty" --kallsyms /dev/null \
     -o "$TMP/s2.spl" "$TMP/launch.spl"
 check "launch: with the bundle all three resolve to themselves" \
-    named "$TMP/s2.spl" "$TMP/launch.out" "A B C"
+    libs_named "$TMP/s2.spl" "$TMP/launch.out" "A B C"
 
 # --- Attached: the paths come from /proc/PID/maps (\012, " (deleted)").
 libs
@@ -97,7 +97,7 @@ check "attach: the deleted library is flagged deleted, its name clean" \
 run $SYM --bundle "$TMP/B2" -d "$TMP/empty" --kallsyms /dev/null \
     -o "$TMP/s3.spl" "$TMP/attach.spl"
 check "attach: with the bundle all three resolve to themselves" \
-    named "$TMP/s3.spl" "$TMP/attach.out" "A B C"
+    libs_named "$TMP/s3.spl" "$TMP/attach.out" "A B C"
 
 # --- Perf maps: a symlink, a FIFO, a huge file are refused; a copy is read.
 run $REC -q -o "$TMP/jit.spl" -- $W/jit 300
@@ -134,7 +134,7 @@ ln -sf "$PWD/$TMP/outside/a.so" "$TMP/B7/binaries/$aid"
 run $SYM --bundle "$TMP/B7" -d "$TMP/empty" --kallsyms /dev/null \
     -o "$TMP/s7.spl" "$TMP/launch.spl"
 check "bundle symlink: the others still resolve from the bundle" \
-    named "$TMP/s7.spl" "$TMP/launch.out" "B C"
+    libs_named "$TMP/s7.spl" "$TMP/launch.out" "B C"
 check "bundle symlink: the symlinked binary is not read" \
     test -z "$(where "$TMP/s7.spl" "$TMP/launch.out" | grep '^A')"
 check "bundle symlink: and the report says so" \

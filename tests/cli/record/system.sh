@@ -38,10 +38,11 @@ check "the RECORDING record says system-wide" \
 "$SYM" -o "$TMP/a.sym.spl" "$TMP/a.spl" 2>"$TMP/sym.err"
 "$FOLD" --per-process --modules "$TMP/a.sym.spl" >"$TMP/a.fold"
 
-a=$(awk -v r="tree-O2-$tp" '{ split($1, f, ";") } f[1] == r && /`leaf_a/ { n += $NF } END { print n + 0 }' "$TMP/a.fold")
-b=$(awk -v r="tree-O2-$tp" '{ split($1, f, ";") } f[1] == r && /`leaf_b/ { n += $NF } END { print n + 0 }' "$TMP/a.fold")
-all=$(awk -v r="tree-O2-$tp" '{ split($1, f, ";") } f[1] == r { n += $NF } END { print n + 0 }' "$TMP/a.fold")
-main=$(awk -v r="tree-O2-$tp" '{ split($1, f, ";") } f[1] == r && /tree-O2`main;/ { n += $NF } END { print n + 0 }' "$TMP/a.fold")
+# tree's stacks: those whose root (the process, --per-process) is tree-O2-PID.
+a=$(fold_count "$TMP/a.fold" "^tree-O2-$tp;.*\`leaf_a")
+b=$(fold_count "$TMP/a.fold" "^tree-O2-$tp;.*\`leaf_b")
+main=$(fold_count "$TMP/a.fold" "^tree-O2-$tp;.*tree-O2\`main;")
+read -r all start < <(reach_start "$TMP/a.fold" "^tree-O2-$tp(;|\$)" '[^; ]*;[^; ]*`')
 if [ $((a + b)) -lt 150 ]; then
 	skip "tree's split under -a" "$((a + b)) samples of tree in 3 s: the machine is too busy to judge a split"
 else
@@ -50,7 +51,6 @@ else
 fi
 check "tree's stacks are whole: main in $main of $all" \
     awk -v m="$main" -v n="$all" 'BEGIN { exit !(n > 0 && m >= 0.95 * n) }'
-start=$(awk -v r="tree-O2-$tp" '{ split($1, f, ";") } f[1] == r && f[2] ~ /`_start$/ { n += $NF } END { print n + 0 }' "$TMP/a.fold")
 check "and reach _start through libc: $start of $all" \
     awk -v m="$start" -v n="$all" 'BEGIN { exit !(n > 0 && m >= 0.95 * n) }'
 
@@ -93,9 +93,7 @@ check "samples of processes gone before they were read: ${gone:-?} of $s (under 
     awk -v g="${gone:-x}" -v s="$s" 'BEGIN { exit !(g ~ /^[0-9]+$/ && g * 100 <= s) }'
 # They map libc after other processes' walks read its CFI: their stacks
 # through main still reach _start (libc has no frame pointers).
-read -r whole inmain < <(awk '{ split($1, f, ";") }
-    f[1] ~ /^tree-gcc-O2-pi/ && /`main;/ { n += $NF; if (f[2] ~ /`_start$/) w += $NF }
-    END { print w + 0, n + 0 }' "$TMP/a.fold")
+read -r inmain whole < <(reach_start "$TMP/a.fold" '^tree-gcc-O2-pi.*`main;' '[^; ]*;[^; ]*`')
 check "and their stacks through main reach _start: $whole of $inmain" \
     awk -v w="$whole" -v n="$inmain" 'BEGIN { exit !(n > 0 && w >= 0.95 * n) }'
 

@@ -12,22 +12,12 @@ REC=${RECORD:-$BIN/sp-record}
 DUMP=$BIN/sp-dump
 W=build/tests
 
-
-# Hexadecimal numbers in awk (mawk has no strtonum).
-HEX='function hex(h,  v, i) {
-	sub(/^0x/, "", h)
-	h = tolower(h)
-	for (i = 1; i <= length(h); i++)
-		v = v * 16 + index("0123456789abcdef", substr(h, i, 1)) - 1
-	return v + 0
-}'
-
 # to_offsets FILE: turns spec lines "LABEL MODULE START END" with ELF
 # addresses into file offsets (sp-dump names frames MODULE+FILE_OFFSET),
 # through the PT_LOAD segments readelf lists.
 to_offsets() {
 	{ readelf -lW "$1" | awk '$1 == "LOAD" { print "LOAD", $2, $3, $5 }'
-	  cat; } | awk "$HEX"'
+	  cat; } | awk "$HEX_AWK"'
 	$1 == "LOAD" { n++; off[n] = hex($2); va[n] = hex($3); sz[n] = hex($4); next }
 	{
 		for (i = 1; i <= n; i++)
@@ -45,7 +35,7 @@ fns() {
 	shift
 	# A function written in assembly may have no size (musl's _start):
 	# it ends where the next symbol begins (nm -n sorts by address).
-	nm -S -n "$file" | awk -v mod="$(basename "$file")" -v want=" $* " "$HEX"'
+	nm -S -n "$file" | awk -v mod="$(basename "$file")" -v want=" $* " "$HEX_AWK"'
 	open != "" && hex($1) > start {
 		printf "%s %s %.0f %.0f\n", open, mod, start, hex($1)
 		got[open] = 1; open = ""
@@ -76,7 +66,7 @@ fns() {
 # sec LABEL FILE SECTION: a spec line for a section's range (readelf -SW).
 sec() {
 	readelf -SW "$2" | sed 's/^ *\[ *[0-9]*\] *//' | awk -v l="$1" -v s="$3" \
-	    -v mod="$(basename "$2")" "$HEX"'
+	    -v mod="$(basename "$2")" "$HEX_AWK"'
 	$1 == s { printf "%s %s %.0f %.0f\n", l, mod, hex($4), hex($4) + hex($5) }'
 }
 
@@ -86,7 +76,7 @@ sec() {
 entry() {
 	{ readelf -hW "$2" | awk '/Entry point/ { print "ENTRY", $NF }'
 	  readelf -wf "$2" | grep -o 'pc=[0-9a-f]*' | cut -d= -f2; } |
-	    awk -v l="$1" -v mod="$(basename "$(readlink -f "$2")")" "$HEX"'
+	    awk -v l="$1" -v mod="$(basename "$(readlink -f "$2")")" "$HEX_AWK"'
 	$1 == "ENTRY" { e = hex($2); next }
 	{ b = hex($1); if (b > e && (x == "" || b < x)) x = b }
 	END { if (x != "") printf "%s %s %.0f %.0f\n", l, mod, e, x }' |
@@ -96,7 +86,7 @@ entry() {
 # fdes_over FILE START END: how many FDEs cover part of [START, END).
 fdes_over() {
 	readelf -wf "$1" | grep -o 'pc=[0-9a-f]*\.\.[0-9a-f]*' |
-	    sed 's/pc=//; s/\.\./ /' | awk -v lo="$2" -v hi="$3" "$HEX"'
+	    sed 's/pc=//; s/\.\./ /' | awk -v lo="$2" -v hi="$3" "$HEX_AWK"'
 	hex($1) < hi + 0 && hex($2) > lo + 0 { n++ } END { print n + 0 }'
 }
 
@@ -108,7 +98,7 @@ module() { echo "$1 $2 0 1000000000000000"; }
 # frame, of the outermost one ("truncated" for an incomplete stack), of
 # the outermost real frame, and of all frames; "-" where none matches.
 classify() {
-	$DUMP --json "$1" | grep '"kind":"sample"' | awk -v specs="$2" "$HEX"'
+	$DUMP --json "$1" | grep '"kind":"sample"' | awk -v specs="$2" "$HEX_AWK"'
 	BEGIN {
 		while ((getline line < specs) > 0) {
 			split(line, f, " ")
@@ -225,8 +215,7 @@ for wl in tree-musl-static tree-musl-static-pie; do
 	check "$wl: 99% of stacks reach main's caller ($ok of $n; $(counter \
 	    "$TMP/$wl.spl" truncated_stacks) flagged truncated there)" \
 	    test "$n" -gt 0 -a $((ok * 100)) -ge $((n * 99))
-	read -r lo hi < <(nm -S "$bin" | awk "$HEX"'$4 == "libc_start_main_stage2" {
-	    printf "%.0f %.0f\n", hex($1), hex($1) + hex($2); exit }')
+	read -r lo hi < <(fn_range "$bin" libc_start_main_stage2)
 	fdes=$(fdes_over "$bin" "$lo" "$hi")
 	check "$wl: readelf finds no FDE for libc_start_main_stage2 ($fdes)" \
 	    test "$fdes" -eq 0
@@ -315,10 +304,10 @@ bin=$W/epilogue
 spec=$TMP/epilogue.spec
 pop=$(objdump -d --no-show-raw-insn $bin | awk '/^[0-9a-f]+ <saver>:$/ { f = 1; next }
     f && /^$/ { exit } f && $2 == "pop" { sub(/:$/, "", $1); print $1; exit }')
-read -r a sz < <(nm -S $bin | awk '$4 == "saver" { print $1, $2 }')
+read -r lo hi < <(fn_range $bin saver)
 { fns $bin _start saver_loop; cat "$TMP/ldso.spec"
-  printf 'prologue epilogue %d %d\nepilogue epilogue %d %d\n' $((16#$a)) \
-      $((16#${pop:-0})) $((16#${pop:-0})) $((16#$a + 16#$sz)) | to_offsets $bin
+  printf 'prologue epilogue %d %d\nepilogue epilogue %d %d\n' "$lo" \
+      $((16#${pop:-0})) $((16#${pop:-0})) "$hi" | to_offsets $bin
 } >"$spec"
 check "epilogue: objdump finds saver's first pop (0x$pop)" test -n "$pop"
 record epilogue -o "$TMP/epilogue.spl" -- "$bin" 600

@@ -31,16 +31,10 @@ frames() {
 # vaddr BIN OFF_HEX: the ELF address of a file offset (PT_LOAD headers).
 load_map() { readelf -lW "$1" | awk '$1 == "LOAD" { print $2, $3, $5 }'; }
 
-# Awk functions for the lists below: hex(H) (mawk has no strtonum), and
-# vaddr(OFF), the ELF address of file offset OFF through the awk variable
-# loads (load_map's lines), -1 outside them.
-VADDR_AWK='
-function hex(h,  v, i) {
-	v = 0; h = tolower(h); sub(/^0x/, "", h)
-	for (i = 1; i <= length(h); i++)
-		v = v * 16 + index("0123456789abcdef", substr(h, i, 1)) - 1
-	return v
-}
+# Awk functions for the lists below: lib.bash's hex(H), and vaddr(OFF),
+# the ELF address of file offset OFF through the awk variable loads
+# (load_map's lines), -1 outside them.
+VADDR_AWK=$HEX_AWK'
 function vaddr(off,  i, x) {
 	if (!nl) {
 		nl = split(loads, L, "\n")
@@ -328,11 +322,7 @@ JS
 	# Each such frame's address against node's map, read by awk: the
 	# last line whose [START, START + SIZE) holds it names it.
 	bad=$(while read -r id ip; do
-		want=$(awk -v a="$ip" '
-		function hex(h,  v, i) { v = 0; h = tolower(h)
-			for (i = 1; i <= length(h); i++)
-				v = v * 16 + index("0123456789abcdef", substr(h, i, 1)) - 1
-			return v }
+		want=$(awk -v a="$ip" "$HEX_AWK"'
 		{ s = hex($1); if (a >= s && a < s + hex($2)) { $1 = $2 = ""; name = substr($0, 3) } }
 		END { print name }' "$nmap")
 		got=$(grep -o "\"kind\":\"symbol\",\"frame\":$id,[^}]*" "$TMP/node.json" |

@@ -29,8 +29,8 @@ free_port() {
 	done
 }
 
-# named SPL: frames of the workload's functions that have a name.
-named() { $FOLD "$1" | awk '{ n = $NF } /(^|;)work_a(;|$)/ { t += n } END { print t + 0 }'; }
+# under_work_a SPL: samples in a callee of a work_a frame that has its name.
+under_work_a() { fold_count <($FOLD "$1") '(^|;)work_a;'; }
 
 if ! need debuginfod debuginfod; then
 	skip "debuginfod" "debuginfod is absent and could not be installed (see $TMP/apt.log)"
@@ -51,8 +51,8 @@ run $REC -q -o "$TMP/tree.spl" -- "$TMP/tree" 300
 check "recorded (exit $RC)" test "$RC" -eq 0
 
 run env -u DEBUGINFOD_URLS $SYM -o "$TMP/none.spl" "$TMP/tree.spl"
-check "without a server: the workload's frames have no names ($(named "$TMP/none.spl"))" \
-    test "$(named "$TMP/none.spl")" -eq 0
+check "without a server: the workload's frames have no names ($(under_work_a "$TMP/none.spl"))" \
+    test "$(under_work_a "$TMP/none.spl")" -eq 0
 check "and the hint names --debuginfod" has "(--debuginfod URL)" "$ERR"
 
 port=$(free_port)
@@ -69,7 +69,7 @@ url=http://127.0.0.1:$port
 export DEBUGINFOD_CACHE_PATH=$TMP/cache
 run env DEBUGINFOD_URLS="$url" $SYM -o "$TMP/s.spl" "$TMP/tree.spl"
 check "DEBUGINFOD_URLS: sp-sym exits 0" test "$RC" -eq 0
-n=$(named "$TMP/s.spl")
+n=$(under_work_a "$TMP/s.spl")
 s=$(counter "$TMP/tree.spl" samples)
 check "the workload's frames are named ($n of $s samples under work_a)" test "$n" -gt 0
 check "with lines of its source" \
@@ -95,21 +95,21 @@ check "no partial file is left" test -z "$(find "$TMP/cache" -name '.debuginfo.*
 
 rm -rf "$TMP/cache"
 run env -u DEBUGINFOD_URLS $SYM --debuginfod "$url" -o "$TMP/o.spl" "$TMP/tree.spl"
-check "--debuginfod URL does the same ($(named "$TMP/o.spl"))" test "$(named "$TMP/o.spl")" -eq "$n"
+check "--debuginfod URL does the same ($(under_work_a "$TMP/o.spl"))" test "$(under_work_a "$TMP/o.spl")" -eq "$n"
 run env DEBUGINFOD_URLS="$url" $SYM --no-debuginfod -o "$TMP/no.spl" "$TMP/tree.spl"
-check "--no-debuginfod asks none, whatever DEBUGINFOD_URLS says" test "$(named "$TMP/no.spl")" -eq 0
+check "--no-debuginfod asks none, whatever DEBUGINFOD_URLS says" test "$(under_work_a "$TMP/no.spl")" -eq 0
 
 kill "$server"
 wait "$server" 2>/dev/null
 run env DEBUGINFOD_URLS="$url" $SYM -o "$TMP/c.spl" "$TMP/tree.spl"
-check "the server gone, the cache serves ($(named "$TMP/c.spl"))" test "$(named "$TMP/c.spl")" -eq "$n"
+check "the server gone, the cache serves ($(under_work_a "$TMP/c.spl"))" test "$(under_work_a "$TMP/c.spl")" -eq "$n"
 check "and nothing was fetched" has "0.0 KiB fetched now" "$ERR"
 check "the file's line says the cache" has "(build-id $id): in the cache ($TMP/cache/$id/debuginfo)" "$ERR"
 
 rm -rf "$TMP/cache"
 run env DEBUGINFOD_URLS="$url" $SYM -o "$TMP/d.spl" "$TMP/tree.spl"
 check "no cache, no server: exit 0" test "$RC" -eq 0
-check "the frames stay address-only" test "$(named "$TMP/d.spl")" -eq 0
+check "the frames stay address-only" test "$(under_work_a "$TMP/d.spl")" -eq 0
 check "the report says what the server did" has "$url: Connection refused" "$ERR"
 
 # https: stackpulse has no TLS; elfutils' debuginfod-find does it when on
@@ -132,8 +132,8 @@ if command -v python3 >/dev/null; then
 	done
 	rm -rf "$TMP/cache"
 	run env DEBUGINFOD_URLS="http://127.0.0.1:$lport" $SYM -o "$TMP/l.spl" "$TMP/tree.spl"
-	check "a file with another build-id is not taken ($(named "$TMP/l.spl"))" \
-	    test "$RC" -eq 0 -a "$(named "$TMP/l.spl")" -eq 0
+	check "a file with another build-id is not taken ($(under_work_a "$TMP/l.spl"))" \
+	    test "$RC" -eq 0 -a "$(under_work_a "$TMP/l.spl")" -eq 0
 	check "the report says so" has "not an ELF file with build-id $id" "$ERR"
 	check "nor kept" test ! -e "$TMP/cache/$id/debuginfo" -a -z "$(find "$TMP/cache" -name '.debuginfo.*')"
 	kill "$liar"
