@@ -21,7 +21,7 @@
 #   (clone, clone3, start_thread, with glibc's __/__GI___ prefixes), or
 #   where Go starts or switches a stack (runtime.goexit, mstart,
 #   systemstack, rt0_go, morestack, mcall, and asmcgocall and sigtramp
-#   as tests/cli/unwind.sh counts them; with or without .abi0).  One more
+#   as tests/cli/record/unwind.sh counts them; with or without .abi0).  One more
 #   case: an unnamed root whose next frame is __libc_start_main[_impl] is a
 #   stripped executable's _start (dd's): nothing else calls it.  A root
 #   [truncated], [unknown], 0x... or MODULE+0x... is incomplete, and so

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * elfmut: writes a damaged copy of a real ELF64 file, for the hostile
- * input tests of sp-sym (tests/cli/hostile.sh) and of the recorder
- * (tests/cli/hostile-record.sh).  The build-id note is left alone, so
+ * input tests of sp-sym (tests/cli/sym/hostile.sh) and of the recorder
+ * (tests/cli/record/hostile.sh).  The build-id note is left alone, so
  * the copy still passes for the recorded file.  A numeric ARG may be
  * decimal or 0x hexadecimal.
  *

@@ -6,7 +6,7 @@
 # Exit status 1 when anything failed.
 #
 #   tests/run.sh              every suite (ninja test runs this)
-#   tests/run.sh SUITE...     only those, e.g. unit cli/record regress/cfi
+#   tests/run.sh SUITE...     only those, e.g. unit cli/fold/ux regress/cfi
 #   tests/run.sh --list       the suites' names, in the order they start
 #
 # The suites come from the files alone:
@@ -14,8 +14,10 @@
 #   unit, unit-asan   Criterion, build/glibc/unit and build/asan/unit, per test
 #   regress/T         fuzz/corpus/T replayed by build/asan/regress-T (the spool
 #                     readers' targets also replay tests/bad)
-#   cli/NAME          tests/cli/NAME.sh, the tools as a user runs them
-#   cli/NAME-asan     NAME.sh again with the variables of its "# asan:" line
+#   cli/TOOL/TOPIC    tests/cli/TOOL/TOPIC.sh, the tools as a user runs them
+#                     (TOOL: a tool's folder, all/ or project/)
+#   cli/TOOL/TOPIC-asan  the same again with the variables of its "# asan:"
+#                     line
 #   rates/NAME        tests/rates/NAME.sh: rates, ratios and loss, with the
 #                     release binaries, one at a time after all the others
 # TEST_JOBS suites run at once (default: the number of CPUs).  Each suite
@@ -41,11 +43,11 @@ asan_vars() { sed -n 's/^# asan: //p' "$1" | head -1; }
 # before build/test-times knows better).
 suites() {
 	local s n
-	for s in tests/cli/*.sh; do
-		n=$(basename "$s" .sh)
-		[ -n "$(asan_vars "$s")" ] && echo "cli/$n-asan"
+	for s in tests/cli/*/*.sh; do
+		n=${s#tests/}
+		[ -n "$(asan_vars "$s")" ] && echo "${n%.sh}-asan"
 	done
-	for s in tests/cli/*.sh; do echo "cli/$(basename "$s" .sh)"; done
+	for s in tests/cli/*/*.sh; do n=${s#tests/}; echo "${n%.sh}"; done
 	echo unit-asan
 	echo unit
 	for s in fuzz/corpus/*/; do s=${s%/}; echo "regress/${s##*/}"; done
@@ -224,7 +226,7 @@ lint_suite() {
 	run lint_checks "$TMP/good.sh"
 	check "the lint lets the planted good forms pass" test -z "$OUT"
 	shopt -s nullglob
-	run lint_checks tests/cli/*.sh tests/rates/*.sh tests/soak.sh
+	run lint_checks tests/cli/*/*.sh tests/rates/*.sh tests/soak.sh
 	if [ "$RC" -eq 0 ] && [ -z "$OUT" ]; then
 		pass "no test script says check ... && ..."
 	else

@@ -1,16 +1,22 @@
 # Helpers for the CLI tests: each check prints PASS or FAIL with its name;
 # tests/run.sh counts them.  A script ends with `done_testing`.
 #
-# tests/run.sh runs each tests/cli/*.sh as the suite cli/NAME; a script with
-# a line "# asan: VAR=PATH..." is run once more as cli/NAME-asan with those
-# variables set (the ASan+UBSan builds of the tools it tests).  Each suite
-# has its own scratch directory, build/test-tmp/TEST_SUITE (set by run.sh);
-# a script run by hand uses its folder and name (cli-record, tests-soak).
+# tests/run.sh runs each tests/cli/TOOL/TOPIC.sh as the suite cli/TOOL/TOPIC;
+# a script with a line "# asan: VAR=PATH..." is run once more as
+# cli/TOOL/TOPIC-asan with those variables set (the ASan+UBSan builds of the
+# tools it tests).  Each suite has its own scratch directory,
+# build/test-tmp/TEST_SUITE (set by run.sh); a script run by hand uses its
+# path under tests/ (cli-record-basics, rates-record, soak).
 set -u
 OUT= ERR= RC=
+if [ -z "${TEST_SUITE:-}" ]; then
+	TEST_SUITE=$(realpath --relative-to="$(dirname "${BASH_SOURCE[0]}")/.." "$0")
+	TEST_SUITE=${TEST_SUITE%.sh}
+	TEST_SUITE=${TEST_SUITE//\//-}
+fi
 cd "$(dirname "${BASH_SOURCE[0]}")/../.." || exit 1
 BIN=build/bin
-TMP=build/test-tmp/${TEST_SUITE:-$(basename "$(dirname "$0")")-$(basename "$0" .sh)}
+TMP=build/test-tmp/$TEST_SUITE
 mkdir -p "$TMP"
 
 # run CMD...: runs it, keeping stdout, stderr and status in OUT, ERR, RC.
@@ -25,6 +31,61 @@ run() {
 counter() {
 	${DUMP:-$BIN/sp-dump} --stats --json "$1" |
 	    grep -o "\"$2\":[0-9]*" | head -1 | cut -d: -f2
+}
+
+# samples_json SPOOL: the sample lines of sp-dump --json.
+samples_json() { ${DUMP:-$BIN/sp-dump} --json "$1" | grep '"kind":"sample"'; }
+
+# fold_count FOLDED RE [RE2]: the samples of the folded stacks in the file
+# FOLDED ("STACK COUNT" lines; - for stdin) whose STACK matches the ERE RE;
+# given RE2, "N K": N as before and K, those of them that match RE2 too.
+# The patterns come through the environment, where awk's -v would take
+# their backslashes for escapes.
+fold_count() {
+	RE=$2 RE2=${3-} awk '{ c = $NF; s = $0; sub(/ [0-9]+$/, "", s)
+	    if (s ~ ENVIRON["RE"]) { n += c; if (ENVIRON["RE2"] != "" && s ~ ENVIRON["RE2"]) k += c } }
+	    END { if (ENVIRON["RE2"] == "") print n + 0; else print n + 0, k + 0 }' "$1"
+}
+
+# fold_sum [FILE...]: the folded stacks of the files (or stdin), equal
+# stacks merged into one line with the sum of their counts, sorted (C).
+fold_sum() {
+	awk '{ c = $NF; sub(/ [0-9]+$/, ""); n[$0] += c }
+	    END { for (s in n) print s " " n[s] }' "$@" | LC_ALL=C sort
+}
+
+# named FOLDED RE: some sample of FOLDED has a stack that matches RE.
+named() { test "$(fold_count "$1" "$2")" -gt 0; }
+
+# reach_start FOLDED RE [ROOT]: "N K": N samples of the folded stacks that
+# match RE (those through main, say), K of them whose outermost frame is
+# _start, the walk's end; ROOT, an ERE, is what precedes _start in the
+# folded text (with --per-process --modules: the process, then the
+# module and its backquote).
+reach_start() { fold_count "$1" "$2" "^${3-}_start(;|\$)"; }
+
+# HEX_AWK: awk functions for awk "$HEX_AWK"'PROGRAM' (mawk has no
+# strtonum): hex(H), H hexadecimal with or without 0x; frame_off(F, M),
+# the offset of the frame F ("M+0xOFF", as sp-dump names it) in the
+# module M, -1 for a frame elsewhere.
+HEX_AWK='
+function hex(h,  v, i) {
+	v = 0; h = tolower(h); sub(/^0x/, "", h)
+	for (i = 1; i <= length(h); i++)
+		v = v * 16 + index("0123456789abcdef", substr(h, i, 1)) - 1
+	return v + 0
+}
+function frame_off(f, m) { return index(f, m "+0x") == 1 ? hex(substr(f, length(m) + 4)) : -1 }
+'
+
+# fn_range BINARY NAME: "START END" of the function NAME in BINARY, ELF
+# addresses in decimal (nm -S); NAME.SUFFIX (.constprop.0, .isra.0) where
+# BINARY has no NAME itself.  Nothing for a function nm does not know.
+fn_range() {
+	nm -S "$1" | awk -v f="$2" "$HEX_AWK"'
+	NF == 4 && ($4 == f || (!p && index($4, f ".") == 1)) {
+		p = sprintf("%.0f %.0f", hex($1), hex($1) + hex($2)); if ($4 == f) exit }
+	END { if (p != "") print p }'
 }
 
 pass() { echo "PASS $1"; }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// OpenJDK's JIT for tests/cli/java.sh: a call tree of small methods, run
+// OpenJDK's JIT for tests/cli/record/java.sh: a call tree of small methods, run
 // long enough for the JIT to compile them.
 // usage: java Spin [MILLISECONDS] (default 2000).  Prints "sink=N".
 public class Spin {

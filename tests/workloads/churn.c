@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Lifecycle churn for the recorder's fault and load tests
- * (tests/cli/faults.sh, tests/soak.sh).
+ * (tests/cli/record/faults.sh, tests/soak.sh).
  *
  *   churn threads N BATCH   N short threads, started BATCH at a time and
  *                           joined before the next batch

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Built twice, as libdla.so and libdlb.so, for the dlopen churn test of
- * tests/cli/faults.sh.  Each has a busy function and a decoy that never
+ * tests/cli/record/faults.sh.  Each has a busy function and a decoy that never
  * runs, of the same size, in swapped order:
  *
  *	libdla.so: busy_a, decoy_a	libdlb.so: decoy_b, busy_b

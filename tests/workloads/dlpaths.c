@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Loads shared libraries from awkward paths and spins in each in turn,
- * for the path tests of the recorder and sp-sym (tests/cli/paths.sh).
+ * for the path tests of the recorder and sp-sym (tests/cli/record/paths.sh).
  * usage: dlpaths MS [-]PATH...: each library's lib_spin runs MS ms in
  * all, in slices of 10 ms; a PATH behind '-' is unlinked once loaded,
  * so /proc/PID/maps shows it " (deleted)".  When all are loaded it

@@ -6,7 +6,7 @@
  * recorder of it meets FILE as an executable mapping (MMAP2,
  * /proc/PID/maps) and reads FILE's build-id, and its CFI when a walk
  * reaches that return address, whatever FILE holds:
- * tests/cli/hostile-record.sh gives it damaged ELF files that could not
+ * tests/cli/record/hostile.sh gives it damaged ELF files that could not
  * be run themselves.  The mapping's bytes are never run: the function
  * exits instead of returning.  Exits 1
  * when FILE cannot be opened or mapped (a noexec mount, an empty file),

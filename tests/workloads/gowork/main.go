@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 
-// A Go program for the unwinder's tests (tests/cli/unwind.sh builds it
+// A Go program for the unwinder's tests (tests/cli/record/unwind.sh builds it
 // with the go tool, offline: the standard library only).  Four goroutines
 // hash and allocate; the allocation makes the runtime grow stacks
 // (morestack) and collect garbage on the system stack (systemstack), so

@@ -1,0 +1,152 @@
+#!/usr/bin/env bash
+# ninja install for embedders: the library (libstackpulse.a and the
+# archives it needs), the public headers and stackpulse.pc, installed into
+# a DESTDIR; then examples/*.c built against that tree with pkg-config's
+# flags alone, and run: record a command (with sp_recorder_spawn, and by
+# hand with the process helpers), read the spool with a Snapshot
+# and a Replay, follow a spool being written with a Tail, symbolize it live
+# stack by stack, plug in a toy native symbolizer.
+. "$(dirname "$0")/../lib.bash"
+REC=$BIN/sp-record DUMP=$BIN/sp-dump SYM=$BIN/sp-sym W=build/tests
+dest=$PWD/$TMP/dest
+rm -rf "$dest"
+mkdir -p "$TMP/ex"
+
+# What ninja install runs, run here (a second ninja in this build tree
+# while the test run's own runs would share its logs).
+cmd=$(ninja -t commands install | tail -1)
+check "ninja install installs the library" has "libstackpulse.a" "$cmd"
+run env DESTDIR="$dest" sh -c "$cmd"
+check "installed into a DESTDIR: exit 0" test "$RC" -eq 0
+prefix=$(sed -n 's/^prefix = //p' build/config.ninja)
+root=$dest$prefix
+missing=
+for f in lib/libstackpulse.a lib/stackpulse/libelf.a lib/stackpulse/libZydis.a \
+    lib/stackpulse/libz.a lib/pkgconfig/stackpulse.pc bin/sp-record \
+    share/man/man1/sp-record.1; do
+	[ -s "$root/$f" ] || missing="$missing $f"
+done
+# sp/tool.h is the tools' (build.ninja's tool_headers): it prints and exits.
+noinst=$(sed -n 's/^tool_headers = //p' build.ninja)
+for h in libsp/include/sp/*.h; do
+	case " $noinst " in *" $h "*) continue ;; esac
+	cmp -s "$h" "$root/include/sp/${h##*/}" || missing="$missing include/sp/${h##*/}"
+done
+check "the archives, stackpulse.pc and every public header are there (missing:${missing:- none})" \
+    test -z "$missing"
+check "the tools' own header is not installed ($noinst)" \
+    test -n "$noinst" -a ! -e "$root/include/sp/tool.h"
+
+if ! need pkg-config pkgconf; then
+	skip "building the examples" "pkg-config is not installed and could not be (apt-get install pkgconf)"
+	done_testing
+	exit 0
+fi
+export PKG_CONFIG_PATH=$root/lib/pkgconfig
+pc="pkg-config --define-variable=prefix=$root"
+ver=$($BIN/sp-record --version | sed -n '1s/.* //p')
+run $pc --modversion stackpulse
+check "pkg-config names the version sp-record --version says ($OUT, $ver)" \
+    test "$RC" -eq 0 -a "$OUT" = "$ver" -a -n "$ver"
+flags=$($pc --cflags --libs stackpulse)
+outside=$(tr ' ' '\n' <<<"$flags" | awk -v r="$root" '
+    /^-[IL]/ && index(substr($0, 3), r) != 1 { print }')
+check "its flags point into the installed tree only (${outside:-none outside})" \
+    test -z "$outside"
+for e in examples/*.c; do
+	n=$(basename "$e" .c)
+	run cc -std=c11 -Wall -Wextra -Werror -o "$TMP/ex/$n" "$e" $flags
+	check "examples/$n.c builds against the installed tree" test "$RC" -eq 0
+done
+
+# record: a child recorded into a spool that sp-dump checks.
+run "$TMP/ex/record" "$TMP/ex.spl" $W/tree-O2 300
+n=$(counter "$TMP/ex.spl" samples)
+check "examples/record: exit 0, says the library's version and $n samples" \
+    has "libstackpulse $ver: $n samples into" "$OUT"
+run $DUMP --check "$TMP/ex.spl"
+check "and sp-dump --check finds its spool finished" has "finished" "$OUT"
+check "with samples" test "${n:-0}" -gt 0
+
+# attach: the same by hand with the process helpers (launched suspended,
+# attached at its exec, released), its exit seen through a pidfd.
+run "$TMP/ex/attach" "$TMP/ex-attach.spl" $W/tree-O2 300
+na=$(counter "$TMP/ex-attach.spl" samples)
+check "examples/attach: saw its command exit 0, $na samples ($OUT)" \
+    grep -qE "^attach: pid [0-9]+, exit status 0, $na samples into " <<<"$OUT"
+check "with samples" test "${na:-0}" -gt 0
+apid=$(sed -n 's/^attach: pid \([0-9]*\),.*/\1/p' <<<"$OUT")
+run $DUMP --check "$TMP/ex-attach.spl"
+check "and sp-dump --check finds its spool finished" has "finished" "$OUT"
+check "recorded from its exec on: the spool has the exec of pid ${apid:-?}" \
+    grep -qE "^exec [0-9.]+ pid ${apid:-none} " <($DUMP "$TMP/ex-attach.spl")
+$SYM -q "$TMP/ex-attach.spl" | $BIN/sp-fold >"$TMP/ex-attach.folded"
+check "its stacks run from _start through main" \
+    grep -qE '^_start;.*;main;' "$TMP/ex-attach.folded"
+run "$TMP/ex/attach" "$TMP/ex-none.spl" /no/such/command
+check "a command that cannot run: exit 1, said so ($ERR)" \
+    eval 'test "$RC" -eq 1 && has "cannot run /no/such/command" "$ERR"'
+
+# snapshot and replay: the same samples as sp-dump; names once symbolized.
+$SYM -q "$TMP/ex.spl" >"$TMP/ex.sym.spl"
+run "$TMP/ex/snapshot" "$TMP/ex.sym.spl" 3
+check "examples/snapshot reads them all ($(head -1 <<<"$OUT"))" \
+    test "$(head -1 <<<"$OUT")" = "$n samples"
+top=$(sed -n 2p <<<"$OUT")
+check "its hottest stack goes from _start through main (${top:0:120})" \
+    grep -qE '^[0-9]+ _start;.*;main;' <<<"$top"
+run "$TMP/ex/replay" "$TMP/ex.spl"
+check "examples/replay streams them all ($(tail -1 <<<"$OUT"))" \
+    has "$n samples, 0 forks, 1 exits; finished" "$OUT"
+
+# follow EXAMPLE SPOOL OUT: runs examples/EXAMPLE on SPOOL while sp-record
+# writes it, each line of its output in OUT after the time it came (ns);
+# rec_end: when the recording ended.
+follow() {
+	local rp tp
+	rm -f "$2"
+	$REC -q -o "$2" -- $W/tree-O2 3000 >/dev/null 2>&1 &
+	rp=$!
+	# The time without a fork per line (a loaded machine made the
+	# stamps lag by seconds behind the lines).
+	"$TMP/ex/$1" "$2" 30 | while IFS= read -r l; do
+		echo "${EPOCHREALTIME/./}000 $l"; done >"$3" &
+	tp=$!
+	wait $rp
+	rec_end=$(date +%s%N)
+	wait $tp
+}
+
+# toy_symbolizer: a backend of the example's own names every native frame
+# after its module; the symbolizer keeps naming kernel and no-file frames.
+run "$TMP/ex/toy_symbolizer" "$TMP/ex.spl" 3
+check "examples/toy_symbolizer: the backend named the hottest leaf after its module ($(head -1 <<<"$OUT"))" \
+    grep -qE '^[0-9]+ in tree-O2$' <<<"$(head -1 <<<"$OUT")"
+check "it got its lookups in batches, fewer batches than lookups ($(tail -1 <<<"$OUT"))" \
+    awk '/lookups in/ { exit !($1 > 0 && $4 > 0 && $4 < $1) }' <<<"$(tail -1 <<<"$OUT")"
+
+# live: a tail symbolized as it grows gives the same stacks as sp-sym
+# and sp-fold give afterwards.
+follow live "$TMP/live2.spl" "$TMP/live.out"
+n=$(counter "$TMP/live2.spl" samples)
+check "examples/live resolved every sample as it came ($(tail -1 "$TMP/live.out" | cut -d' ' -f2-))" \
+    grep -q " $n samples, $n stacks resolved, .* finished$" "$TMP/live.out"
+first=$(awk '/ sample [0-9]+: .*;main;/ { print $1; exit }' "$TMP/live.out")
+check "a symbolized stack through main a second or more before the recording ended" \
+    test -n "$first" -a $(( (rec_end - ${first:-0}) / 1000000 )) -ge 1000
+sed -n 's/^[0-9]* sample [0-9]*: //p' "$TMP/live.out" | sort | uniq -c |
+    awk '{ n = $1; $1 = ""; print substr($0, 2) " " n }' | sort >"$TMP/live.fold"
+# (sp-fold marks kernel frames _[k], as flamegraph.pl's input does)
+$SYM -q "$TMP/live2.spl" | $BIN/sp-fold | sed 's/_\[k\]//g' | sort >"$TMP/live.ref"
+check "its stacks and counts are sp-sym | sp-fold's ($(wc -l <"$TMP/live.fold") stacks; diff: $(diff "$TMP/live.fold" "$TMP/live.ref" | head -2 | tr '\n' ' '))" \
+    cmp -s "$TMP/live.fold" "$TMP/live.ref"
+
+# tail: follows a spool while sp-record writes it.
+follow tail "$TMP/live.spl" "$TMP/tail.out"
+first=$(awk '/ sample 1: / { print $1; exit }' "$TMP/tail.out")
+n=$(counter "$TMP/live.spl" samples)
+check "examples/tail saw every sample and the end ($(tail -1 "$TMP/tail.out" | cut -d' ' -f2-))" \
+    grep -q " $n samples, finished$" "$TMP/tail.out"
+check "the first one a second or more before the recording ended" \
+    test -n "$first" -a $(( (rec_end - ${first:-0}) / 1000000 )) -ge 1000
+done_testing
