@@ -59,13 +59,16 @@ check "and reach _start through libc: $start of $all" \
 # at its fork (a child that has not exec'd yet runs its parent's code in
 # its parent's MODULEs), or the kernel.
 # An anonymous mapping (JIT code) has no path: its frames are [anon]'s.
+# A name may hold spaces, and a newline, which the JSON writes \u000a and
+# the folded stacks \n (another suite's dlpaths maps "b\nnewline.so").
 "$DUMP" --json "$TMP/a.spl" | grep '"kind":"module"' |
     sed -n -e 's/.*"pid":\([0-9]*\),.*"path":"\([^"]*\)".*/\1 \2/p' \
     -e 's/.*"pid":\([0-9]*\),.*"path":null.*/\1 [anon]/p' |
-    awk '{ n = split($2, p, "/"); print $1, p[n] }' | sort -u >"$TMP/mods"
+    awk '{ path = substr($0, length($1) + 2); gsub(/\\u000a/, "\\n", path)
+	n = split(path, p, "/"); print $1, p[n] }' | sort -u >"$TMP/mods"
 "$DUMP" "$TMP/a.spl" | sed -n 's/^fork [0-9.]* pid \([0-9]*\) tid [0-9]* (other \([0-9]*\)\/.*/\1 \2/p' |
     awk '$1 != $2' >"$TMP/parents"
-awk 'FILENAME == ARGV[1] { ok[$1 " " $2] = 1; next }
+awk 'FILENAME == ARGV[1] { ok[$0] = 1; next }
     FILENAME == ARGV[2] { par[$1] = $2; next }
     { k = split($1, f, ";"); pid = f[1]; sub(/.*-/, "", pid)
       for (i = 2; i <= k; i++) {
