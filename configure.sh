@@ -69,7 +69,14 @@ fi
 write_gen() {
     local out=build/gen.ninja v t f o i wb objs srcs dirs
     mkdir -p build
-    srcs=$(find libsp -name '*.c' | LC_ALL=C sort)
+    # A recorder unwinds on its own machine: of unwind/'s folders per
+    # architecture only the compiler's is built (elf/'s, which read files
+    # of any machine, all are).
+    local arch
+    arch=$(gcc -dumpmachine | cut -d- -f1)
+    [ -d "libsp/unwind/$arch" ] || { echo "configure: error: libsp/unwind/ has no folder for $arch (gcc -dumpmachine): the recorder unwinds on $(ls -d libsp/unwind/*/ | xargs -n1 basename | xargs) so far" >&2; exit 1; }
+    srcs=$(find libsp -name '*.c' | grep -v '^libsp/unwind/[^/]*/' | LC_ALL=C sort
+        find "libsp/unwind/$arch" -name '*.c' | LC_ALL=C sort)
     # ar keeps a member's base name only: two libsp/*/x.c would clash.
     f=$(printf '%s\n' $srcs | sed 's|.*/||' | sort | uniq -d | xargs)
     [ -z "$f" ] || { echo "configure: error: libsp: two sources of one name in different folders: $f" >&2; exit 1; }

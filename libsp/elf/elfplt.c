@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* PLT stubs named SYMBOL@plt from the relocations of their GOT slots. */
+/*
+ * PLT stubs named SYMBOL@plt from the relocations of their GOT slots.
+ * What depends on the machine (relocation types, stub forms) is in a
+ * folder per machine, chosen by the file's e_machine.
+ */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +25,10 @@ struct slot {
 	uint32_t rela;          /* the relocation section's index */
 };
 
+static const struct spi_plt_arch *const arches[] = { &spi_x86_64_plt };
+
 struct plt {
+	const struct spi_plt_arch *arch;
 	struct sp_elf_file *f;
 	const char *(*at)(void *ctx, uint64_t addr);
 	void *ctx;
@@ -43,13 +50,6 @@ cmp_slot(const void *a, const void *b)
 	if (x->rela != y->rela)
 		return x->rela < y->rela ? -1 : 1;
 	return x->sym < y->sym ? -1 : x->sym > y->sym;
-}
-
-static int
-wanted(uint32_t type)
-{
-	return type == R_X86_64_JUMP_SLOT || type == R_X86_64_GLOB_DAT ||
-	    type == R_X86_64_IRELATIVE;
 }
 
 static void
@@ -103,7 +103,7 @@ read_slots(struct plt *p)
 			p->strtab = SP_ELF_SECTION_MAX;
 		for (k = 0; k + RELA_SIZE <= len; k += RELA_SIZE) {
 			read_rela(b + k, (uint32_t)i, &s);
-			if (!wanted(s.type))
+			if (!p->arch->wanted(s.type))
 				continue;
 			if (p->nslots == SP_ELF_SYMS_MAX)
 				return -SP_ELIMIT;
@@ -163,7 +163,7 @@ sym_name(struct sp_elf_file *f, uint32_t rela, uint32_t sym)
 static const char *
 slot_name(const struct plt *p, const struct slot *s)
 {
-	if (s->type == R_X86_64_IRELATIVE)
+	if (s->type == p->arch->irelative)
 		return p->at(p->ctx, s->addend);
 	return sym_name(p->f, s->rela, s->sym);
 }
@@ -197,36 +197,28 @@ add_stub(struct plt *p, uint64_t start, uint64_t size, uint16_t shndx,
 	return 0;
 }
 
-/*
- * What stub b[0..n) at addr leads to: its GOT slot's relocation, from an
- * optional endbr64, an optional bnd prefix (f2) and "jmp *rel32(%rip)"
- * (ff 25); else, in .plt, a lazy IBT stub's "push $i" (68), the i-th
- * relocation of .rela.plt.  NULL when it is neither.
- */
+/* The slot relocation stub b[0..n) at addr leads to, or NULL. */
 static const struct slot *
 stub_slot(const struct plt *p, const uint8_t *b, size_t n, uint64_t addr,
     int lazy, struct slot *tmp)
 {
-	static const uint8_t endbr64[] = { 0xf3, 0x0f, 0x1e, 0xfa };
 	const uint8_t *r;
-	size_t i = 0, len;
-	uint32_t idx;
+	uint64_t to = 0;
+	size_t len;
 
-	if (n >= sizeof(endbr64) && memcmp(b, endbr64, sizeof(endbr64)) == 0)
-		i = sizeof(endbr64);
-	if (i < n && b[i] == 0xf2)
-		i++;
-	if (i + 6 <= n && b[i] == 0xff && b[i + 1] == 0x25)
-		return find_slot(p, addr + i + 6 +
-		    (uint64_t)(int64_t)(int32_t)sp_le32(b + i + 2));
-	if (!lazy || i + 5 > n || b[i] != 0x68 || p->jmprel == p->f->shnum ||
-	    spi_elf_section_at(p->f, p->jmprel, &r, &len) != 0)
+	switch (p->arch->stub(b, n, addr, lazy, 0, &to)) {
+	case SPI_PLT_SLOT:
+		return find_slot(p, to);
+	case SPI_PLT_INDEX:
+		if (p->jmprel == p->f->shnum ||
+		    spi_elf_section_at(p->f, p->jmprel, &r, &len) != 0 ||
+		    to >= len / RELA_SIZE)
+			return NULL;
+		read_rela(r + (size_t)to * RELA_SIZE, (uint32_t)p->jmprel, tmp);
+		return p->arch->wanted(tmp->type) ? tmp : NULL;
+	default:
 		return NULL;
-	idx = sp_le32(b + i + 1);
-	if (idx >= len / RELA_SIZE)
-		return NULL;
-	read_rela(r + (size_t)idx * RELA_SIZE, (uint32_t)p->jmprel, tmp);
-	return wanted(tmp->type) ? tmp : NULL;
+	}
 }
 
 /* Names the stubs of section name. */
@@ -255,8 +247,11 @@ name_section(struct plt *p, const char *name)
 	for (k = 0; k + es <= len; k += es) {
 		uint64_t addr = h->sh_addr + k;
 
-		/* PLT0: pushq GOT+8(%rip) (ff 35), then the resolver. */
-		if (lazy && k == 0 && b[0] == 0xff && b[1] == 0x35) {
+		uint64_t to;
+
+		/* PLT0, the lazy binding code. */
+		if (k == 0 && p->arch->stub(b, es, addr, lazy, 1, &to) ==
+		    SPI_PLT_HEAD) {
 			err = add_stub(p, addr, es, (uint16_t)i, ".plt", "");
 		} else {
 			s = stub_slot(p, b + k, es, addr, lazy, &tmp);
@@ -281,9 +276,14 @@ spi_elf_plt_read(struct sp_elf_file *f,
 	size_t i, stubs = 0;
 	int err;
 
-	if (gelf_getehdr(f->elf, &eh) == NULL || eh.e_machine != EM_X86_64)
+	if (gelf_getehdr(f->elf, &eh) == NULL)
 		return 0;
 	memset(&p, 0, sizeof(p));
+	for (i = 0; i < sizeof(arches) / sizeof(arches[0]); i++)
+		if (arches[i]->machine == eh.e_machine)
+			p.arch = arches[i];
+	if (p.arch == NULL)
+		return 0;
 	p.f = f;
 	p.at = at;
 	p.ctx = ctx;

@@ -38,18 +38,38 @@ struct spi_plt {
 	int budget_hit;         /* stubs were left unnamed for the budget */
 };
 
+/* What a stub's bytes lead to (struct spi_plt_arch's stub). */
+enum spi_plt_to {
+	SPI_PLT_NONE,           /* not a stub of a known form */
+	SPI_PLT_SLOT,           /* *to: the GOT slot it jumps through */
+	SPI_PLT_INDEX,          /* *to: the index of its .rela.plt relocation */
+	SPI_PLT_HEAD,           /* the lazy binding code: .plt's first entry */
+};
+
+/* A machine's PLT: the relocations of the GOT slots stubs jump through,
+ * and the stubs' forms.  One per folder of elf/, by machine. */
+struct spi_plt_arch {
+	uint16_t machine;       /* e_machine */
+	uint32_t irelative;     /* the IFUNC slot's type: named by its addend */
+	int (*wanted)(uint32_t type);   /* a GOT slot's relocation type */
+	/* Stub b[0..n) at addr, in .plt (lazy) or not, the section's
+	 * first entry (first) or not. */
+	enum spi_plt_to (*stub)(const uint8_t *b, size_t n, uint64_t addr,
+	    int lazy, int first, uint64_t *to);
+};
+
+extern const struct spi_plt_arch spi_x86_64_plt;       /* x86_64/ */
+
 /*
  * Fills p (zeroed by the caller; spi_elf_plt_fini frees it, also after a
  * failure) with the named stubs of f's .plt, .plt.sec and .plt.got, for
- * x86-64 files (System V psABI x86-64 §5.2, "Procedure Linkage Table";
- * other machines give none).  Each stub is decoded: its "jmp
- * *slot(%rip)" (after endbr64 and a bnd prefix) names the GOT slot, the
- * dynamic relocation of that slot (R_X86_64_JUMP_SLOT, GLOB_DAT) its
- * symbol, which gives "SYMBOL@plt"; an R_X86_64_IRELATIVE slot is named
- * after at(ctx, addend), the IFUNC whose resolver the addend is, when
- * at knows it.  A lazy IBT stub of .plt ("push $i") is the i-th
- * relocation of .rela.plt's.  The head of .plt, the lazy binding code,
- * is ".plt".  Stubs that decode to nothing stay out.  Returns 0,
+ * the machines of spi_plt_arch (others give none).  Each stub is decoded
+ * by its machine's forms to the GOT slot it jumps through, the dynamic
+ * relocation of that slot to its symbol, which gives "SYMBOL@plt"; an
+ * IFUNC slot is named after at(ctx, addend), the function whose resolver
+ * the addend is, when at knows it.  A lazy stub that pushes an index
+ * names the index-th relocation of .rela.plt.  The head of .plt, the
+ * lazy binding code, is ".plt".  Stubs that decode to nothing stay out.  Returns 0,
  * -SP_ELIMIT (more than SP_ELF_SYMS_MAX relocations), another error of
  * reading a section, or -ENOMEM.
  */
