@@ -17,6 +17,17 @@ fi
 cd "$(dirname "${BASH_SOURCE[0]}")/../.." || exit 1
 BIN=build/bin
 TMP=build/test-tmp/$TEST_SUITE
+# The tools and the test workloads (W).  A suite's "# asan:" line points
+# some tools at their ASan builds through these variables (RECORD for
+# sp-record); a suite that must use a given build says so itself.
+REC=${RECORD:-$BIN/sp-record}
+SYM=${SYM:-$BIN/sp-sym}
+FOLD=${FOLD:-$BIN/sp-fold}
+FLAME=${FLAME:-$BIN/sp-flame}
+DUMP=${DUMP:-$BIN/sp-dump}
+MERGE=${MERGE:-$BIN/sp-merge}
+TOP=${TOP:-$BIN/sp-top}
+W=build/tests
 mkdir -p "$TMP"
 
 # run CMD...: runs it, keeping stdout, stderr and status in OUT, ERR, RC.
@@ -46,6 +57,14 @@ fold_count() {
 	    if (s ~ ENVIRON["RE"]) { n += c; if (ENVIRON["RE2"] != "" && s ~ ENVIRON["RE2"]) k += c } }
 	    END { if (ENVIRON["RE2"] == "") print n + 0; else print n + 0, k + 0 }' "$1"
 }
+
+# fold_total [FILE...]: the sum of the counts of folded stacks (the
+# last field of each line), of the files or stdin.
+fold_total() { awk '{ t += $NF } END { print t + 0 }' "$@"; }
+
+# checked_samples TEXT: the samples sp-dump --check counted, from its
+# line ("...: ok: N records, M samples, ..."); empty when it has none.
+checked_samples() { grep -o '[0-9]* samples' <<<"$1" | head -1 | cut -d' ' -f1; }
 
 # fold_sum [FILE...]: the folded stacks of the files (or stdin), equal
 # stacks merged into one line with the sum of their counts, sorted (C).

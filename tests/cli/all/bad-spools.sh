@@ -7,10 +7,6 @@
 # runs it again with the ASan+UBSan builds (DUMP, SYM, FOLD, MERGE).
 . "$(dirname "$0")/../lib.bash"
 # asan: DUMP=build/asan/sp-dump/sp-dump SYM=build/asan/sp-sym/sp-sym FOLD=build/asan/sp-fold/sp-fold MERGE=build/asan/sp-merge/sp-merge
-DUMP=${DUMP:-$BIN/sp-dump}
-SYM=${SYM:-$BIN/sp-sym}
-FOLD=${FOLD:-$BIN/sp-fold}
-MERGE=${MERGE:-$BIN/sp-merge}
 # A sanitizer report must not pass for an ordinary exit 1.
 export ASAN_OPTIONS=exitcode=99:detect_leaks=1
 export UBSAN_OPTIONS=halt_on_error=1:exitcode=98:print_stacktrace=1

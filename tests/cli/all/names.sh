@@ -6,12 +6,6 @@
 # inlined C++ frames named by their qualified (linkage) names.
 . "$(dirname "$0")/../lib.bash"
 # asan: FOLD=build/asan/sp-fold/sp-fold FLAME=build/asan/sp-flame/sp-flame DUMP=build/asan/sp-dump/sp-dump
-REC=$BIN/sp-record
-SYM=$BIN/sp-sym
-FOLD=${FOLD:-$BIN/sp-fold}
-FLAME=${FLAME:-$BIN/sp-flame}
-DUMP=${DUMP:-$BIN/sp-dump}
-W=build/tests
 
 # mangled: the frames of folded text on stdin (not weighted) with a word
 # (as c++filt takes words) that starts as Itanium and Rust v0 symbols do:

@@ -2,7 +2,7 @@
 # Every tool answers --version, and refuses an option it does not know (or
 # one missing its value) in one line that names it and points to --help;
 # a number or pid out of range is refused in one line of the same form
-# (sp/tool.h), naming the option, the range and the value.
+# (sp/tool/tool.h), naming the option, the range and the value.
 . "$(dirname "$0")/../lib.bash"
 for t in sp-dump sp-flame sp-fold sp-merge sp-record sp-sym; do
 	bin=$BIN/$t

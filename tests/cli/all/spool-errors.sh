@@ -6,13 +6,6 @@
 # and say whose fault an error is (the input's, the output's, memory's).
 # asan: DUMP=build/asan/sp-dump/sp-dump SYM=build/asan/sp-sym/sp-sym FOLD=build/asan/sp-fold/sp-fold MERGE=build/asan/sp-merge/sp-merge FLAME=build/asan/sp-flame/sp-flame
 . "$(dirname "$0")/../lib.bash"
-DUMP=${DUMP:-$BIN/sp-dump}
-SYM=${SYM:-$BIN/sp-sym}
-FOLD=${FOLD:-$BIN/sp-fold}
-MERGE=${MERGE:-$BIN/sp-merge}
-FLAME=${FLAME:-$BIN/sp-flame}
-REC=$BIN/sp-record
-W=build/tests
 empty=$TMP/nothing
 mkdir -p "$empty"
 

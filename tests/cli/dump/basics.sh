@@ -1,7 +1,6 @@
 #!/usr/bin/env bash
 # sp-dump as a user runs it, on spools from mkspool and tests/bad.
 . "$(dirname "$0")/../lib.bash"
-DUMP=$BIN/sp-dump
 build/glibc/mkspool ref "$TMP/ref.spl" 100
 build/glibc/mkspool cut "$TMP/cut.spl" 100
 

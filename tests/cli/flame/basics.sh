@@ -4,7 +4,6 @@
 # Chromium (click to zoom, search) where Chromium and Node are installed.
 . "$(dirname "$0")/../lib.bash"
 # asan: FLAME=build/asan/sp-flame/sp-flame NO_BROWSER=1
-FLAME=${FLAME:-$BIN/sp-flame}
 
 # Expected values come from awk over the folded text, not from sp-flame.
 wellformed() {

@@ -4,14 +4,7 @@
 # truncated and corrupt input, and --pprof read by `go tool pprof`.
 . "$(dirname "$0")/../lib.bash"
 # asan: FOLD=build/asan/sp-fold/sp-fold
-REC=$BIN/sp-record
-DUMP=$BIN/sp-dump
-SYM=$BIN/sp-sym
-FOLD=${FOLD:-$BIN/sp-fold}
-W=build/tests
 
-# total: the sum of the counts of folded lines on stdin.
-total() { awk '{ n += $NF } END { print n + 0 }'; }
 # every line is "stack count"
 wellformed() { ! grep -qvE '^[^ ].* [0-9]+$' "$1"; }
 
@@ -29,7 +22,7 @@ check "sp-sym | sp-fold exits 0" test "$RC" -eq 0
 check "folded lines are 'stack count'" wellformed "$TMP/sym.folded"
 check "folded lines are distinct" test "$(sed 's/ [0-9]*$//' \
     "$TMP/sym.folded" | sort | uniq -d | wc -l)" -eq 0
-T=$(total <"$TMP/sym.folded")
+T=$(fold_total <"$TMP/sym.folded")
 check "folded total $T equals sp-dump's $SAMPLES samples" test "$T" -eq "$SAMPLES"
 check "root first: main;run;work_a;leaf_a" grep -q 'main;run;work_a;leaf_a' "$TMP/sym.folded"
 A=$(fold_count "$TMP/sym.folded" ';work_a(;|$)')
@@ -42,24 +35,24 @@ check "work_a/work_b split 60/40 +-5 (work_a ${PA}%)" test "$PA" -ge 55 -a "$PA"
 run $FOLD "$TMP/tree.spl"
 check "raw spool folds" test "$RC" -eq 0
 check "raw frames print as tree-O2+0xOFFSET" has "tree-O2+0x" "$OUT"
-check "raw total equals" test "$(total <"$TMP/out")" -eq "$SAMPLES"
+check "raw total equals" test "$(fold_total <"$TMP/out")" -eq "$SAMPLES"
 
 # --- filters and roots ---------------------------------------------------------
 $SYM -q -o "$TMP/sym.spl" "$TMP/tree.spl"
 PID=$($DUMP "$TMP/sym.spl" | awk '/^thread /{ print $4; exit }')
 run $FOLD --pid "$PID" "$TMP/sym.spl"
-check "--pid $PID keeps every sample" test "$(total <"$TMP/out")" -eq "$SAMPLES"
+check "--pid $PID keeps every sample" test "$(fold_total <"$TMP/out")" -eq "$SAMPLES"
 run $FOLD --pid 1 "$TMP/sym.spl"
 check "--pid 1 keeps none" test "$RC" -eq 0 -a -z "$OUT"
 run $FOLD --comm tree-O2 "$TMP/sym.spl"
-check "--comm tree-O2 keeps every sample" test "$(total <"$TMP/out")" -eq "$SAMPLES"
+check "--comm tree-O2 keeps every sample" test "$(fold_total <"$TMP/out")" -eq "$SAMPLES"
 run $FOLD --per-process "$TMP/sym.spl"
 check "--per-process roots are tree-O2-$PID" test -z "$(grep -v "^tree-O2-$PID;" "$TMP/out")"
 run $FOLD --per-thread "$TMP/sym.spl"
 check "--per-thread roots are tree-O2-$PID/$PID" has "tree-O2-$PID/$PID;" "$OUT"
 # The first and the second half: together the whole.
-H1=$($FOLD --to 0.75 "$TMP/sym.spl" | total)
-H2=$($FOLD --from 0.75 "$TMP/sym.spl" | total)
+H1=$($FOLD --to 0.75 "$TMP/sym.spl" | fold_total)
+H2=$($FOLD --from 0.75 "$TMP/sym.spl" | fold_total)
 check "--to 0.75 ($H1) + --from 0.75 ($H2) = all" test $((H1 + H2)) -eq "$SAMPLES"
 run $FOLD --max-depth 3 "$TMP/sym.spl"
 check "--max-depth 3 ends cut stacks in [deeper]" has ";[deeper] " "$OUT"
@@ -102,7 +95,7 @@ fi
 SIZE=$(stat -c %s "$TMP/sym.spl")
 head -c $((SIZE * 2 / 3)) "$TMP/sym.spl" >"$TMP/cut.spl"
 run $FOLD "$TMP/cut.spl"
-CUT=$(total <"$TMP/out")
+CUT=$(fold_total <"$TMP/out")
 check "a truncated spool folds its prefix ($CUT samples), exit 0" \
     test "$RC" -eq 0 -a "$CUT" -gt 0 -a "$CUT" -lt "$SAMPLES"
 check "and says so" has "truncated at offset 0x" "$ERR"

@@ -96,7 +96,10 @@ run "$FOLD" --chrome-trace -o "$TMP/th.trace.json" "$TMP/th.sym.spl"
 check "--chrome-trace: exit 0" test "$RC" -eq 0
 # Read as a viewer reads it, in file order: each span nests in the one
 # open before it or starts after that one ends; per thread, the spans at
-# the root last as long as its samples (a period each, 1 ms).
+# the root last at least as long as its samples (a period each, 1 ms; 5 %
+# off for the clock's jitter), and at most twice that: spans stay open
+# over a gap of up to a period between two samples, which a loaded
+# machine makes (cpu-clock samples CPU time, the trace is wall time).
 samples_by_tid=$($FOLD --per-thread "$TMP/th.sym.spl" |
     awk '{ split($1, r, ";"); n = split(r[1], p, "/"); c[p[n]] += $NF }
     END { for (t in c) print t, c[t] }' | sort)
@@ -120,15 +123,16 @@ for e in ev:
     if not st["open"]:
         st["root"] += e["dur"]
     st["open"].append(e["ts"] + e["dur"])
-off = [t for t in tracks if abs(tracks[t]["root"] / 1000 - int(want.get(t, 0))) >
-       0.05 * int(want.get(t, 0)) + 2]
+def outside(ms, n):
+    return ms < 0.95 * n - 2 or ms > 2 * n + 2
+off = [t for t in tracks if outside(tracks[t]["root"] / 1000, int(want.get(t, 0)))]
 print("tracks", len(tracks), "names", len(names), "threads", len(want))
 print("bad", bad, "off", " ".join("%s:%d/%s" % (t, tracks[t]["root"] // 1000,
       want.get(t)) for t in off[:3]) or "none")
 EOF2
 check "a track per thread, named ($(head -1 "$TMP/trace.check"))" \
     awk 'NR == 1 { exit !($2 == $6 && $4 == $6 && $2 > 1) }' "$TMP/trace.check"
-check "spans nest in file order, root spans last as long as each thread's samples ($(sed -n 2p "$TMP/trace.check"))" \
+check "spans nest in file order, root spans last as long as each thread's samples, gaps within a period kept ($(sed -n 2p "$TMP/trace.check"))" \
     grep -qx "bad 0 off none" "$TMP/trace.check"
 run "$FOLD" --chrome-trace --speedscope "$TMP/th.sym.spl"
 check "--chrome-trace --speedscope: exit 2, said" \

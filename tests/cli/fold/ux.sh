@@ -7,12 +7,6 @@
 # where the man pages say.
 # asan: FOLD=build/asan/sp-fold/sp-fold FLAME=build/asan/sp-flame/sp-flame DUMP=build/asan/sp-dump/sp-dump
 . "$(dirname "$0")/../lib.bash"
-REC=$BIN/sp-record
-SYM=$BIN/sp-sym
-FOLD=${FOLD:-$BIN/sp-fold}
-FLAME=${FLAME:-$BIN/sp-flame}
-DUMP=${DUMP:-$BIN/sp-dump}
-W=build/tests
 
 $REC -q -o "$TMP/raw.spl" -- $W/tree-O2 400 cpu 2>"$TMP/rec.err" ||
     fail "record tree-O2" "$(cat "$TMP/rec.err")"

@@ -5,11 +5,6 @@
 # inputs, truncated and garbage inputs, --skip-bad.
 . "$(dirname "$0")/../lib.bash"
 # asan: MERGE=build/asan/sp-merge/sp-merge
-REC=$BIN/sp-record
-DUMP=$BIN/sp-dump
-SYM=$BIN/sp-sym
-MERGE=${MERGE:-$BIN/sp-merge}
-W=build/tests
 
 # rec HOST FILE: records tree-O2 for 1 s on a "host" of that name.
 rec() {
@@ -83,7 +78,6 @@ check "the symbolized input's stacks keep their names" test \
 
 # Folding the merge is folding each input and adding the counts, line by
 # line (the issue's known answer), on symbolized spools.
-FOLD=${FOLD:-$BIN/sp-fold}
 $SYM -q -o "$TMP/bs.spl" "$TMP/b.spl"
 run $MERGE -o "$TMP/mss.spl" "$TMP/as.spl" "$TMP/bs.spl"
 $FOLD "$TMP/as.spl" >"$TMP/fa.txt"

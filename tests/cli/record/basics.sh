@@ -4,9 +4,6 @@
 # release binary and again with the ASan+UBSan build).
 . "$(dirname "$0")/../lib.bash"
 # asan: RECORD=build/asan/sp-record/sp-record
-REC=${RECORD:-$BIN/sp-record}
-DUMP=$BIN/sp-dump
-W=build/tests
 
 # --- a known call tree: modules, time split ----------------------------------
 # (The sample count against the CPU time, and loss at 1 kHz, are rates:
@@ -526,8 +523,7 @@ rp=$!
 before=0
 for _ in $(seq 300); do
 	sleep 0.1
-	before=$($DUMP --check "$TMP/killed.spl" 2>/dev/null |
-	    grep -o '[0-9]* samples' | cut -d' ' -f1)
+	before=$(checked_samples "$($DUMP --check "$TMP/killed.spl" 2>/dev/null)")
 	[ "${before:-0}" -ge 100 ] && break
 done
 kill -9 $rp
@@ -538,7 +534,7 @@ check "the spool held 100 samples within 30 s of the start (${before:-0})" \
 run $DUMP --check "$TMP/killed.spl"
 check "a SIGKILLed recording reads back" test "$RC" -eq 0
 check "its truncated tail is reported" has "truncated at offset" "$ERR"
-n=$(grep -o '[0-9]* samples' <<<"$OUT" | cut -d' ' -f1)
+n=$(checked_samples "$OUT")
 check "the samples written before the kill are there ($n >= ${before:-0})" \
     test "${n:-0}" -ge "${before:-1}" -a "${n:-0}" -ge 1
 

@@ -11,7 +11,6 @@
 # asan: REC=build/asan/sp-record/sp-record
 . "$(dirname "$0")/../lib.bash"
 REC=${REC:-$BIN/sp-record} SYM=$BIN/sp-sym FOLD=$BIN/sp-fold DUMP=$BIN/sp-dump
-W=build/tests
 
 run "$REC" --help
 check "--help names -G, --cgroup" has "-G, --cgroup PATH" "$OUT"
@@ -67,8 +66,14 @@ check "the RECORDING record says cgroup" grep -q '^recording: .*cgroup' <<<"$OUT
 "$SYM" --bundle /nonexistent -o "$TMP/nob.spl" "$TMP/c.spl" 2>/dev/null
 "$FOLD" --per-process "$TMP/nob.spl" >"$TMP/nob.fold"
 
-a=$(awk '$1 ~ /^tree-O2-/ && /;leaf_a/ { n += $NF } END { print n + 0 }' "$TMP/c.fold")
-b=$(awk '$1 ~ /^tree-O2-/ && /;leaf_b/ { n += $NF } END { print n + 0 }' "$TMP/c.fold")
+# proc_count FOLD PROC [FRAME]: the samples of processes named PROC (in
+# sp-fold --per-process's output) whose stacks pass through FRAME.
+proc_count() {
+	awk -v p="$2" -v f="${3:-}" '{ r = $1; sub(/;.*/, "", r); sub(/-[0-9]+$/, "", r) }
+	    r == p && (f == "" || index($0, ";" f)) { n += $NF } END { print n + 0 }' "$1"
+}
+a=$(proc_count "$TMP/c.fold" tree-O2 leaf_a)
+b=$(proc_count "$TMP/c.fold" tree-O2 leaf_b)
 if [ $((a + b)) -lt 150 ]; then
 	skip "tree's split in the cgroup" "$((a + b)) samples in 3 s: the machine is too busy"
 else
@@ -76,7 +81,7 @@ else
 fi
 check "the outside tree (pid $tp) is not recorded" \
     test -z "$(grep "^tree-O2-$tp;" "$TMP/c.fold")"
-hot=$(awk '$1 ~ /^split-/ && /;hot_a/ { n += $NF } END { print n + 0 }' "$TMP/c.fold")
+hot=$(proc_count "$TMP/c.fold" split hot_a)
 check "split, started in the cgroup after the recording began, is recorded ($hot samples in hot_a)" \
     test "$hot" -gt 20
 others=$(awk '{ r = $1; sub(/;.*/, "", r); sub(/-[0-9]+$/, "", r) }
@@ -84,7 +89,7 @@ others=$(awk '{ r = $1; sub(/;.*/, "", r); sub(/-[0-9]+$/, "", r) }
     END { print n + 0 }' "$TMP/c.fold")
 check "no process outside the cgroup: $others samples of others" test "$others" -eq 0
 
-ns=$(awk '$1 ~ /^tree-ns-/ && /;leaf_a/ { n += $NF } END { print n + 0 }' "$TMP/c.fold")
+ns=$(proc_count "$TMP/c.fold" tree-ns leaf_a)
 check "the namespaced process, in the child cgroup, is named from the bundle ($ns samples in leaf_a)" \
     test "$ns" -gt 20
 check "its build-id is recorded" \
@@ -92,11 +97,11 @@ check "its build-id is recorded" \
 id=$(grep -o "build-id [0-9a-f]\{40\} .*/tree-ns$" <<<"$OUT" | head -1 | cut -d" " -f2)
 check "the bundle keeps its binary, which the host cannot see (binaries/${id:-?})" \
     test -n "$id" -a -s "$TMP/b/binaries/$id" -a ! -e "$root/tree-ns"
-jit=$(awk '$1 ~ /^jit-/ && /;jit_spin_loop/ { n += $NF } END { print n + 0 }' "$TMP/c.fold")
+jit=$(proc_count "$TMP/c.fold" jit jit_spin_loop)
 check "the namespaced JIT's frames are named from its own /tmp/perf-1.map, kept in the bundle ($jit samples in jit_spin_loop; $(ls "$TMP/b/perf-maps" 2>/dev/null | tr '\n' ' '))" \
     test "$jit" -gt 20
-nsall=$(awk '$1 ~ /^tree-ns-/ { n += $NF } END { print n + 0 }' "$TMP/nob.fold")
-nsnamed=$(awk '$1 ~ /^tree-ns-/ && /;leaf_a/ { n += $NF } END { print n + 0 }' "$TMP/nob.fold")
+nsall=$(proc_count "$TMP/nob.fold" tree-ns)
+nsnamed=$(proc_count "$TMP/nob.fold" tree-ns leaf_a)
 check "without the bundle its frames stay addresses ($nsnamed of $nsall samples named leaf_a)" \
     test "$nsall" -gt 20 -a "$nsnamed" -eq 0
 done_testing

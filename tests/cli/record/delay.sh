@@ -6,9 +6,6 @@
 # a -D 600 recording lies at least 600 ms after that start.
 . "$(dirname "$0")/../lib.bash"
 # asan: RECORD=build/asan/sp-record/sp-record
-REC=${RECORD:-$BIN/sp-record}
-DUMP=$BIN/sp-dump
-W=build/tests
 
 # rel_ms SPOOL: each sample's time in ms after the recording's start.
 rel_ms() {

@@ -6,11 +6,6 @@
 # what the workload says it did or with its CPU time, never with the wall
 # clock: the machine is shared.
 . "$(dirname "$0")/../lib.bash"
-REC=${RECORD:-$BIN/sp-record}
-DUMP=$BIN/sp-dump
-SYM=$BIN/sp-sym
-FOLD=$BIN/sp-fold
-W=build/tests
 # A copy of tree at a path of this suite's own, for the checks that look
 # for a leftover workload by its command line (pgrep): another suite, or
 # another checkout, may be running build/tests/tree meanwhile.
@@ -39,7 +34,7 @@ for m in $moments; do
 	kill -9 -- -$rp 2>/dev/null
 	wait $rp 2>/dev/null
 	run $DUMP --check "$f"
-	n=$(grep -o '[0-9]* samples' <<<"$OUT" | cut -d' ' -f1)
+	n=$(checked_samples "$OUT")
 	[ "$RC" -eq 0 ] && ok=$((ok + 1))
 	has "truncated at offset" "$ERR" && truncated=$((truncated + 1))
 	series="$series $m:${n:--}"

@@ -12,10 +12,7 @@
 # 64 MiB.  tests/run.sh runs it again with the ASan+UBSan sp-record.
 . "$(dirname "$0")/../lib.bash"
 # asan: RECORD=build/asan/sp-record/sp-record
-REC=${RECORD:-$BIN/sp-record}
-DUMP=$BIN/sp-dump
 MUT=build/glibc/elfmut
-W=build/tests
 export ASAN_OPTIONS=exitcode=99:detect_leaks=1
 export UBSAN_OPTIONS=halt_on_error=1:exitcode=98:print_stacktrace=1
 LIMIT=120	# seconds for one recording: only a hang gets near it

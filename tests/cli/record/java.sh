@@ -2,11 +2,6 @@
 # OpenJDK 17's JIT recorded through the kernel (issue 14, item 4), and
 # what the summary says when a JIT's frames cannot be unwound.
 . "$(dirname "$0")/../lib.bash"
-REC=$BIN/sp-record
-DUMP=$BIN/sp-dump
-SYM=$BIN/sp-sym
-FOLD=$BIN/sp-fold
-W=build/tests
 
 # share SPOOL: complete stacks in percent of samples.
 share() {

@@ -3,9 +3,6 @@
 # JIT code) unwind into their real callers, in their prologues, bodies and
 # epilogues alike.
 . "$(dirname "$0")/../lib.bash"
-REC=${RECORD:-$BIN/sp-record}
-DUMP=$BIN/sp-dump
-W=build/tests
 
 # pairs SPOOL MODULE: "LEAF CALLER" offsets (decimal) of each sample's
 # frames #0 and #1 in MODULE; a caller elsewhere prints as -1.

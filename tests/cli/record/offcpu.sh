@@ -107,7 +107,7 @@ check "off CPU, nap blocks in nanosleep, pipe_wait in read, lock_wait in a futex
     -n "$(grep ';lock_wait;.*futex\|;lock_wait;.*lock_wait' "$TMP/off.fold")"
 # Together the main thread's time adds up to its wall time.
 wall=$(awk '{ print $3 }' "$TMP/measured")
-sum=$(awk '{ n += $NF } END { print n + 0 }' "$TMP/both.fold")
+sum=$(fold_total "$TMP/both.fold")
 check "both: the main thread's nanoseconds ($sum) are its wall time ($wall) within 5 %" \
     awk -v s="$sum" -v w="$wall" 'BEGIN { exit !(w > 0 && s > 0.95 * w && s < 1.05 * w) }'
 
@@ -125,7 +125,7 @@ if command -v go >/dev/null; then
 	go tool pprof -sample_index=off_cpu -top -nodecount=100000 \
 	    "$TMP/oc.pb.gz" >"$TMP/top" 2>"$TMP/pp.err"
 	"$FOLD" --off-cpu "$TMP/oc.sym.spl" >"$TMP/offall.fold" 2>/dev/null
-	offns=$(awk '{ n += $NF } END { print n }' "$TMP/offall.fold")
+	offns=$(fold_total "$TMP/offall.fold")
 	napns=$(awk '/;run;nap;/ { n += $NF } END { print n }' "$TMP/offall.fold")
 	# -top prints cumulative time in its own unit; the flat share of
 	# the total is comparable.

@@ -7,10 +7,6 @@
 # read through them).
 . "$(dirname "$0")/../lib.bash"
 # asan: RECORD=build/asan/sp-record/sp-record SYM=build/asan/sp-sym/sp-sym
-REC=${RECORD:-$BIN/sp-record}
-DUMP=$BIN/sp-dump
-SYM=${SYM:-$BIN/sp-sym}
-W=build/tests
 export ASAN_OPTIONS=detect_leaks=1
 # ASan reserves terabytes of address space: no ulimit -v under it.
 case $SYM in *asan*) VMEM=unlimited ;; *) VMEM=262144 ;; esac

@@ -3,10 +3,6 @@
 # 12): the pyenv builds found on the machine, running
 # tests/workloads/pytree.py.  A version that is not installed is a SKIP.
 . "$(dirname "$0")/../lib.bash"
-REC=$BIN/sp-record
-DUMP=$BIN/sp-dump
-SYM=$BIN/sp-sym
-FOLD=$BIN/sp-fold
 PYW=tests/workloads/pytree.py
 
 
@@ -38,13 +34,13 @@ else
 	    test "${n:-0}" -gt 0 -a $((t * 100)) -le $((n * 5))
 	$SYM "$TMP/py312.spl" 2>"$TMP/py312.sym" | $FOLD >"$TMP/py312.folded"
 	rm -f "/tmp/perf-$ppid.map"
-	all=$(awk '{ t += $NF } END { print t + 0 }' "$TMP/py312.folded")
+	all=$(fold_total "$TMP/py312.folded")
 	a=$(under "$TMP/py312.folded" work_a)
 	b=$(under "$TMP/py312.folded" work_b)
 	check "python3.12 -X perf: most stacks pass through the Python functions ($((a + b)) of $all)" \
 	    test "$all" -gt 0 -a $(((a + b) * 10)) -ge $((all * 9))
 	ok=$(grep -E '^_start;.*;<module>;(.*;)?main;(.*;)?work_[ab];(.*;)?leaf_[ab]( |;)' \
-	    "$TMP/py312.folded" | awk '{ t += $NF } END { print t + 0 }')
+	    "$TMP/py312.folded" | fold_total)
 	check "python3.12 -X perf: they run from _start through <module>, main, work_* to leaf_* ($ok of $((a + b)))" \
 	    test $((a + b)) -gt 0 -a $((ok * 100)) -ge $(((a + b) * 99))
 	check "python3.12 -X perf: work_a takes 60% (5 points or 4 sd) ($a vs $b)" \
@@ -55,7 +51,7 @@ else
 	check "python3.12 -X perf: no eval loop between the Python frames ($inner stacks)" \
 	    test "$inner" -eq 0
 	leaf=$(grep -E ';leaf_[ab];_PyEval_EvalFrameDefault [0-9]+$' "$TMP/py312.folded" |
-	    awk '{ t += $NF } END { print t + 0 }')
+	    fold_total)
 	check "python3.12 -X perf: the eval loop stays where it is the leaf ($leaf samples)" \
 	    test "$leaf" -gt 0
 fi
@@ -72,15 +68,15 @@ else
 	check "python3.11: recorded (exit $RC)" test "$RC" -eq 0
 	$SYM "$TMP/py311.spl" 2>/dev/null | $FOLD >"$TMP/py311.folded"
 	$SYM "$TMP/py311.spl" 2>/dev/null | $FOLD --show-hidden >"$TMP/py311.all"
-	all=$(awk '{ t += $NF } END { print t + 0 }' "$TMP/py311.folded")
+	all=$(fold_total "$TMP/py311.folded")
 	ev=$(grep -E ';_PyEval_EvalFrameDefault [0-9]+$' "$TMP/py311.folded" |
-	    awk '{ t += $NF } END { print t + 0 }')
+	    fold_total)
 	check "python3.11: the eval loop's own time is shown ($ev of $all samples)" \
 	    test "$all" -gt 0 -a $((ev * 10)) -ge "$all"
 	check "python3.11: by default as with --show-hidden (no Python frames)" \
 	    cmp -s "$TMP/py311.folded" "$TMP/py311.all"
 	c=$(grep -E '^_start;__libc_start_main;__libc_start_call_main [0-9]+$' "$TMP/py311.folded" |
-	    awk '{ t += $NF } END { print t + 0 }')
+	    fold_total)
 	check "python3.11: no time lands on __libc_start_call_main ($c)" test "$c" -eq 0
 fi
 

@@ -3,9 +3,6 @@
 # registers and stack bytes; build/glibc/unwreplay unwinds them again
 # without the process and must find exactly the frames the recorder wrote.
 . "$(dirname "$0")/../lib.bash"
-REC=${RECORD:-$BIN/sp-record}
-DUMP=$BIN/sp-dump
-W=build/tests
 REPLAY=build/glibc/unwreplay
 
 val() { grep "^$1=" <<<"$OUT" | cut -d= -f2; }

@@ -5,9 +5,6 @@
 # kernel.  RECORD=path picks the binary (an older one fails these checks).
 # asan: RECORD=build/asan/sp-record/sp-record
 . "$(dirname "$0")/../lib.bash"
-REC=${RECORD:-$BIN/sp-record}
-DUMP=$BIN/sp-dump
-W=build/tests
 
 # files_in DIR: what DIR holds, hidden files too, one line.
 files_in() { ls -A "$1" | tr '\n' ' '; }

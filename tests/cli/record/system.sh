@@ -9,7 +9,6 @@
 # asan: REC=build/asan/sp-record/sp-record
 . "$(dirname "$0")/../lib.bash"
 REC=${REC:-$BIN/sp-record} SYM=$BIN/sp-sym FOLD=$BIN/sp-fold DUMP=$BIN/sp-dump
-W=build/tests
 
 run "$REC" --help
 check "--help names -a, --all-cpus" has "-a, --all-cpus" "$OUT"

@@ -7,9 +7,6 @@
 # and the fix.  record/basics.sh checks the same as nobody when the host is
 # already at 2; this test makes it so, and checks the frames.
 . "$(dirname "$0")/../lib.bash"
-REC=${RECORD:-$BIN/sp-record}
-DUMP=$BIN/sp-dump
-W=build/tests
 U=spunpriv
 
 

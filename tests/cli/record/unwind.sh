@@ -8,9 +8,6 @@
 # main's caller where that has no CFI), and a known call tree must keep
 # its split.
 . "$(dirname "$0")/../lib.bash"
-REC=${RECORD:-$BIN/sp-record}
-DUMP=$BIN/sp-dump
-W=build/tests
 
 # to_offsets FILE: turns spec lines "LABEL MODULE START END" with ELF
 # addresses into file offsets (sp-dump names frames MODULE+FILE_OFFSET),

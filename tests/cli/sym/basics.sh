@@ -4,10 +4,6 @@
 # perf maps (JIT and a fake Python runtime), --strict, reruns and pipes.
 . "$(dirname "$0")/../lib.bash"
 # asan: SYM=build/asan/sp-sym/sp-sym
-REC=$BIN/sp-record
-DUMP=$BIN/sp-dump
-SYM=${SYM:-$BIN/sp-sym}
-W=build/tests
 # Figures for the record: frames by origin.
 figures() { echo "figures $1: $($SYM -o /dev/null "${@:2}" 2>&1 | head -1)"; }
 

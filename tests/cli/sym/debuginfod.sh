@@ -5,10 +5,6 @@
 # elfutils' client shares; a server that is down, one that lies, https.
 . "$(dirname "$0")/../lib.bash"
 # asan: SYM=build/asan/sp-sym/sp-sym
-REC=$BIN/sp-record
-DUMP=$BIN/sp-dump
-SYM=${SYM:-$BIN/sp-sym}
-FOLD=$BIN/sp-fold
 
 # status PORT PATH: the HTTP status of GET PATH on the loopback, or 000.
 status() {

@@ -9,10 +9,6 @@
 # the ASan+UBSan sp-sym (SYM).
 . "$(dirname "$0")/../lib.bash"
 # asan: SYM=build/asan/sp-sym/sp-sym
-REC=$BIN/sp-record
-DUMP=$BIN/sp-dump
-FOLD=$BIN/sp-fold
-SYM=${SYM:-$BIN/sp-sym}
 MUT=build/glibc/elfmut
 export ASAN_OPTIONS=exitcode=99:detect_leaks=1
 export UBSAN_OPTIONS=halt_on_error=1:exitcode=98:print_stacktrace=1
