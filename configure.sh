@@ -117,8 +117,14 @@ write_gen() {
         # The checks read the headers too.
         echo "build build/analyze/sources: phony $(echo $srcs) $(printf '%s/main.c ' "${tools[@]}")" \
             "$(find libsp -name '*.h' | LC_ALL=C sort | xargs)"
-        # The white-box tests (grep -l fails when there are none).
-        wb=" $(grep -l '^#include "[^"]*_int\.h"' tests/unit/*.c | xargs || :) "
+        # The white-box tests (grep -l fails when there are none): those
+        # that include a private header, themselves or through a header
+        # of theirs.
+        local wbh
+        wbh=$(grep -l '^#include "[^"]*_int\.h"' tests/unit/*.h | sed 's|.*/||' | xargs || :)
+        wb=" $( { grep -l '^#include "[^"]*_int\.h"' tests/unit/*.c
+            for f in $wbh; do grep -l "^#include \"$f\"" tests/unit/*.c; done; } |
+            LC_ALL=C sort -u | xargs || :) "
         for v in glibc asan; do
             objs=
             for f in tests/unit/*.c tests/refspool.c; do

@@ -21,9 +21,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <sp/process.h>
-#include <sp/recorder.h>
-#include <sp/writer.h>
+#include <sp/common/process.h>
+#include <sp/record/recorder.h>
+#include <sp/spool/writer.h>
 
 /* Starts argv suspended, opens its events, lets it exec: its pid, or -1. */
 static pid_t

@@ -16,9 +16,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <sp/recorder.h>
-#include <sp/version.h>
-#include <sp/writer.h>
+#include <sp/record/recorder.h>
+#include <sp/tool/version.h>
+#include <sp/spool/writer.h>
 
 int
 main(int argc, char **argv)

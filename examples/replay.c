@@ -8,7 +8,7 @@
  */
 #include <stdio.h>
 
-#include <sp/replay.h>
+#include <sp/spool/replay.h>
 
 int
 main(int argc, char **argv)

@@ -10,8 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include <sp/format.h>
-#include <sp/snapshot.h>
+#include <sp/spool/format.h>
+#include <sp/spool/snapshot.h>
 
 struct count {
 	uint32_t stack;

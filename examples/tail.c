@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include <sp/format.h>
-#include <sp/tail.h>
+#include <sp/spool/format.h>
+#include <sp/spool/tail.h>
 
 int
 main(int argc, char **argv)

@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <sp/snapshot.h>
-#include <sp/symbolizer.h>
+#include <sp/spool/snapshot.h>
+#include <sp/sym/symbolizer.h>
 
 struct toy {
 	unsigned long lookups, batches;

@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "sp/dwarf.h"
+#include "dwarf/debuginfo_int.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -31,10 +31,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		b[i]->p = data + off;
 		off += b[i]->len;
 	}
-	if (sp_dwarf_open(&s, &d) != 0)
+	if (spi_dwarf_open(&s, &d) != 0)
 		return 0;
 	for (i = 0; i < 8; i++)
-		(void)sp_dwarf_lookup(d, addr[i % 4] + i / 4, f, 1 + i);
-	sp_dwarf_free(d);
+		(void)spi_dwarf_lookup(d, addr[i % 4] + i / 4, f, 1 + i);
+	spi_dwarf_free(d);
 	return 0;
 }

@@ -4,7 +4,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "sp/dwarf.h"
+#include "dwarf/debuginfo_int.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -33,10 +33,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	s.abbrev = (struct sp_dwarf_bytes){ abbrev, sizeof(abbrev) };
 	s.line = (struct sp_dwarf_bytes){ data + 8, size - 8 };
 	s.str = s.line_str = s.str_offsets = s.line;	/* names resolve */
-	if (sp_dwarf_open(&s, &d) != 0)
+	if (spi_dwarf_open(&s, &d) != 0)
 		return 0;
 	for (i = 0; i < sizeof(delta) / sizeof(delta[0]); i++)
-		(void)sp_dwarf_lookup(d, addr + delta[i], f, 8);
-	sp_dwarf_free(d);
+		(void)spi_dwarf_lookup(d, addr + delta[i], f, 8);
+	spi_dwarf_free(d);
 	return 0;
 }

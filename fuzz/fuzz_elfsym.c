@@ -4,8 +4,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "sp/elffile.h"
-#include "sp/elfsym.h"
+#include "elf/elf_int.h"
+#include "elf/elfsym_int.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -24,31 +24,31 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t i, len;
 	uint32_t crc;
 
-	if (sp_elf_file_open_mem(data, size, &f, NULL) != 0)
+	if (spi_elf_file_open_mem(data, size, &f, NULL) != 0)
 		return 0;
-	(void)sp_elf_file_build_id(f, &p, &len);
-	if (sp_elf_file_debuglink(f, &name, &crc) == 0 && strchr(name, '/'))
+	(void)spi_elf_file_build_id(f, &p, &len);
+	if (spi_elf_file_debuglink(f, &name, &crc) == 0 && strchr(name, '/'))
 		__builtin_trap();
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		(void)sp_elf_file_section(f, names[i], &p, &len);
-	(void)sp_elf_file_has_debug(f);
-	(void)sp_elf_file_vaddr(f, size / 2, &v);
-	(void)sp_elf_file_exec_vaddr(f, size / 2, &v);
+		(void)spi_elf_file_section(f, names[i], &p, &len);
+	(void)spi_elf_file_has_debug(f);
+	(void)spi_elf_file_vaddr(f, size / 2, &v);
+	(void)spi_elf_file_exec_vaddr(f, size / 2, &v);
 	if (size >= 32) /* e_entry: where real files have a symbol */
 		memcpy(&entry, data + 24, sizeof(entry));
-	(void)sp_elf_file_section_addr(f, ".plt", &plt);
-	if (sp_elf_syms_load(f, &s) == 0) {
+	(void)spi_elf_file_section_addr(f, ".plt", &plt);
+	if (spi_elf_syms_load(f, &s) == 0) {
 		/* Where real files have symbols, and their PLT stubs. */
 		for (i = 0; i < 48; i++) {
 			uint64_t a = (i % 3 == 0 ? entry : i % 3 == 1 ? v : plt) +
 			    (i / 3) * 8;
 
-			name = sp_elf_syms_find(s, a, &start);
+			name = spi_elf_syms_find(s, a, &start);
 			if (name != NULL && (start > a || name[0] == '\0'))
 				__builtin_trap();
 		}
-		sp_elf_syms_free(s);
+		spi_elf_syms_free(s);
 	}
-	sp_elf_file_free(f);
+	spi_elf_file_free(f);
 	return 0;
 }

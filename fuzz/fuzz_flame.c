@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sp/flame.h"
+#include "sp/report/flame.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

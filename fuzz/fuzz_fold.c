@@ -4,9 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "sp/fold.h"
-#include "sp/pprof.h"
-#include "sp/speedscope.h"
+#include "sp/report/fold.h"
+#include "sp/report/pprof.h"
+#include "sp/report/speedscope.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

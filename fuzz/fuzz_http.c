@@ -7,7 +7,7 @@
 #include <unistd.h>
 #include <sys/mman.h>
 
-#include "sp/debuginfod.h"
+#include "sp/sym/debuginfod.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

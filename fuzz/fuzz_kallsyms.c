@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sp/kallsyms.h"
+#include "sym/kallsyms_int.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -16,21 +16,21 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint64_t a, start;
 	size_t i;
 
-	if (sp_kallsyms_parse((const char *)data, size, &k) != 0)
+	if (spi_kallsyms_parse((const char *)data, size, &k) != 0)
 		return 0;
-	for (i = 0; sp_kallsyms_symbol(k, i, &s) == 0; p = s, i++)
+	for (i = 0; spi_kallsyms_symbol(k, i, &s) == 0; p = s, i++)
 		if (s.end <= s.start || s.name[0] == '\0' || (i > 0 &&
 		    (p.start == s.start ? p.end != s.end : p.end > s.start)) ||
-		    sp_kallsyms_find(k, s.start, &start, NULL) == NULL ||
+		    spi_kallsyms_find(k, s.start, &start, NULL) == NULL ||
 		    start != s.start ||
-		    sp_kallsyms_find(k, s.end - 1, &start, NULL) == NULL ||
+		    spi_kallsyms_find(k, s.end - 1, &start, NULL) == NULL ||
 		    start != s.start)
 			abort();
 	for (i = 0; i + 8 <= size && i < 512; i += 8) {
 		memcpy(&a, data + i, 8);
-		if (sp_kallsyms_find(k, a, &start, NULL) != NULL && start > a)
+		if (spi_kallsyms_find(k, a, &start, NULL) != NULL && start > a)
 			abort();
 	}
-	sp_kallsyms_free(k);
+	spi_kallsyms_free(k);
 	return 0;
 }

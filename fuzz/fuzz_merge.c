@@ -8,7 +8,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "sp/merge.h"
+#include "sp/spool/merge.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

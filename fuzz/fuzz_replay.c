@@ -2,7 +2,7 @@
 /* Replay over arbitrary bytes: records come in order, references hold. */
 #include <stdlib.h>
 
-#include "sp/replay.h"
+#include "sp/spool/replay.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -26,7 +26,7 @@
 
 #include "record/perf_int.h"
 #include "record/rec_decode_int.h"
-#include "sp/error.h"
+#include "sp/common/error.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

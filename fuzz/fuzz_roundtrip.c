@@ -13,8 +13,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "sp/snapshot.h"
-#include "sp/writer.h"
+#include "sp/spool/snapshot.h"
+#include "sp/spool/writer.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -2,7 +2,7 @@
 /* Snapshot over arbitrary bytes: no crash, and a success is consistent. */
 #include <stdlib.h>
 
-#include "sp/snapshot.h"
+#include "sp/spool/snapshot.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

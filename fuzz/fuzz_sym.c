@@ -11,7 +11,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "sp/sym.h"
+#include "sp/sym/sym.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

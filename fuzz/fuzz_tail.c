@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "sp/snapshot.h"
-#include "sp/tail.h"
+#include "sp/spool/snapshot.h"
+#include "sp/spool/tail.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

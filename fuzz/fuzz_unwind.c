@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /* The unwinder on stack bytes and registers against the CFI of an ELF
  * image, both from the input: bias u64, image length u32, image,
- * SP_REG_COUNT registers (u64), stack bytes.  Seeds are real recorded
+ * SPI_PERF_NREGS registers (u64), stack bytes.  Seeds are real recorded
  * stacks (tests/unwreplay -s). */
 #include <stdlib.h>
 #include <string.h>
 
-#include "sp/cfi.h"
-#include "sp/elffile.h"
-#include "sp/unwind.h"
+#include "elf/elf_int.h"
+#include "unwind/cfi_table_int.h"
+#include "unwind/unwind_int.h"
 
 /* The fields are little-endian and read with memcpy. */
 #if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
@@ -103,18 +103,18 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	c.len = (size_t)rd(&in, 4);
 	c.img = take(&in, c.len);
 	if (in.err ||
-	    sp_elf_file_open_mem(c.img, c.len, &ef, NULL) != 0 ||
-	    sp_cfi_table_open(ef, &t) != 0)
+	    spi_elf_file_open_mem(c.img, c.len, &ef, NULL) != 0 ||
+	    spi_cfi_table_open(ef, &t) != 0)
 		return 0;
 	c.t = t;
-	for (i = 0; i < SP_REG_COUNT; i++)
+	for (i = 0; i < SPI_PERF_NREGS; i++)
 		regs.r[i] = rd(&in, 8);
 	stk.data = data + in.pos;
 	stk.len = in.err ? 0 : in.len - in.pos;
 	memset(&st, 0, sizeof(st));
 	/* No row cache: its 1 MiB would dominate each run, and the unit
 	 * and CLI tests cover it. */
-	sp_unwind_dwarf(&regs, &stk, &lk, ips, 256, &res, &st);
-	sp_cfi_table_free(t);
+	spi_unwind_dwarf(&regs, &stk, &lk, ips, 256, &res, &st);
+	spi_cfi_table_free(t);
 	return 0;
 }

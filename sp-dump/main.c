@@ -8,11 +8,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sp/demangle.h"
-#include "sp/format.h"
-#include "sp/output.h"
-#include "sp/replay.h"
-#include "sp/tool.h"
+#include "sp/common/output.h"
+#include "sp/report/demangle.h"
+#include "sp/spool/format.h"
+#include "sp/spool/replay.h"
+#include "sp/tool/tool.h"
 
 #define MAX_DEPTH 4096
 

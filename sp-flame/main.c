@@ -10,10 +10,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sp/demangle.h"
-#include "sp/flame.h"
-#include "sp/output.h"
-#include "sp/tool.h"
+#include "sp/common/output.h"
+#include "sp/report/demangle.h"
+#include "sp/report/flame.h"
+#include "sp/tool/tool.h"
 
 struct opts {
 	struct sp_flame_svg_opts svg;

@@ -10,13 +10,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sp/demangle.h"
-#include "sp/fold.h"
-#include "sp/output.h"
-#include "sp/pprof.h"
-#include "sp/speedscope.h"
-#include "sp/replay.h"
-#include "sp/tool.h"
+#include "sp/common/output.h"
+#include "sp/report/demangle.h"
+#include "sp/report/fold.h"
+#include "sp/report/pprof.h"
+#include "sp/report/speedscope.h"
+#include "sp/spool/replay.h"
+#include "sp/tool/tool.h"
 
 struct opts {
 	struct sp_fold_options fo;

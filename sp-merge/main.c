@@ -10,9 +10,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sp/merge.h"
-#include "sp/output.h"
-#include "sp/tool.h"
+#include "sp/common/output.h"
+#include "sp/spool/merge.h"
+#include "sp/tool/tool.h"
 
 struct opts {
 	const char *out;

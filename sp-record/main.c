@@ -13,11 +13,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sp/process.h"
-#include "sp/recorder.h"
-#include "sp/writer.h"
-#include "sp/output.h"
-#include "sp/tool.h"
+#include "sp/common/output.h"
+#include "sp/common/process.h"
+#include "sp/record/recorder.h"
+#include "sp/spool/writer.h"
+#include "sp/tool/tool.h"
 
 #define NICE_BOOST (-10)
 

@@ -10,11 +10,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "sp/debugfind.h"
-#include "sp/replay.h"
-#include "sp/sym.h"
-#include "sp/output.h"
-#include "sp/tool.h"
+#include "sp/common/output.h"
+#include "sp/spool/replay.h"
+#include "sp/sym/sym.h"
+#include "sp/tool/tool.h"
 
 #define MAX_PIDS 256
 

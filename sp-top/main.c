@@ -19,13 +19,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sp/output.h"
-#include "sp/recorder.h"
-#include "sp/symbolizer.h"
-#include "sp/tail.h"
-#include "sp/tool.h"
-#include "sp/top.h"
-#include "sp/writer.h"
+#include "sp/common/output.h"
+#include "sp/record/recorder.h"
+#include "sp/report/top.h"
+#include "sp/spool/tail.h"
+#include "sp/spool/writer.h"
+#include "sp/sym/symbolizer.h"
+#include "sp/tool/tool.h"
 
 #define BATCH 1024
 

@@ -15,17 +15,25 @@ shift 3
 cd "$(dirname "$0")/.." || exit 1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-for h in libsp/include/sp/*.h; do
+for h in libsp/include/sp/*.h libsp/include/sp/*/*.h; do
 	case " $noinst " in *" $h "*) continue ;; esac
 	echo "#include \"${h#libsp/include/}\""
 done >"$tmp/all.c"
+# The umbrella header includes every other installed one.
+bad=0
+want=$(grep -v '"sp/stackpulse.h"' "$tmp/all.c" | LC_ALL=C sort)
+got=$(grep '^#include "sp/' libsp/include/sp/stackpulse.h | LC_ALL=C sort)
+if [ "$want" != "$got" ]; then
+	echo "sp/stackpulse.h does not include exactly the installed headers:"
+	diff <(echo "$want") <(echo "$got") | sed -n 's/^[<>]/    &/p'
+	bad=1
+fi
 "$cc" -std=c11 -D_GNU_SOURCE -Ilibsp/include "$@" -aux-info "$tmp/aux" \
     -fsyntax-only "$tmp/all.c" || { echo "the installed headers do not compile together"; exit 1; }
 grep -F '/* libsp/include/sp/' "$tmp/aux" |
     grep -oE '\bsp_[a-z0-9_]+ \(' | sed 's/ ($//' | sort -u >"$tmp/declared"
 nm -g --defined-only "$lib" | awk 'NF == 3 && $2 ~ /[A-Z]/ { print $3 }' |
     sort -u >"$tmp/exported"
-bad=0
 while read -r s; do
 	case $s in
 	spi_*) ;;

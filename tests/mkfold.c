@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sp/writer.h"
+#include "sp/spool/writer.h"
 
 #define NFUNC 4096
 #define NTHREADS 8

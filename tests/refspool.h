@@ -9,8 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sp/spool.h"
-#include "sp/writer.h"
+#include "sp/spool/spool.h"
+#include "sp/spool/writer.h"
 
 /* The reference header: start_mono_ns 1000, host "testhost". */
 void ref_header(struct sp_header *h);

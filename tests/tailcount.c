@@ -8,7 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sp/tail.h"
+#include "sp/spool/tail.h"
 
 int
 main(int argc, char **argv)

@@ -6,7 +6,7 @@
  * For every sample with a raw stack it rebuilds the process's mappings
  * from the MODULE records, opens each module's file on this host (its
  * build-id must equal the recorded one), unwinds the registers and stack
- * bytes with sp_unwind_dwarf exactly as the recorder does, and compares
+ * bytes with spi_unwind_dwarf exactly as the recorder does, and compares
  * the user frames with those the recorder stored.  It prints key=value
  * lines: how many replays matched, the complete-stack share (and how
  * many samples the kernel copied no stack for), and the cost
@@ -26,10 +26,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sp/cfi.h"
-#include "sp/elffile.h"
-#include "sp/replay.h"
-#include "sp/unwind.h"
+#include "elf/elf_int.h"
+#include "sp/spool/replay.h"
+#include "unwind/cfi_table_int.h"
+#include "unwind/unwind_int.h"
 
 #define MAX_FRAMES 1024
 
@@ -100,12 +100,12 @@ file_cfi(struct replay *r, const char *path, const struct sp_module *m)
 	memcpy(f->id, m->build_id, f->idlen);
 	f->next = r->files;
 	r->files = f;
-	if (sp_elf_file_open(path, &ef, NULL) == 0) {
+	if (spi_elf_file_open(path, &ef, NULL) == 0) {
 		/* A rebuilt file would unwind the wrong code: same id only. */
-		if (sp_elf_file_build_id(ef, &id, &n) != 0 ||
+		if (spi_elf_file_build_id(ef, &id, &n) != 0 ||
 		    n != f->idlen || memcmp(id, f->id, n) != 0)
-			sp_elf_file_free(ef);
-		else if (sp_cfi_table_open(ef, &f->cfi) != 0)
+			spi_elf_file_free(ef);
+		else if (spi_cfi_table_open(ef, &f->cfi) != 0)
 			f->cfi = NULL;
 	}
 	return f->cfi;
@@ -133,8 +133,8 @@ vdso_cfi(struct replay *r)
 		    sscanf(line, "%lx-%lx", &a, &b) != 2 || b <= a)
 			continue;
 		/* NOLINTNEXTLINE(performance-no-int-to-ptr) */
-		if (sp_elf_file_open_mem((const void *)a, b - a, &ef, NULL) != 0 ||
-		    sp_cfi_table_open(ef, &r->vdso) != 0)
+		if (spi_elf_file_open_mem((const void *)a, b - a, &ef, NULL) != 0 ||
+		    spi_cfi_table_open(ef, &r->vdso) != 0)
 			r->vdso = NULL;
 		break;
 	}
@@ -182,7 +182,7 @@ add_module(struct replay *r, const struct sp_defs *defs,
 		mp->cfi = vdso_cfi(r);
 	}
 	if (mp->cfi != NULL &&
-	    sp_cfi_table_vaddr(mp->cfi, mp->offset, &vaddr) == 0)
+	    spi_cfi_table_vaddr(mp->cfi, mp->offset, &vaddr) == 0)
 		mp->bias = mp->start - vaddr;
 	else if (mp->cfi != NULL)
 		mp->cfi = NULL;
@@ -239,7 +239,7 @@ read_code(void *ctx, uint64_t addr, uint8_t *buf, size_t len)
 	if (len > m->end - addr)
 		len = (size_t)(m->end - addr);
 	/* The [vdso]'s image is an ELF file of its own, from offset 0. */
-	return sp_elf_file_read(sp_cfi_table_file(m->cfi), addr - m->start +
+	return spi_elf_file_read(spi_cfi_table_file(m->cfi), addr - m->start +
 	    m->offset, buf, len);
 }
 
@@ -372,10 +372,10 @@ replay_one(struct replay *r, const struct sp_defs *defs, uint32_t stack,
 	int same = 1, trunc = 0;
 
 	memset(&regs, 0, sizeof(regs));
-	for (i = 0; i < SP_REG_COUNT && i < raw->nregs; i++)
+	for (i = 0; i < SPI_PERF_NREGS && i < raw->nregs; i++)
 		regs.r[i] = get_le(raw->regs + 8 * i, 8);
 	t0 = now_ns();
-	sp_unwind_dwarf(&regs, &stk, &lk, ips, MAX_FRAMES, &res, &r->st);
+	spi_unwind_dwarf(&regs, &stk, &lk, ips, MAX_FRAMES, &res, &r->st);
 	dt = now_ns() - t0;
 	r->samples++;
 	r->frames += res.n;
@@ -405,7 +405,7 @@ replay_one(struct replay *r, const struct sp_defs *defs, uint32_t stack,
 	else if (r->differ++ < r->show)
 		show_differ(defs, ids, depth, ips, &res);
 	if (r->seed_dir != NULL && r->seeds < r->seeds_max) {
-		const struct map *m = find_map(r, regs.r[SP_REG_IP]);
+		const struct map *m = find_map(r, regs.r[X86_64_REG_IP]);
 
 		if (m != NULL && m->cfi != NULL && m->path != NULL)
 			write_seed(r, m, raw->regs, raw->nregs, raw->stack,
@@ -501,7 +501,7 @@ usage:
 		    "SPOOL\n");
 		return 2;
 	}
-	r.cache = sp_unwind_cache_new();
+	r.cache = spi_unwind_cache_new();
 	for (p = 0; p < passes; p++) {
 		/* Each pass starts from the spool's first mapping; the CFI
 		 * tables and the row cache stay warm, as in a recorder. */

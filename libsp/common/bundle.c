@@ -10,7 +10,7 @@
 
 #include "buf_int.h"
 #include "procfs_int.h"
-#include "sp/bundle.h"
+#include "sp/common/bundle.h"
 
 struct sp_bundle {
 	int dirfd;

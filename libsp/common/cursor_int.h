@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sp/error.h"
+#include "sp/common/error.h"
 #include "varint_int.h"
 
 struct sp_cur {

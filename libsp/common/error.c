@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "sp/error.h"
+#include "sp/common/error.h"
 
 static const char *const sp_messages[] = {
 	[0] = "malformed spool data",

@@ -5,7 +5,7 @@
 
 #include "buf_int.h"
 #include "intern_int.h"
-#include "sp/error.h"
+#include "sp/common/error.h"
 
 #define MUL1 0x9e3779b97f4a7c15ull	/* odd constants with mixed bits */
 #define MUL2 0xd6e8feb86659fd93ull

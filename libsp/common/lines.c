@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "lines_int.h"
-#include "sp/error.h"
+#include "sp/common/error.h"
 
 int
 spi_read_fd(int fd, size_t max, size_t hint, char **out, size_t *len)

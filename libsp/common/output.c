@@ -7,8 +7,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "sp/error.h"
-#include "sp/output.h"
+#include "sp/common/error.h"
+#include "sp/common/output.h"
 
 /* "-": standard output, refused on a terminal (binary bytes would land on
  * the screen). */

@@ -10,7 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "sp/process.h"
+#include "sp/common/process.h"
 
 static void
 child_exec(int go_fd, int err_fd, char *const argv[])

@@ -11,7 +11,7 @@
 #include "buf_int.h"
 #include "lines_int.h"
 #include "procfs_int.h"
-#include "sp/error.h"
+#include "sp/common/error.h"
 
 int
 spi_read_file(const char *path, size_t max, char **out, size_t *len)

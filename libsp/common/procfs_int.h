@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "sp/process.h"
+#include "sp/common/process.h"
 
 #define SP_PROC_FILE_MAX ((size_t)64 << 20) /* largest /proc file read */
 
@@ -66,7 +66,7 @@ int spi_cgroup_pids(int dirfd, pid_t **pids, size_t *n);
  */
 int spi_proc_stat(pid_t pid, char *state, pid_t *ppid);
 
-/* sp_process_descendants: sp/process.h. */
+/* sp_process_descendants: sp/common/process.h. */
 
 /* Reads /proc/PID/task/TID/comm into buf (NUL-terminated, no newline). */
 int spi_proc_comm(pid_t pid, pid_t tid, char *buf, size_t cap);

@@ -9,7 +9,7 @@
 #include "dwarf_int.h"
 
 int
-sp_dwarf_open(const struct sp_dwarf_sections *s, struct sp_dwarf **out)
+spi_dwarf_open(const struct sp_dwarf_sections *s, struct sp_dwarf **out)
 {
 	struct sp_dwarf *d;
 	int err;
@@ -31,7 +31,7 @@ sp_dwarf_open(const struct sp_dwarf_sections *s, struct sp_dwarf **out)
 	    s->addr.len + s->ranges.len + s->rnglists.len + s->aranges.len);
 	err = spi_dw_units_scan(d);
 	if (err) {
-		sp_dwarf_free(d);
+		spi_dwarf_free(d);
 		return err;
 	}
 	*out = d;
@@ -39,7 +39,7 @@ sp_dwarf_open(const struct sp_dwarf_sections *s, struct sp_dwarf **out)
 }
 
 void
-sp_dwarf_free(struct sp_dwarf *d)
+spi_dwarf_free(struct sp_dwarf *d)
 {
 	if (d == NULL)
 		return;
@@ -205,7 +205,7 @@ unit_frames(struct sp_dwarf *d, struct dw_unit *u, uint64_t addr,
 }
 
 int
-sp_dwarf_lookup(struct sp_dwarf *d, uint64_t addr,
+spi_dwarf_lookup(struct sp_dwarf *d, uint64_t addr,
     struct sp_dwarf_frame *out, size_t max)
 {
 	size_t i, rough = SIZE_MAX;

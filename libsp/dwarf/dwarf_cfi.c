@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "common/cursor_int.h"
-#include "sp/cfi.h"
+#include "dwarf/cfi_int.h"
 
 /* DW_EH_PE_* (LSB 4.1 §10.5; DWARF 5 does not define them). */
 enum {
@@ -23,7 +23,7 @@ scaled(uint64_t v, int64_t factor)
 }
 
 int
-sp_cfi_read_pointer(const uint8_t *p, size_t len, size_t *pos, uint8_t enc,
+spi_cfi_read_pointer(const uint8_t *p, size_t len, size_t *pos, uint8_t enc,
     uint64_t base_vaddr, uint64_t datarel, uint64_t *out)
 {
 	struct sp_cur c = sp_cur_make(p, len);
@@ -159,7 +159,7 @@ cie_augmentation(const struct sp_cfi_section *s, struct sp_cur *c,
 			break;
 		case 'P':
 			enc = sp_rd_u8(c);
-			if (c->err || sp_cfi_read_pointer(s->data, stop, &c->pos,
+			if (c->err || spi_cfi_read_pointer(s->data, stop, &c->pos,
 			    enc & 0x7f, s->vaddr, s->datarel_base, &v) < 0)
 				return -SP_EFORMAT;
 			break;
@@ -255,9 +255,9 @@ parse_fde(const struct sp_cfi_section *s, size_t off, struct fde *f,
 		return -SP_EFORMAT;
 	c = sp_cur_make(s->data, e.end);
 	c.pos = e.body;
-	if (sp_cfi_read_pointer(s->data, e.end, &c.pos, f->cie.fde_enc,
+	if (spi_cfi_read_pointer(s->data, e.end, &c.pos, f->cie.fde_enc,
 	    s->vaddr, s->datarel_base, &f->begin) < 0 ||
-	    sp_cfi_read_pointer(s->data, e.end, &c.pos, f->cie.fde_enc & 0x0f,
+	    spi_cfi_read_pointer(s->data, e.end, &c.pos, f->cie.fde_enc & 0x0f,
 	    s->vaddr, s->datarel_base, &range) < 0)
 		return -SP_EFORMAT;
 	f->end = f->begin + range;
@@ -274,7 +274,7 @@ parse_fde(const struct sp_cfi_section *s, size_t off, struct fde *f,
 }
 
 int
-sp_cfi_fde_range(const struct sp_cfi_section *sec, size_t fde_off,
+spi_cfi_fde_range(const struct sp_cfi_section *sec, size_t fde_off,
     uint64_t *begin, uint64_t *end, size_t *next)
 {
 	struct fde f;
@@ -302,7 +302,7 @@ static struct sp_cfi_rule *
 rule(struct machine *m, uint64_t reg)
 {
 	/* Registers beyond RA (vector, flags) do not matter for unwinding. */
-	return reg < SP_DW_NREGS ? &m->row->regs[reg] : NULL;
+	return reg < SPI_CFI_NREGS ? &m->row->regs[reg] : NULL;
 }
 
 static void
@@ -349,7 +349,7 @@ advance(struct machine *m, uint64_t delta)
 static int
 def_cfa(struct machine *m, uint64_t reg, int64_t off)
 {
-	if (reg >= SP_DW_NREGS)
+	if (reg >= SPI_CFI_NREGS)
 		return -SP_EFORMAT;
 	m->row->cfa_reg = (uint8_t)reg;
 	m->row->cfa_off = off;
@@ -369,7 +369,7 @@ extended(struct machine *m, struct sp_cur *c, uint8_t op)
 	case 0x00: /* DW_CFA_nop */
 		return 0;
 	case 0x01: /* DW_CFA_set_loc */
-		if (sp_cfi_read_pointer(c->p, c->len, &c->pos, m->f->cie.fde_enc,
+		if (spi_cfi_read_pointer(c->p, c->len, &c->pos, m->f->cie.fde_enc,
 		    m->s->vaddr, m->s->datarel_base, &v) < 0)
 			return -SP_EFORMAT;
 		if (v > m->pc)
@@ -401,7 +401,7 @@ extended(struct machine *m, struct sp_cur *c, uint8_t op)
 	case 0x09: /* DW_CFA_register */
 		reg = sp_rd_varint(c);
 		v = sp_rd_varint(c);
-		if (v >= SP_DW_NREGS && rule(m, reg) != NULL)
+		if (v >= SPI_CFI_NREGS && rule(m, reg) != NULL)
 			return -SP_EFORMAT;
 		set(m, reg, SP_RULE_REG, 0);
 		if ((r = rule(m, reg)) != NULL)
@@ -506,7 +506,7 @@ run(struct machine *m, size_t from, size_t to)
 }
 
 int
-sp_cfi_row_at(const struct sp_cfi_section *sec, size_t fde_off, uint64_t pc,
+spi_cfi_row_at(const struct sp_cfi_section *sec, size_t fde_off, uint64_t pc,
     struct sp_cfi_row *row, size_t *next, struct sp_diag *diag)
 {
 	static struct machine zero;
@@ -521,7 +521,7 @@ sp_cfi_row_at(const struct sp_cfi_section *sec, size_t fde_off, uint64_t pc,
 	if (pc < f.begin || pc >= f.end)
 		return -SP_ENOTFOUND;
 	memset(row, 0, sizeof(*row));
-	for (i = 0; i < SP_DW_NREGS; i++)
+	for (i = 0; i < SPI_CFI_NREGS; i++)
 		row->regs[i].kind = SP_RULE_SAME;
 	m.row = row;
 	m.f = &f;
@@ -538,9 +538,10 @@ sp_cfi_row_at(const struct sp_cfi_section *sec, size_t fde_off, uint64_t pc,
 	if (err)
 		return sp_diag_set(diag, fde_off, err, "bad instruction in an "
 		    "FDE's program");
-	if (f.cie.ra != SP_DW_RA)
+	if (f.cie.ra >= SPI_CFI_NREGS)
 		return sp_diag_set(diag, fde_off, -SP_EFORMAT, "return address "
-		    "column is not 16");
+		    "column past the registers a row tracks");
+	row->ra = (uint8_t)f.cie.ra;
 	row->signal_frame = f.cie.signal;
 	row->pc_begin = f.begin;
 	row->pc_end = f.end;

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "common/cursor_int.h"
-#include "sp/cfi.h"
+#include "dwarf/cfi_int.h"
 
 struct stack {
 	uint64_t v[SP_EXPR_STACK_MAX];
@@ -72,7 +72,7 @@ binary(uint8_t op, uint64_t a, uint64_t b, uint64_t *r)
 static int
 reg_value(const uint64_t *regs, uint32_t valid, uint64_t reg, uint64_t *v)
 {
-	if (reg >= SP_DW_NREGS || !(valid & (1u << reg)))
+	if (reg >= SPI_CFI_NREGS || !(valid & (1u << reg)))
 		return -SP_EFORMAT;
 	*v = regs[reg];
 	return 0;
@@ -201,7 +201,7 @@ step(struct stack *s, struct sp_cur *c, const uint64_t *regs, uint32_t valid,
 }
 
 int
-sp_dwarf_expr(const uint8_t *expr, size_t len, const uint64_t *regs,
+spi_dwarf_expr(const uint8_t *expr, size_t len, const uint64_t *regs,
     uint32_t valid, uint64_t init, int push_init,
     int (*read)(void *ctx, uint64_t addr, uint64_t *v), void *ctx,
     uint64_t *out)

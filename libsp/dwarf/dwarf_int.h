@@ -14,7 +14,7 @@
 
 #include "common/buf_int.h"
 #include "common/cursor_int.h"
-#include "sp/dwarf.h"
+#include "dwarf/debuginfo_int.h"
 
 /* DWARF 5 §7.5.6, table 7.6; GNU extensions from the GCC wiki. */
 enum {
@@ -203,7 +203,7 @@ struct dw_cu {
 };
 
 /*
- * What units keep until sp_dwarf_free, in few large blocks: built arrays
+ * What units keep until spi_dwarf_free, in few large blocks: built arrays
  * are copied here at their final size, so malloc never copies, maps and
  * unmaps a unit's arrays as they grow.
  */

@@ -285,7 +285,7 @@ file_init(struct sp_elf_file *f, struct sp_elf_file **out, struct sp_diag *d)
 	 * writes to the headers it inflates in place (reads take another). */
 	err = check_section_count(f, d);
 	if (err) {
-		sp_elf_file_free(f);
+		spi_elf_file_free(f);
 		return err;
 	}
 	f->elf = f->mem != NULL ? elf_memory((char *)f->mem, (size_t)f->size) :
@@ -302,7 +302,7 @@ file_init(struct sp_elf_file *f, struct sp_elf_file **out, struct sp_diag *d)
 	if (err == 0)
 		err = find_build_id(f);
 	if (err) {
-		sp_elf_file_free(f);
+		spi_elf_file_free(f);
 		return err;
 	}
 	*out = f;
@@ -326,17 +326,17 @@ open_fd(int fd, const char *path, struct sp_elf_file **out,
 	}
 	f->fd = fd;
 	if (path != NULL && (f->path = strdup(path)) == NULL) {
-		sp_elf_file_free(f);
+		spi_elf_file_free(f);
 		return -ENOMEM;
 	}
 	if (fstat(fd, &st) != 0) {
 		int err = -errno;
 
-		sp_elf_file_free(f);
+		spi_elf_file_free(f);
 		return sp_diag_set(diag, 0, err, "%s: %s", name, sp_strerror(err));
 	}
 	if (!S_ISREG(st.st_mode)) {
-		sp_elf_file_free(f);
+		spi_elf_file_free(f);
 		return sp_diag_set(diag, 0, -SP_EFORMAT, "%s: not a regular file",
 		    name);
 	}
@@ -347,7 +347,7 @@ open_fd(int fd, const char *path, struct sp_elf_file **out,
 }
 
 int
-sp_elf_file_open(const char *path, struct sp_elf_file **out,
+spi_elf_file_open(const char *path, struct sp_elf_file **out,
     struct sp_diag *diag)
 {
 	struct stat st;
@@ -374,13 +374,13 @@ sp_elf_file_open(const char *path, struct sp_elf_file **out,
 }
 
 int
-sp_elf_file_open_fd(int fd, struct sp_elf_file **out, struct sp_diag *diag)
+spi_elf_file_open_fd(int fd, struct sp_elf_file **out, struct sp_diag *diag)
 {
 	return open_fd(fd, NULL, out, diag);
 }
 
 int
-sp_elf_file_open_mem(const void *p, size_t len, struct sp_elf_file **out,
+spi_elf_file_open_mem(const void *p, size_t len, struct sp_elf_file **out,
     struct sp_diag *diag)
 {
 	struct sp_elf_file *f;
@@ -394,7 +394,7 @@ sp_elf_file_open_mem(const void *p, size_t len, struct sp_elf_file **out,
 	f->mem = malloc(f->size > 0 ? (size_t)f->size : 1);
 	f->image = malloc(f->size > 0 ? (size_t)f->size : 1);
 	if (f->mem == NULL || f->image == NULL) {
-		sp_elf_file_free(f);
+		spi_elf_file_free(f);
 		return -ENOMEM;
 	}
 	if (f->size > 0) {
@@ -405,7 +405,7 @@ sp_elf_file_open_mem(const void *p, size_t len, struct sp_elf_file **out,
 }
 
 void
-sp_elf_file_free(struct sp_elf_file *f)
+spi_elf_file_free(struct sp_elf_file *f)
 {
 	if (f == NULL)
 		return;
@@ -423,20 +423,20 @@ sp_elf_file_free(struct sp_elf_file *f)
 }
 
 const char *
-sp_elf_file_path(const struct sp_elf_file *f)
+spi_elf_file_path(const struct sp_elf_file *f)
 {
 	return f->path;
 }
 
 void
-sp_elf_file_limit_sections(struct sp_elf_file *f, uint64_t max)
+spi_elf_file_limit_sections(struct sp_elf_file *f, uint64_t max)
 {
 	if (max < f->section_max)
 		f->section_max = max;
 }
 
 int
-sp_elf_file_build_id(const struct sp_elf_file *f, const uint8_t **id,
+spi_elf_file_build_id(const struct sp_elf_file *f, const uint8_t **id,
     size_t *len)
 {
 	if (f->build_id_len == 0)
@@ -447,7 +447,7 @@ sp_elf_file_build_id(const struct sp_elf_file *f, const uint8_t **id,
 }
 
 int
-sp_elf_file_vaddr(const struct sp_elf_file *f, uint64_t off, uint64_t *vaddr)
+spi_elf_file_vaddr(const struct sp_elf_file *f, uint64_t off, uint64_t *vaddr)
 {
 	size_t i;
 
@@ -464,7 +464,7 @@ sp_elf_file_vaddr(const struct sp_elf_file *f, uint64_t off, uint64_t *vaddr)
 }
 
 int
-sp_elf_file_exec_vaddr(const struct sp_elf_file *f, uint64_t off,
+spi_elf_file_exec_vaddr(const struct sp_elf_file *f, uint64_t off,
     uint64_t *vaddr)
 {
 	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
@@ -483,11 +483,11 @@ sp_elf_file_exec_vaddr(const struct sp_elf_file *f, uint64_t off,
 		*vaddr = p->p_vaddr - p->p_offset + off;
 		return 0;
 	}
-	return sp_elf_file_vaddr(f, off, vaddr);
+	return spi_elf_file_vaddr(f, off, vaddr);
 }
 
 int
-sp_elf_file_same(const struct sp_elf_file *f, const struct sp_elf_file *g)
+spi_elf_file_same(const struct sp_elf_file *f, const struct sp_elf_file *g)
 {
 	if (f->mem != NULL || g->mem != NULL)
 		return f == g;
@@ -525,7 +525,7 @@ read_exact(const struct sp_elf_file *f, uint64_t off, void *buf, size_t len)
 }
 
 size_t
-sp_elf_file_read(const struct sp_elf_file *f, uint64_t off, void *buf,
+spi_elf_file_read(const struct sp_elf_file *f, uint64_t off, void *buf,
     size_t len)
 {
 	if (off >= f->size)
@@ -536,7 +536,7 @@ sp_elf_file_read(const struct sp_elf_file *f, uint64_t off, void *buf,
 }
 
 int
-sp_elf_file_crc32(const struct sp_elf_file *f, uint32_t *crc)
+spi_elf_file_crc32(const struct sp_elf_file *f, uint32_t *crc)
 {
 	uint8_t *buf;
 	uint64_t off;

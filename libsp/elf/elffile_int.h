@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "sp/elffile.h"
+#include "elf/elf_int.h"
 
 /* A section's bytes once read (libelf owns them until elf_end). */
 struct sp_elf_sec {
@@ -60,7 +60,7 @@ spi_elf_error(void)
 
 /*
  * The bytes of section i (inflated when compressed), as
- * sp_elf_file_section.  i must be below f->shnum.
+ * spi_elf_file_section.  i must be below f->shnum.
  */
 int spi_elf_section_at(struct sp_elf_file *f, size_t i,
     const uint8_t **data, size_t *len);

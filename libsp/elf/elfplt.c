@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "common/cursor_int.h"
+#include "elf/elfsym_int.h"
 #include "elfplt_int.h"
-#include "sp/elfsym.h"
 
 #define RELA_SIZE sizeof(Elf64_Rela)
 #define SYM_SIZE sizeof(Elf64_Sym)

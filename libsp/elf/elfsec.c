@@ -122,7 +122,7 @@ spi_elf_section_find(const struct sp_elf_file *f, const char *name)
 }
 
 int
-sp_elf_file_section(struct sp_elf_file *f, const char *name,
+spi_elf_file_section(struct sp_elf_file *f, const char *name,
     const uint8_t **data, size_t *len)
 {
 	size_t i = spi_elf_section_find(f, name);
@@ -133,7 +133,7 @@ sp_elf_file_section(struct sp_elf_file *f, const char *name,
 }
 
 int
-sp_elf_file_section_addr(const struct sp_elf_file *f, const char *name,
+spi_elf_file_section_addr(const struct sp_elf_file *f, const char *name,
     uint64_t *addr)
 {
 	size_t i = spi_elf_section_find(f, name);
@@ -145,7 +145,7 @@ sp_elf_file_section_addr(const struct sp_elf_file *f, const char *name,
 }
 
 int
-sp_elf_file_has_section(const struct sp_elf_file *f, const char *name)
+spi_elf_file_has_section(const struct sp_elf_file *f, const char *name)
 {
 	size_t i = spi_elf_section_find(f, name);
 
@@ -153,21 +153,21 @@ sp_elf_file_has_section(const struct sp_elf_file *f, const char *name)
 }
 
 int
-sp_elf_file_has_debug(const struct sp_elf_file *f)
+spi_elf_file_has_debug(const struct sp_elf_file *f)
 {
-	return sp_elf_file_has_section(f, ".symtab") ||
-	    sp_elf_file_has_section(f, ".debug_info");
+	return spi_elf_file_has_section(f, ".symtab") ||
+	    spi_elf_file_has_section(f, ".debug_info");
 }
 
 int
-sp_elf_file_debuglink(struct sp_elf_file *f, const char **name,
+spi_elf_file_debuglink(struct sp_elf_file *f, const char **name,
     uint32_t *crc)
 {
 	const uint8_t *p, *nul;
 	size_t len, n, at;
 	int err;
 
-	err = sp_elf_file_section(f, ".gnu_debuglink", &p, &len);
+	err = spi_elf_file_section(f, ".gnu_debuglink", &p, &len);
 	if (err)
 		return err;
 	nul = len > 0 ? memchr(p, 0, len) : NULL;

@@ -7,9 +7,9 @@
 
 #include "common/buf_int.h"
 #include "common/cursor_int.h"
+#include "elf/elfsym_int.h"
 #include "elffile_int.h"
 #include "elfplt_int.h"
-#include "sp/elfsym.h"
 
 #define SYM_SIZE sizeof(Elf64_Sym)
 #define NONE UINT32_MAX
@@ -395,7 +395,7 @@ build_index(struct sp_elf_file *f, struct cand *c, size_t n,
 }
 
 int
-sp_elf_syms_load(struct sp_elf_file *f, struct sp_elf_syms **out)
+spi_elf_syms_load(struct sp_elf_file *f, struct sp_elf_syms **out)
 {
 	struct sp_elf_syms *s;
 	struct cand *c = NULL;
@@ -414,7 +414,7 @@ sp_elf_syms_load(struct sp_elf_file *f, struct sp_elf_syms **out)
 		err = build_index(f, c, n, s);
 	free(c);
 	if (err) {
-		sp_elf_syms_free(s);
+		spi_elf_syms_free(s);
 		return err;
 	}
 	*out = s;
@@ -422,7 +422,7 @@ sp_elf_syms_load(struct sp_elf_file *f, struct sp_elf_syms **out)
 }
 
 void
-sp_elf_syms_free(struct sp_elf_syms *s)
+spi_elf_syms_free(struct sp_elf_syms *s)
 {
 	if (s == NULL)
 		return;
@@ -432,7 +432,7 @@ sp_elf_syms_free(struct sp_elf_syms *s)
 }
 
 const char *
-sp_elf_syms_find(const struct sp_elf_syms *s, uint64_t vaddr,
+spi_elf_syms_find(const struct sp_elf_syms *s, uint64_t vaddr,
     uint64_t *start)
 {
 	size_t lo = 0, hi = s->n, k;
@@ -462,13 +462,13 @@ sp_elf_syms_find(const struct sp_elf_syms *s, uint64_t vaddr,
 }
 
 size_t
-sp_elf_syms_count(const struct sp_elf_syms *s)
+spi_elf_syms_count(const struct sp_elf_syms *s)
 {
 	return s->n;
 }
 
 int
-sp_elf_syms_named(const struct sp_elf_syms *s, const char *name,
+spi_elf_syms_named(const struct sp_elf_syms *s, const char *name,
     uint64_t *start, uint64_t *end)
 {
 	size_t i;

@@ -8,7 +8,7 @@
 
 #include "common/cursor_int.h"
 #include "perf_int.h"
-#include "sp/error.h"
+#include "sp/common/error.h"
 
 int
 spi_perf_open(struct perf_event_attr *attr, pid_t tid, int cpu, int group_fd,

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The stack copy's size without -s: observe the walks, then decide. */
 #include "rec_adapt_int.h"
-#include "sp/recorder.h"
+#include "sp/record/recorder.h"
 
 void
 spi_adapt_init(struct rec_adapt *a, int on)

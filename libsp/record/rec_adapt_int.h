@@ -14,7 +14,7 @@
 
 #include <stdint.h>
 
-#include "sp/unwind.h"
+#include "unwind/unwind_int.h"
 
 enum rec_adapt_mode {
 	ADAPT_OFF,    /* -s given (or too many threads): one size */

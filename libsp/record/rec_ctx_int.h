@@ -17,9 +17,9 @@
 #include <sys/types.h>
 
 #include "common/imap_int.h"
-#include "sp/recorder.h"
-#include "sp/unwind.h"
-#include "sp/writer.h"
+#include "sp/record/recorder.h"
+#include "sp/spool/writer.h"
+#include "unwind/unwind_int.h"
 
 /* Summary counters, in the order they are written. */
 enum rec_counter {

@@ -5,8 +5,8 @@
 
 #include "common/cursor_int.h"
 #include "rec_decode_int.h"
+#include "sp/common/error.h"
 #include "unwind/arch_int.h"
-#include "sp/error.h"
 
 /* perf_event_open(2): the sample_id_all trailer of non-sample records for
  * our sample_type (TID, TIME, CPU), then IDENTIFIER where it is on. */
@@ -37,7 +37,7 @@ read_regs(struct sp_cur *c, struct rec_sample *s)
 	s->has_regs = c->err == 0 && abi != PERF_SAMPLE_REGS_ABI_NONE;
 	if (!s->has_regs)
 		return;
-	/* In the mask's bit order, as enum sp_reg numbers them. */
+	/* In the bit order of the mask (SPI_ARCH_PERF_REGS). */
 	for (i = 0; i < SPI_PERF_NREGS; i++)
 		s->regs.r[i] = sp_rd_u64(c);
 }

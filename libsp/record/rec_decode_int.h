@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 #include "common/procfs_int.h"
-#include "sp/unwind.h"
+#include "unwind/unwind_int.h"
 
 /* What the events' attributes make of every record. */
 struct rec_format {

@@ -20,7 +20,7 @@
 #include "common/imap_int.h"
 #include "perf_int.h"
 #include "rec_ctx_int.h"
-#include "sp/recorder.h"
+#include "sp/record/recorder.h"
 
 struct rec_event {
 	int fd;

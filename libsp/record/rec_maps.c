@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sp/cfi.h"
-#include "sp/elffile.h"
+#include "elf/elf_int.h"
 #include "rec_ctx_int.h"
+#include "unwind/cfi_table_int.h"
 
 /* Drops a mapping's reference; the last one frees the file's CFI. */
 static void
@@ -23,11 +23,11 @@ file_unref(struct rec_ctx *r, struct rec_file *f)
 		}
 	if (f->cfi != NULL) {
 		/* The row cache points into the table. */
-		sp_unwind_cache_forget(r->cache, f->cfi);
-		sp_cfi_table_free(f->cfi);
+		spi_unwind_cache_forget(r->cache, f->cfi);
+		spi_cfi_table_free(f->cfi);
 		r->c[C_CFI_RELEASED]++;
 	}
-	sp_elf_file_free(f->elf);
+	spi_elf_file_free(f->elf);
 	free(f->path);
 	free(f);
 }

@@ -13,10 +13,10 @@
 #include <unistd.h>
 
 #include "common/procfs_int.h"
+#include "elf/elf_int.h"
 #include "rec_ctx_int.h"
-#include "sp/cfi.h"
-#include "sp/elffile.h"
-#include "sp/format.h"
+#include "sp/spool/format.h"
+#include "unwind/cfi_table_int.h"
 
 _Static_assert(SP_ELF_BUILD_ID_MAX <= SP_BUILD_ID_MAX,
     "a build-id the ELF layer reads fits a MODULE record");
@@ -25,9 +25,9 @@ _Static_assert(SP_ELF_BUILD_ID_MAX <= SP_BUILD_ID_MAX,
 static void
 count_cfi(struct rec_ctx *r, const struct sp_cfi_table *t)
 {
-	struct sp_cfi_table_stats st;
+	struct spi_cfi_table_stats st;
 
-	sp_cfi_table_stats(t, &st);
+	spi_cfi_table_stats(t, &st);
 	r->c[C_CFI_FILES]++;
 	r->c[C_CFI_REFUSED] += st.refused;
 }
@@ -63,10 +63,10 @@ file_of(struct rec_ctx *r, int fd, const struct stat *st)
 	f->dev = (uint64_t)st->st_dev;
 	f->ino = (uint64_t)st->st_ino;
 	dfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-	err = dfd < 0 ? -errno : sp_elf_file_open_fd(dfd, &ef, NULL);
+	err = dfd < 0 ? -errno : spi_elf_file_open_fd(dfd, &ef, NULL);
 	/* A file that is not ELF is remembered too, with no ELF. */
 	if (err == 0 && ef != NULL) {
-		if (sp_elf_file_build_id(ef, &id, &n) == 0) {
+		if (spi_elf_file_build_id(ef, &id, &n) == 0) {
 			memcpy(f->build_id, id, n);
 			f->build_id_len = (uint8_t)n;
 		}
@@ -85,7 +85,7 @@ file_of(struct rec_ctx *r, int fd, const struct stat *st)
 static const struct sp_elf_file *
 file_elf(const struct rec_file *f)
 {
-	return f->cfi != NULL ? sp_cfi_table_file(f->cfi) : f->elf;
+	return f->cfi != NULL ? spi_cfi_table_file(f->cfi) : f->elf;
 }
 
 const struct sp_cfi_table *
@@ -98,7 +98,7 @@ spi_rec_range_cfi(struct rec_ctx *r, const struct rec_range *m)
 	if (!f->cfi_read && f->elf != NULL) {
 		f->cfi_read = 1;
 		/* The table takes the file, even when it fails. */
-		if (sp_cfi_table_open(f->elf, &f->cfi) == 0)
+		if (spi_cfi_table_open(f->elf, &f->cfi) == 0)
 			count_cfi(r, f->cfi);
 		f->elf = NULL;
 	}
@@ -109,7 +109,7 @@ const struct sp_elf_file *
 spi_rec_range_elf(const struct rec_range *m)
 {
 	if (m->cfi != NULL)
-		return sp_cfi_table_file(m->cfi);
+		return spi_cfi_table_file(m->cfi);
 	return m->file != NULL ? file_elf(m->file) : NULL;
 }
 
@@ -186,10 +186,10 @@ keep_debug(struct rec_ctx *r, const struct rec_file *f)
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return;
-	same = sp_elf_file_open(path, &e, NULL) == 0 &&
-	    sp_elf_file_build_id(e, &id, &len) == 0 &&
+	same = spi_elf_file_open(path, &e, NULL) == 0 &&
+	    spi_elf_file_build_id(e, &id, &len) == 0 &&
 	    len == f->build_id_len && memcmp(id, f->build_id, len) == 0;
-	sp_elf_file_free(e);
+	spi_elf_file_free(e);
 	err = same ? sp_bundle_debug(r->bundle, fd, f->build_id,
 	    f->build_id_len, path) : 0;
 	if (err < 0)
@@ -250,7 +250,7 @@ map_file(struct rec_ctx *r, uint32_t pid, const struct sp_map *map,
 		 * already (a second process, a rescan after lost events):
 		 * then the table holds the ELF. */
 		if (elf != NULL &&
-		    sp_elf_file_exec_vaddr(elf, range->offset, &vaddr) == 0) {
+		    spi_elf_file_exec_vaddr(elf, range->offset, &vaddr) == 0) {
 			range->has_bias = 1;
 			range->bias = range->start - vaddr;
 			if (vaddr != UINT64_MAX)
@@ -336,12 +336,12 @@ vdso_cfi(struct rec_ctx *r, uint32_t pid, struct rec_range *range,
 		image = malloc(len);
 		if (fd >= 0 && image != NULL &&
 		    pread(fd, image, len, (off_t)range->start) == (ssize_t)len &&
-		    sp_elf_file_open_mem(image, len, &ef, NULL) == 0) {
-			if (sp_elf_file_build_id(ef, &id, &n) == 0) {
+		    spi_elf_file_open_mem(image, len, &ef, NULL) == 0) {
+			if (spi_elf_file_build_id(ef, &id, &n) == 0) {
 				memcpy(r->vdso_id, id, n);
 				r->vdso_id_len = (uint8_t)n;
 			}
-			if (sp_cfi_table_open(ef, &r->vdso) == 0)
+			if (spi_cfi_table_open(ef, &r->vdso) == 0)
 				count_cfi(r, r->vdso);
 			if (r->bundle != NULL && r->vdso_id_len > 0)
 				keep_vdso(r, image, len);
@@ -352,7 +352,7 @@ vdso_cfi(struct rec_ctx *r, uint32_t pid, struct rec_range *range,
 	}
 	m->build_id_len = r->vdso_id_len;
 	memcpy(m->build_id, r->vdso_id, r->vdso_id_len);
-	if (r->vdso != NULL && sp_cfi_table_vaddr(r->vdso, 0, &vaddr) == 0) {
+	if (r->vdso != NULL && spi_cfi_table_vaddr(r->vdso, 0, &vaddr) == 0) {
 		range->cfi = r->vdso;
 		range->bias = range->start - vaddr;
 	}

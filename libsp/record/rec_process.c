@@ -14,13 +14,13 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "sp/cfi.h"
-#include "sp/elffile.h"
 #include "common/cursor_int.h"
 #include "common/procfs_int.h"
+#include "dwarf/cfi_int.h"
+#include "elf/elf_int.h"
 #include "rec_decode_int.h"
-#include "unwind/arch_int.h"
 #include "recorder_int.h"
+#include "unwind/arch_int.h"
 
 static int
 put(struct sp_recorder *r, struct sp_record *rec, uint32_t *id)
@@ -241,7 +241,7 @@ read_code(void *ctx, uint64_t addr, uint8_t *buf, size_t len)
 	}
 	if (len > m->end - addr)
 		len = (size_t)(m->end - addr);
-	return sp_elf_file_read(elf, addr - m->start + m->offset, buf, len);
+	return spi_elf_file_read(elf, addr - m->start + m->offset, buf, len);
 }
 
 /* A walk that ended in code with no file and no CFI is a JIT's that
@@ -280,7 +280,7 @@ user_frames(struct sp_recorder *r, struct rec_proc *p,
 	int err;
 
 	memset(&st, 0, sizeof(st));
-	sp_unwind_dwarf(regs, stk, &lk, r->ips, r->o.max_frames - *n, &res,
+	spi_unwind_dwarf(regs, stk, &lk, r->ips, r->o.max_frames - *n, &res,
 	    &st);
 	r->ctx.c[C_CFI_STEPS] += st.cfi_steps;
 	r->ctx.c[C_CFI_CACHE_HITS] += st.cache_hits;
@@ -379,7 +379,7 @@ static int
 on_sample(struct sp_recorder *r, const struct rec_decoded *d)
 {
 	const struct rec_sample *smp = &d->u.sample;
-	struct sp_uregs regs = smp->regs;
+	const struct sp_uregs *regs = &smp->regs;
 	struct rec_proc *p;
 	struct rec_thread *t;
 	uint32_t pid = d->pid, tid = d->tid;
@@ -431,13 +431,13 @@ on_sample(struct sp_recorder *r, const struct rec_decoded *d)
 	 * the exec, in sp-record's own code). */
 	if (has_regs && smp->in_kernel && p->exec_time != 0 &&
 	    r->ctx.now - p->exec_time < EXEC_WINDOW_NS &&
-	    spi_rec_find_range(p, regs.r[SPI_PERF_PC]) == NULL) {
+	    spi_rec_find_range(p, regs->r[SPI_PERF_PC]) == NULL) {
 		has_regs = 0;
 		complete = 0;
 		r->ctx.c[C_UNW(SP_UNW_NO_REGS)]++;
 	}
 	if (has_regs) {
-		err = user_frames(r, p, &regs, &smp->stk, &n, &complete, off);
+		err = user_frames(r, p, regs, &smp->stk, &n, &complete, off);
 		if (err)
 			return err;
 	} else if (n == 0) {
@@ -447,7 +447,7 @@ on_sample(struct sp_recorder *r, const struct rec_decoded *d)
 	/* A RAWSTACK follows its SAMPLE: a switch's is written later, at its
 	 * switch in, so the raw copy is of CPU samples only. */
 	if (err == 0 && has_regs && r->o.raw_stacks && !off)
-		err = write_rawstack(r, &regs, &smp->stk);
+		err = write_rawstack(r, regs, &smp->stk);
 	return err;
 }
 

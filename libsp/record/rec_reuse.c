@@ -11,8 +11,8 @@
 
 #include "common/procfs_int.h"
 #include "rec_ctx_int.h"
-#include "sp/error.h"
-#include "sp/spool.h"
+#include "sp/common/error.h"
+#include "sp/spool/spool.h"
 
 int
 spi_rec_start_time(uint32_t pid, uint32_t tid, uint64_t *t)

@@ -17,8 +17,8 @@
 #include <unistd.h>
 
 #include "common/procfs_int.h"
-#include "sp/process.h"
 #include "recorder_int.h"
+#include "sp/common/process.h"
 
 /* linux/capability.h */
 #define CAP_SYS_PTRACE_BIT 19

@@ -21,12 +21,12 @@
 #include <unistd.h>
 
 #include "common/buf_int.h"
-#include "sp/cfi.h"
-#include "sp/elffile.h"
 #include "common/cursor_int.h"
 #include "common/procfs_int.h"
-#include "sp/process.h"
+#include "elf/elf_int.h"
 #include "recorder_int.h"
+#include "sp/common/process.h"
+#include "unwind/cfi_table_int.h"
 
 
 static const char *const counter_names[C_FALLBACK_FIRST_] = {
@@ -117,7 +117,7 @@ make(struct sp_recorder *r, struct sp_diag *diag)
 		    SP_STACK_BYTES_MAX);
 	r->ips = calloc(r->o.max_frames, sizeof(*r->ips));
 	r->frames = calloc((size_t)r->o.max_frames + 1, sizeof(*r->frames));
-	r->ctx.cache = sp_unwind_cache_new();
+	r->ctx.cache = spi_unwind_cache_new();
 	r->ctx.maps_gen = 1; /* a memo of generation 0 is empty */
 	r->fmemo = calloc(FRAME_MEMO, sizeof(*r->fmemo));
 	if (r->ips == NULL || r->frames == NULL || r->fmemo == NULL ||
@@ -126,9 +126,9 @@ make(struct sp_recorder *r, struct sp_diag *diag)
 	r->drain.id_len = spi_events_id_len(&r->ev);
 	for (i = 0; i < C_COUNT_; i++)
 		r->counters[i].name.s = i < C_FALLBACK_FIRST_ ? counter_names[i] :
-		    i < C_UNWIND_FIRST_ ? sp_unwind_fallback_name(
+		    i < C_UNWIND_FIRST_ ? spi_unwind_fallback_name(
 		    (enum sp_unwind_fallback)(i - C_FALLBACK_FIRST_)) :
-		    sp_unwind_error_name((enum sp_unwind_error)(i -
+		    spi_unwind_error_name((enum sp_unwind_error)(i -
 		    C_UNWIND_FIRST_ + 1));
 	return 0;
 }
@@ -368,14 +368,14 @@ sp_recorder_free(struct sp_recorder *r)
 	spi_imap_fini(&r->tg.covered);
 	free(r->exited);
 	free(r->tg.pids);
-	sp_unwind_cache_free(r->ctx.cache); /* before the tables it points into */
-	sp_cfi_table_free(r->ctx.vdso);
+	spi_unwind_cache_free(r->ctx.cache); /* before the tables it points into */
+	spi_cfi_table_free(r->ctx.vdso);
 	while (r->ctx.files != NULL) {
 		struct rec_file *f = r->ctx.files;
 
 		r->ctx.files = f->next;
-		sp_cfi_table_free(f->cfi);
-		sp_elf_file_free(f->elf);
+		spi_cfi_table_free(f->cfi);
+		spi_elf_file_free(f->elf);
 		free(f->path);
 		free(f);
 	}

@@ -20,12 +20,12 @@
 #include "common/imap_int.h"
 #include "perf_int.h"
 #include "rec_adapt_int.h"
+#include "rec_ctx_int.h"
 #include "rec_decode_int.h"
 #include "rec_drain_int.h"
 #include "rec_events_int.h"
-#include "rec_ctx_int.h"
-#include "sp/recorder.h"
-#include "sp/unwind.h"
+#include "sp/record/recorder.h"
+#include "unwind/unwind_int.h"
 
 struct rec_thread {
 	uint32_t tid, pid;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Demangled names for the readers (sp/demangle.h): which names to send,
+ * Demangled names for the readers (sp/report/demangle.h): which names to send,
  * the table of what came back, Rust's cleanup.  The child and the
  * exchange with it are in demangle_child.c.
  */
@@ -10,7 +10,7 @@
 
 #include "demangle_int.h"
 #include "flame_int.h"
-#include "sp/spool.h"
+#include "sp/spool/spool.h"
 
 #define K_NAME 1 /* the intern table's only kind */
 

@@ -11,7 +11,7 @@
 
 #include "common/buf_int.h"
 #include "common/intern_int.h"
-#include "sp/demangle.h"
+#include "sp/report/demangle.h"
 
 enum { DM_QUEUED, DM_DONE, DM_RAW };
 

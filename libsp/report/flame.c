@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Folded stacks into a tree of frames (see sp/flame.h for the format). */
+/* Folded stacks into a tree of frames (see sp/report/flame.h for the format). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,7 +7,7 @@
 #include "common/buf_int.h"
 #include "common/cursor_int.h"
 #include "flame_int.h"
-#include "sp/spool.h"
+#include "sp/spool/spool.h"
 
 #define STR_(x) #x
 #define STR(x) STR_(x)
@@ -291,7 +291,7 @@ add_stack(struct sp_flame *f, const char *s, int depth, uint64_t count)
 	return 0;
 }
 
-/* One line without its newline (see sp/flame.h for what is accepted). */
+/* One line without its newline (see sp/report/flame.h for what is accepted). */
 static int
 add_line(struct sp_flame *f, const char *s, size_t len)
 {

@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "common/buf_int.h"
-#include "sp/flame.h"
+#include "sp/report/flame.h"
 
 #define FLAME_NONE UINT32_MAX
 

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "flame_int.h"
-#include "sp/demangle.h"
+#include "sp/report/demangle.h"
 
 #define FRAME_H 16      /* pixels per frame, one less drawn */
 #define PAD 10          /* left and right margins */

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sp/fold.h"
+#include "sp/report/fold.h"
 
 /* Open addressing, linear probing; val 0 marks an empty slot. */
 struct fold_slot {

@@ -14,8 +14,8 @@
 
 #include "common/buf_int.h"
 #include "fold_int.h"
-#include "sp/demangle.h"
-#include "sp/format.h"
+#include "sp/report/demangle.h"
+#include "sp/spool/format.h"
 
 /*
  * Appended to every kernel frame's name: the suffix stackcollapse-perf
@@ -53,7 +53,7 @@ struct text {
 };
 
 /*
- * Appends s[0..len) as sp/fold.h describes: ';' as ':', because every
+ * Appends s[0..len) as sp/report/fold.h describes: ';' as ':', because every
  * reader of folded stacks splits at every ';' (stackcollapse-perf and
  * perf's stackcollapse.py make the same replacement); line breaks and
  * other control bytes as "\n", "\r", "\xNN", so a line stays a line.

@@ -16,10 +16,10 @@
 
 #include "common/buf_int.h"
 #include "common/intern_int.h"
-#include "sp/demangle.h"
-#include "sp/format.h"
 #include "fold_int.h"
-#include "sp/pprof.h"
+#include "sp/report/demangle.h"
+#include "sp/report/pprof.h"
+#include "sp/spool/format.h"
 
 /* Wire types (protobuf encoding: "Message Structure"). */
 #define WT_VARINT 0

@@ -3,7 +3,7 @@
  * Timelines: the fold's ordered samples as speedscope JSON
  * (sp_speedscope_write) or Chrome trace events (sp_chrome_trace_write).
  * Each distinct stack's folded text (fold_text.c) is split at its ';' (no
- * name holds one: sp/fold.h) into frame names, interned once; the stacks
+ * name holds one: sp/report/fold.h) into frame names, interned once; the stacks
  * become index lists, cached by stack id; then each thread's samples, in
  * the order threads first sampled.
  */
@@ -15,8 +15,8 @@
 #include "common/buf_int.h"
 #include "common/intern_int.h"
 #include "fold_int.h"
-#include "sp/speedscope.h"
-#include "sp/version.h"
+#include "sp/report/speedscope.h"
+#include "sp/tool/version.h"
 
 /* Appends a string literal. */
 #define PUT(b, lit) spi_buf_put((b), (lit), sizeof(lit) - 1)

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "common/buf_int.h"
-#include "sp/top.h"
+#include "sp/report/top.h"
 
 #define NSEC 1000000000ull
 #define NBUCKETS (SP_TOP_WINDOW_MAX + 1)

@@ -5,11 +5,11 @@
 /*
  * The record codec: framing ({kind, length, payload}) and the payload of
  * each kind, both directions.  It knows nothing of ids beyond their
- * encoding; sp/spool.h's defs check references.
+ * encoding; sp/spool/spool.h's defs check references.
  */
 
 #include "common/buf_int.h"
-#include "sp/spool.h"
+#include "sp/spool/spool.h"
 
 struct sp_codec {
 	uint64_t clock;			/* stream clock, ns */

@@ -2,7 +2,7 @@
 #ifndef SP_DEFS_INT_H
 #define SP_DEFS_INT_H
 
-#include "sp/spool.h"
+#include "sp/spool/spool.h"
 
 /* Returns a new, empty table, or NULL when out of memory. */
 struct sp_defs *spi_defs_new(void);

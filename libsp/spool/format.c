@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "sp/format.h"
+#include "sp/spool/format.h"
 
 const char *
 sp_module_basename(const struct sp_defs *d, uint32_t module)

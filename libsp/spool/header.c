@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "common/cursor_int.h"
-#include "sp/spool.h"
+#include "sp/spool/spool.h"
 
 /* Offsets of the version 1 header fields (docs/spool-format.md). */
 enum {

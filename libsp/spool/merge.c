@@ -15,9 +15,9 @@
 #include <string.h>
 
 #include "common/buf_int.h"
-#include "sp/merge.h"
-#include "sp/writer.h"
 #include "remap_int.h"
+#include "sp/spool/merge.h"
+#include "sp/spool/writer.h"
 
 struct sp_merge {
 	int fd;

@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "common/buf_int.h"
-#include "sp/error.h"
 #include "remap_int.h"
+#include "sp/common/error.h"
 
 int
 spi_remap_add(struct sp_remap *m, uint32_t kind, uint32_t in, uint32_t out)

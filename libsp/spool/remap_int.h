@@ -9,8 +9,8 @@
  * "Ids").  Used by sp_sym_spool (one input) and sp_merge (many).
  */
 
-#include "sp/spool.h"
-#include "sp/writer.h"
+#include "sp/spool/spool.h"
+#include "sp/spool/writer.h"
 
 struct sp_remap_ids {
 	uint32_t *v;

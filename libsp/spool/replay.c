@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "common/lines_int.h"
-#include "sp/replay.h"
+#include "sp/spool/replay.h"
 #include "stream_int.h"
 
 struct sp_replay {

@@ -9,7 +9,7 @@
 
 #include "common/buf_int.h"
 #include "common/lines_int.h"
-#include "sp/snapshot.h"
+#include "sp/spool/snapshot.h"
 #include "stream_int.h"
 
 struct sp_snapshot {

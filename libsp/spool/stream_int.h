@@ -10,7 +10,7 @@
  */
 
 #include "codec_int.h"
-#include "sp/spool.h"
+#include "sp/spool/spool.h"
 
 struct sp_defs;
 

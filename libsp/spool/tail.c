@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sp/tail.h"
+#include "sp/spool/tail.h"
 #include "stream_int.h"
 
 struct sp_tail {

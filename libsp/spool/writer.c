@@ -5,10 +5,10 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "defs_int.h"
-#include "common/intern_int.h"
 #include "codec_int.h"
-#include "sp/writer.h"
+#include "common/intern_int.h"
+#include "defs_int.h"
+#include "sp/spool/writer.h"
 
 #define FLUSH_AT ((size_t)64 * 1024)
 

@@ -9,9 +9,9 @@
 #include <sys/auxv.h>
 
 #include "common/hex_int.h"
-#include "sp/bundle.h"
-#include "sp/debugfind.h"
-#include "sp/debuginfod.h"
+#include "sp/common/bundle.h"
+#include "sp/sym/debuginfod.h"
+#include "sym/debugfind_int.h"
 
 /* One search: its inputs and what it found so far. */
 struct search {
@@ -56,7 +56,7 @@ id_matches(const struct search *r, const struct sp_elf_file *f)
 	const uint8_t *id;
 	size_t len;
 
-	return sp_elf_file_build_id(f, &id, &len) == 0 && len == r->id_len &&
+	return spi_elf_file_build_id(f, &id, &len) == 0 && len == r->id_len &&
 	    memcmp(id, r->id, len) == 0;
 }
 
@@ -68,7 +68,7 @@ try_open(struct search *r, const char *path, struct sp_elf_file **f)
 	int err;
 
 	d.msg[0] = '\0';
-	err = sp_elf_file_open(path, f, &d);
+	err = spi_elf_file_open(path, f, &d);
 	if (err == -ENOMEM)
 		return err;
 	if (err == -ENOENT || err == -ENOTDIR)
@@ -104,7 +104,7 @@ binary_at(struct search *r, const char *path)
 	if (r->id != NULL && !id_matches(r, f)) {
 		note(r, path, "build-id differs");
 		r->out->mismatches++;
-		sp_elf_file_free(f);
+		spi_elf_file_free(f);
 		return 0;
 	}
 	note(r, path, r->id != NULL ? "used" : "used, build-id unknown");
@@ -152,12 +152,12 @@ own_vdso(struct search *r)
 	len = (size_t)e->e_shoff + (size_t)e->e_shnum * e->e_shentsize;
 	if (len > ((size_t)1 << 20))
 		return 0;
-	err = sp_elf_file_open_mem(e, len, &f, NULL);
+	err = spi_elf_file_open_mem(e, len, &f, NULL);
 	if (err)
 		return err == -ENOMEM ? err : 0;
 	if (!id_matches(r, f)) {
 		note(r, "this host's vdso", "build-id differs (another kernel)");
-		sp_elf_file_free(f);
+		spi_elf_file_free(f);
 		return 0;
 	}
 	note(r, "this host's vdso", "used");
@@ -204,23 +204,23 @@ debug_at(struct search *r, const char *path, const uint32_t *crc)
 	err = try_open(r, path, &f);
 	if (err)
 		return err < 0 ? err : 0;
-	if (r->out->binary != NULL && sp_elf_file_same(f, r->out->binary)) {
+	if (r->out->binary != NULL && spi_elf_file_same(f, r->out->binary)) {
 		note(r, path, "the binary itself");
-		sp_elf_file_free(f);
+		spi_elf_file_free(f);
 		return 0;
 	}
-	if (crc != NULL && (err = sp_elf_file_crc32(f, &c)) != 0) {
+	if (crc != NULL && (err = spi_elf_file_crc32(f, &c)) != 0) {
 		note(r, path, sp_strerror(err));
-		sp_elf_file_free(f);
+		spi_elf_file_free(f);
 		return err == -ENOMEM ? err : 0;
 	}
 	if ((crc == NULL && !id_matches(r, f)) || (crc != NULL && (c != *crc ||
-	    (r->id != NULL && sp_elf_file_build_id(f, &id, &len) == 0 &&
+	    (r->id != NULL && spi_elf_file_build_id(f, &id, &len) == 0 &&
 	    !id_matches(r, f))))) {
 		note(r, path, crc != NULL && c != *crc ? "CRC differs" :
 		    "build-id differs");
 		r->out->mismatches++;
-		sp_elf_file_free(f);
+		spi_elf_file_free(f);
 		return 0;
 	}
 	note(r, path, "used");
@@ -302,7 +302,7 @@ by_debuglink(struct search *r)
 	int err = 0;
 
 	if (r->out->binary == NULL || strlen(r->path) >= PATH_MAX ||
-	    sp_elf_file_debuglink(r->out->binary, &name, &crc) != 0)
+	    spi_elf_file_debuglink(r->out->binary, &name, &crc) != 0)
 		return 0;
 	dir_of(r->path, dir);
 	for (i = 0; i < r->nroots && err == 0; i++) {
@@ -331,7 +331,7 @@ by_debuginfod(struct search *r)
 
 	if (r->s->debuginfod == NULL || r->id == NULL || r->out->debug != NULL ||
 	    (r->out->binary != NULL &&
-	    sp_elf_file_has_section(r->out->binary, ".debug_info")))
+	    spi_elf_file_has_section(r->out->binary, ".debug_info")))
 		return 0;
 	err = sp_debuginfod_find(r->s->debuginfod, r->id, r->id_len, path,
 	    sizeof(path), &fetched, &said);
@@ -354,7 +354,7 @@ by_debuginfod(struct search *r)
 }
 
 int
-sp_debug_find(const struct sp_debug_search *s, const char *path,
+spi_debug_find(const struct sp_debug_search *s, const char *path,
     const uint8_t *build_id, size_t id_len, struct sp_debug_found *out)
 {
 	static const char *const dflt[] = { SP_DEBUG_DIR_DEFAULT };
@@ -383,7 +383,7 @@ sp_debug_find(const struct sp_debug_search *s, const char *path,
 	err = find_binary(&r);
 	/* Without a recorded id, the binary found names its debug file. */
 	if (err == 0 && r.id == NULL && out->binary != NULL &&
-	    sp_elf_file_build_id(out->binary, &id, &len) == 0) {
+	    spi_elf_file_build_id(out->binary, &id, &len) == 0) {
 		r.id = id;
 		r.id_len = len;
 	}
@@ -397,10 +397,10 @@ sp_debug_find(const struct sp_debug_search *s, const char *path,
 }
 
 void
-sp_debug_found_fini(struct sp_debug_found *f)
+spi_debug_found_fini(struct sp_debug_found *f)
 {
-	sp_elf_file_free(f->binary);
-	sp_elf_file_free(f->debug);
+	spi_elf_file_free(f->binary);
+	spi_elf_file_free(f->debug);
 	memset(f, 0, sizeof(*f));
 }
 

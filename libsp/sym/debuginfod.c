@@ -3,24 +3,20 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <netdb.h>
-#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "common/hex_int.h"
+#include "elf/elf_int.h"
 #include "http_int.h"
-#include "sp/debuginfod.h"
-#include "sp/elffile.h"
-#include "sp/error.h"
+#include "sp/common/error.h"
+#include "sp/sym/debuginfod.h"
 
 #define REDIRECTS_MAX 4
 /* elfutils' client: an empty file marks a miss for this long. */
@@ -106,11 +102,11 @@ has_id(const char *path, const uint8_t *id, size_t id_len)
 	size_t len;
 	int ok;
 
-	if (sp_elf_file_open(path, &f, NULL) != 0)
+	if (spi_elf_file_open(path, &f, NULL) != 0)
 		return 0;
-	ok = sp_elf_file_build_id(f, &fid, &len) == 0 && len == id_len &&
+	ok = spi_elf_file_build_id(f, &fid, &len) == 0 && len == id_len &&
 	    memcmp(fid, id, len) == 0;
-	sp_elf_file_free(f);
+	spi_elf_file_free(f);
 	return ok;
 }
 

@@ -16,8 +16,8 @@
 #include <unistd.h>
 
 #include "http_int.h"
-#include "sp/debuginfod.h"
-#include "sp/error.h"
+#include "sp/common/error.h"
+#include "sp/sym/debuginfod.h"
 
 int
 spi_http_parse_url(const char *u, struct spi_url *out)

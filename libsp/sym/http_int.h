@@ -4,7 +4,7 @@
 
 /*
  * The HTTP/1.x client under debuginfod.c (http.c).  The response reader
- * is sp_debuginfod_response (sp/debuginfod.h), fuzzed by fuzz_http.
+ * is sp_debuginfod_response (sp/sym/debuginfod.h), fuzzed by fuzz_http.
  */
 
 #include <stddef.h>

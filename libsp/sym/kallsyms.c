@@ -10,7 +10,7 @@
 #include "common/buf_int.h"
 #include "common/cursor_int.h"
 #include "common/lines_int.h"
-#include "sp/kallsyms.h"
+#include "sym/kallsyms_int.h"
 
 #define NO_MODULE SIZE_MAX
 
@@ -196,7 +196,7 @@ read_symbols(struct sp_kallsyms *k, struct build *b, const char *text,
 }
 
 int
-sp_kallsyms_parse(const char *text, size_t len, struct sp_kallsyms **out)
+spi_kallsyms_parse(const char *text, size_t len, struct sp_kallsyms **out)
 {
 	struct sp_kallsyms *k;
 	struct build b;
@@ -213,7 +213,7 @@ sp_kallsyms_parse(const char *text, size_t len, struct sp_kallsyms **out)
 	k->n = b.n;
 	k->names = (char *)b.names.p;
 	if (err) {
-		sp_kallsyms_free(k);
+		spi_kallsyms_free(k);
 		return err;
 	}
 	if (k->n > 0)
@@ -224,7 +224,7 @@ sp_kallsyms_parse(const char *text, size_t len, struct sp_kallsyms **out)
 }
 
 int
-sp_kallsyms_open(const char *path, struct sp_kallsyms **out,
+spi_kallsyms_open(const char *path, struct sp_kallsyms **out,
     struct sp_diag *diag)
 {
 	struct stat st;
@@ -252,7 +252,7 @@ sp_kallsyms_open(const char *path, struct sp_kallsyms **out,
 	(void)close(fd);
 	if (err)
 		return spi_path_fail(diag, path, err, NULL);
-	err = sp_kallsyms_parse(text, len, out);
+	err = spi_kallsyms_parse(text, len, out);
 	free(text);
 	if (err)
 		return spi_path_fail(diag, path, err, NULL);
@@ -260,7 +260,7 @@ sp_kallsyms_open(const char *path, struct sp_kallsyms **out,
 }
 
 void
-sp_kallsyms_free(struct sp_kallsyms *k)
+spi_kallsyms_free(struct sp_kallsyms *k)
 {
 	if (k == NULL)
 		return;
@@ -286,7 +286,7 @@ upper(const struct sp_kallsyms *k, uint64_t addr)
 }
 
 const char *
-sp_kallsyms_find(const struct sp_kallsyms *k, uint64_t addr,
+spi_kallsyms_find(const struct sp_kallsyms *k, uint64_t addr,
     uint64_t *start, const char **module)
 {
 	const struct ksym *s;
@@ -307,13 +307,13 @@ sp_kallsyms_find(const struct sp_kallsyms *k, uint64_t addr,
 }
 
 size_t
-sp_kallsyms_count(const struct sp_kallsyms *k)
+spi_kallsyms_count(const struct sp_kallsyms *k)
 {
 	return k->n;
 }
 
 int
-sp_kallsyms_symbol(const struct sp_kallsyms *k, size_t i, struct sp_ksym *out)
+spi_kallsyms_symbol(const struct sp_kallsyms *k, size_t i, struct sp_ksym *out)
 {
 	const struct ksym *s;
 
@@ -328,13 +328,13 @@ sp_kallsyms_symbol(const struct sp_kallsyms *k, size_t i, struct sp_ksym *out)
 }
 
 size_t
-sp_kallsyms_bad_lines(const struct sp_kallsyms *k)
+spi_kallsyms_bad_lines(const struct sp_kallsyms *k)
 {
 	return k->bad;
 }
 
 int
-sp_kallsyms_hidden(const struct sp_kallsyms *k)
+spi_kallsyms_hidden(const struct sp_kallsyms *k)
 {
 	return k->hidden;
 }

@@ -10,7 +10,7 @@
 #include "common/buf_int.h"
 #include "common/cursor_int.h"
 #include "common/lines_int.h"
-#include "sp/perfmap.h"
+#include "sym/perfmap_int.h"
 
 /* A parsed line, before overlaps are resolved. */
 struct raw {
@@ -21,7 +21,7 @@ struct raw {
 };
 
 struct sp_perf_map {
-	struct sp_perf_map_entry *v;
+	struct spi_perf_map_entry *v;
 	size_t n, cap;
 	size_t bad;
 	char *names;
@@ -173,7 +173,7 @@ static int
 emit(struct sp_perf_map *m, const struct raw *r, uint64_t from, uint64_t to,
     uint32_t *last_seq)
 {
-	struct sp_perf_map_entry *e;
+	struct spi_perf_map_entry *e;
 
 	if (m->n > 0 && *last_seq == r->seq &&
 	    m->v[m->n - 1].start + m->v[m->n - 1].size == from) {
@@ -239,7 +239,7 @@ resolve(struct sp_perf_map *m, struct raw *r, size_t n)
 }
 
 int
-sp_perf_map_parse(const char *text, size_t len, struct sp_perf_map **out)
+spi_perf_map_parse(const char *text, size_t len, struct sp_perf_map **out)
 {
 	struct sp_perf_map *m;
 	struct sp_buf names = { NULL, 0, 0, 0 };
@@ -257,7 +257,7 @@ sp_perf_map_parse(const char *text, size_t len, struct sp_perf_map **out)
 		err = resolve(m, r, n);
 	free(r);
 	if (err) {
-		sp_perf_map_free(m);
+		spi_perf_map_free(m);
 		return err;
 	}
 	*out = m;
@@ -292,7 +292,7 @@ check_file(int fd, const char *path, uid_t uid, size_t *size,
 }
 
 int
-sp_perf_map_open(const char *path, uid_t uid, struct sp_perf_map **out,
+spi_perf_map_open(const char *path, uid_t uid, struct sp_perf_map **out,
     struct sp_diag *diag)
 {
 	char *text;
@@ -318,7 +318,7 @@ sp_perf_map_open(const char *path, uid_t uid, struct sp_perf_map **out,
 	(void)close(fd);
 	if (err)
 		return err;
-	err = sp_perf_map_parse(text, len, out);
+	err = spi_perf_map_parse(text, len, out);
 	free(text);
 	if (err)
 		return spi_path_fail(diag, path, err, err == -SP_ELIMIT ?
@@ -327,7 +327,7 @@ sp_perf_map_open(const char *path, uid_t uid, struct sp_perf_map **out,
 }
 
 void
-sp_perf_map_free(struct sp_perf_map *m)
+spi_perf_map_free(struct sp_perf_map *m)
 {
 	if (m == NULL)
 		return;
@@ -336,8 +336,8 @@ sp_perf_map_free(struct sp_perf_map *m)
 	free(m);
 }
 
-const struct sp_perf_map_entry *
-sp_perf_map_find(const struct sp_perf_map *m, uint64_t addr)
+const struct spi_perf_map_entry *
+spi_perf_map_find(const struct sp_perf_map *m, uint64_t addr)
 {
 	size_t lo = 0, hi = m->n, mid;
 
@@ -355,25 +355,25 @@ sp_perf_map_find(const struct sp_perf_map *m, uint64_t addr)
 }
 
 size_t
-sp_perf_map_count(const struct sp_perf_map *m)
+spi_perf_map_count(const struct sp_perf_map *m)
 {
 	return m->n;
 }
 
-const struct sp_perf_map_entry *
-sp_perf_map_entry(const struct sp_perf_map *m, size_t i)
+const struct spi_perf_map_entry *
+spi_perf_map_entry(const struct sp_perf_map *m, size_t i)
 {
 	return i < m->n ? &m->v[i] : NULL;
 }
 
 size_t
-sp_perf_map_bad_lines(const struct sp_perf_map *m)
+spi_perf_map_bad_lines(const struct sp_perf_map *m)
 {
 	return m->bad;
 }
 
 int
-sp_perf_map_python(const char *name, size_t len, const char **func,
+spi_perf_map_python(const char *name, size_t len, const char **func,
     size_t *func_len, const char **file, size_t *file_len)
 {
 	const char *colon;

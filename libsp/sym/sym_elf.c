@@ -13,16 +13,16 @@
 #include <unistd.h>
 
 #include "common/buf_int.h"
-#include "sp/format.h"
+#include "sp/spool/format.h"
 #include "sym_int.h"
 
 static void
 file_fini(struct sym_file *f)
 {
-	sp_dwarf_free(f->dwarf);
-	sp_elf_syms_free(f->dsyms);
-	sp_elf_syms_free(f->bsyms);
-	sp_debug_found_fini(&f->found);
+	spi_dwarf_free(f->dwarf);
+	spi_elf_syms_free(f->dsyms);
+	spi_elf_syms_free(f->bsyms);
+	spi_debug_found_fini(&f->found);
 }
 
 void
@@ -75,11 +75,11 @@ dwarf_open(struct sym_ctx *c, struct sp_elf_file *f, struct sp_dwarf **out)
 	memset(&s, 0, sizeof(s));
 	for (i = 0; i < sizeof(secs) / sizeof(secs[0]); i++) {
 		b = (struct sp_dwarf_bytes *)(void *)((char *)&s + secs[i].off);
-		err = sp_elf_file_section(f, secs[i].name, &b->p, &b->len);
+		err = spi_elf_file_section(f, secs[i].name, &b->p, &b->len);
 		if (err == -ENOMEM)
 			return err;
 		if (err < 0 && err != -SP_ENOTFOUND &&
-		    (err = spi_sym_report_damaged(c, sp_elf_file_path(f),
+		    (err = spi_sym_report_damaged(c, spi_elf_file_path(f),
 		    secs[i].name, err)) < 0)
 			return err;
 		if (err < 0 || b->len == 0) {
@@ -87,9 +87,9 @@ dwarf_open(struct sym_ctx *c, struct sp_elf_file *f, struct sp_dwarf **out)
 			b->len = 0;
 		}
 	}
-	err = sp_dwarf_open(&s, out);
+	err = spi_dwarf_open(&s, out);
 	if (err < 0 && err != -SP_ENOTFOUND && err != -ENOMEM)
-		return spi_sym_report_damaged(c, sp_elf_file_path(f), "DWARF", err);
+		return spi_sym_report_damaged(c, spi_elf_file_path(f), "DWARF", err);
 	return err;
 }
 
@@ -100,13 +100,13 @@ syms_of(struct sym_ctx *c, struct sp_elf_file *f, struct sp_elf_syms **out)
 
 	if (f == NULL)
 		return 0;
-	err = sp_elf_syms_load(f, out);
-	if (err == 0 && sp_elf_syms_count(*out) == 0) {
-		sp_elf_syms_free(*out);
+	err = spi_elf_syms_load(f, out);
+	if (err == 0 && spi_elf_syms_count(*out) == 0) {
+		spi_elf_syms_free(*out);
 		*out = NULL;
 	}
 	if (err < 0 && err != -ENOMEM)
-		return spi_sym_report_damaged(c, sp_elf_file_path(f),
+		return spi_sym_report_damaged(c, spi_elf_file_path(f),
 		    ".symtab and .dynsym", err);
 	return err == -ENOMEM ? err : 0;
 }
@@ -145,7 +145,7 @@ file_open(struct sym_ctx *c, struct sym_file *fl, const struct sp_module *m)
 	s.sysroot = o->sysroot;
 	s.bundle = o->bundle;
 	s.debuginfod = o->debuginfod;
-	err = sp_debug_find(&s, fl->path, fl->build_id, fl->id_len,
+	err = spi_debug_find(&s, fl->path, fl->build_id, fl->id_len,
 	    &fl->found);
 	if (err == -ENOMEM)
 		return err;
@@ -159,9 +159,9 @@ file_open(struct sym_ctx *c, struct sym_file *fl, const struct sp_module *m)
 	    (err = syms_of(c, fl->found.binary, &fl->bsyms)) < 0)
 		return err;
 	dw = fl->found.debug;
-	if (dw == NULL || !sp_elf_file_has_section(dw, ".debug_info"))
+	if (dw == NULL || !spi_elf_file_has_section(dw, ".debug_info"))
 		dw = fl->found.binary;
-	if (dw != NULL && sp_elf_file_has_section(dw, ".debug_info")) {
+	if (dw != NULL && spi_elf_file_has_section(dw, ".debug_info")) {
 		err = dwarf_open(c, dw, &fl->dwarf);
 		if (err == -ENOMEM)
 			return err;
@@ -210,7 +210,7 @@ file_get(struct sym_ctx *c, uint32_t id, const struct sp_module *m,
 	int err;
 
 	*out = NULL;
-	/* A file's path, or the [vdso] by its build-id (sp_debug_find). */
+	/* A file's path, or the [vdso] by its build-id (spi_debug_find). */
 	if (path == NULL || path->len == 0 || (path->s[0] != '/' &&
 	    !((m->flags & SP_MOD_VDSO) && m->build_id_len > 0)) ||
 	    memchr(path->s, '\0', path->len) != NULL)
@@ -242,14 +242,14 @@ file_vaddr(const struct sym_file *f, const struct sp_module *m, uint64_t off,
     uint64_t *vaddr)
 {
 	if (f->found.binary != NULL)
-		return sp_elf_file_vaddr(f->found.binary, off, vaddr);
+		return spi_elf_file_vaddr(f->found.binary, off, vaddr);
 	if (m->elf_vaddr_plus1 != 0 && off >= m->file_offset &&
 	    off - m->file_offset < m->size) {
 		*vaddr = m->elf_vaddr_plus1 - 1 + (off - m->file_offset);
 		return 0;
 	}
 	if (f->found.debug != NULL)
-		return sp_elf_file_vaddr(f->found.debug, off, vaddr);
+		return spi_elf_file_vaddr(f->found.debug, off, vaddr);
 	return -SP_ENOTFOUND;
 }
 
@@ -261,9 +261,9 @@ elf_name(const struct sym_file *f, uint64_t vaddr, uint64_t *offset_plus1)
 	uint64_t start = vaddr;
 
 	if (f->dsyms != NULL)
-		name = sp_elf_syms_find(f->dsyms, vaddr, &start);
+		name = spi_elf_syms_find(f->dsyms, vaddr, &start);
 	if (name == NULL && f->bsyms != NULL)
-		name = sp_elf_syms_find(f->bsyms, vaddr, &start);
+		name = spi_elf_syms_find(f->bsyms, vaddr, &start);
 	*offset_plus1 = name != NULL && start <= vaddr ? vaddr - start + 1 : 0;
 	return name;
 }
@@ -271,7 +271,7 @@ elf_name(const struct sym_file *f, uint64_t vaddr, uint64_t *offset_plus1)
 /*
  * A .symtab keeps the symbol version in the name of a versioned symbol
  * ("clock_gettime@@GLIBC_2.17"): linking detail, not part of the name.
- * A PLT stub's "@plt" (sp/elfsym.h) says what the code is: it stays.
+ * A PLT stub's "@plt" (elf/elfsym_int.h) says what the code is: it stays.
  */
 static int
 add(struct sym_ctx *c, const char *fn, const char *file, uint32_t line)
@@ -301,7 +301,7 @@ name_frame(struct sym_ctx *c, struct sym_file *f, uint64_t vaddr,
 	int n = 0, i, err;
 
 	if (f->dwarf != NULL) {
-		n = sp_dwarf_lookup(f->dwarf, vaddr, df, SP_INLINE_MAX);
+		n = spi_dwarf_lookup(f->dwarf, vaddr, df, SP_INLINE_MAX);
 		if (n == -ENOMEM)
 			return n;
 		if (n < 0 && n != -SP_ENOTFOUND)

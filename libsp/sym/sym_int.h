@@ -10,14 +10,14 @@
  * report (sym_report.c).
  */
 
-#include "sp/debugfind.h"
-#include "sp/dwarf.h"
-#include "sp/elfsym.h"
-#include "sp/kallsyms.h"
-#include "sp/perfmap.h"
-#include "sp/sym.h"
-#include "sp/symbolizer.h"
 #include "common/intern_int.h"
+#include "dwarf/debuginfo_int.h"
+#include "elf/elfsym_int.h"
+#include "sp/sym/sym.h"
+#include "sp/sym/symbolizer.h"
+#include "sym/debugfind_int.h"
+#include "sym/kallsyms_int.h"
+#include "sym/perfmap_int.h"
 
 /* One ELF module's files, opened and indexed once per run. */
 struct sym_file {

@@ -11,7 +11,7 @@
  */
 #include <string.h>
 
-#include "sp/sym.h"
+#include "sp/sym/sym.h"
 
 static const char *const machinery[] = {
 	"_PyEval_EvalFrameDefault", "_PyEval_EvalFrame", "_PyEval_Vector",

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "common/buf_int.h"
-#include "sp/format.h"
+#include "sp/spool/format.h"
 #include "sym_int.h"
 
 static void
@@ -85,7 +85,7 @@ new_entry(struct sym_ctx *c, const char *path, const char *why,
 static int
 has_symtab(const struct sp_elf_file *f)
 {
-	return f != NULL && sp_elf_file_has_section(f, ".symtab");
+	return f != NULL && spi_elf_file_has_section(f, ".symtab");
 }
 
 /*

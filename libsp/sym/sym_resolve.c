@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 #include "common/buf_int.h"
-#include "sp/bundle.h"
-#include "sp/format.h"
+#include "sp/common/bundle.h"
+#include "sp/spool/format.h"
 #include "sym_int.h"
 
 int
@@ -120,7 +120,7 @@ pmap_read(const struct sym_ctx *c, uint32_t pid, uint32_t uid_plus1)
 		    c->o->bundle, pid);
 		if (n > 0 && (size_t)n < sizeof(path) &&
 		    sp_bundle_check(c->o->bundle, path + strlen(c->o->bundle) +
-		    1) == 0 && sp_perf_map_open(path, uid, &m, NULL) == 0)
+		    1) == 0 && spi_perf_map_open(path, uid, &m, NULL) == 0)
 			return m;
 	}
 	if (uid_plus1 != 0)
@@ -133,7 +133,7 @@ pmap_read(const struct sym_ctx *c, uint32_t pid, uint32_t uid_plus1)
 		c->rep->perf_maps_late++;
 		return NULL;
 	}
-	if (sp_perf_map_open(path, uid, &m, NULL) == 0)
+	if (spi_perf_map_open(path, uid, &m, NULL) == 0)
 		return m;
 	return NULL;
 }
@@ -173,7 +173,7 @@ spi_sym_pmaps_refresh(struct sym_ctx *c, uint32_t *pids, size_t cap)
 		if (n < cap)
 			pids[n] = v->pid;
 		n++;
-		sp_perf_map_free(v->map);
+		spi_perf_map_free(v->map);
 		*v = c->pmaps[--c->npmaps];
 	}
 	return n;
@@ -214,16 +214,16 @@ static int
 pmap_frame(struct sym_ctx *c, const struct sp_module *m, uint64_t ip)
 {
 	const struct sp_perf_map *map;
-	const struct sp_perf_map_entry *e;
+	const struct spi_perf_map_entry *e;
 	const char *fn, *file;
 	size_t fnlen, filelen;
 	int err;
 
 	err = pmap_get(c, m, &map);
-	if (err < 0 || map == NULL || (e = sp_perf_map_find(map, ip)) == NULL)
+	if (err < 0 || map == NULL || (e = spi_perf_map_find(map, ip)) == NULL)
 		return err;
 	c->sym.origin = SP_ORIGIN_PERF_MAP;
-	if (sp_perf_map_python(e->name, e->name_len, &fn, &fnlen, &file,
+	if (spi_perf_map_python(e->name, e->name_len, &fn, &fnlen, &file,
 	    &filelen) && fnlen > 0) {
 		c->sym.flags |= SP_SYM_PYTHON_FRAME;
 		err = spi_sym_add_line(c, fn, fnlen, file, filelen, 0);
@@ -286,12 +286,12 @@ kallsyms_load(struct sym_ctx *c)
 		}
 		src = "/proc/kallsyms";
 	}
-	err = sp_kallsyms_open(src, &c->ksyms, NULL);
+	err = spi_kallsyms_open(src, &c->ksyms, NULL);
 	if (err < 0)
 		(void)snprintf(k, cap, "%.200s: %s", src, sp_strerror(err));
-	else if (sp_kallsyms_count(c->ksyms) == 0)
+	else if (spi_kallsyms_count(c->ksyms) == 0)
 		(void)snprintf(k, cap, "%.200s: %s", src,
-		    sp_kallsyms_hidden(c->ksyms) ? "addresses hidden "
+		    spi_kallsyms_hidden(c->ksyms) ? "addresses hidden "
 		    "(kptr_restrict): read it as root, or record with --bundle" :
 		    "no text symbols");
 	else
@@ -320,7 +320,7 @@ kernel_frame(struct sym_ctx *c, const struct sp_module *m, uint64_t ip)
 	if (!c->ktried)
 		kallsyms_load(c);
 	if (c->ksyms == NULL ||
-	    (name = sp_kallsyms_find(c->ksyms, ip, NULL, &mod)) == NULL)
+	    (name = spi_kallsyms_find(c->ksyms, ip, NULL, &mod)) == NULL)
 		return 0;
 	c->sym.origin = SP_ORIGIN_KERNEL;
 	if (mod != NULL) {
@@ -379,7 +379,7 @@ kernel_why(const struct sym_ctx *c, const struct sp_module *m, char *why,
 	if (m != NULL && !header_host(c, m->host))
 		(void)snprintf(why, cap, "kernel of another host than the "
 		    "spool header's, whose kallsyms are the only ones read");
-	else if (c->ksyms == NULL || sp_kallsyms_count(c->ksyms) == 0)
+	else if (c->ksyms == NULL || spi_kallsyms_count(c->ksyms) == 0)
 		(void)snprintf(why, cap, "no kernel symbols: %.200s",
 		    c->rep->kernel);
 	else
@@ -476,8 +476,8 @@ spi_sym_ctx_fini(struct sym_ctx *c)
 	spi_sym_files_free(c);
 	free(c->unnamed_of);
 	for (i = 0; i < c->npmaps; i++)
-		sp_perf_map_free(c->pmaps[i].map);
+		spi_perf_map_free(c->pmaps[i].map);
 	free(c->pmaps);
 	free(c->pids);
-	sp_kallsyms_free(c->ksyms);
+	spi_kallsyms_free(c->ksyms);
 }

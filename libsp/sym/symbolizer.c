@@ -19,8 +19,8 @@
 #include <unistd.h>
 
 #include "common/buf_int.h"
-#include "sp/format.h"
-#include "sp/symbolizer.h"
+#include "sp/spool/format.h"
+#include "sp/sym/symbolizer.h"
 #include "sym_int.h"
 #include "symbolizer_int.h"
 

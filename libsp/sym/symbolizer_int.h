@@ -3,7 +3,7 @@
 #define SP_SYMBOLIZER_INT_H
 
 /*
- * The symbolizer's state (sp/symbolizer.h): symbolizer.c resolves and
+ * The symbolizer's state (sp/sym/symbolizer.h): symbolizer.c resolves and
  * caches frames, symbolizer_update.c forgets what a tail's events made
  * stale.
  */
@@ -15,7 +15,7 @@
 #include "common/buf_int.h"
 #include "common/imap_int.h"
 #include "common/intern_int.h"
-#include "sp/symbolizer.h"
+#include "sp/sym/symbolizer.h"
 #include "sym_int.h"
 
 #define MAX_INVALID 1024         /* pids listed before "all" */

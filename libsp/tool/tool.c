@@ -13,9 +13,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sp/replay.h"
-#include "sp/tool.h"
-#include "sp/version.h"
+#include "sp/spool/replay.h"
+#include "sp/tool/tool.h"
+#include "sp/tool/version.h"
 
 void
 spi_tool_version(const char *tool)

@@ -8,9 +8,9 @@
 #include <unistd.h>
 
 #include "common/procfs_int.h"
-#include "sp/recorder.h"
-#include "sp/spool.h"
-#include "sp/tool.h"
+#include "sp/record/recorder.h"
+#include "sp/spool/spool.h"
+#include "sp/tool/tool.h"
 
 void
 spi_tool_rec_init(struct sp_tool_rec_opts *t)

@@ -3,10 +3,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "sp/elffile.h"
-#include "sp/error.h"
-#include "sp/spool.h"
-#include "sp/version.h"
+#include "elf/elf_int.h"
+#include "sp/common/error.h"
+#include "sp/spool/spool.h"
+#include "sp/tool/version.h"
 
 const char *
 sp_version(void)
@@ -29,11 +29,11 @@ sp_version_text(const char *tool, char *buf, size_t cap)
 	size_t len, i;
 	int n;
 
-	if (sp_elf_file_open("/proc/self/exe", &f, NULL) == 0) {
-		if (sp_elf_file_build_id(f, &id, &len) == 0)
+	if (spi_elf_file_open("/proc/self/exe", &f, NULL) == 0) {
+		if (spi_elf_file_build_id(f, &id, &len) == 0)
 			for (i = 0; i < len; i++)
 				(void)snprintf(hex + 2 * i, 3, "%02x", id[i]);
-		sp_elf_file_free(f);
+		spi_elf_file_free(f);
 	}
 	n = snprintf(buf, cap, "%s (stackpulse) %s\nspool format %d\nbuild-id %s\n",
 	    tool, SP_PROJECT_VERSION, SP_VERSION, hex);

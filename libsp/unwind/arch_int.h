@@ -14,8 +14,7 @@
  * Constants:
  *   SPI_ARCH_NAME          "x86_64"
  *   SPI_ARCH_PERF_REGS     the PERF_SAMPLE_REGS_USER mask (asm/perf_regs.h);
- *                          a sample's registers come in its bit order, as
- *                          enum sp_reg (sp/unwind.h) numbers them
+ *                          a sample's registers come in its bit order
  *   SPI_PERF_NREGS, SPI_PERF_SP, SPI_PERF_PC
  *                          how many that is, and where the stack pointer
  *                          and the pc are among them
@@ -29,14 +28,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sp/unwind.h"
-#include "unwind_int.h"
-
-#if defined(__x86_64__)
-#include "unwind/x86_64/x86_64_int.h"
-#else
-#error "stackpulse records on x86-64 only so far: no unwinder for this architecture"
-#endif
+#include "unwind/machine_int.h"
+#include "unwind/unwind_int.h"
+#include "unwind/walk_int.h"
 
 /* The sampled registers (perf's order) as the leaf frame's (DWARF's). */
 void spi_arch_from_perf(const struct sp_uregs *in, struct spi_frame *f);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* An ELF file's CFI: its .eh_frame and .debug_frame, indexed by address.
- * The file is read through sp/elffile.h, with its bounds. */
+ * The file is read through elf/elf_int.h, with its bounds. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,9 +8,10 @@
 
 #include "common/buf_int.h"
 #include "common/cursor_int.h"
-#include "sp/cfi.h"
-#include "sp/elffile.h"
-#include "sp/elfsym.h"
+#include "elf/elf_int.h"
+#include "elf/elfsym_int.h"
+#include "unwind/cfi_table_int.h"
+#include "unwind/machine_int.h"
 
 /* FDEs indexed per file: 20 times libLLVM-14's (~100,000); the index
  * then takes 64 MiB at most. */
@@ -62,10 +63,10 @@ find_go_stack_ends(struct sp_cfi_table *t)
 	size_t i, k;
 	int err;
 
-	if (!sp_elf_file_has_section(t->file, ".note.go.buildid") &&
-	    !sp_elf_file_has_section(t->file, ".gopclntab"))
+	if (!spi_elf_file_has_section(t->file, ".note.go.buildid") &&
+	    !spi_elf_file_has_section(t->file, ".gopclntab"))
 		return 0;
-	err = sp_elf_syms_load(t->file, &syms);
+	err = spi_elf_syms_load(t->file, &syms);
 	if (err == -ENOMEM)
 		return err;
 	if (err)
@@ -75,13 +76,13 @@ find_go_stack_ends(struct sp_cfi_table *t)
 		for (k = 0; k < 2; k++) {
 			(void)snprintf(name, sizeof(name), "%s%s",
 			    go_stack_ends[i], k ? "" : ".abi0");
-			if (sp_elf_syms_named(syms, name, &t->ends[t->nends].lo,
+			if (spi_elf_syms_named(syms, name, &t->ends[t->nends].lo,
 			    &t->ends[t->nends].hi) == 0) {
 				t->nends++;
 				break;
 			}
 		}
-	sp_elf_syms_free(syms);
+	spi_elf_syms_free(syms);
 	return 0;
 }
 
@@ -103,7 +104,7 @@ index_section(struct sp_cfi_table *t, const struct sp_cfi_section *s, int dbg)
 
 	while (off < s->len) {
 		next = 0;
-		err = sp_cfi_fde_range(s, off, &b, &e, &next);
+		err = spi_cfi_fde_range(s, off, &b, &e, &next);
 		if (err == 0 && e > b) {
 			if (t->n == FDES_MAX)
 				return -SP_ELIMIT;
@@ -126,7 +127,7 @@ index_section(struct sp_cfi_table *t, const struct sp_cfi_section *s, int dbg)
 
 /*
  * Section name of f into *s, with its address.  A section past a bound
- * of sp/elffile.h (outside the file, larger than SP_ELF_SECTION_MAX, a
+ * of elf/elf_int.h (outside the file, larger than SP_ELF_SECTION_MAX, a
  * compressed one claiming more) is counted as refused; a malformed
  * compressed one too.  Returns -ENOMEM (the table cannot be made: the
  * caller must not take a file it could not read for one without CFI),
@@ -135,10 +136,10 @@ index_section(struct sp_cfi_table *t, const struct sp_cfi_section *s, int dbg)
 static int
 load(struct sp_cfi_table *t, const char *name, struct sp_cfi_section *s)
 {
-	int err = sp_elf_file_section(t->file, name, &s->data, &s->len);
+	int err = spi_elf_file_section(t->file, name, &s->data, &s->len);
 
 	if (err == 0)
-		err = sp_elf_file_section_addr(t->file, name, &s->vaddr);
+		err = spi_elf_file_section_addr(t->file, name, &s->vaddr);
 	if (err) {
 		s->data = NULL;
 		s->len = 0;
@@ -163,9 +164,9 @@ use_hdr(struct sp_cfi_table *t)
 	if (h->len < 4 || h->data[0] != 1 || h->data[3] != 0x3b ||
 	    t->eh.len == 0)
 		return;
-	if (sp_cfi_read_pointer(h->data, h->len, &pos, h->data[1], h->vaddr,
+	if (spi_cfi_read_pointer(h->data, h->len, &pos, h->data[1], h->vaddr,
 	    h->vaddr, &ptr) < 0 ||
-	    sp_cfi_read_pointer(h->data, h->len, &pos, h->data[2], h->vaddr,
+	    spi_cfi_read_pointer(h->data, h->len, &pos, h->data[2], h->vaddr,
 	    h->vaddr, &count) < 0 || count > (h->len - pos) / 8)
 		return;
 	t->hdr = h->data + pos;
@@ -174,7 +175,7 @@ use_hdr(struct sp_cfi_table *t)
 }
 
 int
-sp_cfi_table_open(struct sp_elf_file *f, struct sp_cfi_table **out)
+spi_cfi_table_open(struct sp_elf_file *f, struct sp_cfi_table **out)
 {
 	struct sp_cfi_table *t;
 	uint64_t got = 0;
@@ -183,23 +184,23 @@ sp_cfi_table_open(struct sp_elf_file *f, struct sp_cfi_table **out)
 	*out = NULL;
 	t = calloc(1, sizeof(*t));
 	if (t == NULL) {
-		sp_elf_file_free(f);
+		spi_elf_file_free(f);
 		return -ENOMEM;
 	}
 	t->file = f;
-	sp_elf_file_limit_sections(f, SP_CFI_SECTION_MAX);
+	spi_elf_file_limit_sections(f, SP_CFI_SECTION_MAX);
 	err = load(t, ".eh_frame_hdr", &t->hdr_sec);
 	if (err == 0)
 		err = load(t, ".eh_frame", &t->eh);
 	if (err == 0)
 		err = load(t, ".debug_frame", &t->dbg);
 	if (err) {
-		sp_cfi_table_free(t);
+		spi_cfi_table_free(t);
 		return err;
 	}
 	t->dbg.debug_frame = 1;
 	/* DW_EH_PE_datarel in .eh_frame is relative to the GOT (x86-64). */
-	(void)sp_elf_file_section_addr(f, ".got", &got);
+	(void)spi_elf_file_section_addr(f, ".got", &got);
 	t->eh.datarel_base = got;
 	t->dbg.datarel_base = got;
 	use_hdr(t);
@@ -207,14 +208,14 @@ sp_cfi_table_open(struct sp_elf_file *f, struct sp_cfi_table **out)
 	if (err == 0)
 		err = index_section(t, &t->dbg, 1);
 	if (err) {
-		sp_cfi_table_free(t);
+		spi_cfi_table_free(t);
 		return err;
 	}
 	if (t->n > 0)
 		qsort(t->ix, t->n, sizeof(*t->ix), cmp_fde);
 	err = find_go_stack_ends(t);
 	if (err) {
-		sp_cfi_table_free(t);
+		spi_cfi_table_free(t);
 		return err;
 	}
 	*out = t;
@@ -222,7 +223,7 @@ sp_cfi_table_open(struct sp_elf_file *f, struct sp_cfi_table **out)
 }
 
 int
-sp_cfi_table_stack_end(const struct sp_cfi_table *t, uint64_t pc)
+spi_cfi_table_stack_end(const struct sp_cfi_table *t, uint64_t pc)
 {
 	size_t i;
 
@@ -233,24 +234,24 @@ sp_cfi_table_stack_end(const struct sp_cfi_table *t, uint64_t pc)
 }
 
 void
-sp_cfi_table_free(struct sp_cfi_table *t)
+spi_cfi_table_free(struct sp_cfi_table *t)
 {
 	if (t == NULL)
 		return;
-	sp_elf_file_free(t->file);
+	spi_elf_file_free(t->file);
 	free(t->ix);
 	free(t);
 }
 
 const struct sp_elf_file *
-sp_cfi_table_file(const struct sp_cfi_table *t)
+spi_cfi_table_file(const struct sp_cfi_table *t)
 {
 	return t->file;
 }
 
 void
-sp_cfi_table_stats(const struct sp_cfi_table *t,
-    struct sp_cfi_table_stats *out)
+spi_cfi_table_stats(const struct sp_cfi_table *t,
+    struct spi_cfi_table_stats *out)
 {
 	out->hdr_entries = t->hdr != NULL ? t->hdr_count : 0;
 	out->indexed = t->n;
@@ -261,18 +262,26 @@ sp_cfi_table_stats(const struct sp_cfi_table *t,
 }
 
 int
-sp_cfi_table_vaddr(const struct sp_cfi_table *t, uint64_t off, uint64_t *va)
+spi_cfi_table_vaddr(const struct sp_cfi_table *t, uint64_t off, uint64_t *va)
 {
-	return sp_elf_file_exec_vaddr(t->file, off, va);
+	return spi_elf_file_exec_vaddr(t->file, off, va);
 }
 
 int
-sp_cfi_table_empty(const struct sp_cfi_table *t)
+spi_cfi_table_empty(const struct sp_cfi_table *t)
 {
 	return t->hdr_count == 0 && t->n == 0;
 }
 
 /* The FDE for pc from .eh_frame_hdr's table (binary search). */
+/* A row whose return address is not in this architecture's column is
+ * none the walk can use (the parser leaves that check to its caller). */
+static int
+arch_row(int err, const struct sp_cfi_row *row)
+{
+	return err == 0 && row->ra != SPI_DW_RA ? -SP_EFORMAT : err;
+}
+
 static int
 hdr_row(const struct sp_cfi_table *t, uint64_t pc, struct sp_cfi_row *row)
 {
@@ -295,12 +304,12 @@ hdr_row(const struct sp_cfi_table *t, uint64_t pc, struct sp_cfi_row *row)
 	    (uint64_t)(int64_t)(int32_t)sp_le32(t->hdr + (lo - 1) * 8 + 4);
 	if (fde < t->eh.vaddr || fde - t->eh.vaddr >= t->eh.len)
 		return -SP_EFORMAT;
-	return sp_cfi_row_at(&t->eh, (size_t)(fde - t->eh.vaddr), pc, row, NULL,
-	    NULL);
+	return arch_row(spi_cfi_row_at(&t->eh, (size_t)(fde - t->eh.vaddr), pc,
+	    row, NULL, NULL), row);
 }
 
 int
-sp_cfi_table_row(const struct sp_cfi_table *t, uint64_t pc,
+spi_cfi_table_row(const struct sp_cfi_table *t, uint64_t pc,
     struct sp_cfi_row *row)
 {
 	size_t lo = 0, hi = t->n;
@@ -322,6 +331,6 @@ sp_cfi_table_row(const struct sp_cfi_table *t, uint64_t pc,
 	}
 	if (lo == 0 || pc >= t->ix[lo - 1].end)
 		return -SP_ENOTFOUND;
-	return sp_cfi_row_at(t->ix[lo - 1].dbg ? &t->dbg : &t->eh,
-	    t->ix[lo - 1].off, pc, row, NULL, NULL);
+	return arch_row(spi_cfi_row_at(t->ix[lo - 1].dbg ? &t->dbg : &t->eh,
+	    t->ix[lo - 1].off, pc, row, NULL, NULL), row);
 }

@@ -6,9 +6,9 @@
 #include <string.h>
 
 #include "arch_int.h"
-#include "sp/cfi.h"
-#include "sp/unwind.h"
-#include "unwind_int.h"
+#include "unwind/cfi_table_int.h"
+#include "unwind/unwind_int.h"
+#include "unwind/walk_int.h"
 
 static const char *const error_names[SP_UNW_ERRORS_] = {
 	[SP_UNW_OK] = "unwind_ok",
@@ -22,7 +22,7 @@ static const char *const error_names[SP_UNW_ERRORS_] = {
 };
 
 const char *
-sp_unwind_error_name(enum sp_unwind_error e)
+spi_unwind_error_name(enum sp_unwind_error e)
 {
 	return (unsigned)e < SP_UNW_ERRORS_ ? error_names[e] : "unwind_unknown";
 }
@@ -35,12 +35,12 @@ static const char *const fallback_names[SP_FB_KINDS_] = {
 };
 
 const char *
-sp_unwind_fallback_name(enum sp_unwind_fallback f)
+spi_unwind_fallback_name(enum sp_unwind_fallback f)
 {
 	return (unsigned)f < SP_FB_KINDS_ ? fallback_names[f] : "fp_fallback";
 }
 
-/* sp_dwarf_expr's reader of stack words. */
+/* spi_dwarf_expr's reader of stack words. */
 static int
 load(void *ctx, uint64_t addr, uint64_t *v)
 {
@@ -86,7 +86,7 @@ restore(struct spi_walk *w, const struct spi_frame *cur, const struct sp_cfi_rul
 		break;
 	case SP_RULE_EXPR:
 	case SP_RULE_VAL_EXPR:
-		err = sp_dwarf_expr(ru->expr, ru->expr_len, cur->r, cur->valid,
+		err = spi_dwarf_expr(ru->expr, ru->expr_len, cur->r, cur->valid,
 		    cfa, 1, load, w, &v);
 		if (err == 0 && ru->kind == SP_RULE_EXPR)
 			err = spi_unwind_load(w, v, &v);
@@ -110,7 +110,7 @@ cfi_step(struct spi_walk *w, const struct spi_frame *cur, const struct sp_cfi_ro
 	int i, err;
 
 	if (row->cfa_expr != NULL) {
-		err = sp_dwarf_expr(row->cfa_expr, row->cfa_expr_len, cur->r,
+		err = spi_dwarf_expr(row->cfa_expr, row->cfa_expr_len, cur->r,
 		    cur->valid, 0, 0, load, w, &cfa);
 		if (err)
 			return err;
@@ -120,7 +120,7 @@ cfi_step(struct spi_walk *w, const struct spi_frame *cur, const struct sp_cfi_ro
 		cfa = cur->r[row->cfa_reg] + (uint64_t)row->cfa_off;
 	}
 	memset(next, 0, sizeof(*next));
-	for (i = 0; i < SP_DW_NREGS; i++)
+	for (i = 0; i < SPI_CFI_NREGS; i++)
 		if ((err = restore(w, cur, &row->regs[i], cfa, i, next)) != 0)
 			return err;
 	/* The CFA is the caller's stack pointer unless a rule says else. */
@@ -146,7 +146,7 @@ struct step {
 	uint8_t cfa_reg;
 	uint8_t simple;            /* 0: not in this form */
 	uint8_t signal_frame;
-	int16_t off[SP_DW_NREGS];
+	int16_t off[SPI_CFI_NREGS];
 };
 
 static void
@@ -156,13 +156,13 @@ compile(const struct sp_cfi_row *row, struct step *st)
 
 	memset(st, 0, sizeof(*st));
 	st->signal_frame = row->signal_frame != 0;
-	if (row->cfa_expr != NULL || row->cfa_reg >= SP_DW_NREGS ||
+	if (row->cfa_expr != NULL || row->cfa_reg >= SPI_CFI_NREGS ||
 	    row->cfa_off != (int32_t)row->cfa_off ||
 	    row->regs[SPI_DW_SP].kind != SP_RULE_SAME)
 		return;
 	st->cfa_reg = row->cfa_reg;
 	st->cfa_off = (int32_t)row->cfa_off;
-	for (i = 0; i < SP_DW_NREGS; i++) {
+	for (i = 0; i < SPI_CFI_NREGS; i++) {
 		const struct sp_cfi_rule *ru = &row->regs[i];
 
 		if (ru->kind == SP_RULE_UNDEF) {
@@ -222,19 +222,19 @@ struct sp_unwind_cache {
 };
 
 struct sp_unwind_cache *
-sp_unwind_cache_new(void)
+spi_unwind_cache_new(void)
 {
 	return calloc(1, sizeof(struct sp_unwind_cache));
 }
 
 void
-sp_unwind_cache_free(struct sp_unwind_cache *c)
+spi_unwind_cache_free(struct sp_unwind_cache *c)
 {
 	free(c);
 }
 
 void
-sp_unwind_cache_forget(struct sp_unwind_cache *c,
+spi_unwind_cache_forget(struct sp_unwind_cache *c,
     const struct sp_cfi_table *t)
 {
 	size_t i;
@@ -274,8 +274,8 @@ row_for(const struct sp_unwind_lookup *lk, uint64_t pc, struct step *st,
 		return err;
 	}
 	if (t != NULL)
-		*end = sp_cfi_table_stack_end(t, pc - bias);
-	if (t == NULL || sp_cfi_table_empty(t)) {
+		*end = spi_cfi_table_stack_end(t, pc - bias);
+	if (t == NULL || spi_cfi_table_empty(t)) {
 		*why = SP_FB_NO_CFI;
 		return -SP_ENOTFOUND;
 	}
@@ -288,7 +288,7 @@ row_for(const struct sp_unwind_lookup *lk, uint64_t pc, struct step *st,
 			return 0;
 		}
 	}
-	err = sp_cfi_table_row(t, pc - bias, row);
+	err = spi_cfi_table_row(t, pc - bias, row);
 	*why = err == -SP_ENOTFOUND ? SP_FB_NO_FDE : SP_FB_BAD_CFI;
 	if (err == 0) {
 		compile(row, st);
@@ -302,7 +302,7 @@ row_for(const struct sp_unwind_lookup *lk, uint64_t pc, struct step *st,
 }
 
 void
-sp_unwind_dwarf(const struct sp_uregs *regs, const struct sp_ustack *stk,
+spi_unwind_dwarf(const struct sp_uregs *regs, const struct sp_ustack *stk,
     const struct sp_unwind_lookup *lookup, uint64_t *ips, size_t max,
     struct sp_unwind_result *res, struct sp_unwind_stats *stats)
 {

@@ -11,7 +11,7 @@
 
 #include "common/procfs_int.h"
 #include "record/recorder_int.h"
-#include "sp/tool.h"
+#include "sp/tool/tool.h"
 
 static struct sp_writer *w;
 static int fd = -1;

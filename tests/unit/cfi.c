@@ -6,8 +6,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "sp/cfi.h"
-#include "sp/elffile.h"
+#include "elf/elf_int.h"
+#include "unwind/cfi_table_int.h"
+#include "unwind/x86_64/x86_64_int.h"
 
 /*
  * An .eh_frame at address 0x2000 with one CIE (zR, pcrel sdata4 FDE
@@ -44,7 +45,7 @@ static void
 row_at(uint64_t pc, struct sp_cfi_row *row)
 {
 	struct sp_diag why = { 0 };
-	int err = sp_cfi_row_at(&sec, 24, pc, row, NULL, &why);
+	int err = spi_cfi_row_at(&sec, 24, pc, row, NULL, &why);
 
 	cr_assert_eq(err, 0, "pc 0x%llx: %s", (unsigned long long)pc,
 	    why.msg);
@@ -55,30 +56,30 @@ Test(cfi, rows_follow_the_prologue_and_epilogue)
 	struct sp_cfi_row r;
 
 	row_at(0x1000, &r);
-	cr_assert_eq(r.cfa_reg, SP_DW_RSP);
+	cr_assert_eq(r.cfa_reg, X86_64_DW_RSP);
 	cr_assert_eq(r.cfa_off, 8);
-	cr_assert_eq(r.regs[SP_DW_RA].kind, SP_RULE_OFFSET);
-	cr_assert_eq(r.regs[SP_DW_RA].off, -8);
-	cr_assert_eq(r.regs[SP_DW_RBP].kind, SP_RULE_SAME);
+	cr_assert_eq(r.regs[X86_64_DW_RA].kind, SP_RULE_OFFSET);
+	cr_assert_eq(r.regs[X86_64_DW_RA].off, -8);
+	cr_assert_eq(r.regs[X86_64_DW_RBP].kind, SP_RULE_SAME);
 	cr_assert_eq(r.pc_begin, 0x1000);
 	cr_assert_eq(r.pc_end, 0x1100);
 	row_at(0x1004, &r);
-	cr_assert_eq(r.cfa_reg, SP_DW_RSP);
+	cr_assert_eq(r.cfa_reg, X86_64_DW_RSP);
 	cr_assert_eq(r.cfa_off, 16);
-	cr_assert_eq(r.regs[SP_DW_RBP].kind, SP_RULE_OFFSET);
-	cr_assert_eq(r.regs[SP_DW_RBP].off, -16);
+	cr_assert_eq(r.regs[X86_64_DW_RBP].kind, SP_RULE_OFFSET);
+	cr_assert_eq(r.regs[X86_64_DW_RBP].off, -16);
 	row_at(0x1005, &r);
-	cr_assert_eq(r.cfa_reg, SP_DW_RBP);
+	cr_assert_eq(r.cfa_reg, X86_64_DW_RBP);
 	cr_assert_eq(r.cfa_off, 16);
 	row_at(0x100d, &r);
-	cr_assert_eq(r.cfa_reg, SP_DW_RSP);
+	cr_assert_eq(r.cfa_reg, X86_64_DW_RSP);
 	cr_assert_eq(r.cfa_off, 8);
-	cr_assert_eq(r.regs[SP_DW_RBP].kind, SP_RULE_SAME, "restored");
+	cr_assert_eq(r.regs[X86_64_DW_RBP].kind, SP_RULE_SAME, "restored");
 	row_at(0x100e, &r);
-	cr_assert_eq(r.cfa_reg, SP_DW_RBP, "restore_state");
-	cr_assert_eq(r.regs[SP_DW_RBP].kind, SP_RULE_OFFSET);
+	cr_assert_eq(r.cfa_reg, X86_64_DW_RBP, "restore_state");
+	cr_assert_eq(r.regs[X86_64_DW_RBP].kind, SP_RULE_OFFSET);
 	row_at(0x10ff, &r);
-	cr_assert_eq(r.cfa_reg, SP_DW_RBP);
+	cr_assert_eq(r.cfa_reg, X86_64_DW_RBP);
 }
 
 Test(cfi, pcs_outside_the_fde_and_cies_are_not_found)
@@ -88,17 +89,17 @@ Test(cfi, pcs_outside_the_fde_and_cies_are_not_found)
 	size_t next = 99;
 	uint64_t b, e;
 
-	cr_assert_eq(sp_cfi_row_at(&sec, 24, 0x1100, &r, NULL, &why),
+	cr_assert_eq(spi_cfi_row_at(&sec, 24, 0x1100, &r, NULL, &why),
 	    -SP_ENOTFOUND);
-	cr_assert_eq(sp_cfi_row_at(&sec, 24, 0xfff, &r, NULL, &why),
+	cr_assert_eq(spi_cfi_row_at(&sec, 24, 0xfff, &r, NULL, &why),
 	    -SP_ENOTFOUND);
-	cr_assert_eq(sp_cfi_fde_range(&sec, 0, &b, &e, &next), -SP_ENOTFOUND);
+	cr_assert_eq(spi_cfi_fde_range(&sec, 0, &b, &e, &next), -SP_ENOTFOUND);
 	cr_assert_eq(next, 24, "a CIE is skipped by its length");
-	cr_assert_eq(sp_cfi_fde_range(&sec, 24, &b, &e, &next), 0);
+	cr_assert_eq(spi_cfi_fde_range(&sec, 24, &b, &e, &next), 0);
 	cr_assert_eq(b, 0x1000);
 	cr_assert_eq(e, 0x1100);
 	cr_assert_eq(next, 60);
-	cr_assert_eq(sp_cfi_fde_range(&sec, 60, &b, &e, &next), -SP_ENOTFOUND);
+	cr_assert_eq(spi_cfi_fde_range(&sec, 60, &b, &e, &next), -SP_ENOTFOUND);
 	cr_assert_eq(next, 0, "the terminator ends the walk");
 }
 
@@ -112,23 +113,23 @@ Test(cfi, malformed_entries_are_errors)
 	s.data = bad;
 	memcpy(bad, eh, sizeof(eh));
 	bad[24] = 200; /* FDE length beyond the section */
-	cr_assert_eq(sp_cfi_row_at(&s, 24, 0x1000, &r, NULL, &why),
+	cr_assert_eq(spi_cfi_row_at(&s, 24, 0x1000, &r, NULL, &why),
 	    -SP_EFORMAT);
 	memcpy(bad, eh, sizeof(eh));
 	bad[28] = 100; /* CIE pointer before the section */
-	cr_assert_eq(sp_cfi_row_at(&s, 24, 0x1000, &r, NULL, &why),
+	cr_assert_eq(spi_cfi_row_at(&s, 24, 0x1000, &r, NULL, &why),
 	    -SP_EFORMAT);
 	memcpy(bad, eh, sizeof(eh));
 	bad[8] = 2; /* CIE version 2 does not exist */
-	cr_assert_eq(sp_cfi_row_at(&s, 24, 0x1000, &r, NULL, &why),
+	cr_assert_eq(spi_cfi_row_at(&s, 24, 0x1000, &r, NULL, &why),
 	    -SP_EFORMAT);
 	memcpy(bad, eh, sizeof(eh));
 	bad[46] = 0x0b; /* restore_state with nothing remembered */
-	cr_assert_eq(sp_cfi_row_at(&s, 24, 0x1001, &r, NULL, &why),
+	cr_assert_eq(spi_cfi_row_at(&s, 24, 0x1001, &r, NULL, &why),
 	    -SP_EFORMAT);
 	memcpy(bad, eh, sizeof(eh));
 	bad[46] = 0x3f; /* an undefined DW_CFA opcode */
-	cr_assert_eq(sp_cfi_row_at(&s, 24, 0x1001, &r, NULL, &why),
+	cr_assert_eq(spi_cfi_row_at(&s, 24, 0x1001, &r, NULL, &why),
 	    -SP_EFORMAT);
 	cr_assert_str_eq(why.msg, "bad instruction in an FDE's program");
 	cr_assert_eq(why.offset, 24, "the diagnostic points at the FDE");
@@ -142,34 +143,34 @@ Test(cfi, pointer_encodings)
 	size_t pos;
 
 	pos = 0;
-	cr_assert_eq(sp_cfi_read_pointer(b, sizeof(b), &pos, 0x02, 0, 0, &v), 0);
+	cr_assert_eq(spi_cfi_read_pointer(b, sizeof(b), &pos, 0x02, 0, 0, &v), 0);
 	cr_assert_eq(v, 0x10);                       /* udata2 */
 	cr_assert_eq(pos, 2);
 	pos = 2;
-	cr_assert_eq(sp_cfi_read_pointer(b, sizeof(b), &pos, 0x0b, 0, 0, &v), 0);
+	cr_assert_eq(spi_cfi_read_pointer(b, sizeof(b), &pos, 0x0b, 0, 0, &v), 0);
 	cr_assert_eq((int64_t)v, -16);               /* sdata4 */
 	pos = 2;
-	cr_assert_eq(sp_cfi_read_pointer(b, sizeof(b), &pos, 0x1b, 0x5000, 0,
+	cr_assert_eq(spi_cfi_read_pointer(b, sizeof(b), &pos, 0x1b, 0x5000, 0,
 	    &v), 0);
 	cr_assert_eq(v, 0x5000 + 2 - 16);            /* pcrel sdata4 */
 	pos = 2;
-	cr_assert_eq(sp_cfi_read_pointer(b, sizeof(b), &pos, 0x3b, 0, 0x8000,
+	cr_assert_eq(spi_cfi_read_pointer(b, sizeof(b), &pos, 0x3b, 0, 0x8000,
 	    &v), 0);
 	cr_assert_eq(v, 0x8000 - 16);                /* datarel sdata4 */
 	pos = 6;
-	cr_assert_eq(sp_cfi_read_pointer(b, sizeof(b), &pos, 0x01, 0, 0, &v), 0);
+	cr_assert_eq(spi_cfi_read_pointer(b, sizeof(b), &pos, 0x01, 0, 0, &v), 0);
 	cr_assert_eq(v, 624485);                     /* uleb128 */
 	pos = 9;
-	cr_assert_eq(sp_cfi_read_pointer(b, sizeof(b), &pos, 0x09, 0, 0, &v), 0);
+	cr_assert_eq(spi_cfi_read_pointer(b, sizeof(b), &pos, 0x09, 0, 0, &v), 0);
 	cr_assert_eq((int64_t)v, -1);                /* sleb128 0x7f */
 	pos = 10;
-	cr_assert_eq(sp_cfi_read_pointer(b, sizeof(b), &pos, 0x03, 0, 0, &v),
+	cr_assert_eq(spi_cfi_read_pointer(b, sizeof(b), &pos, 0x03, 0, 0, &v),
 	    -SP_EFORMAT, "udata4 past the end");
 	pos = 0;
-	cr_assert_eq(sp_cfi_read_pointer(b, sizeof(b), &pos, 0x04, 0, 0, &v), 0);
+	cr_assert_eq(spi_cfi_read_pointer(b, sizeof(b), &pos, 0x04, 0, 0, &v), 0);
 	cr_assert_eq(pos, 8);                        /* udata8 */
 	pos = 0;
-	cr_assert_eq(sp_cfi_read_pointer(b, sizeof(b), &pos, 0x20, 0, 0, &v),
+	cr_assert_eq(spi_cfi_read_pointer(b, sizeof(b), &pos, 0x20, 0, 0, &v),
 	    -SP_EFORMAT, "textrel is not used on x86-64");
 }
 
@@ -188,19 +189,19 @@ Test(expr, the_x86_64_plt_cfa)
 	/* breg7 8; breg16 0; lit15; and; lit11; ge; lit3; shl; plus */
 	static const uint8_t plt[] = { 0x77, 8, 0x80, 0, 0x3f, 0x1a, 0x3b,
 		0x2a, 0x33, 0x24, 0x22 };
-	uint64_t regs[SP_DW_NREGS] = { 0 }, v;
-	uint32_t valid = 1u << SP_DW_RSP | 1u << SP_DW_RA;
+	uint64_t regs[SPI_CFI_NREGS] = { 0 }, v;
+	uint32_t valid = 1u << X86_64_DW_RSP | 1u << X86_64_DW_RA;
 
-	regs[SP_DW_RSP] = 0x1000;
-	regs[SP_DW_RA] = 0x401025; /* rip & 15 = 5: before the push */
-	cr_assert_eq(sp_dwarf_expr(plt, sizeof(plt), regs, valid, 0, 0,
+	regs[X86_64_DW_RSP] = 0x1000;
+	regs[X86_64_DW_RA] = 0x401025; /* rip & 15 = 5: before the push */
+	cr_assert_eq(spi_dwarf_expr(plt, sizeof(plt), regs, valid, 0, 0,
 	    read_mem, NULL, &v), 0);
 	cr_assert_eq(v, 0x1008);
-	regs[SP_DW_RA] = 0x40102b; /* rip & 15 = 11: after it */
-	cr_assert_eq(sp_dwarf_expr(plt, sizeof(plt), regs, valid, 0, 0,
+	regs[X86_64_DW_RA] = 0x40102b; /* rip & 15 = 11: after it */
+	cr_assert_eq(spi_dwarf_expr(plt, sizeof(plt), regs, valid, 0, 0,
 	    read_mem, NULL, &v), 0);
 	cr_assert_eq(v, 0x1010);
-	cr_assert_eq(sp_dwarf_expr(plt, sizeof(plt), regs, 1u << SP_DW_RSP, 0,
+	cr_assert_eq(spi_dwarf_expr(plt, sizeof(plt), regs, 1u << X86_64_DW_RSP, 0,
 	    0, read_mem, NULL, &v), -SP_EFORMAT, "rip not known");
 }
 
@@ -214,22 +215,22 @@ Test(expr, deref_constants_branches_and_bounds)
 	uint8_t deep[SP_EXPR_STACK_MAX + 1];
 	uint64_t v;
 
-	cr_assert_eq(sp_dwarf_expr(deref, sizeof(deref), NULL, 0, 0, 0,
+	cr_assert_eq(spi_dwarf_expr(deref, sizeof(deref), NULL, 0, 0, 0,
 	    read_mem, NULL, &v), 0);
 	cr_assert_eq(v, 0xabcdef);
-	cr_assert_eq(sp_dwarf_expr(bra, sizeof(bra), NULL, 0, 0, 0, read_mem,
+	cr_assert_eq(spi_dwarf_expr(bra, sizeof(bra), NULL, 0, 0, 0, read_mem,
 	    NULL, &v), 0);
 	cr_assert_eq(v, 11);
-	cr_assert_eq(sp_dwarf_expr(loop, sizeof(loop), NULL, 0, 0, 0, read_mem,
+	cr_assert_eq(spi_dwarf_expr(loop, sizeof(loop), NULL, 0, 0, 0, read_mem,
 	    NULL, &v), -SP_ELIMIT, "an endless loop is cut off");
 	memset(deep, 0x30, sizeof(deep));
-	cr_assert_eq(sp_dwarf_expr(deep, sizeof(deep), NULL, 0, 0, 0, read_mem,
+	cr_assert_eq(spi_dwarf_expr(deep, sizeof(deep), NULL, 0, 0, 0, read_mem,
 	    NULL, &v), -SP_ELIMIT, "stack overflow");
-	cr_assert_eq(sp_dwarf_expr(divz, sizeof(divz), NULL, 0, 0, 0, read_mem,
+	cr_assert_eq(spi_dwarf_expr(divz, sizeof(divz), NULL, 0, 0, 0, read_mem,
 	    NULL, &v), -SP_EFORMAT, "division by zero");
-	cr_assert_eq(sp_dwarf_expr(deref, 3, NULL, 0, 0, 0, read_mem, NULL,
+	cr_assert_eq(spi_dwarf_expr(deref, 3, NULL, 0, 0, 0, read_mem, NULL,
 	    &v), -SP_EFORMAT, "truncated operand");
-	cr_assert_eq(sp_dwarf_expr(deref + 5, 1, NULL, 0, 0x7000, 1, read_mem,
+	cr_assert_eq(spi_dwarf_expr(deref + 5, 1, NULL, 0, 0x7000, 1, read_mem,
 	    NULL, &v), 0, "the initial value is pushed");
 	cr_assert_eq(v, 0xabcdef);
 }
@@ -278,9 +279,9 @@ table(const char *path)
 	struct sp_cfi_table *t = NULL;
 	struct sp_elf_file *f;
 
-	cr_assert_eq(sp_elf_file_open(path, &f, NULL), 0,
+	cr_assert_eq(spi_elf_file_open(path, &f, NULL), 0,
 	    "%s: run from the source top after ninja", path);
-	cr_assert_eq(sp_cfi_table_open(f, &t), 0, "%s", path);
+	cr_assert_eq(spi_cfi_table_open(f, &t), 0, "%s", path);
 	return t;
 }
 
@@ -296,9 +297,9 @@ same_row(const struct sp_cfi_row *a, uint64_t fa, const struct sp_cfi_row *b,
 	    fn, (unsigned long long)d);
 	if (a->cfa_expr_len > 0)
 		cr_assert(memcmp(a->cfa_expr, b->cfa_expr, a->cfa_expr_len) == 0);
-	cr_assert_eq(a->regs[SP_DW_RA].kind, b->regs[SP_DW_RA].kind,
+	cr_assert_eq(a->regs[X86_64_DW_RA].kind, b->regs[X86_64_DW_RA].kind,
 	    "%s+%llu: RA rule", fn, (unsigned long long)d);
-	cr_assert_eq(a->regs[SP_DW_RA].off, b->regs[SP_DW_RA].off,
+	cr_assert_eq(a->regs[X86_64_DW_RA].off, b->regs[X86_64_DW_RA].off,
 	    "%s+%llu: RA offset", fn, (unsigned long long)d);
 	cr_assert_eq(a->pc_begin - fa, b->pc_begin - fb, "%s: FDE start", fn);
 	cr_assert_eq(a->pc_end - fa, b->pc_end - fb, "%s: FDE end", fn);
@@ -313,10 +314,10 @@ compare_tables(const char *ref_path, const char *path)
 	struct sp_cfi_table *r = table(ref_path), *t = table(path);
 	size_t nr = nm_functions(ref_path, ref), no = nm_functions(path, other);
 	size_t i, j, k, rows = 0;
-	struct sp_cfi_table_stats rs, ts;
+	struct spi_cfi_table_stats rs, ts;
 
-	sp_cfi_table_stats(r, &rs);
-	sp_cfi_table_stats(t, &ts);
+	spi_cfi_table_stats(r, &rs);
+	spi_cfi_table_stats(t, &ts);
 	cr_assert_gt(rs.hdr_entries, 0, "%s uses its .eh_frame_hdr", ref_path);
 	cr_assert_gt(ts.indexed, 0, "%s: FDEs in the own index", path);
 	for (i = 0; i < nr; i++)
@@ -328,8 +329,8 @@ compare_tables(const char *ref_path, const char *path)
 			for (k = 0; k < 3; k++) {
 				uint64_t d = k * (ref[i].size - 1) / 2;
 				struct sp_cfi_row a, b;
-				int ea = sp_cfi_table_row(r, ref[i].addr + d, &a);
-				int eb = sp_cfi_table_row(t, other[j].addr + d, &b);
+				int ea = spi_cfi_table_row(r, ref[i].addr + d, &a);
+				int eb = spi_cfi_table_row(t, other[j].addr + d, &b);
 
 				cr_assert_eq(ea, eb, "%s+%llu: %d vs %d",
 				    ref[i].name, (unsigned long long)d, ea, eb);
@@ -340,21 +341,21 @@ compare_tables(const char *ref_path, const char *path)
 				}
 			}
 		}
-	sp_cfi_table_free(r);
-	sp_cfi_table_free(t);
+	spi_cfi_table_free(r);
+	spi_cfi_table_free(t);
 	return rows;
 }
 
 Test(cfi_table, the_own_index_of_eh_frame_matches_the_hdr_table)
 {
 	struct sp_cfi_table *t = table("build/tests/tree-O2-nohdr");
-	struct sp_cfi_table_stats st;
+	struct spi_cfi_table_stats st;
 	size_t rows;
 
-	sp_cfi_table_stats(t, &st);
+	spi_cfi_table_stats(t, &st);
 	cr_assert_eq(st.hdr_entries, 0, "no .eh_frame_hdr table");
 	cr_assert_gt(st.eh_frame_bytes, 0, "the file has .eh_frame");
-	sp_cfi_table_free(t);
+	spi_cfi_table_free(t);
 	rows = compare_tables("build/tests/tree-O2", "build/tests/tree-O2-nohdr");
 
 	/* tree's own functions alone are main, run, work_a/b, leaf_a/b,
@@ -365,11 +366,11 @@ Test(cfi_table, the_own_index_of_eh_frame_matches_the_hdr_table)
 Test(cfi_table, the_index_of_debug_frame_matches_the_hdr_table)
 {
 	struct sp_cfi_table *t = table("build/tests/tree-O2-dbgframe");
-	struct sp_cfi_table_stats st;
+	struct spi_cfi_table_stats st;
 
-	sp_cfi_table_stats(t, &st);
+	spi_cfi_table_stats(t, &st);
 	cr_assert_gt(st.debug_frame_bytes, 0, "the file has .debug_frame");
-	sp_cfi_table_free(t);
+	spi_cfi_table_free(t);
 	cr_assert_geq(compare_tables("build/tests/tree-O2",
 	    "build/tests/tree-O2-dbgframe"), 24);
 }

@@ -5,10 +5,10 @@
 #include <string.h>
 
 #include "common/buf_int.h"
-#include "spool/codec_int.h"
 #include "common/intern_int.h"
-#include "sp/spool.h"
 #include "common/varint_int.h"
+#include "sp/spool/spool.h"
+#include "spool/codec_int.h"
 
 Test(varint, round_trips_edge_values)
 {

@@ -5,9 +5,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sp/spool.h"
-#include "sp/writer.h"
 #include "refspool.h"
+#include "sp/spool/spool.h"
+#include "sp/spool/writer.h"
 
 /* A spool made in memory by a test. */
 struct mem {

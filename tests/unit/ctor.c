@@ -35,26 +35,26 @@
 #endif
 
 #include "common.h"
+#include "dwarf/debuginfo_int.h"
+#include "elf/elf_int.h"
+#include "elf/elfsym_int.h"
 #include "elftest.h"
-#include "sp/bundle.h"
-#include "sp/cfi.h"
-#include "sp/debugfind.h"
-#include "sp/demangle.h"
-#include "sp/dwarf.h"
-#include "sp/elffile.h"
-#include "sp/elfsym.h"
-#include "sp/flame.h"
-#include "sp/fold.h"
-#include "sp/kallsyms.h"
-#include "sp/merge.h"
-#include "sp/perfmap.h"
-#include "sp/process.h"
-#include "sp/replay.h"
-#include "sp/snapshot.h"
-#include "sp/symbolizer.h"
-#include "sp/tail.h"
-#include "sp/top.h"
-#include "sp/writer.h"
+#include "sp/common/bundle.h"
+#include "sp/common/process.h"
+#include "sp/report/demangle.h"
+#include "sp/report/flame.h"
+#include "sp/report/fold.h"
+#include "sp/report/top.h"
+#include "sp/spool/merge.h"
+#include "sp/spool/replay.h"
+#include "sp/spool/snapshot.h"
+#include "sp/spool/tail.h"
+#include "sp/spool/writer.h"
+#include "sp/sym/symbolizer.h"
+#include "sym/debugfind_int.h"
+#include "sym/kallsyms_int.h"
+#include "sym/perfmap_int.h"
+#include "unwind/cfi_table_int.h"
 
 /* What no constructor returns: *out still equal to it was never set. */
 #define SENTINEL ((void *)&sentinel_byte)
@@ -84,7 +84,7 @@ lowest_fd(void)
 	return fd;
 }
 
-/* --- sp/bundle.h, sp/process.h ------------------------------------------ */
+/* --- sp/common/bundle.h, sp/common/process.h ------------------------------------------ */
 
 Test(ctor, bundle_open_fails_with_out_null_and_no_descriptor_kept)
 {
@@ -132,7 +132,7 @@ Test(ctor, exit_watch_new_of_no_process)
 	no_leaks();
 }
 
-/* --- sp/replay.h, sp/snapshot.h, sp/tail.h ------------------------------ */
+/* --- sp/spool/replay.h, sp/spool/snapshot.h, sp/spool/tail.h ------------------------------ */
 
 static const char not_a_spool[SP_HEADER_LEN] = "this is not a spool";
 
@@ -189,7 +189,7 @@ Test(ctor, tail_open_of_no_file)
 	no_leaks();
 }
 
-/* --- sp/elffile.h, sp/elfsym.h, sp/dwarf.h ------------------------------ */
+/* --- elf/elf_int.h, elf/elfsym_int.h, dwarf/debuginfo_int.h ------------------------------ */
 
 Test(ctor, elf_file_open_fails_with_out_null)
 {
@@ -197,26 +197,26 @@ Test(ctor, elf_file_open_fails_with_out_null)
 	struct sp_diag d;
 	int fd;
 
-	cr_assert_eq(sp_elf_file_open(MISSING, &f, &d), -ENOENT);
+	cr_assert_eq(spi_elf_file_open(MISSING, &f, &d), -ENOENT);
 	cr_assert_null(f);
 	f = SENTINEL;
-	cr_assert_eq(sp_elf_file_open("tests", &f, &d), -SP_EFORMAT);
+	cr_assert_eq(spi_elf_file_open("tests", &f, &d), -SP_EFORMAT);
 	cr_assert_null(f);
 	f = SENTINEL;
-	cr_assert_eq(sp_elf_file_open(NOT_ELF, &f, &d), -SP_EFORMAT);
+	cr_assert_eq(spi_elf_file_open(NOT_ELF, &f, &d), -SP_EFORMAT);
 	cr_assert_null(f);
 	fd = open(NOT_ELF, O_RDONLY | O_CLOEXEC);
 	cr_assert(fd >= 0);
 	f = SENTINEL;
-	cr_assert_eq(sp_elf_file_open_fd(fd, &f, &d), -SP_EFORMAT);
+	cr_assert_eq(spi_elf_file_open_fd(fd, &f, &d), -SP_EFORMAT);
 	cr_assert_null(f);
 	cr_assert_eq(fcntl(fd, F_GETFD), -1, "the fd is closed on failure");
 	f = SENTINEL;
-	cr_assert_eq(sp_elf_file_open_mem(not_a_spool, sizeof(not_a_spool),
+	cr_assert_eq(spi_elf_file_open_mem(not_a_spool, sizeof(not_a_spool),
 	    &f, &d), -SP_EFORMAT);
 	cr_assert_null(f);
 	f = SENTINEL;
-	cr_assert_eq(sp_elf_file_open_mem(NULL, 0, &f, &d), -SP_EFORMAT);
+	cr_assert_eq(spi_elf_file_open_mem(NULL, 0, &f, &d), -SP_EFORMAT);
 	cr_assert_null(f);
 	no_leaks();
 }
@@ -229,11 +229,11 @@ Test(ctor, elf_syms_load_of_a_bad_symbol_table)
 	uint8_t *img = slurp(SYMS, &len);
 
 	shdr_named(img, ".symtab")->sh_entsize = 16;
-	cr_assert_eq(sp_elf_file_open_mem(img, len, &f, NULL), 0);
+	cr_assert_eq(spi_elf_file_open_mem(img, len, &f, NULL), 0);
 	free(img);
-	cr_assert_eq(sp_elf_syms_load(f, &s), -SP_EFORMAT);
+	cr_assert_eq(spi_elf_syms_load(f, &s), -SP_EFORMAT);
 	cr_assert_null(s);
-	sp_elf_file_free(f);
+	spi_elf_file_free(f);
 	no_leaks();
 }
 
@@ -243,28 +243,28 @@ Test(ctor, dwarf_open_fails_with_out_null)
 	struct sp_dwarf *d = SENTINEL;
 	static const uint8_t line[4] = { 1, 2, 3, 4 };
 
-	cr_assert_eq(sp_dwarf_open(NULL, &d), -SP_EUSAGE);
+	cr_assert_eq(spi_dwarf_open(NULL, &d), -SP_EUSAGE);
 	cr_assert_null(d);
 	memset(&sec, 0, sizeof(sec));
 	sec.line.p = line;
 	sec.line.len = sizeof(line);
 	d = SENTINEL;
-	cr_assert_eq(sp_dwarf_open(&sec, &d), -SP_ENOTFOUND, "no .debug_info");
+	cr_assert_eq(spi_dwarf_open(&sec, &d), -SP_ENOTFOUND, "no .debug_info");
 	cr_assert_null(d);
 	no_leaks();
 }
 
-/* --- sp/kallsyms.h, sp/perfmap.h ---------------------------------------- */
+/* --- sym/kallsyms_int.h, sym/perfmap_int.h ---------------------------------------- */
 
 Test(ctor, kallsyms_open_fails_with_out_null)
 {
 	struct sp_kallsyms *k = SENTINEL;
 	struct sp_diag d;
 
-	cr_assert_eq(sp_kallsyms_open(MISSING, &k, &d), -ENOENT);
+	cr_assert_eq(spi_kallsyms_open(MISSING, &k, &d), -ENOENT);
 	cr_assert_null(k);
 	k = SENTINEL;
-	cr_assert_eq(sp_kallsyms_open("tests", &k, &d), -EPERM);
+	cr_assert_eq(spi_kallsyms_open("tests", &k, &d), -EPERM);
 	cr_assert_null(k);
 	no_leaks();
 }
@@ -275,7 +275,7 @@ Test(ctor, perf_map_open_fails_with_out_null)
 	struct sp_diag d;
 	char dir[PATH_MAX], file[PATH_MAX], link[PATH_MAX];
 
-	cr_assert_eq(sp_perf_map_open(MISSING, (uid_t)-1, &m, &d), -ENOENT);
+	cr_assert_eq(spi_perf_map_open(MISSING, (uid_t)-1, &m, &d), -ENOENT);
 	cr_assert_null(m);
 	tmpdir(dir, "ctor-perfmap");
 	pathf(file, "%s/perf-1.map", dir);
@@ -284,10 +284,10 @@ Test(ctor, perf_map_open_fails_with_out_null)
 	(void)unlink(link);
 	cr_assert_eq(symlink(file, link), 0);
 	m = SENTINEL;
-	cr_assert_eq(sp_perf_map_open(link, (uid_t)-1, &m, &d), -ELOOP);
+	cr_assert_eq(spi_perf_map_open(link, (uid_t)-1, &m, &d), -ELOOP);
 	cr_assert_null(m);
 	m = SENTINEL;
-	cr_assert_eq(sp_perf_map_open(file, getuid() + 1, &m, &d), -EPERM);
+	cr_assert_eq(spi_perf_map_open(file, getuid() + 1, &m, &d), -EPERM);
 	cr_assert_null(m);
 	cr_assert_eq(unlink(link), 0);
 	cr_assert_eq(unlink(file), 0);
@@ -295,7 +295,7 @@ Test(ctor, perf_map_open_fails_with_out_null)
 	no_leaks();
 }
 
-/* --- sp/symbolizer.h, sp/top.h, sp/fold.h, sp/flame.h ------------------- */
+/* --- sp/sym/symbolizer.h, sp/report/top.h, sp/report/fold.h, sp/report/flame.h ------------------- */
 
 static int
 no_lookup(void *arg, const struct sp_native_lookup *batch, size_t n,
@@ -377,7 +377,7 @@ Test(ctor, flame_parse_of_a_spool)
 	no_leaks();
 }
 
-/* --- sp/debugfind.h: a caller's struct, cleared on failure -------------- */
+/* --- sym/debugfind_int.h: a caller's struct, cleared on failure -------------- */
 
 Test(ctor, debug_dirs_parse_over_the_limit_leaves_nothing)
 {
@@ -518,11 +518,11 @@ Test(ctor, parsers_and_cfi_table_open_without_memory)
 	struct hoard h;
 	int ek, ep, et;
 
-	cr_assert_eq(sp_elf_file_open(SYMS, &f, NULL), 0);
+	cr_assert_eq(spi_elf_file_open(SYMS, &f, NULL), 0);
 	starve(&h);
-	ek = sp_kallsyms_parse(ks, sizeof(ks) - 1, &k);
-	ep = sp_perf_map_parse(pm, sizeof(pm) - 1, &pmap);
-	et = sp_cfi_table_open(f, &t); /* takes f, on failure too */
+	ek = spi_kallsyms_parse(ks, sizeof(ks) - 1, &k);
+	ep = spi_perf_map_parse(pm, sizeof(pm) - 1, &pmap);
+	et = spi_cfi_table_open(f, &t); /* takes f, on failure too */
 	feast(&h);
 	cr_assert_eq(ek, -ENOMEM);
 	cr_assert_null(k);

@@ -10,11 +10,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "elf/elfsym_int.h"
 #include "elftest.h"
-#include "sp/debugfind.h"
-#include "sp/debuginfod.h"
-#include "sp/elfsym.h"
-#include "sp/error.h"
+#include "sp/common/error.h"
+#include "sp/sym/debuginfod.h"
+#include "sym/debugfind_int.h"
 
 /* --- the debug-file search --------------------------------------------------- */
 
@@ -38,11 +38,11 @@ assert_names_main(struct sp_elf_file *f)
 	struct sp_elf_syms *x;
 	const char *got;
 
-	cr_assert_eq(sp_elf_syms_load(f, &x), 0);
-	got = sp_elf_syms_find(x, addr + 1, NULL);
+	cr_assert_eq(spi_elf_syms_load(f, &x), 0);
+	got = spi_elf_syms_find(x, addr + 1, NULL);
 	cr_assert_not_null(got);
 	cr_assert_str_eq(got, "main");
-	sp_elf_syms_free(x);
+	spi_elf_syms_free(x);
 }
 
 Test(debugfind, by_build_id_directory_first)
@@ -57,23 +57,23 @@ Test(debugfind, by_build_id_directory_first)
 	tmpdir(dir, "byid");
 	build_id_layout(dir, &i, SYMS ".debug", want);
 	abspath(bin, SYMS "-stripped");
-	cr_assert_eq(sp_debug_find(&s, bin, i.id, i.len, &r), 0);
+	cr_assert_eq(spi_debug_find(&s, bin, i.id, i.len, &r), 0);
 	cr_assert_not_null(r.binary, "%s", r.tried);
-	cr_assert_str_eq(sp_elf_file_path(r.binary), bin);
+	cr_assert_str_eq(spi_elf_file_path(r.binary), bin);
 	cr_assert_not_null(r.debug, "%s", r.tried);
-	cr_assert_str_eq(sp_elf_file_path(r.debug), want, "%s", r.tried);
+	cr_assert_str_eq(spi_elf_file_path(r.debug), want, "%s", r.tried);
 	cr_assert_not(r.unverified);
 	cr_assert_eq(r.mismatches, 0);
 	assert_names_main(r.debug);
-	sp_debug_found_fini(&r);
+	spi_debug_found_fini(&r);
 	cr_assert_null(r.binary);
 
 	/* Without a recorded id the binary's own names the debug file. */
-	cr_assert_eq(sp_debug_find(&s, bin, NULL, 0, &r), 0);
+	cr_assert_eq(spi_debug_find(&s, bin, NULL, 0, &r), 0);
 	cr_assert(r.unverified);
 	cr_assert_not_null(r.debug, "%s", r.tried);
-	cr_assert_str_eq(sp_elf_file_path(r.debug), want);
-	sp_debug_found_fini(&r);
+	cr_assert_str_eq(spi_elf_file_path(r.debug), want);
+	spi_debug_found_fini(&r);
 }
 
 Test(debugfind, by_debuglink_next_to_the_binary)
@@ -88,13 +88,13 @@ Test(debugfind, by_debuglink_next_to_the_binary)
 	tmpdir(dir, "bylink");
 	abspath(bin, SYMS "-stripped");
 	abspath(dbg, SYMS ".debug");
-	cr_assert_eq(sp_debug_find(&s, bin, i.id, i.len, &r), 0);
+	cr_assert_eq(spi_debug_find(&s, bin, i.id, i.len, &r), 0);
 	cr_assert_not_null(r.debug, "%s", r.tried);
-	cr_assert_str_eq(sp_elf_file_path(r.debug), dbg);
+	cr_assert_str_eq(spi_elf_file_path(r.debug), dbg);
 	cr_assert(strstr(r.tried, "/.build-id/") != NULL, "%s", r.tried);
 	cr_assert(strstr(r.tried, "(absent)") != NULL, "%s", r.tried);
 	assert_names_main(r.debug);
-	sp_debug_found_fini(&r);
+	spi_debug_found_fini(&r);
 }
 
 Test(debugfind, debuglink_crc_mismatch_is_rejected)
@@ -112,21 +112,21 @@ Test(debugfind, debuglink_crc_mismatch_is_rejected)
 	/* Same build-id, other bytes: only the CRC tells it apart. */
 	pathf(p, "%s/syms.debug", dir);
 	copy(SYMS "-gz", p);
-	cr_assert_eq(sp_debug_find(&s, bin, i.id, i.len, &r), 0);
+	cr_assert_eq(spi_debug_find(&s, bin, i.id, i.len, &r), 0);
 	cr_assert_null(r.debug, "%s", r.tried);
 	cr_assert_eq(r.mismatches, 1);
 	cr_assert(strstr(r.tried, "CRC differs") != NULL, "%s", r.tried);
-	sp_debug_found_fini(&r);
+	spi_debug_found_fini(&r);
 	/* The right one in .debug/ is found after the wrong one. */
 	pathf(p, "%s/.debug", dir);
 	mkdirs(p);
 	pathf(p, "%s/.debug/syms.debug", dir);
 	copy(SYMS ".debug", p);
-	cr_assert_eq(sp_debug_find(&s, bin, i.id, i.len, &r), 0);
+	cr_assert_eq(spi_debug_find(&s, bin, i.id, i.len, &r), 0);
 	cr_assert_not_null(r.debug, "%s", r.tried);
-	cr_assert_str_eq(sp_elf_file_path(r.debug), p);
+	cr_assert_str_eq(spi_elf_file_path(r.debug), p);
 	cr_assert_eq(r.mismatches, 1);
-	sp_debug_found_fini(&r);
+	spi_debug_found_fini(&r);
 }
 
 Test(debugfind, under_a_sysroot)
@@ -145,21 +145,21 @@ Test(debugfind, under_a_sysroot)
 	/* The default debug dir, under the sysroot. */
 	pathf(d, "%s/usr/lib/debug", root);
 	build_id_layout(d, &i, SYMS ".debug", want);
-	cr_assert_eq(sp_debug_find(&s, "/opt/app/syms", i.id, i.len, &r), 0);
+	cr_assert_eq(spi_debug_find(&s, "/opt/app/syms", i.id, i.len, &r), 0);
 	cr_assert_not_null(r.binary, "%s", r.tried);
 	pathf(d, "%s/opt/app/syms", root);
-	cr_assert_str_eq(sp_elf_file_path(r.binary), d);
+	cr_assert_str_eq(spi_elf_file_path(r.binary), d);
 	cr_assert_not_null(r.debug, "%s", r.tried);
-	cr_assert_str_eq(sp_elf_file_path(r.debug), want);
-	sp_debug_found_fini(&r);
+	cr_assert_str_eq(spi_elf_file_path(r.debug), want);
+	spi_debug_found_fini(&r);
 	/* Without it, by the debuglink next to the binary in the sysroot. */
 	cr_assert_eq(unlink(want), 0);
 	pathf(d, "%s/opt/app/syms.debug", root);
 	copy(SYMS ".debug", d);
-	cr_assert_eq(sp_debug_find(&s, "/opt/app/syms", i.id, i.len, &r), 0);
+	cr_assert_eq(spi_debug_find(&s, "/opt/app/syms", i.id, i.len, &r), 0);
 	cr_assert_not_null(r.debug, "%s", r.tried);
-	cr_assert_str_eq(sp_elf_file_path(r.debug), d);
-	sp_debug_found_fini(&r);
+	cr_assert_str_eq(spi_elf_file_path(r.debug), d);
+	spi_debug_found_fini(&r);
 }
 
 Test(debugfind, bundle_binary_and_a_different_build_id)
@@ -178,18 +178,18 @@ Test(debugfind, bundle_binary_and_a_different_build_id)
 	copy(SYMS, p);
 	/* Recorded at a path where now another build lives. */
 	abspath(other, SYMS "-otherid");
-	cr_assert_eq(sp_debug_find(&s, other, i.id, i.len, &r), 0);
+	cr_assert_eq(spi_debug_find(&s, other, i.id, i.len, &r), 0);
 	cr_assert_not_null(r.binary, "%s", r.tried);
-	cr_assert_str_eq(sp_elf_file_path(r.binary), p);
+	cr_assert_str_eq(spi_elf_file_path(r.binary), p);
 	cr_assert_eq(r.mismatches, 0, "the bundle comes first");
-	sp_debug_found_fini(&r);
+	spi_debug_found_fini(&r);
 	cr_assert_eq(unlink(p), 0);
-	cr_assert_eq(sp_debug_find(&s, other, i.id, i.len, &r), 0);
+	cr_assert_eq(spi_debug_find(&s, other, i.id, i.len, &r), 0);
 	cr_assert_null(r.binary, "%s", r.tried);
 	cr_assert_null(r.debug, "%s", r.tried);
 	cr_assert_eq(r.mismatches, 1);
 	cr_assert(strstr(r.tried, "build-id differs") != NULL, "%s", r.tried);
-	sp_debug_found_fini(&r);
+	spi_debug_found_fini(&r);
 }
 
 Test(debugfind, a_debuglink_to_itself_is_not_followed)
@@ -206,11 +206,11 @@ Test(debugfind, a_debuglink_to_itself_is_not_followed)
 	copy(SYMS, self);
 	free(run("objcopy --strip-debug --add-gnu-debuglink=%s %s %s.new && "
 	    "mv %s.new %s", self, self, self, self, self));
-	cr_assert_eq(sp_debug_find(&s, self, i.id, i.len, &r), 0);
+	cr_assert_eq(spi_debug_find(&s, self, i.id, i.len, &r), 0);
 	cr_assert_not_null(r.binary, "%s", r.tried);
 	cr_assert_null(r.debug, "%s", r.tried);
 	cr_assert(strstr(r.tried, "binary itself") != NULL, "%s", r.tried);
-	sp_debug_found_fini(&r);
+	spi_debug_found_fini(&r);
 }
 
 Test(debugfind, tried_is_cut_short_with_dots)
@@ -228,15 +228,15 @@ Test(debugfind, tried_is_cut_short_with_dots)
 		    "/nonexistent/%zu-%0200d", k, 0);
 		dirs[k] = names[k];
 	}
-	cr_assert_eq(sp_debug_find(&s, "/nonexistent/bin", i.id, i.len, &r),
+	cr_assert_eq(spi_debug_find(&s, "/nonexistent/bin", i.id, i.len, &r),
 	    0);
 	cr_assert_null(r.binary);
 	cr_assert_lt(strlen(r.tried), sizeof(r.tried));
 	cr_assert_str_eq(r.tried + strlen(r.tried) - 3, "...");
-	sp_debug_found_fini(&r);
+	spi_debug_found_fini(&r);
 	s.ndebug_dirs = SP_DEBUG_DIRS_MAX + 1;
-	cr_assert_eq(sp_debug_find(&s, "/x", i.id, i.len, &r), -SP_EUSAGE);
-	sp_debug_found_fini(&r);
+	cr_assert_eq(spi_debug_find(&s, "/x", i.id, i.len, &r), -SP_EUSAGE);
+	spi_debug_found_fini(&r);
 }
 
 Test(debugfind, dirs_from_the_environment)

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "elftest.h"
-#include "sp/demangle.h"
+#include "sp/report/demangle.h"
 
 static struct sp_demangle *
 demangler(const char *prog)

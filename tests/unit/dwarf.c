@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "common/cursor_int.h"
-#include "sp/dwarf.h"
+#include "dwarf/debuginfo_int.h"
 
 /* An ELF file's DWARF sections, read with libelf (the test's own loader). */
 struct dwfile {
@@ -283,18 +283,18 @@ compare(const struct dwfile *df, const char *bin, const char *tool,
 	refs = calloc(n, sizeof(*refs));
 	cr_assert_not_null(refs);
 	reference(tool, bin, addrs, n, refs);
-	cr_assert_eq(sp_dwarf_open(&df->s, &d), 0);
+	cr_assert_eq(spi_dwarf_open(&df->s, &d), 0);
 	for (i = 0; i < n; i++) {
 		check_one(addrs[i], &refs[i], fr,
-		    sp_dwarf_lookup(d, addrs[i], fr, MAXF), t);
+		    spi_dwarf_lookup(d, addrs[i], fr, MAXF), t);
 		/* A short out[] keeps the innermost frames. */
 		if (refs[i].n > 2) {
-			cr_assert_eq(sp_dwarf_lookup(d, addrs[i], fr, 2), 2);
+			cr_assert_eq(spi_dwarf_lookup(d, addrs[i], fr, 2), 2);
 			cr_assert_str_eq(fr[1].function, refs[i].f[1].func);
 			cr_assert_eq(fr[1].line, refs[i].f[1].line);
 		}
 	}
-	sp_dwarf_free(d);
+	spi_dwarf_free(d);
 	free(refs);
 	free(addrs);
 	free(fn);
@@ -413,12 +413,12 @@ Test(dwarf, sp_dump_matches_addr2line)
 	/* musl's internal functions have no DWARF: no unit covers them. */
 	nf = nm_funcs(bin, "__", &fn);
 	cr_assert_gt(nf, 0);
-	cr_assert_eq(sp_dwarf_open(&df.s, &d), 0);
+	cr_assert_eq(spi_dwarf_open(&df.s, &d), 0);
 	for (i = 0; i < nf; i++)
-		cr_assert_eq(sp_dwarf_lookup(d, fn[i].addr, fr, MAXF), 0);
-	cr_assert_eq(sp_dwarf_lookup(d, 0, fr, MAXF), 0);
-	cr_assert_eq(sp_dwarf_lookup(d, UINT64_MAX, fr, MAXF), 0);
-	sp_dwarf_free(d);
+		cr_assert_eq(spi_dwarf_lookup(d, fn[i].addr, fr, MAXF), 0);
+	cr_assert_eq(spi_dwarf_lookup(d, 0, fr, MAXF), 0);
+	cr_assert_eq(spi_dwarf_lookup(d, UINT64_MAX, fr, MAXF), 0);
+	spi_dwarf_free(d);
 	free(fn);
 	dwfile_close(&df);
 }
@@ -453,12 +453,12 @@ Test(dwarf, a_malformed_unit_leaves_the_others_usable)
 	info[off + 12] = 0xff;
 	info[off + 13] = 0x7f;
 	s.info.p = info;
-	cr_assert_eq(sp_dwarf_open(&df.s, &good), 0);
-	cr_assert_eq(sp_dwarf_open(&s, &bad), 0);
+	cr_assert_eq(spi_dwarf_open(&df.s, &good), 0);
+	cr_assert_eq(spi_dwarf_open(&s, &bad), 0);
 	nf = nm_funcs(bin, "", &fn);
 	for (i = 0; i < nf; i++) {
-		int na = sp_dwarf_lookup(good, fn[i].addr, a, MAXF);
-		int nb = sp_dwarf_lookup(bad, fn[i].addr, b, MAXF);
+		int na = spi_dwarf_lookup(good, fn[i].addr, a, MAXF);
+		int nb = spi_dwarf_lookup(bad, fn[i].addr, b, MAXF);
 
 		if (nb == -SP_EFORMAT && na > 0) {
 			failed++;
@@ -475,8 +475,8 @@ Test(dwarf, a_malformed_unit_leaves_the_others_usable)
 	}
 	cr_assert_gt(failed, 0);
 	cr_assert_gt(same, 50, "%zu failed, %zu same", failed, same);
-	sp_dwarf_free(good);
-	sp_dwarf_free(bad);
+	spi_dwarf_free(good);
+	spi_dwarf_free(bad);
 	free(fn);
 	free(info);
 	dwfile_close(&df);
@@ -645,24 +645,24 @@ Test(dwarf, hand_made_unit_names_lines_and_inline_chain)
 	put(&info, 0, 1);
 	unit_end(&info);
 	sections(&s, &info, &ab, &line);
-	cr_assert_eq(sp_dwarf_open(&s, &d), 0);
-	cr_assert_eq(sp_dwarf_lookup(d, 0x1000, f, 4), 1);
+	cr_assert_eq(spi_dwarf_open(&s, &d), 0);
+	cr_assert_eq(spi_dwarf_lookup(d, 0x1000, f, 4), 1);
 	cr_assert_str_eq(f[0].function, "f");
 	cr_assert_str_eq(f[0].file, "/src/a.c");
 	cr_assert_eq(f[0].line, 7);
-	cr_assert_eq(sp_dwarf_lookup(d, 0x1100, f, 4), 2);
+	cr_assert_eq(spi_dwarf_lookup(d, 0x1100, f, 4), 2);
 	cr_assert_str_eq(f[0].function, "g");
 	cr_assert_eq(f[0].line, 8);
 	cr_assert_str_eq(f[1].function, "f");
 	cr_assert_str_eq(f[1].file, "/src/a.c");
 	cr_assert_eq(f[1].line, 42);
-	cr_assert_eq(sp_dwarf_lookup(d, 0x1fff, f, 4), 1, "unit, no function");
+	cr_assert_eq(spi_dwarf_lookup(d, 0x1fff, f, 4), 1, "unit, no function");
 	cr_assert_null(f[0].function);
 	cr_assert_eq(f[0].line, 8);
-	cr_assert_eq(sp_dwarf_lookup(d, 0x2000, f, 4), 0);
-	cr_assert_eq(sp_dwarf_lookup(d, 0xfff, f, 4), 0);
-	cr_assert_eq(sp_dwarf_lookup(d, 0x1000, f, 0), -SP_EUSAGE);
-	sp_dwarf_free(d);
+	cr_assert_eq(spi_dwarf_lookup(d, 0x2000, f, 4), 0);
+	cr_assert_eq(spi_dwarf_lookup(d, 0xfff, f, 4), 0);
+	cr_assert_eq(spi_dwarf_lookup(d, 0x1000, f, 0), -SP_EUSAGE);
+	spi_dwarf_free(d);
 }
 
 /*
@@ -700,16 +700,16 @@ Test(dwarf, linkage_names_through_origin_and_specification)
 	put_ref_range(&info, AB_ORIGIN_SUB, abstract, 0x1400, 0x100);
 	unit_end(&info);
 	sections(&s, &info, &ab, &line);
-	cr_assert_eq(sp_dwarf_open(&s, &d), 0);
-	cr_assert_eq(sp_dwarf_lookup(d, 0x1080, f, 4), 2);
+	cr_assert_eq(spi_dwarf_open(&s, &d), 0);
+	cr_assert_eq(spi_dwarf_lookup(d, 0x1080, f, 4), 2);
 	cr_assert_str_eq(f[0].function, "_ZN1A1mEv", "inlined method");
 	cr_assert_str_eq(f[1].function, "f");
 	cr_assert_eq(f[1].line, 42);
-	cr_assert_eq(sp_dwarf_lookup(d, 0x1190, f, 4), 2);
+	cr_assert_eq(spi_dwarf_lookup(d, 0x1190, f, 4), 2);
 	cr_assert_str_eq(f[0].function, "g", "inlined C function");
-	cr_assert_eq(sp_dwarf_lookup(d, 0x1400, f, 4), 1);
+	cr_assert_eq(spi_dwarf_lookup(d, 0x1400, f, 4), 1);
 	cr_assert_str_eq(f[0].function, "_ZN1A1mEv", "method out of line");
-	sp_dwarf_free(d);
+	spi_dwarf_free(d);
 }
 
 Test(dwarf, origin_cycles_end_without_a_name)
@@ -728,15 +728,15 @@ Test(dwarf, origin_cycles_end_without_a_name)
 	put_ref_range(&info, AB_ORIGIN_SUB, x, 0x1200, 0x100);
 	unit_end(&info);
 	sections(&s, &info, &ab, &line);
-	cr_assert_eq(sp_dwarf_open(&s, &d), 0);
-	cr_assert_eq(sp_dwarf_lookup(d, 0x1000, f, 4), 1);
+	cr_assert_eq(spi_dwarf_open(&s, &d), 0);
+	cr_assert_eq(spi_dwarf_lookup(d, 0x1000, f, 4), 1);
 	cr_assert_null(f[0].function);
 	cr_assert_eq(f[0].line, 7);
-	cr_assert_eq(sp_dwarf_lookup(d, 0x1100, f, 4), 1);
+	cr_assert_eq(spi_dwarf_lookup(d, 0x1100, f, 4), 1);
 	cr_assert_null(f[0].function);
-	cr_assert_eq(sp_dwarf_lookup(d, 0x1200, f, 4), 1);
+	cr_assert_eq(spi_dwarf_lookup(d, 0x1200, f, 4), 1);
 	cr_assert_null(f[0].function);
-	sp_dwarf_free(d);
+	spi_dwarf_free(d);
 }
 
 static int
@@ -756,9 +756,9 @@ nested(unsigned depth, uint64_t addr)
 		put(&info, 0, 1);
 	unit_end(&info);
 	sections(&s, &info, &ab, &line);
-	cr_assert_eq(sp_dwarf_open(&s, &d), 0);
-	n = sp_dwarf_lookup(d, addr, f, 4);
-	sp_dwarf_free(d);
+	cr_assert_eq(spi_dwarf_open(&s, &d), 0);
+	n = spi_dwarf_lookup(d, addr, f, 4);
+	spi_dwarf_free(d);
 	return n;
 }
 
@@ -778,22 +778,22 @@ Test(dwarf, malformed_line_tables_and_empty_sections)
 	struct sp_dwarf *d;
 
 	memset(&empty, 0, sizeof(empty));
-	cr_assert_eq(sp_dwarf_open(&empty, &d), -SP_ENOTFOUND);
+	cr_assert_eq(spi_dwarf_open(&empty, &d), -SP_ENOTFOUND);
 	cr_assert_null(d);
-	cr_assert_eq(sp_dwarf_open(NULL, &d), -SP_EUSAGE);
-	sp_dwarf_free(NULL);
+	cr_assert_eq(spi_dwarf_open(NULL, &d), -SP_EUSAGE);
+	spi_dwarf_free(NULL);
 	unit_start(&info);
 	unit_end(&info);
 	sections(&s, &info, &ab, &line);
 	line.b[14] = 0;		/* line_range 0, which special opcodes */
 	line.b[line.n - 13] = 0x20;	/* divide by: one for the copy */
-	cr_assert_eq(sp_dwarf_open(&s, &d), 0);
-	cr_assert_eq(sp_dwarf_lookup(d, 0x1000, f, 4), -SP_EFORMAT);
-	cr_assert_eq(sp_dwarf_lookup(d, 0x1000, f, 4), -SP_EFORMAT, "cached");
-	sp_dwarf_free(d);
+	cr_assert_eq(spi_dwarf_open(&s, &d), 0);
+	cr_assert_eq(spi_dwarf_lookup(d, 0x1000, f, 4), -SP_EFORMAT);
+	cr_assert_eq(spi_dwarf_lookup(d, 0x1000, f, 4), -SP_EFORMAT, "cached");
+	spi_dwarf_free(d);
 	sections(&s, &info, &ab, &line);
 	line.b[0] = 0xf0;	/* unit_length beyond the section */
-	cr_assert_eq(sp_dwarf_open(&s, &d), 0);
-	cr_assert_eq(sp_dwarf_lookup(d, 0x1000, f, 4), -SP_EFORMAT);
-	sp_dwarf_free(d);
+	cr_assert_eq(spi_dwarf_open(&s, &d), 0);
+	cr_assert_eq(spi_dwarf_lookup(d, 0x1000, f, 4), -SP_EFORMAT);
+	spi_dwarf_free(d);
 }

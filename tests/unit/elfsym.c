@@ -17,10 +17,10 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "elftest.h"
+#include "elf/elf_int.h"
 #include "elf/elffile_int.h"
-#include "sp/elffile.h"
-#include "sp/elfsym.h"
+#include "elf/elfsym_int.h"
+#include "elftest.h"
 
 #define MAXSYMS 512
 
@@ -187,12 +187,12 @@ check_open_end(const struct sp_elf_syms *x, const struct nmsym *s, size_t n,
 
 	end = next < s[i].sec_end ? next : s[i].sec_end;
 	cr_assert_gt(end, s[i].addr, "%s", s[i].name);
-	got = sp_elf_syms_find(x, end - 1, &start);
+	got = spi_elf_syms_find(x, end - 1, &start);
 	cr_assert_not_null(got, "%s: before its end", s[i].name);
 	cr_assert_str_eq(got, want);
 	cr_assert_eq(start, s[i].addr);
 	if (end == s[i].sec_end && next > end && !covered(s, n, end))
-		cr_assert_null(sp_elf_syms_find(x, end, NULL),
+		cr_assert_null(spi_elf_syms_find(x, end, NULL),
 		    "%s: past its section", s[i].name);
 }
 
@@ -249,17 +249,17 @@ check_against_nm(const char *path, int dynamic, size_t min)
 	const char *got, *want;
 
 	cr_assert_geq(n, min, "%s: nm lists %zu functions", path, n);
-	cr_assert_eq(sp_elf_file_open(path, &f, &d), 0, "%s", d.msg);
-	cr_assert_eq(sp_elf_syms_load(f, &x), 0);
+	cr_assert_eq(spi_elf_file_open(path, &f, &d), 0, "%s", d.msg);
+	cr_assert_eq(spi_elf_syms_load(f, &x), 0);
 	/* objdump labels the head of a section without bytes too. */
-	if (!sp_elf_file_has_section(f, ".plt"))
+	if (!spi_elf_file_has_section(f, ".plt"))
 		stubs = 0;
-	cr_assert_eq(sp_elf_syms_count(x), distinct_addrs(s, n) + stubs, "%s",
+	cr_assert_eq(spi_elf_syms_count(x), distinct_addrs(s, n) + stubs, "%s",
 	    path);
 	for (i = 0; i < n; i++) {
 		want = expected_at(s, n, s[i].addr);
 		aliased += strcmp(want, s[i].name) != 0;
-		got = sp_elf_syms_find(x, s[i].addr, &start);
+		got = spi_elf_syms_find(x, s[i].addr, &start);
 		cr_assert_not_null(got, "%s: nothing at %s", path, s[i].name);
 		cr_assert_str_eq(got, want, "%s: at %s", path, s[i].name);
 		cr_assert_eq(start, s[i].addr);
@@ -268,21 +268,21 @@ check_against_nm(const char *path, int dynamic, size_t min)
 			continue;
 		}
 		if (!starts_within(s, n, s[i].addr, s[i].addr + s[i].size - 1)) {
-			got = sp_elf_syms_find(x, s[i].addr + s[i].size - 1,
+			got = spi_elf_syms_find(x, s[i].addr + s[i].size - 1,
 			    NULL);
 			cr_assert_not_null(got);
 			cr_assert_str_eq(got, want, "%s: end of %s", path,
 			    s[i].name);
 		}
 		if (!covered(s, n, s[i].addr + s[i].size))
-			cr_assert_null(sp_elf_syms_find(x,
+			cr_assert_null(spi_elf_syms_find(x,
 			    s[i].addr + s[i].size, NULL), "%s: after %s", path,
 			    s[i].name);
 	}
 	if (!dynamic)
 		cr_assert_geq(aliased, 5, "aliases were exercised");
-	sp_elf_syms_free(x);
-	sp_elf_file_free(f);
+	spi_elf_syms_free(x);
+	spi_elf_file_free(f);
 }
 
 /* --- the ELF reader --------------------------------------------------------- */
@@ -299,11 +299,11 @@ Test(elffile, build_id_matches_readelf)
 		const uint8_t *id;
 
 		n = readelf_build_id(files[i], want);
-		cr_assert_eq(sp_elf_file_open(files[i], &f, NULL), 0);
-		cr_assert_eq(sp_elf_file_build_id(f, &id, &len), 0);
+		cr_assert_eq(spi_elf_file_open(files[i], &f, NULL), 0);
+		cr_assert_eq(spi_elf_file_build_id(f, &id, &len), 0);
 		cr_assert_eq(len, n, "%s", files[i]);
 		cr_assert_arr_eq(id, want, n, "%s", files[i]);
-		sp_elf_file_free(f);
+		spi_elf_file_free(f);
 	}
 }
 
@@ -315,11 +315,11 @@ Test(elffile, vaddr_follows_the_load_segments)
 	uint64_t v;
 	int loads = 0;
 
-	cr_assert_eq(sp_elf_file_open(SYMS, &f, NULL), 0);
+	cr_assert_eq(spi_elf_file_open(SYMS, &f, NULL), 0);
 	while ((l = strstr(l, "LOAD ")) != NULL) {
 		cr_assert_eq(sscanf(l, "LOAD %llx %llx %llx %llx", &off, &va, &pa,
 		    &fsz), 4);
-		cr_assert_eq(sp_elf_file_vaddr(f, off + fsz / 2, &v), 0);
+		cr_assert_eq(spi_elf_file_vaddr(f, off + fsz / 2, &v), 0);
 		cr_assert_eq(v, va + fsz / 2);
 		if (off + fsz > hi)
 			hi = off + fsz;
@@ -327,8 +327,8 @@ Test(elffile, vaddr_follows_the_load_segments)
 		l++;
 	}
 	cr_assert_geq(loads, 2);
-	cr_assert_eq(sp_elf_file_vaddr(f, hi, &v), -SP_ENOTFOUND);
-	sp_elf_file_free(f);
+	cr_assert_eq(spi_elf_file_vaddr(f, hi, &v), -SP_ENOTFOUND);
+	spi_elf_file_free(f);
 	free(out);
 }
 
@@ -344,21 +344,21 @@ Test(elffile, exec_vaddr_is_the_executable_segments_page)
 	char flags[16];
 
 	page = (unsigned long long)sysconf(_SC_PAGESIZE);
-	cr_assert_eq(sp_elf_file_open(SYMS, &f, NULL), 0);
+	cr_assert_eq(spi_elf_file_open(SYMS, &f, NULL), 0);
 	while ((l = strstr(l, "LOAD ")) != NULL) {
 		cr_assert_eq(sscanf(l, "LOAD %llx %llx %llx %llx %*x %15[RWE ]",
 		    &off, &va, &pa, &fsz, flags), 5);
 		l++;
 		if (strchr(flags, 'E') == NULL)
 			continue;
-		cr_assert_eq(sp_elf_file_exec_vaddr(f, off & ~(page - 1), &v), 0);
+		cr_assert_eq(spi_elf_file_exec_vaddr(f, off & ~(page - 1), &v), 0);
 		cr_assert_eq(v, va - (off & (page - 1)));
-		cr_assert_eq(sp_elf_file_exec_vaddr(f, off + fsz / 2, &v), 0);
+		cr_assert_eq(spi_elf_file_exec_vaddr(f, off + fsz / 2, &v), 0);
 		cr_assert_eq(v, va + fsz / 2);
 		execs++;
 	}
 	cr_assert_eq(execs, 1);
-	sp_elf_file_free(f);
+	spi_elf_file_free(f);
 	free(out);
 }
 
@@ -375,19 +375,19 @@ Test(elffile, debuglink_and_crc_match_readelf)
 	cr_assert_not_null(s);
 	cr_assert_eq(sscanf(s, "Separate debug info file: %255s CRC value: %x",
 	    name, &want_crc), 2);
-	cr_assert_eq(sp_elf_file_open(SYMS "-stripped", &f, NULL), 0);
-	cr_assert_eq(sp_elf_file_debuglink(f, &got, &crc), 0);
+	cr_assert_eq(spi_elf_file_open(SYMS "-stripped", &f, NULL), 0);
+	cr_assert_eq(spi_elf_file_debuglink(f, &got, &crc), 0);
 	cr_assert_str_eq(got, name);
 	cr_assert_eq(crc, want_crc);
-	cr_assert_eq(sp_elf_file_open(SYMS ".debug", &g, NULL), 0);
-	cr_assert_eq(sp_elf_file_crc32(g, &file_crc), 0);
+	cr_assert_eq(spi_elf_file_open(SYMS ".debug", &g, NULL), 0);
+	cr_assert_eq(spi_elf_file_crc32(g, &file_crc), 0);
 	cr_assert_eq(file_crc, want_crc, "objcopy's CRC of the debug file");
-	cr_assert(sp_elf_file_has_debug(g));
-	cr_assert_not(sp_elf_file_has_debug(f), "stripped: no .symtab");
-	cr_assert(sp_elf_file_has_section(f, ".dynsym"));
-	cr_assert_not(sp_elf_file_has_section(g, ".text"), "NOBITS");
-	sp_elf_file_free(f);
-	sp_elf_file_free(g);
+	cr_assert(spi_elf_file_has_debug(g));
+	cr_assert_not(spi_elf_file_has_debug(f), "stripped: no .symtab");
+	cr_assert(spi_elf_file_has_section(f, ".dynsym"));
+	cr_assert_not(spi_elf_file_has_section(g, ".text"), "NOBITS");
+	spi_elf_file_free(f);
+	spi_elf_file_free(g);
 	free(out);
 }
 
@@ -418,22 +418,22 @@ Test(elffile, compressed_sections_inflate_to_the_original)
 		".debug_abbrev" };
 	size_t i, want;
 
-	cr_assert_eq(sp_elf_file_open(SYMS, &plain, NULL), 0);
-	cr_assert_eq(sp_elf_file_open(SYMS "-gz", &gz, NULL), 0);
+	cr_assert_eq(spi_elf_file_open(SYMS, &plain, NULL), 0);
+	cr_assert_eq(spi_elf_file_open(SYMS "-gz", &gz, NULL), 0);
 	for (i = 0; i < 3; i++) {
 		(void)readelf_section(SYMS "-gz", names[i], fl);
 		cr_assert(strchr(fl, 'C'), "%s is compressed", names[i]);
 		want = readelf_section(SYMS, names[i], fl);
-		cr_assert_eq(sp_elf_file_section(plain, names[i], &a, &alen), 0);
-		cr_assert_eq(sp_elf_file_section(gz, names[i], &b, &blen), 0);
+		cr_assert_eq(spi_elf_file_section(plain, names[i], &a, &alen), 0);
+		cr_assert_eq(spi_elf_file_section(gz, names[i], &b, &blen), 0);
 		cr_assert_eq(alen, want);
 		cr_assert_eq(blen, want);
 		cr_assert_arr_eq(a, b, want);
 	}
-	cr_assert_eq(sp_elf_file_section(gz, ".nonexistent", &a, &alen),
+	cr_assert_eq(spi_elf_file_section(gz, ".nonexistent", &a, &alen),
 	    -SP_ENOTFOUND);
-	sp_elf_file_free(plain);
-	sp_elf_file_free(gz);
+	spi_elf_file_free(plain);
+	spi_elf_file_free(gz);
 }
 
 /*
@@ -453,19 +453,19 @@ Test(elffile, an_image_reads_back_unchanged_after_inflating)
 
 	img = slurp(SYMS "-gz", &len);
 	e = (const Elf64_Ehdr *)img;
-	cr_assert_eq(sp_elf_file_open_mem(img, len, &f, NULL), 0);
-	cr_assert_eq(sp_elf_file_section(f, ".debug_info", &sec, &slen), 0);
-	cr_assert_eq(sp_elf_file_crc32(f, &crc), 0);
+	cr_assert_eq(spi_elf_file_open_mem(img, len, &f, NULL), 0);
+	cr_assert_eq(spi_elf_file_section(f, ".debug_info", &sec, &slen), 0);
+	cr_assert_eq(spi_elf_file_crc32(f, &crc), 0);
 	cr_assert_eq(crc, (uint32_t)crc32(crc32(0L, Z_NULL, 0), img,
 	    (uInt)len));
 	got = malloc(len);
 	cr_assert_not_null(got);
-	cr_assert_eq(sp_elf_file_read(f, 0, got, len), len);
+	cr_assert_eq(spi_elf_file_read(f, 0, got, len), len);
 	cr_assert_arr_eq(got + e->e_shoff, img + e->e_shoff,
 	    (size_t)e->e_shnum * e->e_shentsize, "the section headers");
 	cr_assert_arr_eq(got, img, len);
 	free(got);
-	sp_elf_file_free(f);
+	spi_elf_file_free(f);
 	free(img);
 }
 
@@ -480,22 +480,22 @@ Test(elffile, what_is_not_a_regular_elf64_file_is_refused)
 	tmpdir(dir, "notelf");
 	pathf(fifo, "%s/fifo", dir);
 	cr_assert_eq(mkfifo(fifo, 0600), 0);
-	cr_assert_eq(sp_elf_file_open(fifo, &f, &d), -SP_EFORMAT, "no block");
+	cr_assert_eq(spi_elf_file_open(fifo, &f, &d), -SP_EFORMAT, "no block");
 	cr_assert(strstr(d.msg, "regular"));
-	cr_assert_eq(sp_elf_file_open(dir, &f, &d), -SP_EFORMAT);
-	cr_assert_eq(sp_elf_file_open("tests/unit/elfsym.c", &f, &d),
+	cr_assert_eq(spi_elf_file_open(dir, &f, &d), -SP_EFORMAT);
+	cr_assert_eq(spi_elf_file_open("tests/unit/elfsym.c", &f, &d),
 	    -SP_EFORMAT);
-	cr_assert_eq(sp_elf_file_open("/nonexistent/x", &f, &d), -ENOENT);
+	cr_assert_eq(spi_elf_file_open("/nonexistent/x", &f, &d), -ENOENT);
 	img = slurp(SYMS, &len);
 	img[EI_CLASS] = ELFCLASS32;
-	cr_assert_eq(sp_elf_file_open_mem(img, len, &f, &d), -SP_EFORMAT);
+	cr_assert_eq(spi_elf_file_open_mem(img, len, &f, &d), -SP_EFORMAT);
 	img[EI_CLASS] = ELFCLASS64;
 	img[EI_DATA] = ELFDATA2MSB;
-	cr_assert_eq(sp_elf_file_open_mem(img, len, &f, &d), -SP_EFORMAT);
+	cr_assert_eq(spi_elf_file_open_mem(img, len, &f, &d), -SP_EFORMAT);
 	img[EI_DATA] = ELFDATA2LSB;
-	cr_assert_eq(sp_elf_file_open_mem(img, 40, &f, &d), -SP_EFORMAT);
-	cr_assert_eq(sp_elf_file_open_mem(img, len, &f, &d), 0);
-	sp_elf_file_free(f);
+	cr_assert_eq(spi_elf_file_open_mem(img, 40, &f, &d), -SP_EFORMAT);
+	cr_assert_eq(spi_elf_file_open_mem(img, len, &f, &d), 0);
+	spi_elf_file_free(f);
 	free(img);
 }
 
@@ -527,13 +527,13 @@ Test(elfsym, data_and_unknown_addresses_have_no_name)
 	struct sp_elf_file *f;
 	struct sp_elf_syms *x;
 
-	cr_assert_eq(sp_elf_file_open(SYMS, &f, NULL), 0);
-	cr_assert_eq(sp_elf_syms_load(f, &x), 0);
-	cr_assert_null(sp_elf_syms_find(x, data, NULL));
-	cr_assert_null(sp_elf_syms_find(x, 0, NULL));
-	cr_assert_null(sp_elf_syms_find(x, UINT64_MAX, NULL));
-	sp_elf_syms_free(x);
-	sp_elf_file_free(f);
+	cr_assert_eq(spi_elf_file_open(SYMS, &f, NULL), 0);
+	cr_assert_eq(spi_elf_syms_load(f, &x), 0);
+	cr_assert_null(spi_elf_syms_find(x, data, NULL));
+	cr_assert_null(spi_elf_syms_find(x, 0, NULL));
+	cr_assert_null(spi_elf_syms_find(x, UINT64_MAX, NULL));
+	spi_elf_syms_free(x);
+	spi_elf_file_free(f);
 }
 
 /*
@@ -577,9 +577,9 @@ check_plt(const char *path, size_t min)
 	uint64_t start, head = 0;
 	const char *got;
 
-	cr_assert_eq(sp_elf_file_open(path, &f, NULL), 0, "%s", path);
-	cr_assert_eq(sp_elf_syms_load(f, &x), 0);
-	(void)sp_elf_file_section_addr(f, ".plt", &head);
+	cr_assert_eq(spi_elf_file_open(path, &f, NULL), 0, "%s", path);
+	cr_assert_eq(spi_elf_syms_load(f, &x), 0);
+	(void)spi_elf_file_section_addr(f, ".plt", &head);
 	for (i = 0; i < n; i++) {
 		const char *want = st[i].label;
 
@@ -588,7 +588,7 @@ check_plt(const char *path, size_t min)
 			want = ".plt";
 		else if (len < 4 || strcmp(want + len - 4, "@plt") != 0)
 			continue;
-		got = sp_elf_syms_find(x, st[i].addr, &start);
+		got = spi_elf_syms_find(x, st[i].addr, &start);
 		cr_assert_not_null(got, "%s: %s", path, st[i].label);
 		cr_assert_eq(start, st[i].addr, "%s: %s", path, got);
 		if (sscanf(want, "*ABS*+%llx@plt", &target) == 1)
@@ -596,12 +596,12 @@ check_plt(const char *path, size_t min)
 			    path, st[i].label, got);
 		else
 			cr_assert_str_eq(got, want, "%s", path);
-		cr_assert_eq(sp_elf_syms_find(x, st[i].addr + 7, NULL), got);
+		cr_assert_eq(spi_elf_syms_find(x, st[i].addr + 7, NULL), got);
 		checked++;
 	}
 	cr_assert_geq(checked, min, "%s: %zu stubs", path, checked);
-	sp_elf_syms_free(x);
-	sp_elf_file_free(f);
+	spi_elf_syms_free(x);
+	spi_elf_file_free(f);
 	return checked;
 }
 
@@ -632,17 +632,17 @@ Test(elfsym, a_symbol_is_found_by_name)
 	struct sp_elf_syms *x;
 
 	cr_assert_eq(sscanf(out, "%llx %llx", &at, &size), 2, "%s", out);
-	cr_assert_eq(sp_elf_file_open(SYMS, &f, NULL), 0);
-	cr_assert_eq(sp_elf_syms_load(f, &x), 0);
-	cr_assert_eq(sp_elf_syms_named(x, "main", &lo, &hi), 0);
+	cr_assert_eq(spi_elf_file_open(SYMS, &f, NULL), 0);
+	cr_assert_eq(spi_elf_syms_load(f, &x), 0);
+	cr_assert_eq(spi_elf_syms_named(x, "main", &lo, &hi), 0);
 	cr_assert_eq(lo, at);
 	cr_assert_eq(hi, at + size);
-	cr_assert_eq(sp_elf_syms_named(x, "alias_global_longer", &lo, &hi),
+	cr_assert_eq(spi_elf_syms_named(x, "alias_global_longer", &lo, &hi),
 	    -SP_ENOTFOUND);
-	cr_assert_eq(sp_elf_syms_named(x, "no_such_function", &lo, &hi),
+	cr_assert_eq(spi_elf_syms_named(x, "no_such_function", &lo, &hi),
 	    -SP_ENOTFOUND);
-	sp_elf_syms_free(x);
-	sp_elf_file_free(f);
+	spi_elf_syms_free(x);
+	spi_elf_file_free(f);
 	free(out);
 }
 
@@ -656,15 +656,15 @@ Test(hostile, truncated_section_table)
 	uint8_t *img = slurp(SYMS, &len);
 	Elf64_Ehdr *e = (Elf64_Ehdr *)img;
 
-	cr_assert_eq(sp_elf_file_open_mem(img, e->e_shoff + 100, &f, &d),
+	cr_assert_eq(spi_elf_file_open_mem(img, e->e_shoff + 100, &f, &d),
 	    -SP_EFORMAT);
 	cr_assert(strstr(d.msg, "section header table"), "%s", d.msg);
 	cr_assert_eq(d.offset, e->e_shoff);
 	e->e_shentsize = 8;
-	cr_assert_eq(sp_elf_file_open_mem(img, len, &f, &d), -SP_EFORMAT);
+	cr_assert_eq(spi_elf_file_open_mem(img, len, &f, &d), -SP_EFORMAT);
 	e->e_shentsize = sizeof(Elf64_Shdr);
 	e->e_phoff = len - 8;
-	cr_assert_eq(sp_elf_file_open_mem(img, len, &f, &d), -SP_EFORMAT);
+	cr_assert_eq(spi_elf_file_open_mem(img, len, &f, &d), -SP_EFORMAT);
 	free(img);
 }
 
@@ -677,21 +677,21 @@ Test(hostile, section_beyond_the_file)
 	uint8_t *img = slurp(SYMS, &len);
 
 	shdr_named(img, ".symtab")->sh_size = len * 2 / 24 * 24;
-	cr_assert_eq(sp_elf_file_open_mem(img, len, &f, NULL), 0);
-	cr_assert_eq(sp_elf_file_section(f, ".symtab", &p, &plen),
+	cr_assert_eq(spi_elf_file_open_mem(img, len, &f, NULL), 0);
+	cr_assert_eq(spi_elf_file_section(f, ".symtab", &p, &plen),
 	    -SP_EFORMAT);
-	cr_assert_eq(sp_elf_syms_load(f, &x), -SP_EFORMAT);
-	sp_elf_file_free(f);
+	cr_assert_eq(spi_elf_syms_load(f, &x), -SP_EFORMAT);
+	spi_elf_file_free(f);
 	/* A billion entries: refused by the file's size, nothing allocated. */
 	shdr_named(img, ".symtab")->sh_size = (uint64_t)24 << 30;
-	cr_assert_eq(sp_elf_file_open_mem(img, len, &f, NULL), 0);
-	cr_assert_eq(sp_elf_syms_load(f, &x), -SP_EFORMAT);
-	sp_elf_file_free(f);
+	cr_assert_eq(spi_elf_file_open_mem(img, len, &f, NULL), 0);
+	cr_assert_eq(spi_elf_syms_load(f, &x), -SP_EFORMAT);
+	spi_elf_file_free(f);
 	shdr_named(img, ".symtab")->sh_offset = UINT64_MAX - 10;
 	shdr_named(img, ".symtab")->sh_size = 24;
-	cr_assert_eq(sp_elf_file_open_mem(img, len, &f, NULL), 0);
-	cr_assert_eq(sp_elf_syms_load(f, &x), -SP_EFORMAT);
-	sp_elf_file_free(f);
+	cr_assert_eq(spi_elf_file_open_mem(img, len, &f, NULL), 0);
+	cr_assert_eq(spi_elf_syms_load(f, &x), -SP_EFORMAT);
+	spi_elf_file_free(f);
 	free(img);
 }
 
@@ -704,22 +704,22 @@ Test(hostile, bad_string_table_links_and_entry_sizes)
 	Elf64_Shdr *sym = shdr_named(img, ".symtab");
 
 	sym->sh_link = 60000;
-	cr_assert_eq(sp_elf_file_open_mem(img, len, &f, NULL), 0);
-	cr_assert_eq(sp_elf_syms_load(f, &x), -SP_EFORMAT);
-	sp_elf_file_free(f);
+	cr_assert_eq(spi_elf_file_open_mem(img, len, &f, NULL), 0);
+	cr_assert_eq(spi_elf_syms_load(f, &x), -SP_EFORMAT);
+	spi_elf_file_free(f);
 	sym->sh_link = shdr_named(img, ".dynstr") - (Elf64_Shdr *)(img +
 	    ((Elf64_Ehdr *)img)->e_shoff);
 	sym->sh_entsize = 16;
-	cr_assert_eq(sp_elf_file_open_mem(img, len, &f, NULL), 0);
-	cr_assert_eq(sp_elf_syms_load(f, &x), -SP_EFORMAT);
-	sp_elf_file_free(f);
+	cr_assert_eq(spi_elf_file_open_mem(img, len, &f, NULL), 0);
+	cr_assert_eq(spi_elf_syms_load(f, &x), -SP_EFORMAT);
+	spi_elf_file_free(f);
 	/* Right size, wrong string table: names change, nothing breaks. */
 	sym->sh_entsize = 24;
-	cr_assert_eq(sp_elf_file_open_mem(img, len, &f, NULL), 0);
-	cr_assert_eq(sp_elf_syms_load(f, &x), 0);
-	(void)sp_elf_syms_find(x, 0x1000, NULL);
-	sp_elf_syms_free(x);
-	sp_elf_file_free(f);
+	cr_assert_eq(spi_elf_file_open_mem(img, len, &f, NULL), 0);
+	cr_assert_eq(spi_elf_syms_load(f, &x), 0);
+	(void)spi_elf_syms_find(x, 0x1000, NULL);
+	spi_elf_syms_free(x);
+	spi_elf_file_free(f);
 	free(img);
 }
 
@@ -740,35 +740,35 @@ Test(hostile, compressed_section_lies_about_its_size)
 	cr_assert_eq(orig.ch_type, ELFCOMPRESS_ZLIB);
 	for (i = 0; i < 4; i++) {
 		ch->ch_size = sizes[i];
-		cr_assert_eq(sp_elf_file_open_mem(img, len, &f, NULL), 0);
-		cr_assert_eq(sp_elf_file_section(f, ".debug_info", &p, &plen),
+		cr_assert_eq(spi_elf_file_open_mem(img, len, &f, NULL), 0);
+		cr_assert_eq(spi_elf_file_section(f, ".debug_info", &p, &plen),
 		    errs[i], "ch_size %llu", (unsigned long long)sizes[i]);
-		sp_elf_file_free(f);
+		spi_elf_file_free(f);
 	}
 	ch->ch_size = orig.ch_size - 1; /* inflates to more than stated */
-	cr_assert_eq(sp_elf_file_open_mem(img, len, &f, NULL), 0);
-	cr_assert_eq(sp_elf_file_section(f, ".debug_info", &p, &plen),
+	cr_assert_eq(spi_elf_file_open_mem(img, len, &f, NULL), 0);
+	cr_assert_eq(spi_elf_file_section(f, ".debug_info", &p, &plen),
 	    -SP_EFORMAT);
-	cr_assert_eq(sp_elf_file_section(f, ".debug_info", &p, &plen),
+	cr_assert_eq(spi_elf_file_section(f, ".debug_info", &p, &plen),
 	    -SP_EFORMAT, "the failure is kept");
-	sp_elf_file_free(f);
+	spi_elf_file_free(f);
 	ch->ch_size = orig.ch_size + 1; /* the stream ends too soon */
-	cr_assert_eq(sp_elf_file_open_mem(img, len, &f, NULL), 0);
-	cr_assert_eq(sp_elf_file_section(f, ".debug_info", &p, &plen),
+	cr_assert_eq(spi_elf_file_open_mem(img, len, &f, NULL), 0);
+	cr_assert_eq(spi_elf_file_section(f, ".debug_info", &p, &plen),
 	    -SP_EFORMAT);
-	sp_elf_file_free(f);
+	spi_elf_file_free(f);
 	*ch = orig;
 	ch->ch_type = 2; /* ELFCOMPRESS_ZSTD */
-	cr_assert_eq(sp_elf_file_open_mem(img, len, &f, NULL), 0);
-	cr_assert_eq(sp_elf_file_section(f, ".debug_info", &p, &plen),
+	cr_assert_eq(spi_elf_file_open_mem(img, len, &f, NULL), 0);
+	cr_assert_eq(spi_elf_file_section(f, ".debug_info", &p, &plen),
 	    -SP_EFORMAT);
-	sp_elf_file_free(f);
+	spi_elf_file_free(f);
 	*ch = orig;
 	img[sh->sh_offset + sizeof(orig) + 5] ^= 0xff; /* corrupt stream */
-	cr_assert_eq(sp_elf_file_open_mem(img, len, &f, NULL), 0);
-	cr_assert_eq(sp_elf_file_section(f, ".debug_info", &p, &plen),
+	cr_assert_eq(spi_elf_file_open_mem(img, len, &f, NULL), 0);
+	cr_assert_eq(spi_elf_file_section(f, ".debug_info", &p, &plen),
 	    -SP_EFORMAT);
-	sp_elf_file_free(f);
+	spi_elf_file_free(f);
 	free(img);
 }
 
@@ -789,12 +789,12 @@ Test(hostile, too_many_sections)
 	e->e_shoff = 64;
 	e->e_shentsize = sizeof(Elf64_Shdr);
 	s0->sh_size = n;
-	cr_assert_eq(sp_elf_file_open_mem(img, len, &f, NULL), -SP_ELIMIT);
+	cr_assert_eq(spi_elf_file_open_mem(img, len, &f, NULL), -SP_ELIMIT);
 	s0->sh_size = n + 1; /* one more than the file holds */
-	cr_assert_eq(sp_elf_file_open_mem(img, len, &f, NULL), -SP_EFORMAT);
+	cr_assert_eq(spi_elf_file_open_mem(img, len, &f, NULL), -SP_EFORMAT);
 	s0->sh_size = 2;
-	cr_assert_eq(sp_elf_file_open_mem(img, len, &f, NULL), 0);
-	sp_elf_file_free(f);
+	cr_assert_eq(spi_elf_file_open_mem(img, len, &f, NULL), 0);
+	spi_elf_file_free(f);
 	free(img);
 }
 
@@ -811,15 +811,15 @@ Test(hostile, debuglink_names_a_path)
 	for (i = 0; i < 5; i++) {
 		memset(img + sh->sh_offset, 0, 8);
 		memcpy(img + sh->sh_offset, bad[i], strlen(bad[i]));
-		cr_assert_eq(sp_elf_file_open_mem(img, len, &f, NULL), 0);
-		cr_assert_eq(sp_elf_file_debuglink(f, &name, &crc), -SP_EFORMAT,
+		cr_assert_eq(spi_elf_file_open_mem(img, len, &f, NULL), 0);
+		cr_assert_eq(spi_elf_file_debuglink(f, &name, &crc), -SP_EFORMAT,
 		    "%s", bad[i]);
-		sp_elf_file_free(f);
+		spi_elf_file_free(f);
 	}
 	memset(img + sh->sh_offset, 'a', sh->sh_size); /* unterminated */
-	cr_assert_eq(sp_elf_file_open_mem(img, len, &f, NULL), 0);
-	cr_assert_eq(sp_elf_file_debuglink(f, &name, &crc), -SP_EFORMAT);
-	sp_elf_file_free(f);
+	cr_assert_eq(spi_elf_file_open_mem(img, len, &f, NULL), 0);
+	cr_assert_eq(spi_elf_file_debuglink(f, &name, &crc), -SP_EFORMAT);
+	spi_elf_file_free(f);
 	free(img);
 }
 
@@ -839,9 +839,9 @@ Test(hostile, name_table_of_another_type)
 	uint8_t *img = slurp(SYMS, &len);
 
 	shdr_named(img, ".shstrtab")->sh_type = SHT_PROGBITS;
-	cr_assert_eq(sp_elf_file_open_mem(img, len, &f, NULL), 0);
-	cr_assert(sp_elf_file_has_section(f, ".symtab"));
-	sp_elf_file_free(f);
+	cr_assert_eq(spi_elf_file_open_mem(img, len, &f, NULL), 0);
+	cr_assert(spi_elf_file_has_section(f, ".symtab"));
+	spi_elf_file_free(f);
 	free(img);
 }
 
@@ -853,13 +853,13 @@ Test(elffile, a_lowered_limit_covers_sections_read_before)
 	const uint8_t *p;
 	size_t len;
 
-	cr_assert_eq(sp_elf_file_open(SYMS, &f, NULL), 0);
-	cr_assert_eq(sp_elf_file_section(f, ".shstrtab", &p, &len), 0);
+	cr_assert_eq(spi_elf_file_open(SYMS, &f, NULL), 0);
+	cr_assert_eq(spi_elf_file_section(f, ".shstrtab", &p, &len), 0);
 	cr_assert_gt(len, 16);
-	sp_elf_file_limit_sections(f, 16);
-	cr_assert_eq(sp_elf_file_section(f, ".shstrtab", &p, &len),
+	spi_elf_file_limit_sections(f, 16);
+	cr_assert_eq(spi_elf_file_section(f, ".shstrtab", &p, &len),
 	    -SP_ELIMIT);
-	sp_elf_file_free(f);
+	spi_elf_file_free(f);
 }
 
 /*
@@ -894,7 +894,7 @@ Test(elffile, a_huge_section_count_is_refused_before_libelf)
 	cr_assert_eq(pwrite(fd, &s0, sizeof(s0), sizeof(e)), (ssize_t)sizeof(s0));
 	cr_assert_eq(ftruncate(fd, (off_t)(sizeof(e) + n * sizeof(s0))), 0);
 	(void)close(fd);
-	cr_assert_eq(sp_elf_file_open(path, &f, &d), -SP_ELIMIT, "%s", d.msg);
+	cr_assert_eq(spi_elf_file_open(path, &f, &d), -SP_ELIMIT, "%s", d.msg);
 	cr_assert(strstr(d.msg, "section headers"), "%s", d.msg);
 	(void)unlink(path);
 }

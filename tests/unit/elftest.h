@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sp/elffile.h"
+#include "elf/elf_int.h"
 
 /* What build.ninja makes from tests/workloads/syms.c. */
 #define SYMS "build/tests/syms"

@@ -17,11 +17,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "sp/process.h"
-#include "sp/recorder.h"
-#include "sp/version.h"
 #include "common.h"
 #include "livetest.h"
+#include "sp/common/process.h"
+#include "sp/record/recorder.h"
+#include "sp/tool/version.h"
 
 Test(embed, the_library_version_is_the_headers)
 {

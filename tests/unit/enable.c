@@ -14,10 +14,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "record/recorder_int.h"
-#include "sp/spool.h"
-#include "sp/writer.h"
 #include "common.h"
+#include "record/recorder_int.h"
+#include "sp/spool/spool.h"
+#include "sp/spool/writer.h"
 
 static volatile unsigned long sink;
 static int tid_fd;

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sp/flame.h"
+#include "sp/report/flame.h"
 
 static struct sp_flame *
 parse(const char *text)

@@ -22,10 +22,10 @@
 #include <zlib.h>
 
 #include "common.h"
-#include "sp/fold.h"
-#include "sp/pprof.h"
-#include "sp/replay.h"
-#include "sp/snapshot.h"
+#include "sp/report/fold.h"
+#include "sp/report/pprof.h"
+#include "sp/spool/replay.h"
+#include "sp/spool/snapshot.h"
 
 #define ESCAPED "a:b\\c\\nd\\re"
 #define SEC 1000000000ull

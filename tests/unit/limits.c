@@ -13,16 +13,17 @@
 #include <unistd.h>
 
 #include "common/buf_int.h"
-#include "spool/codec_int.h"
-#include "elftest.h"
 #include "common/procfs_int.h"
+#include "dwarf/debuginfo_int.h"
+#include "elf/elf_int.h"
 #include "elf/elfplt_int.h"
-#include "sp/cfi.h"
-#include "sp/elffile.h"
-#include "sp/dwarf.h"
-#include "sp/elfsym.h"
-#include "sp/kallsyms.h"
-#include "sp/spool.h"
+#include "elf/elfsym_int.h"
+#include "elftest.h"
+#include "sp/spool/spool.h"
+#include "spool/codec_int.h"
+#include "sym/kallsyms_int.h"
+#include "unwind/cfi_table_int.h"
+#include "unwind/x86_64/x86_64_int.h"
 
 /* A file of size bytes starting with head, the rest a hole. */
 static void
@@ -60,14 +61,14 @@ Test(limits, kallsyms_line_of_the_limit_is_read_one_more_is_skipped)
 	char *ok = kallsyms_line(SP_KALLSYMS_LINE_MAX);
 	char *big = kallsyms_line(SP_KALLSYMS_LINE_MAX + 1);
 
-	cr_assert_eq(sp_kallsyms_parse(ok, strlen(ok), &k), 0);
-	cr_assert_eq(sp_kallsyms_count(k), 1);
-	cr_assert_eq(sp_kallsyms_bad_lines(k), 0);
-	sp_kallsyms_free(k);
-	cr_assert_eq(sp_kallsyms_parse(big, strlen(big), &k), 0);
-	cr_assert_eq(sp_kallsyms_count(k), 0, "the long line is not read");
-	cr_assert_eq(sp_kallsyms_bad_lines(k), 1, "and it is counted");
-	sp_kallsyms_free(k);
+	cr_assert_eq(spi_kallsyms_parse(ok, strlen(ok), &k), 0);
+	cr_assert_eq(spi_kallsyms_count(k), 1);
+	cr_assert_eq(spi_kallsyms_bad_lines(k), 0);
+	spi_kallsyms_free(k);
+	cr_assert_eq(spi_kallsyms_parse(big, strlen(big), &k), 0);
+	cr_assert_eq(spi_kallsyms_count(k), 0, "the long line is not read");
+	cr_assert_eq(spi_kallsyms_bad_lines(k), 1, "and it is counted");
+	spi_kallsyms_free(k);
 	free(ok);
 	free(big);
 }
@@ -100,12 +101,12 @@ Test(limits, kallsyms_entries_up_to_the_limit, .timeout = 120)
 	/* All but the last line: exactly the limit. */
 	last = memrchr(text, '\n', len - 1);
 	cr_assert_not_null(last);
-	cr_assert_eq(sp_kallsyms_parse(text, (size_t)(last + 1 - text), &k),
+	cr_assert_eq(spi_kallsyms_parse(text, (size_t)(last + 1 - text), &k),
 	    0);
-	cr_assert_eq(sp_kallsyms_count(k), SP_KALLSYMS_ENTRIES_MAX);
-	sp_kallsyms_free(k);
+	cr_assert_eq(spi_kallsyms_count(k), SP_KALLSYMS_ENTRIES_MAX);
+	spi_kallsyms_free(k);
 	k = (struct sp_kallsyms *)text; /* not NULL: the failure clears it */
-	cr_assert_eq(sp_kallsyms_parse(text, len, &k), -SP_ELIMIT);
+	cr_assert_eq(spi_kallsyms_parse(text, len, &k), -SP_ELIMIT);
 	cr_assert_null(k);
 	free(text);
 }
@@ -120,12 +121,12 @@ Test(limits, kallsyms_file_of_the_limit_is_read_one_more_is_refused)
 	pathf(path, "%s/kallsyms", dir);
 	/* One symbol, then a hole read as NUL bytes (one bad line). */
 	sparse_file(path, "ffffffff81000000 T start\n", SP_KALLSYMS_FILE_MAX);
-	cr_assert_eq(sp_kallsyms_open(path, &k, &d), 0, "%s", d.msg);
-	cr_assert_eq(sp_kallsyms_count(k), 1);
-	sp_kallsyms_free(k);
+	cr_assert_eq(spi_kallsyms_open(path, &k, &d), 0, "%s", d.msg);
+	cr_assert_eq(spi_kallsyms_count(k), 1);
+	spi_kallsyms_free(k);
 	sparse_file(path, "ffffffff81000000 T start\n",
 	    SP_KALLSYMS_FILE_MAX + 1);
-	cr_assert_eq(sp_kallsyms_open(path, &k, &d), -SP_ELIMIT);
+	cr_assert_eq(spi_kallsyms_open(path, &k, &d), -SP_ELIMIT);
 	cr_assert(strstr(d.msg, path) != NULL, "the message names the file: %s",
 	    d.msg);
 	unlink(path);
@@ -293,11 +294,11 @@ Test(limits, elf_program_headers_up_to_4096)
 	size_t len;
 	uint8_t *img = elf_with_phdrs(SP_ELF_SEGMENTS_MAX, &len);
 
-	cr_assert_eq(sp_elf_file_open_mem(img, len, &f, &d), 0, "%s", d.msg);
-	sp_elf_file_free(f);
+	cr_assert_eq(spi_elf_file_open_mem(img, len, &f, &d), 0, "%s", d.msg);
+	spi_elf_file_free(f);
 	free(img);
 	img = elf_with_phdrs(SP_ELF_SEGMENTS_MAX + 1, &len);
-	cr_assert_eq(sp_elf_file_open_mem(img, len, &f, &d), -SP_ELIMIT);
+	cr_assert_eq(spi_elf_file_open_mem(img, len, &f, &d), -SP_ELIMIT);
 	cr_assert(strstr(d.msg, "program headers"), "%s", d.msg);
 	free(img);
 }
@@ -346,9 +347,9 @@ Test(limits, elf_symbols_nested_16_deep_are_found_17_are_not)
 		nested_library(dir, levels, so);
 		n0 = nm_addr(so, 'T', "n0");
 		cr_assert_eq(nm_addr(so, 'T', "n1"), n0 + 16, "nm: the nesting");
-		cr_assert_eq(sp_elf_file_open(so, &f, NULL), 0);
-		cr_assert_eq(sp_elf_syms_load(f, &x), 0);
-		name = sp_elf_syms_find(x, n0 + 4096 - 8, &start);
+		cr_assert_eq(spi_elf_file_open(so, &f, NULL), 0);
+		cr_assert_eq(spi_elf_syms_load(f, &x), 0);
+		name = spi_elf_syms_find(x, n0 + 4096 - 8, &start);
 		if (levels == SP_ELF_SYMS_NEST_MAX) {
 			cr_assert_str_eq(name != NULL ? name : "(none)", "n0");
 			cr_assert_eq(start, n0);
@@ -356,10 +357,10 @@ Test(limits, elf_symbols_nested_16_deep_are_found_17_are_not)
 			cr_assert_null(name, "%d levels: %s", levels, name);
 		}
 		/* The innermost one is found at any depth. */
-		name = sp_elf_syms_find(x, n0 + 16 * (levels - 1), NULL);
+		name = spi_elf_syms_find(x, n0 + 16 * (levels - 1), NULL);
 		cr_assert(name != NULL && atoi(name + 1) == levels - 1);
-		sp_elf_syms_free(x);
-		sp_elf_file_free(f);
+		spi_elf_syms_free(x);
+		spi_elf_file_free(f);
 	}
 }
 
@@ -377,7 +378,7 @@ plt_named(const struct sp_elf_syms *x, const Elf64_Shdr *plt,
 	for (i = 0; i < 2; i++)
 		for (a = sec[i]->sh_addr; a < sec[i]->sh_addr +
 		    sec[i]->sh_size; a += 8) {
-			name = sp_elf_syms_find(x, a, &start);
+			name = spi_elf_syms_find(x, a, &start);
 			len = name != NULL ? strlen(name) : 0;
 			n += start == a && len > 4 &&
 			    strcmp(name + len - 4, "@plt") == 0;
@@ -421,12 +422,12 @@ Test(limits, plt_names_up_to_4_strtab_bytes_plus_64_a_stub)
 	    (plt->sh_size + got->sh_size) / 8);
 	fit = (size_t)((budget - 5) / (name_len + 5));
 	cr_assert(fit >= 1 && fit < 7, "the limit is reached: %zu fit", fit);
-	cr_assert_eq(sp_elf_file_open_mem(img, len, &f, NULL), 0);
-	cr_assert_eq(sp_elf_syms_load(f, &x), 0);
+	cr_assert_eq(spi_elf_file_open_mem(img, len, &f, NULL), 0);
+	cr_assert_eq(spi_elf_syms_load(f, &x), 0);
 	cr_assert_eq(plt_named(x, plt, got), fit);
-	cr_assert_str_eq(sp_elf_syms_find(x, plt->sh_addr, NULL), ".plt");
-	sp_elf_syms_free(x);
-	sp_elf_file_free(f);
+	cr_assert_str_eq(spi_elf_syms_find(x, plt->sh_addr, NULL), ".plt");
+	spi_elf_syms_free(x);
+	spi_elf_file_free(f);
 	free(img);
 }
 
@@ -451,17 +452,17 @@ Test(limits, cfi_load_segments_all_4096)
 		ph[k].p_filesz = ph[k].p_memsz = 0x10;
 		ph[k].p_align = 0x1000;
 	}
-	cr_assert_eq(sp_elf_file_open_mem(img, len, &f, NULL), 0);
+	cr_assert_eq(spi_elf_file_open_mem(img, len, &f, NULL), 0);
 	free(img);
-	cr_assert_eq(sp_cfi_table_open(f, &t), 0);
+	cr_assert_eq(spi_cfi_table_open(f, &t), 0);
 	for (k = 0; k < n; k++) {
-		cr_assert_eq(sp_cfi_table_vaddr(t, 0x10 * k + 4, &vaddr),
+		cr_assert_eq(spi_cfi_table_vaddr(t, 0x10 * k + 4, &vaddr),
 		    0, "segment %zu", k);
 		cr_assert_eq(vaddr, 0x400000 + 0x1000 * k + 4);
 	}
-	cr_assert_neq(sp_cfi_table_vaddr(t, 0x10 * n + 4, &vaddr), 0,
+	cr_assert_neq(spi_cfi_table_vaddr(t, 0x10 * n + 4, &vaddr), 0,
 	    "no segment holds that offset");
-	sp_cfi_table_free(t);
+	spi_cfi_table_free(t);
 }
 
 /*
@@ -504,14 +505,14 @@ Test(limits, cfi_program_up_to_65536_bytes_a_row)
 
 	eh = eh_frame_with_program(SP_CFI_PROGRAM_MAX, &sec.len);
 	sec.data = eh;
-	cr_assert_eq(sp_cfi_row_at(&sec, 24, 0x1080, &row, NULL, &why), 0,
+	cr_assert_eq(spi_cfi_row_at(&sec, 24, 0x1080, &row, NULL, &why), 0,
 	    "%s", why.msg);
-	cr_assert_eq(row.cfa_reg, SP_DW_RSP);
+	cr_assert_eq(row.cfa_reg, X86_64_DW_RSP);
 	cr_assert_eq(row.cfa_off, 8);
 	free(eh);
 	eh = eh_frame_with_program(SP_CFI_PROGRAM_MAX + 1, &sec.len);
 	sec.data = eh;
-	cr_assert_eq(sp_cfi_row_at(&sec, 24, 0x1080, &row, NULL, &why),
+	cr_assert_eq(spi_cfi_row_at(&sec, 24, 0x1080, &row, NULL, &why),
 	    -SP_ELIMIT);
 	free(eh);
 }
@@ -547,7 +548,7 @@ long_path_library(const char *dir, size_t m, char *so, char **joined)
 	free(x);
 }
 
-/* The file sp_dwarf_lookup gives for fn in so; malloc'd. */
+/* The file spi_dwarf_lookup gives for fn in so; malloc'd. */
 static char *
 dwarf_file_of_fn(const char *so)
 {
@@ -567,16 +568,16 @@ dwarf_file_of_fn(const char *so)
 	b[2] = &s.line;
 	b[3] = &s.str;
 	b[4] = &s.line_str;
-	cr_assert_eq(sp_elf_file_open(so, &f, NULL), 0);
+	cr_assert_eq(spi_elf_file_open(so, &f, NULL), 0);
 	for (i = 0; i < 5; i++)
-		if (sp_elf_file_section(f, names[i], &b[i]->p, &b[i]->len) < 0)
+		if (spi_elf_file_section(f, names[i], &b[i]->p, &b[i]->len) < 0)
 			b[i]->p = NULL;
-	cr_assert_eq(sp_dwarf_open(&s, &d), 0);
-	cr_assert_geq(sp_dwarf_lookup(d, nm_addr(so, 'T', "fn") + 4, fr, 4), 1);
+	cr_assert_eq(spi_dwarf_open(&s, &d), 0);
+	cr_assert_geq(spi_dwarf_lookup(d, nm_addr(so, 'T', "fn") + 4, fr, 4), 1);
 	cr_assert_not_null(fr[0].file);
 	file = strdup(fr[0].file);
-	sp_dwarf_free(d);
-	sp_elf_file_free(f);
+	spi_dwarf_free(d);
+	spi_elf_file_free(f);
 	return file;
 }
 
@@ -639,17 +640,17 @@ hand_start(struct hand *h, uint8_t name_form, size_t n)
 	pathf(so, "%s/libfn.so", dir);
 	spit(c, "int fn(int a) { return a + 1; }\n", 32);
 	free(run("gcc -gdwarf-4 -O0 -fPIC -shared -nostdlib -o %s %s", so, c));
-	cr_assert_eq(sp_elf_file_open(so, &h->f, NULL), 0);
-	cr_assert_eq(sp_elf_file_section(h->f, ".debug_info", &p, &len), 0);
+	cr_assert_eq(spi_elf_file_open(so, &h->f, NULL), 0);
+	cr_assert_eq(spi_elf_file_section(h->f, ".debug_info", &p, &len), 0);
 	spi_buf_put(&h->info, p, len);
-	cr_assert_eq(sp_elf_file_section(h->f, ".debug_abbrev", &p, &len), 0);
+	cr_assert_eq(spi_elf_file_section(h->f, ".debug_abbrev", &p, &len), 0);
 	spi_buf_put(&h->abbrev, p, len);
 	aboff = h->abbrev.len;
 	spi_buf_put(&h->abbrev, ab, sizeof(ab));
-	cr_assert_eq(sp_elf_file_section(h->f, ".debug_line", &p, &len), 0);
+	cr_assert_eq(spi_elf_file_section(h->f, ".debug_line", &p, &len), 0);
 	h->s.line.p = p;
 	h->s.line.len = len;
-	if (sp_elf_file_section(h->f, ".debug_str", &p, &len) == 0) {
+	if (spi_elf_file_section(h->f, ".debug_str", &p, &len) == 0) {
 		h->s.str.p = p;
 		h->s.str.len = len;
 	}
@@ -683,15 +684,15 @@ hand_open(struct hand *h)
 	h->s.abbrev.len = h->abbrev.len;
 	h->s.ranges.p = h->ranges.p;
 	h->s.ranges.len = h->ranges.len;
-	cr_assert_eq(sp_dwarf_open(&h->s, &d), 0);
+	cr_assert_eq(spi_dwarf_open(&h->s, &d), 0);
 	return d;
 }
 
 static void
 hand_fini(struct hand *h, struct sp_dwarf *d)
 {
-	sp_dwarf_free(d);
-	sp_elf_file_free(h->f);
+	spi_dwarf_free(d);
+	spi_elf_file_free(h->f);
 	spi_buf_fini(&h->info);
 	spi_buf_fini(&h->abbrev);
 	spi_buf_fini(&h->ranges);
@@ -730,7 +731,7 @@ indirect_name(unsigned hops, struct sp_dwarf_frame *fr)
 	spi_buf_put(&h.info, "hand", 5);
 	spi_buf_put(&h.info, "\0\0\0\0", 4);    /* ranges at 0 */
 	d = hand_open(&h);
-	n = sp_dwarf_lookup(d, 0x100010, fr, 4);
+	n = spi_dwarf_lookup(d, 0x100010, fr, 4);
 	if (n > 0 && fr[0].function != NULL && strcmp(fr[0].function,
 	    "hand") != 0)
 		n = -1000;
@@ -763,7 +764,7 @@ many_ranges(size_t n, size_t *unit_bytes)
 	spi_buf_put(&h.info, "\0\0\0\0", 4);
 	d = hand_open(&h);
 	*unit_bytes = h.info.len - h.unit;
-	err = sp_dwarf_lookup(d, 0x100010, fr, 4);
+	err = spi_dwarf_lookup(d, 0x100010, fr, 4);
 	hand_fini(&h, d);
 	return err;
 }
@@ -818,10 +819,10 @@ symtab_of(const char *path, size_t n)
 	cr_assert_eq(ftruncate(fd, (off_t)(off + st->sh_size)), 0);
 	close(fd);
 	free(img);
-	cr_assert_eq(sp_elf_file_open(path, &f, NULL), 0);
-	err = sp_elf_syms_load(f, &x);
-	sp_elf_syms_free(x);
-	sp_elf_file_free(f);
+	cr_assert_eq(spi_elf_file_open(path, &f, NULL), 0);
+	err = spi_elf_syms_load(f, &x);
+	spi_elf_syms_free(x);
+	spi_elf_file_free(f);
 	return err;
 }
 

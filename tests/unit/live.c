@@ -19,13 +19,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sp/process.h"
-#include "sp/recorder.h"
-#include "sp/symbolizer.h"
-#include "sp/tail.h"
-#include "sp/writer.h"
 #include "common.h"
 #include "livetest.h"
+#include "sp/common/process.h"
+#include "sp/record/recorder.h"
+#include "sp/spool/tail.h"
+#include "sp/spool/writer.h"
+#include "sp/sym/symbolizer.h"
 
 /* The target of /proc/PID/exe, or "". */
 static void

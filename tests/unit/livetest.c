@@ -6,9 +6,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sp/process.h"
 #include "common.h"
 #include "livetest.h"
+#include "sp/common/process.h"
 
 char *const spin_argv[] = { "/bin/sh", "-c",
 	"ulimit -t 10; while :; do :; done", NULL };

@@ -12,11 +12,11 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "sp/recorder.h"
-#include "sp/spool.h"
-#include "sp/symbolizer.h"
-#include "sp/tail.h"
-#include "sp/writer.h"
+#include "sp/record/recorder.h"
+#include "sp/spool/spool.h"
+#include "sp/spool/tail.h"
+#include "sp/spool/writer.h"
+#include "sp/sym/symbolizer.h"
 
 /* A spinner that a failed test cannot leak for long: 10 s of CPU. */
 extern char *const spin_argv[];

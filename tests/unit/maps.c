@@ -12,8 +12,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "sp/kallsyms.h"
-#include "sp/perfmap.h"
+#include "sym/kallsyms_int.h"
+#include "sym/perfmap_int.h"
 
 #define TMP "build/test-tmp"
 
@@ -22,7 +22,7 @@ pm(const char *text)
 {
 	struct sp_perf_map *m = NULL;
 
-	cr_assert_eq(sp_perf_map_parse(text, strlen(text), &m), 0);
+	cr_assert_eq(spi_perf_map_parse(text, strlen(text), &m), 0);
 	cr_assert_not_null(m);
 	return m;
 }
@@ -31,7 +31,7 @@ pm(const char *text)
 static const char *
 at(const struct sp_perf_map *m, uint64_t addr)
 {
-	const struct sp_perf_map_entry *e = sp_perf_map_find(m, addr);
+	const struct spi_perf_map_entry *e = spi_perf_map_find(m, addr);
 
 	return e != NULL ? e->name : "";
 }
@@ -40,7 +40,7 @@ static void
 entry_is(const struct sp_perf_map *m, size_t i, uint64_t start,
     uint64_t size, const char *name)
 {
-	const struct sp_perf_map_entry *e = sp_perf_map_entry(m, i);
+	const struct spi_perf_map_entry *e = spi_perf_map_entry(m, i);
 
 	cr_assert_not_null(e, "entry %zu", i);
 	cr_assert_eq(e->start, start, "entry %zu start 0x%" PRIx64, i,
@@ -55,7 +55,7 @@ Test(perfmap, a_later_line_splits_trims_or_drops_an_earlier_one)
 	struct sp_perf_map *m;
 
 	m = pm("1000 100 A\n1050 10 B\n");           /* B splits A */
-	cr_assert_eq(sp_perf_map_count(m), 3);
+	cr_assert_eq(spi_perf_map_count(m), 3);
 	entry_is(m, 0, 0x1000, 0x50, "A");
 	entry_is(m, 1, 0x1050, 0x10, "B");
 	entry_is(m, 2, 0x1060, 0xa0, "A");
@@ -64,33 +64,33 @@ Test(perfmap, a_later_line_splits_trims_or_drops_an_earlier_one)
 	cr_assert_str_eq(at(m, 0x10ff), "A");
 	cr_assert_str_eq(at(m, 0x1100), "");
 	cr_assert_str_eq(at(m, 0xfff), "");
-	sp_perf_map_free(m);
+	spi_perf_map_free(m);
 
 	m = pm("1000 100 A\nf80 100 B\n10c0 100 C\n"); /* trims both ends */
-	cr_assert_eq(sp_perf_map_count(m), 3);
+	cr_assert_eq(spi_perf_map_count(m), 3);
 	entry_is(m, 0, 0xf80, 0x100, "B");
 	entry_is(m, 1, 0x1080, 0x40, "A");
 	entry_is(m, 2, 0x10c0, 0x100, "C");
-	sp_perf_map_free(m);
+	spi_perf_map_free(m);
 
 	m = pm("1010 10 A\n1030 10 B\n1000 100 C\n"); /* C covers both */
-	cr_assert_eq(sp_perf_map_count(m), 1);
+	cr_assert_eq(spi_perf_map_count(m), 1);
 	entry_is(m, 0, 0x1000, 0x100, "C");
-	sp_perf_map_free(m);
+	spi_perf_map_free(m);
 
 	m = pm("1000 100 C\n1010 10 A\n1030 10 B\n1000 100 D\n");
-	cr_assert_eq(sp_perf_map_count(m), 1, "re-JIT of the whole range");
+	cr_assert_eq(spi_perf_map_count(m), 1, "re-JIT of the whole range");
 	entry_is(m, 0, 0x1000, 0x100, "D");
-	sp_perf_map_free(m);
+	spi_perf_map_free(m);
 }
 
 Test(perfmap, an_earlier_line_never_covers_a_later_one)
 {
 	struct sp_perf_map *m = pm("1050 10 B\n1000 100 A\n");
 
-	cr_assert_eq(sp_perf_map_count(m), 1);
+	cr_assert_eq(spi_perf_map_count(m), 1);
 	entry_is(m, 0, 0x1000, 0x100, "A");
-	sp_perf_map_free(m);
+	spi_perf_map_free(m);
 }
 
 Test(perfmap, identical_re_adds_and_neighbours_stay_apart)
@@ -98,17 +98,17 @@ Test(perfmap, identical_re_adds_and_neighbours_stay_apart)
 	struct sp_perf_map *m;
 
 	m = pm("1000 10 A\n1000 10 A\n1000 10 A\n");
-	cr_assert_eq(sp_perf_map_count(m), 1);
+	cr_assert_eq(spi_perf_map_count(m), 1);
 	entry_is(m, 0, 0x1000, 0x10, "A");
-	sp_perf_map_free(m);
+	spi_perf_map_free(m);
 
 	/* Same name, adjacent, but two blobs: two entries. */
 	m = pm("1010 10 A\n1000 10 A\n1020 8 x\n");
-	cr_assert_eq(sp_perf_map_count(m), 3);
+	cr_assert_eq(spi_perf_map_count(m), 3);
 	entry_is(m, 0, 0x1000, 0x10, "A");
 	entry_is(m, 1, 0x1010, 0x10, "A");
 	entry_is(m, 2, 0x1020, 0x8, "x");
-	sp_perf_map_free(m);
+	spi_perf_map_free(m);
 }
 
 /*
@@ -124,7 +124,7 @@ Test(perfmap, random_overlaps_match_a_painted_array)
 	size_t len = 0, i, runs = 0;
 	uint32_t rnd = 12345;
 	struct sp_perf_map *m;
-	const struct sp_perf_map_entry *e, *prev = NULL;
+	const struct spi_perf_map_entry *e, *prev = NULL;
 	int a, l;
 
 	cr_assert_not_null(text);
@@ -144,8 +144,8 @@ Test(perfmap, random_overlaps_match_a_painted_array)
 		len += (size_t)sprintf(text + len, "%x %x f%d\n", 0x10000 +
 		    start, size, l);
 	}
-	cr_assert_eq(sp_perf_map_parse(text, len, &m), 0);
-	cr_assert_eq(sp_perf_map_bad_lines(m), 0);
+	cr_assert_eq(spi_perf_map_parse(text, len, &m), 0);
+	cr_assert_eq(spi_perf_map_bad_lines(m), 0);
 	for (a = 0; a < SPACE; a++) {
 		if (owner[a] < 0) {
 			cr_assert_str_eq(at(m, 0x10000 + (uint64_t)a), "");
@@ -157,11 +157,11 @@ Test(perfmap, random_overlaps_match_a_painted_array)
 		if (a == 0 || owner[a - 1] != owner[a])
 			runs++;
 	}
-	cr_assert_eq(sp_perf_map_count(m), runs);
-	for (i = 0; (e = sp_perf_map_entry(m, i)) != NULL; prev = e, i++)
+	cr_assert_eq(spi_perf_map_count(m), runs);
+	for (i = 0; (e = spi_perf_map_entry(m, i)) != NULL; prev = e, i++)
 		cr_assert(prev == NULL || prev->start + prev->size <= e->start,
 		    "sorted, not overlapping at %zu", i);
-	sp_perf_map_free(m);
+	spi_perf_map_free(m);
 	free(text);
 }
 
@@ -173,15 +173,15 @@ Test(perfmap, names_keep_their_spaces_and_fields_take_any_blanks)
 	    "3000  8   name\n"
 	    "ABCD 1 upper\n");
 
-	cr_assert_eq(sp_perf_map_count(m), 4);
-	cr_assert_eq(sp_perf_map_bad_lines(m), 0);
+	cr_assert_eq(spi_perf_map_count(m), 4);
+	cr_assert_eq(spi_perf_map_bad_lines(m), 0);
 	cr_assert_str_eq(at(m, 0x101f),
 	    "std::vector<int, std::allocator<int> >::push_back(int)");
 	cr_assert_str_eq(at(m, 0x2000), "LazyCompile:*main /srv/app.js:1 ",
 	    "trailing blanks are part of the name");
 	cr_assert_str_eq(at(m, 0x3007), "name");
 	cr_assert_str_eq(at(m, 0xabcd), "upper");
-	sp_perf_map_free(m);
+	spi_perf_map_free(m);
 }
 
 Test(perfmap, malformed_lines_are_skipped_and_counted)
@@ -203,18 +203,18 @@ Test(perfmap, malformed_lines_are_skipped_and_counted)
 	    "1000 10 good";              /* no final newline */
 	struct sp_perf_map *m = NULL;
 
-	cr_assert_eq(sp_perf_map_parse(text, sizeof(text) - 1, &m), 0);
-	cr_assert_eq(sp_perf_map_bad_lines(m), 10);
-	cr_assert_eq(sp_perf_map_count(m), 2);
+	cr_assert_eq(spi_perf_map_parse(text, sizeof(text) - 1, &m), 0);
+	cr_assert_eq(spi_perf_map_bad_lines(m), 10);
+	cr_assert_eq(spi_perf_map_count(m), 2);
 	cr_assert_str_eq(at(m, 0x100f), "good");
 	cr_assert_str_eq(at(m, UINT64_MAX - 1), "top");
 	cr_assert_str_eq(at(m, UINT64_MAX), "");
 	cr_assert_str_eq(at(m, 0x1100), "");
-	sp_perf_map_free(m);
-	cr_assert_eq(sp_perf_map_parse(NULL, 0, &m), 0);
-	cr_assert_eq(sp_perf_map_count(m), 0);
-	cr_assert_null(sp_perf_map_find(m, 0));
-	sp_perf_map_free(m);
+	spi_perf_map_free(m);
+	cr_assert_eq(spi_perf_map_parse(NULL, 0, &m), 0);
+	cr_assert_eq(spi_perf_map_count(m), 0);
+	cr_assert_null(spi_perf_map_find(m, 0));
+	spi_perf_map_free(m);
 }
 
 Test(perfmap, crlf_and_overlong_lines)
@@ -224,11 +224,11 @@ Test(perfmap, crlf_and_overlong_lines)
 	size_t n;
 
 	m = pm("1000 10 dos\r\n2000 10 mid\rcr\r\n3000 10 last\r");
-	cr_assert_eq(sp_perf_map_count(m), 3);
+	cr_assert_eq(spi_perf_map_count(m), 3);
 	entry_is(m, 0, 0x1000, 0x10, "dos");
 	entry_is(m, 1, 0x2000, 0x10, "mid\rcr");
 	entry_is(m, 2, 0x3000, 0x10, "last");
-	sp_perf_map_free(m);
+	spi_perf_map_free(m);
 
 	/* Lines of exactly the cap and one byte more, then a good one. */
 	text = malloc(3 * SP_PERF_MAP_LINE_MAX);
@@ -241,13 +241,13 @@ Test(perfmap, crlf_and_overlong_lines)
 	memset(p, 'b', n + 1);
 	p += n + 1;
 	p += sprintf(p, "\r\n3000 10 after\n");
-	cr_assert_eq(sp_perf_map_parse(text, (size_t)(p - text), &m), 0);
-	cr_assert_eq(sp_perf_map_bad_lines(m), 1);
-	cr_assert_eq(sp_perf_map_count(m), 2);
-	cr_assert_eq(sp_perf_map_find(m, 0x1000)->name_len, n);
+	cr_assert_eq(spi_perf_map_parse(text, (size_t)(p - text), &m), 0);
+	cr_assert_eq(spi_perf_map_bad_lines(m), 1);
+	cr_assert_eq(spi_perf_map_count(m), 2);
+	cr_assert_eq(spi_perf_map_find(m, 0x1000)->name_len, n);
 	cr_assert_str_eq(at(m, 0x2000), "");
 	cr_assert_str_eq(at(m, 0x3000), "after");
-	sp_perf_map_free(m);
+	spi_perf_map_free(m);
 	free(text);
 }
 
@@ -257,7 +257,7 @@ py_is(const char *name, const char *func, const char *file)
 	const char *f = NULL, *s = NULL;
 	size_t fl = 0, sl = 0;
 
-	cr_assert_eq(sp_perf_map_python(name, strlen(name), &f, &fl, &s, &sl),
+	cr_assert_eq(spi_perf_map_python(name, strlen(name), &f, &fl, &s, &sl),
 	    1, "%s", name);
 	cr_assert_eq(fl, strlen(func), "%s", name);
 	cr_assert_eq(memcmp(f, func, fl), 0, "%s", name);
@@ -271,7 +271,7 @@ not_py(const char *name)
 	const char *f = NULL, *s = NULL;
 	size_t fl = 0, sl = 0;
 
-	cr_assert_eq(sp_perf_map_python(name, strlen(name), &f, &fl, &s, &sl),
+	cr_assert_eq(spi_perf_map_python(name, strlen(name), &f, &fl, &s, &sl),
 	    0, "%s", name);
 	cr_assert_null(f);
 }
@@ -279,7 +279,7 @@ not_py(const char *name)
 Test(perfmap, python_names_split_at_the_first_colon)
 {
 	struct sp_perf_map *m;
-	const struct sp_perf_map_entry *e;
+	const struct spi_perf_map_entry *e;
 	const char *f, *s;
 	size_t fl, sl;
 
@@ -301,17 +301,17 @@ Test(perfmap, python_names_split_at_the_first_colon)
 
 	/* Through a map, as sp-sym will use it: the span is in the name. */
 	m = pm("7f3529fcf759 b     py::bar:/run/t.py\n");
-	e = sp_perf_map_find(m, 0x7f3529fcf760);
+	e = spi_perf_map_find(m, 0x7f3529fcf760);
 	cr_assert_not_null(e);
-	cr_assert_eq(sp_perf_map_python(e->name, e->name_len, &f, &fl, &s,
+	cr_assert_eq(spi_perf_map_python(e->name, e->name_len, &f, &fl, &s,
 	    &sl), 1);
 	cr_assert_eq(f, e->name + 4);
 	cr_assert_eq(s + sl, e->name + e->name_len);
-	sp_perf_map_free(m);
+	spi_perf_map_free(m);
 	/* A bare "py::" line is an ordinary entry with that name. */
 	m = pm("1000 10 py::\n");
 	cr_assert_str_eq(at(m, 0x1000), "py::");
-	sp_perf_map_free(m);
+	spi_perf_map_free(m);
 }
 
 static void
@@ -337,23 +337,23 @@ Test(perfmap, open_refuses_links_fifos_other_owners_and_huge_files)
 	(void)mkdir("build", 0755);
 	(void)mkdir(TMP, 0755);
 	write_file(good, "1000 10 ok\n");
-	cr_assert_eq(sp_perf_map_open(good, geteuid(), &m, &d), 0);
+	cr_assert_eq(spi_perf_map_open(good, geteuid(), &m, &d), 0);
 	cr_assert_str_eq(at(m, 0x1000), "ok");
-	sp_perf_map_free(m);
+	spi_perf_map_free(m);
 
 	(void)unlink(link);
 	cr_assert_eq(symlink("maps-perf-good.map", link), 0);
-	cr_assert_eq(sp_perf_map_open(link, (uid_t)-1, &m, &d), -ELOOP);
+	cr_assert_eq(spi_perf_map_open(link, (uid_t)-1, &m, &d), -ELOOP);
 	cr_assert_null(m);
 	cr_assert_not_null(strstr(d.msg, link), "%s", d.msg);
 	cr_assert_not_null(strstr(d.msg, "symbolic link"), "%s", d.msg);
 
 	(void)unlink(fifo);
 	cr_assert_eq(mkfifo(fifo, 0600), 0);
-	cr_assert_eq(sp_perf_map_open(fifo, (uid_t)-1, &m, &d), -EPERM);
+	cr_assert_eq(spi_perf_map_open(fifo, (uid_t)-1, &m, &d), -EPERM);
 	cr_assert_not_null(strstr(d.msg, "not a regular file"), "%s", d.msg);
 
-	cr_assert_eq(sp_perf_map_open(TMP "/maps-none.map", 0, &m, &d),
+	cr_assert_eq(spi_perf_map_open(TMP "/maps-none.map", 0, &m, &d),
 	    -ENOENT);
 	cr_assert_not_null(strstr(d.msg, "maps-none.map"), "%s", d.msg);
 
@@ -361,19 +361,19 @@ Test(perfmap, open_refuses_links_fifos_other_owners_and_huge_files)
 	cr_assert(fd >= 0);
 	cr_assert_eq(ftruncate(fd, (off_t)SP_PERF_MAP_MAX + 1), 0, "sparse");
 	cr_assert_eq(close(fd), 0);
-	cr_assert_eq(sp_perf_map_open(big, (uid_t)-1, &m, &d), -SP_ELIMIT);
+	cr_assert_eq(spi_perf_map_open(big, (uid_t)-1, &m, &d), -SP_ELIMIT);
 	cr_assert_not_null(strstr(d.msg, "limit"), "%s", d.msg);
 	(void)unlink(big);
 
 	if (geteuid() != 0)
 		cr_skip_test("chown needs root");
 	cr_assert_eq(chown(good, 65534, 65534), 0, "%s", strerror(errno));
-	cr_assert_eq(sp_perf_map_open(good, 0, &m, &d), -EPERM);
+	cr_assert_eq(spi_perf_map_open(good, 0, &m, &d), -EPERM);
 	cr_assert_not_null(strstr(d.msg, "uid 65534"), "%s", d.msg);
-	cr_assert_eq(sp_perf_map_open(good, 65534, &m, &d), 0);
-	sp_perf_map_free(m);
-	cr_assert_eq(sp_perf_map_open(good, (uid_t)-1, &m, &d), 0);
-	sp_perf_map_free(m);
+	cr_assert_eq(spi_perf_map_open(good, 65534, &m, &d), 0);
+	spi_perf_map_free(m);
+	cr_assert_eq(spi_perf_map_open(good, (uid_t)-1, &m, &d), 0);
+	spi_perf_map_free(m);
 	(void)unlink(good);
 	(void)unlink(link);
 	(void)unlink(fifo);
@@ -414,7 +414,7 @@ Test(perfmap, reads_the_jit_workloads_real_map)
 	uint64_t addr, start, size;
 	size_t lines = 1;
 	struct sp_perf_map *m = NULL;
-	const struct sp_perf_map_entry *e;
+	const struct spi_perf_map_entry *e;
 	struct sp_diag d;
 	pid_t pid = run_jit(&addr);
 	FILE *f;
@@ -429,19 +429,19 @@ Test(perfmap, reads_the_jit_workloads_real_map)
 	(void)fclose(f);
 	cr_assert_eq(sscanf(text, "%" SCNx64 " %" SCNx64 " %255s", &start,
 	    &size, name), 3);
-	cr_assert_eq(sp_perf_map_open(path, geteuid(), &m, &d), 0, "%s",
+	cr_assert_eq(spi_perf_map_open(path, geteuid(), &m, &d), 0, "%s",
 	    d.msg);
 	(void)unlink(path);
-	cr_assert_eq(sp_perf_map_count(m), lines);
-	e = sp_perf_map_find(m, addr);
+	cr_assert_eq(spi_perf_map_count(m), lines);
+	e = spi_perf_map_find(m, addr);
 	cr_assert_not_null(e, "jit address 0x%" PRIx64, addr);
 	cr_assert_eq(e->start, start);
 	cr_assert_eq(e->size, size);
 	cr_assert_str_eq(e->name, name);
-	cr_assert_eq(sp_perf_map_find(m, addr + size - 1), e);
-	cr_assert_null(sp_perf_map_find(m, addr + size));
-	cr_assert_null(sp_perf_map_find(m, addr - 1));
-	sp_perf_map_free(m);
+	cr_assert_eq(spi_perf_map_find(m, addr + size - 1), e);
+	cr_assert_null(spi_perf_map_find(m, addr + size));
+	cr_assert_null(spi_perf_map_find(m, addr - 1));
+	spi_perf_map_free(m);
 }
 
 /* The output of a shell command (at most cap - 1 bytes). */
@@ -465,9 +465,9 @@ proc_kallsyms(void)
 
 	if (geteuid() != 0)
 		cr_skip_test("kallsyms shows addresses to root only");
-	cr_assert_eq(sp_kallsyms_open("/proc/kallsyms", &k, &d), 0, "%s",
+	cr_assert_eq(spi_kallsyms_open("/proc/kallsyms", &k, &d), 0, "%s",
 	    d.msg);
-	cr_assert_eq(sp_kallsyms_hidden(k), 0);
+	cr_assert_eq(spi_kallsyms_hidden(k), 0);
 	return k;
 }
 
@@ -476,7 +476,7 @@ Test(kallsyms, parses_this_machines_kallsyms)
 	struct sp_kallsyms *k = proc_kallsyms();
 	struct sp_ksym s, prev;
 	char out[64];
-	size_t want, n = sp_kallsyms_count(k), i;
+	size_t want, n = spi_kallsyms_count(k), i;
 
 	memset(&prev, 0, sizeof(prev));
 	shell("grep -c ' [tTwW] ' /proc/kallsyms", out, sizeof(out));
@@ -484,9 +484,9 @@ Test(kallsyms, parses_this_machines_kallsyms)
 	cr_assert_gt(want, 1000);
 	cr_assert_leq((n > want ? n - want : want - n) * 100, want,
 	    "kept %zu text symbols, grep counts %zu", n, want);
-	cr_assert_eq(sp_kallsyms_bad_lines(k), 0);
+	cr_assert_eq(spi_kallsyms_bad_lines(k), 0);
 	for (i = 0; i < n; i++, prev = s) {
-		cr_assert_eq(sp_kallsyms_symbol(k, i, &s), 0);
+		cr_assert_eq(spi_kallsyms_symbol(k, i, &s), 0);
 		cr_assert_gt(s.end, s.start, "%s", s.name);
 		if (i > 0 && prev.start == s.start)
 			cr_assert_eq(prev.end, s.end, "aliases %s, %s",
@@ -496,8 +496,8 @@ Test(kallsyms, parses_this_machines_kallsyms)
 			    "%s, %s: sorted, not overlapping", prev.name,
 			    s.name);
 	}
-	cr_assert_eq(sp_kallsyms_symbol(k, n, &s), -SP_ENOTFOUND);
-	sp_kallsyms_free(k);
+	cr_assert_eq(spi_kallsyms_symbol(k, n, &s), -SP_ENOTFOUND);
+	spi_kallsyms_free(k);
 }
 
 /* Whether name is among the text symbols at addr in /proc/kallsyms. */
@@ -531,15 +531,15 @@ check_core_function(const struct sp_kallsyms *k, const char *fn)
 	shell(cmd, out, sizeof(out));
 	cr_assert_eq(sscanf(out, "%" SCNx64 " %" SCNx64, &addr, &next), 2,
 	    "%s: %s", fn, out);
-	name = sp_kallsyms_find(k, addr, &start, &mod);
+	name = spi_kallsyms_find(k, addr, &start, &mod);
 	cr_assert_not_null(name, "%s", fn);
 	cr_assert(listed_at(addr, name), "%s found as %s", fn, name);
 	if (strcmp(name, fn) != 0)
 		cr_assert(listed_at(addr, fn), "%s is an alias", name);
 	cr_assert_eq(start, addr);
 	cr_assert_null(mod, "%s is in the core kernel", fn);
-	cr_assert_str_eq(sp_kallsyms_find(k, next - 1, NULL, NULL), name);
-	cr_assert_eq(sp_kallsyms_find(k, next, &start, NULL) != NULL &&
+	cr_assert_str_eq(spi_kallsyms_find(k, next - 1, NULL, NULL), name);
+	cr_assert_eq(spi_kallsyms_find(k, next, &start, NULL) != NULL &&
 	    start == next, 1, "%s ends at the next symbol", fn);
 }
 
@@ -561,15 +561,15 @@ Test(kallsyms, finds_schedule_do_syscall_64_and_a_module_symbol)
 		cr_skip_test("no module symbols in /proc/kallsyms");
 	cr_assert_eq(sscanf(out, "%" SCNx64 " %*c %255s [%127[^]]]", &addr,
 	    name, mod), 3, "%s", out);
-	found = sp_kallsyms_find(k, addr, &start, &m);
+	found = spi_kallsyms_find(k, addr, &start, &m);
 	cr_assert_not_null(found, "%s", out);
 	cr_assert(listed_at(addr, found), "%s found as %s", name, found);
 	cr_assert_eq(start, addr);
 	cr_assert_not_null(m);
 	cr_assert_str_eq(m, mod);
-	cr_assert_null(sp_kallsyms_find(k, 0x1000, NULL, NULL),
+	cr_assert_null(spi_kallsyms_find(k, 0x1000, NULL, NULL),
 	    "below the kernel");
-	sp_kallsyms_free(k);
+	spi_kallsyms_free(k);
 }
 
 Test(kallsyms, zero_addresses_report_hidden)
@@ -585,20 +585,20 @@ Test(kallsyms, zero_addresses_report_hidden)
 	(void)snprintf(cmd, sizeof(cmd), "head -200 /proc/kallsyms | sed "
 	    "'s/^[0-9a-f]*/0000000000000000/' > %s", path);
 	cr_assert_eq(system(cmd), 0);
-	cr_assert_eq(sp_kallsyms_open(path, &k, &d), 0, "%s", d.msg);
-	cr_assert_eq(sp_kallsyms_hidden(k), 1);
-	cr_assert_eq(sp_kallsyms_count(k), 0);
-	cr_assert_eq(sp_kallsyms_bad_lines(k), 0);
-	cr_assert_null(sp_kallsyms_find(k, 0, NULL, NULL));
-	cr_assert_null(sp_kallsyms_find(k, UINT64_MAX, NULL, NULL));
-	sp_kallsyms_free(k);
+	cr_assert_eq(spi_kallsyms_open(path, &k, &d), 0, "%s", d.msg);
+	cr_assert_eq(spi_kallsyms_hidden(k), 1);
+	cr_assert_eq(spi_kallsyms_count(k), 0);
+	cr_assert_eq(spi_kallsyms_bad_lines(k), 0);
+	cr_assert_null(spi_kallsyms_find(k, 0, NULL, NULL));
+	cr_assert_null(spi_kallsyms_find(k, UINT64_MAX, NULL, NULL));
+	spi_kallsyms_free(k);
 	(void)unlink(path);
 
-	cr_assert_eq(sp_kallsyms_parse("ffffffff81000000 T _stext\n", 26, &k),
+	cr_assert_eq(spi_kallsyms_parse("ffffffff81000000 T _stext\n", 26, &k),
 	    0);
-	cr_assert_eq(sp_kallsyms_hidden(k), 0);
-	cr_assert_eq(sp_kallsyms_count(k), 1);
-	sp_kallsyms_free(k);
+	cr_assert_eq(spi_kallsyms_hidden(k), 0);
+	cr_assert_eq(spi_kallsyms_count(k), 1);
+	spi_kallsyms_free(k);
 }
 
 static const char ktext[] =
@@ -629,7 +629,7 @@ ksym_is(const struct sp_kallsyms *k, uint64_t addr, const char *name,
 	const char *m = "x", *n;
 	uint64_t s = 0;
 
-	n = sp_kallsyms_find(k, addr, &s, &m);
+	n = spi_kallsyms_find(k, addr, &s, &m);
 	if (name == NULL) {
 		cr_assert_null(n, "0x%" PRIx64 ": %s", addr, n);
 		return;
@@ -649,10 +649,10 @@ Test(kallsyms, symbols_end_at_the_next_of_their_module)
 	struct sp_ksym s;
 	const uint64_t core = 0xffffffff81000000, mods = 0xffffffffc0000000;
 
-	cr_assert_eq(sp_kallsyms_parse(ktext, sizeof(ktext) - 1, &k), 0);
-	cr_assert_eq(sp_kallsyms_count(k), 12);
-	cr_assert_eq(sp_kallsyms_bad_lines(k), 6);
-	cr_assert_eq(sp_kallsyms_hidden(k), 0);
+	cr_assert_eq(spi_kallsyms_parse(ktext, sizeof(ktext) - 1, &k), 0);
+	cr_assert_eq(spi_kallsyms_count(k), 12);
+	cr_assert_eq(spi_kallsyms_bad_lines(k), 6);
+	cr_assert_eq(spi_kallsyms_hidden(k), 0);
 	ksym_is(k, core - 1, NULL, 0, NULL);
 	ksym_is(k, core, "_stext", core, NULL);          /* global first */
 	ksym_is(k, core + 0xff, "_stext", core, NULL);
@@ -677,18 +677,18 @@ Test(kallsyms, symbols_end_at_the_next_of_their_module)
 	    mods + 0x400000, "mod_c");
 	ksym_is(k, UINT64_MAX, NULL, 0, NULL);
 	/* Aliases in preference order. */
-	cr_assert_eq(sp_kallsyms_symbol(k, 0, &s), 0);
+	cr_assert_eq(spi_kallsyms_symbol(k, 0, &s), 0);
 	cr_assert_str_eq(s.name, "_stext");
-	cr_assert_eq(sp_kallsyms_symbol(k, 1, &s), 0);
+	cr_assert_eq(spi_kallsyms_symbol(k, 1, &s), 0);
 	cr_assert_str_eq(s.name, "_text");
-	cr_assert_eq(sp_kallsyms_symbol(k, 2, &s), 0);
+	cr_assert_eq(spi_kallsyms_symbol(k, 2, &s), 0);
 	cr_assert_str_eq(s.name, "local_alias");
 	cr_assert_eq(s.end, core + 0x100);
 	/* Ranges never overlap, though ends cross modules. */
-	cr_assert_eq(sp_kallsyms_symbol(k, 6, &s), 0);
+	cr_assert_eq(spi_kallsyms_symbol(k, 6, &s), 0);
 	cr_assert_str_eq(s.name, "mod_b_1");
 	cr_assert_eq(s.end, mods + 0x1000);
-	sp_kallsyms_free(k);
+	spi_kallsyms_free(k);
 }
 
 Test(kallsyms, open_refuses_what_is_not_a_regular_file)
@@ -698,11 +698,11 @@ Test(kallsyms, open_refuses_what_is_not_a_regular_file)
 
 	(void)mkdir("build", 0755);
 	(void)mkdir(TMP, 0755);
-	cr_assert_eq(sp_kallsyms_open("/dev/null", &k, &d), -EPERM);
+	cr_assert_eq(spi_kallsyms_open("/dev/null", &k, &d), -EPERM);
 	cr_assert_not_null(strstr(d.msg, "/dev/null: not a regular file"),
 	    "%s", d.msg);
-	cr_assert_eq(sp_kallsyms_open(TMP, &k, &d), -EPERM);
-	cr_assert_eq(sp_kallsyms_open(TMP "/maps-none", &k, &d), -ENOENT);
+	cr_assert_eq(spi_kallsyms_open(TMP, &k, &d), -EPERM);
+	cr_assert_eq(spi_kallsyms_open(TMP "/maps-none", &k, &d), -ENOENT);
 	cr_assert_not_null(strstr(d.msg, "maps-none"), "%s", d.msg);
 	cr_assert_null(k);
 }
@@ -717,10 +717,10 @@ Test(perfmap, more_lines_than_the_limit_are_refused)
 	for (i = 0; i <= n; i++)
 		memcpy(text + 6 * i, "1 1 a\n", 6);
 	m = (struct sp_perf_map *)text; /* not NULL: the failure clears it */
-	cr_assert_eq(sp_perf_map_parse(text, 6 * (n + 1), &m), -SP_ELIMIT);
+	cr_assert_eq(spi_perf_map_parse(text, 6 * (n + 1), &m), -SP_ELIMIT);
 	cr_assert_null(m);
-	cr_assert_eq(sp_perf_map_parse(text, 6 * n, &m), 0, "at the limit");
-	cr_assert_eq(sp_perf_map_count(m), 1);
-	sp_perf_map_free(m);
+	cr_assert_eq(spi_perf_map_parse(text, 6 * n, &m), 0, "at the limit");
+	cr_assert_eq(spi_perf_map_count(m), 1);
+	spi_perf_map_free(m);
 	free(text);
 }

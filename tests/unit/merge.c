@@ -13,8 +13,8 @@
 #include <unistd.h>
 
 #include "common.h"
-#include "sp/merge.h"
-#include "sp/replay.h"
+#include "sp/spool/merge.h"
+#include "sp/spool/replay.h"
 
 /* One input: its host, one thread, samples (and a PROC event) at times. */
 struct spec {

@@ -8,9 +8,9 @@
 #include <unistd.h>
 
 #include "common.h"
-#include "sp/replay.h"
-#include "sp/snapshot.h"
-#include "sp/tail.h"
+#include "sp/spool/replay.h"
+#include "sp/spool/snapshot.h"
+#include "sp/spool/tail.h"
 
 /* Samples whose records end at or before each offset of m. */
 static size_t *

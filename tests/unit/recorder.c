@@ -185,7 +185,7 @@ Test(procfs, parses_maps_lines_with_odd_paths)
 	    -SP_EFORMAT, "no inode");
 }
 
-/* The frame-pointer walk of sp_unwind_dwarf: code at [0x400000, 0x500000)
+/* The frame-pointer walk of spi_unwind_dwarf: code at [0x400000, 0x500000)
  * is a module without CFI; nothing else is code. */
 static int
 no_cfi(void *ctx, uint64_t pc, const struct sp_cfi_table **t,
@@ -207,7 +207,7 @@ unwind_fp(const struct sp_uregs *regs, const struct sp_ustack *stk,
 	struct sp_unwind_stats st;
 
 	memset(&st, 0, sizeof(st));
-	sp_unwind_dwarf(regs, stk, &lk, ips, max, res, &st);
+	spi_unwind_dwarf(regs, stk, &lk, ips, max, res, &st);
 	cr_assert_eq(st.cfi_steps, 0);
 }
 
@@ -248,9 +248,9 @@ Test(unwind_scan, finds_the_return_address_of_a_jit_frame)
 	struct sp_unwind_result res;
 	uint64_t ips[8];
 
-	regs.r[SP_REG_IP] = 0x480010;
-	regs.r[SP_REG_SP] = 0x1000;
-	regs.r[SP_REG_BP] = 0x3; /* data: no frame pointer */
+	regs.r[X86_64_REG_IP] = 0x480010;
+	regs.r[X86_64_REG_SP] = 0x1000;
+	regs.r[X86_64_REG_BP] = 0x3; /* data: no frame pointer */
 	sp_put_le64(stack + 0x00, 0x12345);    /* a number */
 	sp_put_le64(stack + 0x08, 0x400013);   /* in code, after no call */
 	sp_put_le64(stack + 0x10, 0x400015);   /* stale: garbage below */
@@ -259,7 +259,7 @@ Test(unwind_scan, finds_the_return_address_of_a_jit_frame)
 	sp_put_le64(stack + 0x80, 0);          /* its caller's rbp: 0 */
 	sp_put_le64(stack + 0x88, 0x400015);   /* and return address */
 	memset(&st, 0, sizeof(st));
-	sp_unwind_dwarf(&regs, &stk, &lk, ips, 8, &res, &st);
+	spi_unwind_dwarf(&regs, &stk, &lk, ips, 8, &res, &st);
 	cr_assert_eq(st.scanned, 1);
 	cr_assert_eq(ips[0], 0x480010);
 	/* The caller's rbp came from the slot below the return address:
@@ -269,9 +269,9 @@ Test(unwind_scan, finds_the_return_address_of_a_jit_frame)
 	cr_assert_eq(ips[2], 0x400014);
 	cr_assert(res.complete);
 	/* The same leaf in code with a file is not scanned. */
-	regs.r[SP_REG_IP] = 0x460010;
+	regs.r[X86_64_REG_IP] = 0x460010;
 	memset(&st, 0, sizeof(st));
-	sp_unwind_dwarf(&regs, &stk, &lk, ips, 8, &res, &st);
+	spi_unwind_dwarf(&regs, &stk, &lk, ips, 8, &res, &st);
 	cr_assert_eq(st.scanned, 0);
 	cr_assert_not(res.complete);
 }
@@ -283,9 +283,9 @@ chain(uint8_t *stack, struct sp_uregs *regs, uint64_t fp, uint64_t ra)
 {
 	memset(stack, 0, 256);
 	memset(regs, 0, sizeof(*regs));
-	regs->r[SP_REG_SP] = 0x1000;
-	regs->r[SP_REG_BP] = 0x1010;
-	regs->r[SP_REG_IP] = 0x401000;
+	regs->r[X86_64_REG_SP] = 0x1000;
+	regs->r[X86_64_REG_BP] = 0x1010;
+	regs->r[X86_64_REG_IP] = 0x401000;
 	sp_put_le64(stack + 0x10, 0x1040);   /* saved fp */
 	sp_put_le64(stack + 0x18, 0x402000); /* return address */
 	sp_put_le64(stack + 0x40, fp);
@@ -318,8 +318,8 @@ Test(unwind_fp, stops_at_the_copy_a_loop_and_the_depth_limit)
 	struct sp_unwind_result res;
 	uint64_t ips[8];
 
-	regs.r[SP_REG_SP] = 0x1000;
-	regs.r[SP_REG_BP] = 0x1038; /* fp+8 is past the 64-byte copy */
+	regs.r[X86_64_REG_SP] = 0x1000;
+	regs.r[X86_64_REG_BP] = 0x1038; /* fp+8 is past the 64-byte copy */
 	unwind_fp(&regs, &stk, ips, 8, &res);
 	cr_assert_not(res.complete);
 	cr_assert_eq(res.error, SP_UNW_STACK_BOUNDS);
@@ -329,19 +329,19 @@ Test(unwind_fp, stops_at_the_copy_a_loop_and_the_depth_limit)
 	unwind_fp(&regs, &stk, ips, 8, &res);
 	cr_assert_eq(res.error, SP_UNW_BAD_FP);
 	stk.whole = 0;
-	regs.r[SP_REG_BP] = 0x0ff8;
+	regs.r[X86_64_REG_BP] = 0x0ff8;
 	unwind_fp(&regs, &stk, ips, 8, &res);
 	cr_assert_eq(res.error, SP_UNW_BAD_FP);
-	regs.r[SP_REG_BP] = 0x1010;
+	regs.r[X86_64_REG_BP] = 0x1010;
 	sp_put_le64(stack + 0x10, 0x1010); /* points at itself: */
 	sp_put_le64(stack + 0x18, 0x402000); /* (a zero one ends the walk) */
 	unwind_fp(&regs, &stk, ips, 8, &res);
 	/* the next frame pointer is below the frame it would be above */
 	cr_assert_eq(res.error, SP_UNW_BAD_FP);
-	regs.r[SP_REG_BP] = 0x1011;
+	regs.r[X86_64_REG_BP] = 0x1011;
 	unwind_fp(&regs, &stk, ips, 8, &res);
 	cr_assert_eq(res.error, SP_UNW_BAD_FP);
-	regs.r[SP_REG_BP] = 0x1000;
+	regs.r[X86_64_REG_BP] = 0x1000;
 	sp_put_le64(stack, 0x1010);
 	sp_put_le64(stack + 0x08, 0x401000);
 	sp_put_le64(stack + 0x10, 0x1020);
@@ -353,8 +353,8 @@ Test(unwind_fp, stops_at_the_copy_a_loop_and_the_depth_limit)
 	/* A zero frame pointer ends a walk that got to it, but a leaf in
 	 * code with no CFI and rbp 0 (musl's static code keeps _start's 0
 	 * all along) is no outermost frame. */
-	regs.r[SP_REG_IP] = 0x401000;
-	regs.r[SP_REG_BP] = 0;
+	regs.r[X86_64_REG_IP] = 0x401000;
+	regs.r[X86_64_REG_BP] = 0;
 	memset(stack, 0, sizeof(stack));
 	unwind_fp(&regs, &stk, ips, 8, &res);
 	cr_assert_not(res.complete);
@@ -378,14 +378,14 @@ Test(unwind_fp, no_stack_bytes_is_its_own_reason)
 	struct sp_unwind_result res;
 	uint64_t ips[8];
 
-	regs.r[SP_REG_IP] = 0x401000;
-	regs.r[SP_REG_SP] = 0x1000;
-	regs.r[SP_REG_BP] = 0x1010;
+	regs.r[X86_64_REG_IP] = 0x401000;
+	regs.r[X86_64_REG_SP] = 0x1000;
+	regs.r[X86_64_REG_BP] = 0x1010;
 	unwind_fp(&regs, &stk, ips, 8, &res);
 	cr_assert_not(res.complete);
 	cr_assert_eq(res.error, SP_UNW_NO_STACK);
 	cr_assert_eq(res.n, 1);
-	cr_assert_str_eq(sp_unwind_error_name(SP_UNW_NO_STACK), "unwind_no_stack");
+	cr_assert_str_eq(spi_unwind_error_name(SP_UNW_NO_STACK), "unwind_no_stack");
 }
 
 /* Where a frame pointer leads out of the code, or to a zero return
@@ -412,7 +412,7 @@ Test(unwind_fp, a_return_address_outside_the_code_ends_the_walk_truncated)
 	cr_assert_eq(res.n, 2);
 	/* The leaf's own pc is a frame wherever it is (a JIT's code before
 	 * its mapping is known). */
-	regs.r[SP_REG_IP] = 0x7000;
+	regs.r[X86_64_REG_IP] = 0x7000;
 	unwind_fp(&regs, &stk, ips, 8, &res);
 	cr_assert_eq(res.n, 2);
 	cr_assert_eq(ips[0], 0x7000);

@@ -7,10 +7,10 @@
 #include <unistd.h>
 
 #include "common.h"
-#include "sp/format.h"
-#include "sp/replay.h"
-#include "sp/snapshot.h"
-#include "sp/tail.h"
+#include "sp/spool/format.h"
+#include "sp/spool/replay.h"
+#include "sp/spool/snapshot.h"
+#include "sp/spool/tail.h"
 
 #define NSAMPLES 30
 

@@ -15,11 +15,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "sp/symbolizer.h"
-#include "sp/tail.h"
-#include "sp/writer.h"
 #include "common.h"
 #include "livetest.h"
+#include "sp/spool/tail.h"
+#include "sp/spool/writer.h"
+#include "sp/sym/symbolizer.h"
 
 /* A spool being written to a file that a tail follows. */
 struct spool {

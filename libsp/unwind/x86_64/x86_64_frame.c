@@ -14,22 +14,22 @@
 void
 spi_arch_from_perf(const struct sp_uregs *in, struct spi_frame *f)
 {
-	static const uint8_t map[SP_DW_NREGS] = {
-		[SP_DW_RAX] = SP_REG_AX, [SP_DW_RDX] = SP_REG_DX,
-		[SP_DW_RCX] = SP_REG_CX, [SP_DW_RBX] = SP_REG_BX,
-		[SP_DW_RSI] = SP_REG_SI, [SP_DW_RDI] = SP_REG_DI,
-		[SP_DW_RBP] = SP_REG_BP, [SP_DW_RSP] = SP_REG_SP,
-		[SP_DW_R8] = SP_REG_R8, [SP_DW_R9] = SP_REG_R9,
-		[SP_DW_R10] = SP_REG_R10, [SP_DW_R11] = SP_REG_R11,
-		[SP_DW_R12] = SP_REG_R12, [SP_DW_R13] = SP_REG_R13,
-		[SP_DW_R14] = SP_REG_R14, [SP_DW_R15] = SP_REG_R15,
-		[SP_DW_RA] = SP_REG_IP,
+	static const uint8_t map[X86_64_DW_RA + 1] = {
+		[X86_64_DW_RAX] = X86_64_REG_AX, [X86_64_DW_RDX] = X86_64_REG_DX,
+		[X86_64_DW_RCX] = X86_64_REG_CX, [X86_64_DW_RBX] = X86_64_REG_BX,
+		[X86_64_DW_RSI] = X86_64_REG_SI, [X86_64_DW_RDI] = X86_64_REG_DI,
+		[X86_64_DW_RBP] = X86_64_REG_BP, [X86_64_DW_RSP] = X86_64_REG_SP,
+		[X86_64_DW_R8] = X86_64_REG_R8, [X86_64_DW_R9] = X86_64_REG_R9,
+		[X86_64_DW_R10] = X86_64_REG_R10, [X86_64_DW_R11] = X86_64_REG_R11,
+		[X86_64_DW_R12] = X86_64_REG_R12, [X86_64_DW_R13] = X86_64_REG_R13,
+		[X86_64_DW_R14] = X86_64_REG_R14, [X86_64_DW_R15] = X86_64_REG_R15,
+		[X86_64_DW_RA] = X86_64_REG_IP,
 	};
 	int i;
 
-	for (i = 0; i < SP_DW_NREGS; i++)
+	for (i = 0; i <= X86_64_DW_RA; i++)
 		f->r[i] = in->r[map[i]];
-	f->valid = (1u << SP_DW_NREGS) - 1;
+	f->valid = (1u << (X86_64_DW_RA + 1)) - 1;
 }
 
 /* The System V frame-pointer convention: [rbp] is the caller's rbp,
@@ -37,20 +37,20 @@ spi_arch_from_perf(const struct sp_uregs *in, struct spi_frame *f)
 int
 spi_arch_fp_step(const struct spi_walk *w, const struct spi_frame *cur, struct spi_frame *next)
 {
-	uint64_t fp = cur->r[SP_DW_RBP], nfp, ra;
+	uint64_t fp = cur->r[X86_64_DW_RBP], nfp, ra;
 
 	/* Misaligned, or below the frame it would be the caller's of: not
 	 * a frame pointer (code that keeps none uses rbp for data). */
-	if (!(cur->valid & (1u << SP_DW_RBP)) || (fp & 7) ||
-	    ((cur->valid & (1u << SP_DW_RSP)) && fp < cur->r[SP_DW_RSP]))
+	if (!(cur->valid & (1u << X86_64_DW_RBP)) || (fp & 7) ||
+	    ((cur->valid & (1u << X86_64_DW_RSP)) && fp < cur->r[X86_64_DW_RSP]))
 		return -SP_EFORMAT;
 	if (spi_unwind_load(w, fp, &nfp) < 0 || spi_unwind_load(w, fp + 8, &ra) < 0)
 		return -SP_ETRUNC; /* beyond the copy: above, as fp >= rsp */
 	memset(next, 0, sizeof(*next));
-	next->r[SP_DW_RBP] = nfp;
-	next->r[SP_DW_RSP] = fp + 16;
-	next->r[SP_DW_RA] = ra;
-	next->valid = 1u << SP_DW_RBP | 1u << SP_DW_RSP | 1u << SP_DW_RA;
+	next->r[X86_64_DW_RBP] = nfp;
+	next->r[X86_64_DW_RSP] = fp + 16;
+	next->r[X86_64_DW_RA] = ra;
+	next->valid = 1u << X86_64_DW_RBP | 1u << X86_64_DW_RSP | 1u << X86_64_DW_RA;
 	return 0;
 }
 
@@ -113,13 +113,13 @@ int
 spi_arch_scan_step(const struct spi_walk *w, const struct spi_frame *cur,
     const struct sp_unwind_lookup *lk, struct spi_frame *next)
 {
-	uint64_t sp = cur->r[SP_DW_RSP], v, bp, bias, first = 0, found = 0;
+	uint64_t sp = cur->r[X86_64_DW_RSP], v, bp, bias, first = 0, found = 0;
 	const struct sp_cfi_table *t;
 	int i;
 
 	if (lk->read_code == NULL || lk->jit == NULL ||
-	    !(cur->valid & (1u << SP_DW_RSP)) ||
-	    !lk->jit(lk->ctx, cur->r[SP_DW_RA]))
+	    !(cur->valid & (1u << X86_64_DW_RSP)) ||
+	    !lk->jit(lk->ctx, cur->r[X86_64_DW_RA]))
 		return -SP_ENOTFOUND;
 	for (i = 0; i < SCAN_WORDS && found == 0; i++) {
 		uint64_t slot = sp + 8 * (uint64_t)i;
@@ -140,16 +140,16 @@ spi_arch_scan_step(const struct spi_walk *w, const struct spi_frame *cur,
 	if (found == 0 || spi_unwind_load(w, found, &v) < 0)
 		return -SP_ENOTFOUND;
 	memset(next, 0, sizeof(*next));
-	next->r[SP_DW_RA] = v;
-	next->r[SP_DW_RSP] = found + 8;
-	next->valid = 1u << SP_DW_RA | 1u << SP_DW_RSP;
+	next->r[X86_64_DW_RA] = v;
+	next->r[X86_64_DW_RSP] = found + 8;
+	next->valid = 1u << X86_64_DW_RA | 1u << X86_64_DW_RSP;
 	if (found > sp && spi_unwind_load(w, found - 8, &bp) == 0 && (bp & 7) == 0 &&
 	    bp > found && bp - w->sp0 < w->stk->len) {
-		next->r[SP_DW_RBP] = bp;
-		next->valid |= 1u << SP_DW_RBP;
-	} else if (cur->valid & (1u << SP_DW_RBP)) {
-		next->r[SP_DW_RBP] = cur->r[SP_DW_RBP];
-		next->valid |= 1u << SP_DW_RBP;
+		next->r[X86_64_DW_RBP] = bp;
+		next->valid |= 1u << X86_64_DW_RBP;
+	} else if (cur->valid & (1u << X86_64_DW_RBP)) {
+		next->r[X86_64_DW_RBP] = cur->r[X86_64_DW_RBP];
+		next->valid |= 1u << X86_64_DW_RBP;
 	}
 	return 0;
 }
@@ -165,7 +165,7 @@ spi_arch_leaf_step(const struct spi_walk *w, const struct spi_frame *cur,
     const struct sp_unwind_lookup *lk, uint64_t pc, struct spi_frame *next,
     struct sp_unwind_stats *stats)
 {
-	uint64_t sp = cur->r[SP_DW_RSP], bp = cur->r[SP_DW_RBP], ra;
+	uint64_t sp = cur->r[X86_64_DW_RSP], bp = cur->r[X86_64_DW_RBP], ra;
 	struct sp_leaf lf;
 
 	if (spi_unwind_leaf(pc, lk->read_code, lk->ctx, &lf) != 0 ||
@@ -180,11 +180,11 @@ spi_arch_leaf_step(const struct spi_walk *w, const struct spi_frame *cur,
 	    (lf.bp_saved && spi_unwind_load(w, sp + (uint64_t)lf.bp_off, &bp) < 0))
 		return -SP_ENOTFOUND;
 	memset(next, 0, sizeof(*next));
-	next->r[SP_DW_RA] = ra;
-	next->r[SP_DW_RSP] = sp + (uint64_t)lf.ra_off + 8;
-	next->r[SP_DW_RBP] = bp;
-	next->valid = 1u << SP_DW_RA | 1u << SP_DW_RSP |
-	    (cur->valid & 1u << SP_DW_RBP) | (uint32_t)lf.bp_saved << SP_DW_RBP;
+	next->r[X86_64_DW_RA] = ra;
+	next->r[X86_64_DW_RSP] = sp + (uint64_t)lf.ra_off + 8;
+	next->r[X86_64_DW_RBP] = bp;
+	next->valid = 1u << X86_64_DW_RA | 1u << X86_64_DW_RSP |
+	    (cur->valid & 1u << X86_64_DW_RBP) | (uint32_t)lf.bp_saved << X86_64_DW_RBP;
 	return 0;
 }
 

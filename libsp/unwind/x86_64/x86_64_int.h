@@ -2,19 +2,44 @@
 #ifndef SP_X86_64_INT_H
 #define SP_X86_64_INT_H
 
+#include "dwarf/cfi_int.h"
+
 /* x86-64's constants of the architecture seam (arch_int.h). */
 
 #define SPI_ARCH_NAME "x86_64"
-/* asm/perf_regs.h: every user register but DS, ES, FS and GS, which
- * come in enum sp_reg's order: so many, the stack pointer and pc there. */
+
+/* The sampled user registers, in perf_event's order (asm/perf_regs.h)
+ * without DS, ES, FS and GS, which x86-64 does not sample. */
+enum x86_64_reg {
+	X86_64_REG_AX, X86_64_REG_BX, X86_64_REG_CX, X86_64_REG_DX,
+	X86_64_REG_SI, X86_64_REG_DI, X86_64_REG_BP, X86_64_REG_SP,
+	X86_64_REG_IP, X86_64_REG_FLAGS, X86_64_REG_CS, X86_64_REG_SS,
+	X86_64_REG_R8, X86_64_REG_R9, X86_64_REG_R10, X86_64_REG_R11,
+	X86_64_REG_R12, X86_64_REG_R13, X86_64_REG_R14, X86_64_REG_R15,
+	X86_64_REG_COUNT
+};
+
+/* DWARF register numbers (System V ABI x86-64, fig. 3.36); the
+ * return-address column is 16. */
+enum x86_64_dw {
+	X86_64_DW_RAX, X86_64_DW_RDX, X86_64_DW_RCX, X86_64_DW_RBX,
+	X86_64_DW_RSI, X86_64_DW_RDI, X86_64_DW_RBP, X86_64_DW_RSP,
+	X86_64_DW_R8, X86_64_DW_R9, X86_64_DW_R10, X86_64_DW_R11,
+	X86_64_DW_R12, X86_64_DW_R13, X86_64_DW_R14, X86_64_DW_R15,
+	X86_64_DW_RA
+};
+
+/* asm/perf_regs.h: every user register but DS, ES, FS and GS, in
+ * enum x86_64_reg's order: so many, the stack pointer and pc there. */
 #define SPI_ARCH_PERF_REGS (((1ull << 24) - 1) & ~(0xfull << 12))
-#define SPI_PERF_NREGS SP_REG_COUNT
-#define SPI_PERF_SP SP_REG_SP
-#define SPI_PERF_PC SP_REG_IP
-/* System V ABI x86-64, fig. 3.36 (sp/cfi.h's SP_DW_* numbering). */
-#define SPI_DW_SP SP_DW_RSP
-#define SPI_DW_FP SP_DW_RBP
-#define SPI_DW_RA SP_DW_RA
+#define SPI_PERF_NREGS X86_64_REG_COUNT
+#define SPI_PERF_SP X86_64_REG_SP
+#define SPI_PERF_PC X86_64_REG_IP
+#define SPI_DW_SP X86_64_DW_RSP
+#define SPI_DW_FP X86_64_DW_RBP
+#define SPI_DW_RA X86_64_DW_RA
+/* A row (dwarf/cfi_int.h) holds every register the walk reads. */
+_Static_assert(X86_64_DW_RA < SPI_CFI_NREGS, "a CFI row holds x86-64's registers");
 /* The kernel's half of the address space (canonical high addresses), as
  * the module of kernel frames spans it. */
 #define SPI_ARCH_KERNEL_START 0xffff800000000000ull

@@ -13,7 +13,7 @@
 
 #include <Zydis/Zydis.h>
 
-#include "sp/error.h"
+#include "sp/common/error.h"
 #include "x86_64_leaf_int.h"
 
 #define PENDING_MAX 16

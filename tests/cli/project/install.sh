@@ -26,16 +26,16 @@ for f in lib/libstackpulse.a lib/stackpulse/libelf.a lib/stackpulse/libZydis.a \
     share/man/man1/sp-record.1; do
 	[ -s "$root/$f" ] || missing="$missing $f"
 done
-# sp/tool.h is the tools' (build.ninja's tool_headers): it prints and exits.
+# sp/tool/tool.h is the tools' (build.ninja's tool_headers): it prints and exits.
 noinst=$(sed -n 's/^tool_headers = //p' build.ninja)
-for h in libsp/include/sp/*.h; do
+for h in libsp/include/sp/*.h libsp/include/sp/*/*.h; do
 	case " $noinst " in *" $h "*) continue ;; esac
-	cmp -s "$h" "$root/include/sp/${h##*/}" || missing="$missing include/sp/${h##*/}"
+	cmp -s "$h" "$root/include/${h#libsp/include/}" || missing="$missing include/${h#libsp/include/}"
 done
 check "the archives, stackpulse.pc and every public header are there (missing:${missing:- none})" \
     test -z "$missing"
 check "the tools' own header is not installed ($noinst)" \
-    test -n "$noinst" -a ! -e "$root/include/sp/tool.h"
+    test -n "$noinst" -a ! -e "$root/include/sp/tool/tool.h"
 
 if ! need pkg-config pkgconf; then
 	skip "building the examples" "pkg-config is not installed and could not be (apt-get install pkgconf)"

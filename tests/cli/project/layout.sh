@@ -1,46 +1,55 @@
 #!/usr/bin/env bash
-# The house as docs/architecture.md draws it: every libsp source, private
-# header and public header is named there, each folder has its row, the
+# The house as docs/architecture.md draws it: each libsp folder has its
+# section there ("### `libsp/F/`: ..."), which names every source and
+# private header of the folder; the installed headers mirror the folders
+# (sp/F/X.h is libsp/F/'s API; sp/stackpulse.h includes them all); the
 # folders' includes point one way (no cycle between folders) and are the
-# arrows of its picture, and inside a folder the files' calls point one
+# arrows of its picture; and inside a folder the files' calls point one
 # way too (a file that calls back into its caller needs a leaf
-# underneath).  A public header belongs to the folder whose row names
-# it.  ninja analyze runs this script too.
+# underneath).  ninja analyze runs this script too.
 . "$(dirname "$0")/../lib.bash"
 doc=docs/architecture.md
 
-# Rows of the folder table: "| `libsp/F/` | headers | sources | what |".
-rows=$(grep -E '^\| `libsp/[a-z]+/` \|' "$doc")
+# section F: the text of folder F's section, up to the next heading.
+section() {
+	awk -v h="### \`libsp/$1/\`" 'index($0, h) == 1 { on = 1; next }
+	    /^#/ { on = 0 } on' "$doc"
+}
 folders=$(find libsp -mindepth 1 -maxdepth 1 -type d ! -name include -printf '%f\n' | sort)
 bad=
 for f in $folders; do
-	grep -q "^| \`libsp/$f/\` |" <<<"$rows" || bad="$bad $f"
+	grep -q "^### \`libsp/$f/\`" "$doc" || bad="$bad $f"
 done
-check "every libsp folder has its row in $doc${bad:+ (missing:$bad)}" test -z "$bad"
+check "every libsp folder has its section in $doc${bad:+ (missing:$bad)}" test -z "$bad"
 
 bad=
-for p in $(find libsp -mindepth 2 \( -name '*.c' -o -name '*_int.h' \) ! -path 'libsp/include/*' | sort); do
-	f=${p#libsp/}; f=${f%%/*}; n=${p##*/}
-	grep "^| \`libsp/$f/\` |" <<<"$rows" | grep -qF "\`$n\`" || bad="$bad $p"
+for f in $folders; do
+	text=$(section "$f")
+	for p in $(find "libsp/$f" \( -name '*.c' -o -name '*_int.h' \) | sort); do
+		grep -qF "\`${p##*/}\`" <<<"$text" || bad="$bad $p"
+	done
 done
-check "every source and private header is named in its folder's row${bad:+ (not:$bad)}" test -z "$bad"
+check "every source and private header is named in its folder's section${bad:+ (not:$bad)}" test -z "$bad"
 
-# owner sp/X.h: the folder whose row names it.
-owner() { grep -F "\`$1\`" <<<"$rows" | sed -n 's/^| `libsp\/\([a-z]*\)\/`.*/\1/p' | head -1; }
+# owner sp/F/X.h: F.
+owner() { case $1 in sp/*/*.h) f=${1#sp/}; echo "${f%%/*}" ;; esac; }
 bad=
-for h in libsp/include/sp/*.h; do
-	[ -n "$(owner "sp/${h##*/}")" ] || bad="$bad sp/${h##*/}"
+for h in $(find libsp/include -name '*.h' | sort); do
+	i=${h#libsp/include/}
+	[ "$i" = sp/stackpulse.h ] && continue
+	f=$(owner "$i")
+	[ -n "$f" ] && [ -d "libsp/$f" ] || bad="$bad $i"
 done
-check "every public header belongs to a folder's row${bad:+ (none for:$bad)}" test -z "$bad"
+check "every installed header is in the folder of its module, sp/F/ for libsp/F/${bad:+ (not:$bad)}" test -z "$bad"
 
 # The folder graph: an edge A B for each include in folder A of a private
 # header of B, or of a public header of B (public headers count for the
 # folder that owns them, with their own includes).
 edges=$TMP/edges
 : >"$edges"
-for p in $(find libsp -name '*.[ch]' | sort); do
+for p in $(find libsp -name '*.[ch]' ! -path libsp/include/sp/stackpulse.h | sort); do
 	if [[ $p == libsp/include/sp/* ]]; then
-		a=$(owner "sp/${p##*/}")
+		a=$(owner "${p#libsp/include/}")
 	else
 		a=${p#libsp/}; a=${a%%/*}
 	fi

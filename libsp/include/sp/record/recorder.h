@@ -1,0 +1,329 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef SP_RECORDER_H
+#define SP_RECORDER_H
+
+/*
+ * The recorder: samples target threads through perf_event_open(2),
+ * unwinds their user stacks as samples arrive, tracks mappings and
+ * process lifecycle, and writes everything to a caller-owned spool writer.
+ *
+ * Events: hardware cycles, or the software cpu-clock when the kernel
+ * refuses cycles.  One event per target thread and CPU, with inherit so
+ * new threads (and, with children set, new processes) are followed; all
+ * events of one CPU share that CPU's ring, and rings are drained together
+ * and merged by timestamp, so an mmap or exec takes effect before the
+ * samples that follow it.  A recorder turned off before it starts (see
+ * sp_recorder_enable) adds a dummy event beside each, for the side-band
+ * records (mmap, comm, fork, exit) that an event turned off does not get.
+ */
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "sp/common/bundle.h"
+#include "sp/common/error.h"
+#include "sp/spool/spool.h"
+#include "sp/spool/writer.h"
+
+#define SP_STACK_BYTES_DEFAULT 32768u
+/* Without a stack size the recorder copies SP_STACK_BYTES_DEFAULT, and
+ * SP_STACK_BYTES_SMALL once SP_STACK_LEARN_WALKS walks in a row fit in
+ * it with 256 bytes to spare; it keeps the default for good after a tenth
+ * as many that do not, or when more than 1 in 1000 walks (and more than
+ * 2) end at the small copy's end.  The copy is made in the target's time:
+ * at 10 kHz, a single thread did 10 % less work with 32 KiB than with
+ * 4 KiB (bench/README.md). */
+#define SP_STACK_BYTES_SMALL 4096u
+#define SP_STACK_LEARN_WALKS 1000u
+#define SP_STACK_BYTES_MAX 65528u      /* perf's 16-bit record size limit */
+/* Ring size in samples with full stack copies, when not given: as many as
+ * SP_RING_AUTO_BYTES holds over all CPUs, from SP_RING_STACKS_DEFAULT to
+ * SP_RING_STACKS_AUTO_MAX (at -s 32768: 256 stacks, 8 MiB a ring, on up
+ * to 2 CPUs; 64 from 8 CPUs on).  32 (perf's usual margin) lost bursts of
+ * 20-75 samples at 1 kHz when the recorder went unscheduled for ~30 ms on
+ * a busy 2-CPU machine; 64 still lost 0.5-1 % at 10 kHz with 8 busy
+ * threads on 2 CPUs, 256 none. */
+#define SP_RING_STACKS_DEFAULT 64u
+#define SP_RING_STACKS_AUTO_MAX 256u
+#define SP_RING_AUTO_BYTES ((size_t)16 << 20)
+#define SP_RING_MAX ((size_t)256 << 20)       /* per ring */
+#define SP_RING_TOTAL_MAX ((size_t)1 << 30)   /* all rings */
+#define SP_FRAMES_MAX_DEFAULT 1024u
+#define SP_FREQ_DEFAULT 1000u   /* Hz, when the options give 0 */
+#define SP_FREQ_MAX 0xffffffffu /* perf_event_max_sample_rate */
+
+struct sp_recorder_opts {
+	unsigned frequency;    /* Hz, 0: SP_FREQ_DEFAULT, SP_FREQ_MAX: the
+	                        * kernel's limit */
+	unsigned stack_bytes;  /* per sample; 0: chosen as it goes, from
+	                        * SP_STACK_BYTES_DEFAULT or _SMALL */
+	unsigned ring_stacks;  /* ring size in stacks (room for two samples at
+	                        * least), 0: by SP_RING_AUTO_BYTES */
+	unsigned max_frames;   /* 0: SP_FRAMES_MAX_DEFAULT */
+	int kernel;            /* kernel callchains */
+	int children;          /* follow processes forked after start */
+	int stop;              /* attach under SIGSTOP (the target sees it:
+	                        * a blocked call returns EINTR) */
+	int off_cpu;           /* also a sample at each switch of a thread
+	                        * off CPU, weighed by the nanoseconds until
+	                        * it runs again (SP_SAMPLE_OFF_CPU): needs
+	                        * kernel events (the switch is the kernel's) */
+	int raw_stacks;        /* also write each sample's registers and
+	                        * stack bytes (RAWSTACK), for replaying the
+	                        * unwinder offline; large */
+	const char *command;   /* for the RECORDING record; may be NULL */
+	/* Preserve perf maps, kallsyms and (if the bundle wants them) ELF
+	 * files for offline symbolization; the caller's, may be NULL.  The
+	 * caller calls sp_bundle_finish after sp_recorder_finish. */
+	struct sp_bundle *bundle;
+	/* Warnings (e.g. "kernel sampling denied, recording user frames
+	 * only"); may be NULL.  The library prints nothing itself. */
+	void (*log)(void *ctx, const char *msg);
+	void *log_ctx;
+};
+
+struct sp_recorder;
+
+/*
+ * Creates a recorder that will write to w (still the caller's).  Checks
+ * the frequency against /proc/sys/kernel/perf_event_max_sample_rate.
+ * Returns 0; -SP_EUSAGE for an option out of range (diag says which and
+ * the permitted range); -SP_EFREQ for a rate above the kernel's limit
+ * (diag->requested and diag->permitted give both); -ENOMEM.  On failure
+ * *out is NULL (nothing to free), as with every constructor of libsp.
+ */
+int sp_recorder_new(struct sp_writer *w, const struct sp_recorder_opts *o,
+    struct sp_recorder **out, struct sp_diag *diag);
+
+/*
+ * Attaches to the running process pid: opens events for each of its
+ * threads and records its mappings and threads from /proc, leaving no
+ * trace the process can observe; threads started meanwhile by a thread not
+ * yet covered are found by a rescan of /proc/PID/task once a second.  With
+ * the stop option it is stopped with SIGSTOP meanwhile and continued (one
+ * that was stopped already stays stopped).  A pid attached already is one
+ * target: 0.
+ * Returns 0 or -errno with diag saying what to do (ESRCH no such
+ * process, EACCES/EPERM permission, naming the call refused: the events
+ * or /proc/PID/maps).
+ */
+int sp_recorder_attach(struct sp_recorder *r, pid_t pid, struct sp_diag *diag);
+
+/* How sp_recorder_attach_mode attaches. */
+enum sp_attach_mode {
+	SP_ATTACH_RUNNING = 0,  /* as sp_recorder_attach, never stopping it */
+	SP_ATTACH_STOPPED = 1,  /* under SIGSTOP while attaching (the stop
+	                         * option, for this process only) */
+	SP_ATTACH_AT_EXEC = 2,  /* a child suspended before its execve
+	                         * (sp_process_launch): events that start at
+	                         * its exec; release it afterwards */
+};
+
+/*
+ * Attaches pid in one of the modes above; a recorder may attach several
+ * processes, in any modes, to one recording.  Returns as
+ * sp_recorder_attach; -SP_EUSAGE for an unknown mode.
+ */
+int sp_recorder_attach_mode(struct sp_recorder *r, pid_t pid,
+    enum sp_attach_mode mode, struct sp_diag *diag);
+
+/*
+ * SP_ATTACH_AT_EXEC: opens events on pid, a child of this process that
+ * waits before its execve (sp/common/process.h), enabled by the exec (sampling
+ * only if the recorder is on).  The caller then lets it exec
+ * (sp_process_release).  0 or -errno with diag.
+ */
+int sp_recorder_attach_exec(struct sp_recorder *r, pid_t pid,
+    struct sp_diag *diag);
+
+/*
+ * Records every process on every CPU (perf record -a): one event set per
+ * CPU for all tasks, every process running now registered from /proc (its
+ * mappings, build-ids, CFI), and every one started later from its FORK,
+ * COMM and MMAP2 records; one whose start was not seen (the records were
+ * lost) is registered from /proc at its first sample.  Kernel threads are
+ * sampled as any task, their kernel frames as the kernel option says.
+ * Files and their CFI are shared by every process that maps them, by
+ * device and inode, and freed with their last mapping; a process is freed
+ * at its exit (or, when that was lost, by the sweep).  The recording runs
+ * until the caller stops it; sp_recorder_live counts the processes alive.
+ * Not with attached processes: -SP_EUSAGE either way.  Returns 0 or
+ * -errno with diag saying what to do (-EACCES: root, CAP_PERFMON or
+ * perf_event_paranoid 0 or lower is needed).
+ */
+int sp_recorder_attach_system(struct sp_recorder *r, struct sp_diag *diag);
+
+/*
+ * As sp_recorder_attach_system, for the processes of one cgroup v2
+ * directory (path, /sys/fs/cgroup/...) and its descendants (perf's cgroup
+ * mode, PERF_FLAG_PID_CGROUP): those in it now (cgroup.procs), those
+ * started in it later, and one moved into it (from its first sample).  A
+ * process in another mount or PID namespace (a container's) is read
+ * through /proc/PID/root and /proc/PID/map_files.  Returns as
+ * sp_recorder_attach_system; -SP_EUSAGE (diag says so) for a path that is
+ * not a cgroup v2 directory, -ENOENT when it does not exist.
+ */
+int sp_recorder_attach_cgroup(struct sp_recorder *r, const char *path,
+    struct sp_diag *diag);
+
+/*
+ * Starts argv[0] (searched in PATH) as a child that waits before exec,
+ * opens events on it that enable at exec (sampling only if the recorder
+ * is on), then lets it exec, so nothing of its start is missed.  Stores
+ * its pid.  The caller reaps it.
+ */
+int sp_recorder_spawn(struct sp_recorder *r, char *const argv[], pid_t *pid,
+    struct sp_diag *diag);
+
+/*
+ * Waits up to timeout_ms for sample data, then drains every ring and
+ * writes what it found.  Returns 0, or an error from the writer (-EPIPE,
+ * -ENOSPC, ...) after which recording cannot go on.
+ */
+int sp_recorder_poll(struct sp_recorder *r, int timeout_ms);
+
+/*
+ * Turns sampling off (on = 0) or on: every event, the copies that new
+ * threads and processes inherit from them, and events opened later
+ * (threads a rescan or a sweep finds) follow.  Before the first
+ * sp_recorder_spawn or sp_recorder_attach nothing is open and it only
+ * records the state (and returns 0): a recorder that starts off samples
+ * nothing until turned on (perf record --delay), yet follows its targets
+ * all along, their mappings, execs, new threads and processes and exits,
+ * through a side-band event beside each event (twice the descriptors).
+ * One turned off after it started has none: while off it misses those
+ * records too (an unknown address later rereads /proc/PID/maps, new
+ * threads and processes still inherit the events, but an exit is not
+ * seen: sp_recorder_live still counts the process; with off_cpu, a
+ * thread off CPU when it was turned off has no switch in to weigh its
+ * wait by, and that switch is dropped, counted as off_cpu_unmatched).
+ * Returns 0 or the first -errno (the other events are switched all the
+ * same).
+ */
+int sp_recorder_enable(struct sp_recorder *r, int on);
+
+/* Number of target processes still alive (not seen exiting); recording
+ * the whole system, of the processes followed. */
+size_t sp_recorder_live(const struct sp_recorder *r);
+
+/* 1 when a target process other than pid is alive (not seen exiting). */
+int sp_recorder_other_alive(const struct sp_recorder *r, pid_t pid);
+
+/*
+ * Looks for threads of the targets that have no event now (poll does so
+ * once a second), and opens theirs.  0 or -errno.
+ */
+int sp_recorder_refresh(struct sp_recorder *r);
+
+/* 1 when a ring holds records not drained yet, 0 when none. */
+int sp_recorder_pending(const struct sp_recorder *r);
+
+/*
+ * Drains every ring now (poll leaves the last quarter millisecond, to
+ * write records in time order across CPUs), runs the /proc recovery
+ * sweep when events were lost, and flushes the writer, so that a reader
+ * of the file (sp/spool/tail.h) sees every sample so far.  0 or the writer's
+ * error.
+ */
+int sp_recorder_flush(struct sp_recorder *r);
+
+/*
+ * The counters so far (samples, lost_events, processes and threads
+ * followed, ...), valid until the next call on r.  Returns their number.
+ */
+size_t sp_recorder_counters(struct sp_recorder *r,
+    const struct sp_counter **out);
+
+/* The counter called name so far (as sp_recorder_counters names them),
+ * 0 for a name it does not have. */
+unsigned long long sp_recorder_counter(struct sp_recorder *r,
+    const char *name);
+
+/*
+ * The executable name of the process with the most stacks cut short in
+ * code with no file (a JIT's without frame pointers; counted as
+ * jit_truncated_stacks), "java" say, or NULL when none was.  The caller
+ * can name the runtime's option that keeps frame pointers.
+ */
+const char *sp_recorder_jit_runtime(const struct sp_recorder *r);
+
+/* The event actually used: "cycles" or "cpu-clock" (NULL before attach). */
+const char *sp_recorder_event(const struct sp_recorder *r);
+
+/*
+ * Advice: what the counters of a recording say a person would want to
+ * know, or change before the next run, as lines of text with a kind to
+ * switch on.  sp-record prints them after its summary, sp-top when it
+ * exits; the library prints nothing.  The text names sp-record's options
+ * (-F, -s/--stack, -m/--max-frames, --children, --kernel, --delay), which
+ * are the fields of struct sp_recorder_opts.
+ */
+#define SP_ADVICE_TEXT_MAX 256u
+#define SP_ADVICE_MAX 16u       /* more than there are kinds: enough */
+
+enum sp_advice_kind {
+	/* Notes (SP_ADVICE_NOTE), facts of the run for a summary: */
+	SP_ADVICE_COST = 1,     /* CPU time and peak memory of the process
+	                         * (getrusage(2) RUSAGE_SELF), per sample */
+	SP_ADVICE_STACK_USED,   /* how much of the stack copy whole walks
+	                         * needed (99 % of them) next to the copy */
+	/* Warnings (SP_ADVICE_WARNING), each with what to do: */
+	SP_ADVICE_NO_SAMPLES,   /* none: sampling never on (--delay), every
+	                         * CPU or the target idle */
+	SP_ADVICE_NO_KERNEL,    /* kernel time not sampled (perf_event_paranoid) */
+	SP_ADVICE_CHILDREN,     /* samples of child processes not followed */
+	SP_ADVICE_GONE,         /* 1 % or more of the samples of processes that
+	                         * exited before their mappings were read */
+	SP_ADVICE_CHILDREN_RUNNING, /* children running at attach, not followed */
+	SP_ADVICE_TRUNCATED,    /* 5 % or more of the stacks cut short, with
+	                         * the likeliest fix */
+	SP_ADVICE_LOST,         /* 1 % or more of the samples lost */
+};
+
+enum sp_advice_level {
+	SP_ADVICE_NOTE,         /* worth a line of a summary */
+	SP_ADVICE_WARNING,      /* something to change, or to know, before
+	                         * trusting the profile */
+};
+
+struct sp_advice {
+	enum sp_advice_kind kind;
+	enum sp_advice_level level;
+	double percent;         /* the share of the samples (or stacks) it is
+	                         * about; 0 when it is about none */
+	char text[SP_ADVICE_TEXT_MAX]; /* one line: no newline, no program
+	                         * name in front */
+};
+
+struct sp_advice_opts {
+	size_t sz;              /* sizeof(struct sp_advice_opts): fields past
+	                         * sz read as 0 */
+	const char *tool;       /* the program the text names ("sp-record
+	                         * used 0.05 s of CPU"); NULL: "the recorder" */
+	unsigned long long delay_ms; /* how long the caller waited before
+	                         * turning sampling on (sp_recorder_enable):
+	                         * a run that ended first says so */
+};
+
+/*
+ * The advice the counters of r give so far (after sp_recorder_finish:
+ * for the whole run), notes first, then warnings, each kind at most once,
+ * in a fixed order.  Writes the first max of them (at most SP_ADVICE_MAX
+ * there are) to out, which the caller owns; o may be NULL (every field
+ * 0).  Reads /proc/sys/kernel/perf_event_paranoid when kernel time was
+ * not sampled, and the process's resource use.  Returns how many there
+ * are, which may be more than max (as snprintf); never fails.
+ */
+size_t sp_recorder_advice(struct sp_recorder *r, const struct sp_advice_opts *o,
+    struct sp_advice *out, size_t max);
+
+/*
+ * Drains what is left, writes the summary and the END record, flushes.
+ * Returns 0 or the writer's error.  Events are closed.
+ */
+int sp_recorder_finish(struct sp_recorder *r);
+
+/* Closes events and frees r (not the writer).  r may be NULL. */
+void sp_recorder_free(struct sp_recorder *r);
+
+#endif

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef SP_TAIL_H
+#define SP_TAIL_H
+
+/*
+ * Tail: follows a spool that a writer is still appending to.  Each poll
+ * reads what was added, applies complete definitions and returns a bounded
+ * batch of newly complete samples; a partial record at the end is kept for
+ * the next poll.
+ */
+
+#include "sp/spool/spool.h"
+
+struct sp_tail;
+
+/*
+ * Opens path for tailing; the file may still be empty.  0 or -errno.
+ * Unlike Snapshot and Replay, Tail takes a file shorter than its header
+ * for one whose writer has not written all of it yet: polls return 0 and
+ * sp_tail_header NULL until the header is complete.
+ */
+int sp_tail_open(const char *path, struct sp_tail **out);
+
+/*
+ * Reads newly appended records, applying definitions, and stores at most
+ * max new samples in out (*n of them).  Returns 0 when more may come, 1
+ * once the END record was read (the spool is finished), or an error
+ * described by sp_tail_diag.  Definitions the returned samples refer to
+ * are in sp_tail_defs.
+ */
+int sp_tail_poll(struct sp_tail *t, struct sp_sample *out, size_t max,
+    size_t *n);
+
+/*
+ * What else the last poll read, for a live symbolizer
+ * (sp_symbolizer_update): the PYTHON records and the process events
+ * (fork, exec, comm, exit) in the order read, at most SP_TAIL_EVENTS_MAX
+ * of each (overflow set when more came), and the modules defined in it,
+ * ids modules_from + 1 to modules_to.  Valid until the next poll.
+ */
+#define SP_TAIL_EVENTS_MAX 4096
+struct sp_tail_events {
+	const struct sp_python *python;
+	size_t npython;
+	const struct sp_proc *procs;
+	size_t nprocs;
+	uint32_t modules_from, modules_to;
+	int overflow;
+};
+const struct sp_tail_events *sp_tail_events(const struct sp_tail *t);
+
+/* The header, or NULL until the writer has written it. */
+const struct sp_header *sp_tail_header(const struct sp_tail *t);
+const struct sp_defs *sp_tail_defs(const struct sp_tail *t);
+const struct sp_diag *sp_tail_diag(const struct sp_tail *t);
+
+void sp_tail_free(struct sp_tail *t);
+
+#endif
