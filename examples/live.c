@@ -20,8 +20,8 @@
 #include <string.h>
 #include <time.h>
 
-#include <sp/sym/symbolizer.h>
 #include <sp/spool/tail.h>
+#include <sp/sym/symbolizer.h>
 
 static void
 print_stack(unsigned long long nth, const struct sp_resolved_stack *st)

@@ -17,8 +17,8 @@
 #include <unistd.h>
 
 #include <sp/record/recorder.h>
-#include <sp/tool/version.h>
 #include <sp/spool/writer.h>
+#include <sp/tool/version.h>
 
 int
 main(int argc, char **argv)

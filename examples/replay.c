@@ -8,7 +8,7 @@
  */
 #include <stdio.h>
 
-#include <sp/spool/replay.h>
+#include <sp/stackpulse.h>	/* the whole API; the other examples include what they use */
 
 int
 main(int argc, char **argv)
