@@ -290,6 +290,26 @@ stopped_already(pid_t pid)
 }
 
 /*
+ * Sends pid SIGSTOP and waits until it has taken effect (its main thread
+ * in state T), a second at most: a SIGCONT sent while the stop is still
+ * pending cancels it, and the target would be listed running.  A loaded
+ * machine can take that long to schedule it.  0, or -1 when the signal
+ * could not be sent.
+ */
+static int
+stop_target(pid_t pid)
+{
+	struct timespec ms = { 0, 1000000 };
+	int i;
+
+	if (kill(pid, SIGSTOP) != 0)
+		return -1;
+	for (i = 0; i < 1000 && !stopped_already(pid); i++)
+		(void)nanosleep(&ms, NULL);
+	return 0;
+}
+
+/*
  * Without -s a thread takes three events a CPU (rec_adapt_int.h), with
  * it one (and one more with --off-cpu): a first target whose threads
  * would take more descriptors than RLIMIT_NOFILE leaves (2,001 threads
@@ -328,7 +348,7 @@ sp_recorder_attach(struct sp_recorder *r, pid_t pid, struct sp_diag *diag)
 	if (kill(pid, 0) < 0 && errno == ESRCH)
 		return open_error(r, -ESRCH, (uint32_t)pid, diag);
 	/* One that is stopped already (kill -STOP) stays so. */
-	if (r->o.stop && !stopped_already(pid) && kill(pid, SIGSTOP) == 0)
+	if (r->o.stop && !stopped_already(pid) && stop_target(pid) == 0)
 		stopped = 1;
 	err = add_target(r, (uint32_t)pid);
 	fit_descriptors(r, pid);
