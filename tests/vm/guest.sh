@@ -1,0 +1,142 @@
+#!/bin/busybox sh
+# The guest's /init (busybox sh, in the initramfs tests/vm/run.sh packs):
+# mounts what sp-record needs, runs the smoke recordings, and sends /out
+# (spools, stderr, exit statuses) to the host through the second serial
+# port, as base64 of a gzipped tar between two marker lines; then powers
+# off.  It judges nothing: tests/vm/checks.bash does, on the host.
+# /w holds the static workloads, /bin busybox and the tools.
+export PATH=/bin
+/bin/busybox --install -s /bin
+O=/out
+mkdir -p $O
+{
+	mount -t proc proc /proc
+	mount -t sysfs sys /sys
+	mount -t devtmpfs dev /dev
+	mount -t tmpfs tmp /tmp
+	mount -t debugfs debugfs /sys/kernel/debug
+	mount -t cgroup2 cgroup2 /sys/fs/cgroup
+	echo "kptr_restrict $(cat /proc/sys/kernel/kptr_restrict)"
+	head -2 /proc/kallsyms
+	echo "cgroup2 controllers: $(cat /sys/fs/cgroup/cgroup.controllers)"
+	grep perf /proc/cgroups
+} >$O/setup.log 2>&1
+paranoid=$(cat /proc/sys/kernel/perf_event_paranoid)
+
+# keep NAME CMD...: CMD's stdout, stderr and status in /out/NAME.out, .err
+# and .rc.
+keep() {
+	n=$1
+	shift
+	"$@" >$O/$n.out 2>$O/$n.err
+	echo $? >$O/$n.rc
+}
+
+# rec NAME ARGS...: keep NAME sp-record ARGS, 120 s at most, so that one
+# hung recording cannot take the others' results with it.
+rec() {
+	n=$1
+	shift
+	keep $n timeout 120 sp-record "$@"
+}
+
+# user CMD: the shell command CMD as "user" (uid and gid 1000), a user
+# without privileges; 120 s at most.
+user() { timeout 120 su -s /bin/sh -c "$1" user; }
+
+# background NAME CMD...: starts CMD, its stderr in /out/NAME.err; its pid
+# in $bg.
+background() {
+	n=$1
+	shift
+	"$@" 2>$O/$n.err &
+	bg=$!
+}
+
+# finish NAME: waits for $bg, its status in /out/NAME.rc.
+finish() {
+	wait $bg
+	echo $? >$O/$1.rc
+}
+
+uname -r >$O/uname
+echo "$paranoid" >$O/paranoid
+cat /proc/sys/kernel/perf_event_max_sample_rate >$O/max_rate
+
+# A command: tree's split, complete stacks, nothing lost at 1 kHz.
+rec cmd -o $O/cmd.spl -- /w/tree 2000 cpu
+
+# SIGINT to the recorder of a command (its own session, so that the
+# workload it leaves can be ended with it).
+setsid sp-record -o $O/int.spl -- /w/tree 30000 cpu 2>$O/int.err &
+p=$!
+sleep 2
+kill -INT $p
+wait $p
+echo $? >$O/int.rc
+kill -9 -- -$p 2>/dev/null
+
+# -p, without and with --stop: the target runs on and exits 0.
+for m in pid stop; do
+	opt=
+	[ $m = stop ] && opt=--stop
+	background $m-target /w/tree 2500 cpu
+	sleep 0.5
+	rec $m -p $bg $opt -d 1 -o $O/$m.spl
+	kill -0 $bg 2>/dev/null
+	echo $? >$O/$m-target.alive
+	finish $m-target
+done
+
+# A command's children.
+rec children -o $O/children.spl -- /w/forker 2 400
+
+# Kernel callchains, kallsyms kept in a bundle: dd reads /dev/zero.
+rec kernel --kernel -b $O/bundle -o $O/kernel.spl -- \
+    dd if=/dev/zero of=/dev/null bs=64k count=6000
+
+# Off the CPU.
+rec offcpu --off-cpu -o $O/offcpu.spl -- /w/offcpu 3
+
+# -D: nothing sampled in the first 600 ms.
+rec delay -D 600 -o $O/delay.spl -- /w/tree 1500
+
+# -a and -G: tree inside the cgroup spv, tree outside it.
+mkdir /sys/fs/cgroup/spv
+background in sh -c 'echo $$ >/sys/fs/cgroup/spv/cgroup.procs && exec /w/tree 4000 cpu'
+in=$bg
+background out /w/tree 4000 cpu
+out=$bg
+sleep 0.5
+echo "$in" >$O/in.pid
+echo "$out" >$O/out.pid
+rec all -a -d 1 -o $O/all.spl
+rec cgroup -G spv -d 1 -o $O/cgroup.spl
+kill $in $out 2>/dev/null
+wait
+
+# A rate above perf_event_max_sample_rate.
+rec maxrate -F $(($(cat /proc/sys/kernel/perf_event_max_sample_rate) + 1)) \
+    -o $O/maxrate.spl -- true
+
+# A user without privileges at perf_event_paranoid 2 and 3, and with a
+# small RLIMIT_MEMLOCK (64 KiB).
+mkdir -p $O/u
+chmod 777 $O/u
+for lvl in 2 3; do
+	echo $lvl >/proc/sys/kernel/perf_event_paranoid
+	keep user$lvl user "sp-record -o $O/u/user$lvl.spl -- /w/tree 500 cpu"
+done
+echo 2 >/proc/sys/kernel/perf_event_paranoid
+ulimit -l 64
+keep memlock user "sp-record -o $O/u/memlock.spl -- /w/tree 500 cpu"
+echo "$paranoid" >/proc/sys/kernel/perf_event_paranoid
+
+# Back to the host.
+{
+	echo "--- stackpulse-vm begin"
+	tar -C / -cf - out | gzip | base64
+	echo "--- stackpulse-vm end"
+} >/dev/ttyS1
+sync
+poweroff -f
