@@ -226,20 +226,44 @@ sp_bundle_perf_map(struct sp_bundle *b, pid_t pid, uid_t uid)
 	return err;
 }
 
+/*
+ * Whether kallsyms text t[0..len) hides its addresses (kptr_restrict, or
+ * a reader without CAP_SYSLOG: every address zeros), judged by the first
+ * text symbol ("ADDR t NAME"): the first line may be a per-CPU symbol,
+ * which is at 0 for real (Debian's 5.10 to 6.12: "0000000000000000 A
+ * fixed_percpu_data").  No text symbol: nothing worth keeping either.
+ */
+static int
+kallsyms_hidden(const char *t, size_t len)
+{
+	const char *l = t, *end = t + len, *nl, *sp;
+
+	for (; l < end; l = nl + 1) {
+		nl = memchr(l, '\n', (size_t)(end - l));
+		if (nl == NULL)
+			nl = end;
+		sp = memchr(l, ' ', (size_t)(nl - l));
+		if (sp == NULL || nl - sp < 3 || sp[2] != ' ' ||
+		    (sp[1] != 't' && sp[1] != 'T'))
+			continue;
+		while (l < sp && *l == '0')
+			l++;
+		return l == sp;
+	}
+	return 1;
+}
+
 int
 sp_bundle_kallsyms(struct sp_bundle *b)
 {
 	char *buf;
-	size_t len, i;
+	size_t len;
 	int fd, err = spi_read_file("/proc/kallsyms", SP_PROC_FILE_MAX, &buf,
 	    &len);
 
 	if (err)
 		return err;
-	/* kptr_restrict hides addresses as zeros: nothing worth keeping. */
-	for (i = 0; i < len && buf[i] == '0'; i++)
-		;
-	err = i == len || buf[i] == ' ' ? -EPERM : 0;
+	err = kallsyms_hidden(buf, len) ? -EPERM : 0;
 	free(buf);
 	if (err)
 		return err;
