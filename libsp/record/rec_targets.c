@@ -498,6 +498,18 @@ attach_all(struct sp_recorder *r, const char *cgroup, struct sp_diag *diag)
 	r->ev.enabled = 0;
 	err = spi_events_open(&r->ev, UINT32_MAX, spi_adapt_both(&r->adapt));
 	r->ev.enabled = on;
+	/* The cgroup has no perf_event state: on a cgroup v2 hierarchy
+	 * whose root never had a controller enabled (Debian's 5.10 to 6.12
+	 * booted without systemd), the implicit perf_event controller
+	 * gives its children none.  Enabling any controller there gives it
+	 * to every cgroup, existing ones too. */
+	if (err == -ENOENT && cgroup != NULL)
+		return sp_diag_set(diag, 0, err, "cgroup %s: the kernel has "
+		    "no perf_event state for it (perf_event_open: %s), as on a "
+		    "cgroup v2 hierarchy whose root never had a controller "
+		    "enabled; enable one there, e.g. echo +pids > "
+		    "/sys/fs/cgroup/cgroup.subtree_control (systemd does so "
+		    "at boot), and record again", cgroup, sp_strerror(err));
 	if (err)
 		return system_error(err, cgroup, diag);
 	/*

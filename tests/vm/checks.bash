@@ -104,7 +104,8 @@ check_kernel() {
 	    test -n "$(find "$G/bundle" -name '*kallsyms*' -size +1k 2>/dev/null)"
 	folded kernel >"$D/kernel.fold"
 	n=$(fold_total "$D/kernel.fold")
-	k=$(fold_count "$D/kernel.fold" '(^|;)(do_syscall_64|entry_SYSCALL_64[a-z_]*)(;|$)')
+	# sp-fold marks kernel frames NAME_[k].
+	k=$(fold_count "$D/kernel.fold" '(^|;)(do_syscall_64|entry_SYSCALL_64[a-z_]*)(_\[k\])?(;|$)')
 	check "--kernel: the bundle names the system call entry in a quarter of dd's samples or more ($k of $n)" \
 	    test "${n:-0}" -gt 0 -a "$((${k:-0} * 4))" -ge "${n:-0}"
 }
@@ -153,6 +154,11 @@ check_system() {
 	spool_ok all "-a"
 	check "-a: the trees inside and outside the cgroup sampled" \
 	    test "$(pids all | grep -cxF -e "$in" -e "$out")" -eq 2
+	# Without a controller ever enabled at the root: recorded, or the
+	# message says how to enable one.
+	RC=$(g cgroup0.rc) ERR=$(g cgroup0.err)
+	check "-G on a bare hierarchy: records, or says to enable a controller (rc $RC: ${ERR:0:120})" \
+	    eval '[ "$RC" = 0 ] || { [ "$RC" = 1 ] && has "echo +pids > /sys/fs/cgroup/cgroup.subtree_control" "$ERR"; }'
 	spool_ok cgroup "-G"
 	check "-G: the tree in the cgroup sampled" grep -qxF "$in" <(pids cgroup)
 	check "-G: the tree outside it not" test -z "$(pids cgroup | grep -xF "$out")"

@@ -111,6 +111,11 @@ sleep 0.5
 echo "$in" >$O/in.pid
 echo "$out" >$O/out.pid
 rec all -a -d 1 -o $O/all.spl
+# A hierarchy whose root never had a controller enabled gives its
+# children no perf_event state: sp-record says how to mend it, and after
+# the mend (systemd's at boot) records the cgroup.
+rec cgroup0 -G spv -d 1 -o $O/cgroup0.spl
+echo +pids >/sys/fs/cgroup/cgroup.subtree_control
 rec cgroup -G spv -d 1 -o $O/cgroup.spl
 kill $in $out 2>/dev/null
 wait
