@@ -434,7 +434,9 @@ on_track(struct track *tr, uint32_t id)
  * covers the period before its time, an off-CPU one its nanoseconds
  * after (its leaf the frame [off-cpu]); frames a sample shares with the
  * one before stay open, others close where it starts; a gap of more than
- * a period between samples closes all.  Times from t0.
+ * a period between samples closes all.  [off-cpu] closes where the time
+ * off the CPU ends: the thread ran after it, so the gap to the next
+ * sample is not off-CPU time.  Times from t0.
  */
 static int
 put_track(struct track *tr, const struct sp_fold_sampled *o, size_t n,
@@ -480,7 +482,8 @@ put_track(struct track *tr, const struct sp_fold_sampled *o, size_t n,
 			tr->open[d].start = start / 1000;
 			tr->nopen = d + 1;
 		}
-		if ((err = close_spans(tr, k, start)) < 0)
+		if ((err = close_spans(tr, k, start)) < 0 ||
+		    (off && (err = close_spans(tr, cnt, end)) < 0))
 			return err;
 		last = end;
 	}
