@@ -39,11 +39,14 @@ else
 		    test "$((jit * 2))" -ge "${s:-1}"
 		# The scan is needed only in runs where main's loop runs in
 		# an OSR frame (about half of them), so it is not asserted
-		# without the option; with it, nothing is scanned.
+		# without the option; with it, almost never: a sample between
+		# a JIT method's push of rbp and its mov of rsp (one seen in a
+		# loaded run) has a frame pointer that is not yet one.
 		scanned=$(counter "$TMP/$name.spl" unwind_scanned)
 		echo "# java $flag: $scanned frames found by the stack scan"
 		if [ "$name" = fp-on ]; then
-			check "java $flag: with frame pointers nothing is scanned ($scanned)" test "${scanned:-1}" -eq 0
+			check "java $flag: with frame pointers the scan finds at most 1 frame in 1000 samples ($scanned of $s)" \
+			    test -n "$scanned" -a "$((${scanned:-1} * 1000))" -le "${s:-0}"
 		fi
 		# Each thread sampled once per period: the JVM starts its
 		# threads at once, while their FORK records may still be in
