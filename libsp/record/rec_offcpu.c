@@ -111,3 +111,28 @@ spi_rec_off_cpu_end(struct sp_recorder *r, uint64_t end)
 	spi_imap_each(&r->threads, end_off_cpu, &e);
 	return e.err;
 }
+
+struct off_cpu_forget {
+	struct sp_recorder *r;
+	uint64_t before;
+};
+
+static void
+forget(void *val, void *ctx)
+{
+	struct rec_thread *t = val;
+	struct off_cpu_forget *f = ctx;
+
+	if (t->off.time != 0 && t->off.time < f->before) {
+		t->off.time = 0;
+		f->r->ctx.c[C_OFF_CPU_UNMATCHED]++;
+	}
+}
+
+void
+spi_rec_off_cpu_forget(struct sp_recorder *r, uint64_t before)
+{
+	struct off_cpu_forget f = { r, before };
+
+	spi_imap_each(&r->threads, forget, &f);
+}

@@ -161,15 +161,6 @@ sp_recorder_new(struct sp_writer *w, const struct sp_recorder_opts *o,
 	return 0;
 }
 
-int
-sp_recorder_enable(struct sp_recorder *r, int on)
-{
-	if (!on && r->ev.enabled)
-		r->paused_at = spi_rec_mono_ns();
-	r->ev.enabled = on != 0;
-	return spi_events_switch(&r->ev);
-}
-
 /*
  * Carries out what the walks drained so far say of the stack copy's size
  * (rec_adapt.c): decided after a drain, as the records still in the rings
@@ -224,6 +215,25 @@ drain(struct sp_recorder *r, int all)
 			spi_ring_release(&r->ev.rings[k]);
 	adapt_stack(r);
 	return err;
+}
+
+int
+sp_recorder_enable(struct sp_recorder *r, int on)
+{
+	int err;
+
+	if (!on && r->ev.enabled)
+		r->paused_at = spi_rec_mono_ns();
+	/* Resuming: what the rings hold from before is read first; then a
+	 * wait off the CPU still held from before the pause lost its switch
+	 * in (the switch events were off), whenever its records are read. */
+	if (on && !r->ev.enabled && r->paused_at != 0) {
+		if ((err = drain(r, 1)) != 0)
+			return err;
+		spi_rec_off_cpu_forget(r, r->paused_at);
+	}
+	r->ev.enabled = on != 0;
+	return spi_events_switch(&r->ev);
 }
 
 int

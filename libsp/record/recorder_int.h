@@ -126,6 +126,9 @@ int spi_rec_process(struct sp_recorder *r, const uint8_t *rec, size_t len);
  * CPU until end (CLOCK_MONOTONIC ns), of threads that did not exit.  0 or
  * the writer's error. */
 int spi_rec_off_cpu_end(struct sp_recorder *r, uint64_t end);
+/* Drops the waits off the CPU held since before time before (a pause:
+ * their switch in went unseen), counted unmatched. */
+void spi_rec_off_cpu_forget(struct sp_recorder *r, uint64_t before);
 /* A switch off CPU of tid, sample s (its stack and thread written), waits
  * for the thread's switch in.  0. */
 int spi_rec_hold_off_cpu(struct sp_recorder *r, uint32_t tid,
