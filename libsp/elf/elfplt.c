@@ -197,16 +197,16 @@ add_stub(struct plt *p, uint64_t start, uint64_t size, uint16_t shndx,
 	return 0;
 }
 
-/* The slot relocation stub b[0..n) at addr leads to, or NULL. */
+/* The slot relocation a stub leads to (what its machine's forms
+ * decoded it to: kind and to), or NULL. */
 static const struct slot *
-stub_slot(const struct plt *p, const uint8_t *b, size_t n, uint64_t addr,
-    int lazy, struct slot *tmp)
+stub_slot(const struct plt *p, enum spi_plt_to kind, uint64_t to,
+    struct slot *tmp)
 {
 	const uint8_t *r;
-	uint64_t to = 0;
 	size_t len;
 
-	switch (p->arch->stub(b, n, addr, lazy, 0, &to)) {
+	switch (kind) {
 	case SPI_PLT_SLOT:
 		return find_slot(p, to);
 	case SPI_PLT_INDEX:
@@ -245,16 +245,15 @@ name_section(struct plt *p, const char *name)
 		return err == -SP_ENOTFOUND ? 0 : err;
 	es = h->sh_entsize == 8 || h->sh_entsize == 16 ? h->sh_entsize : 16;
 	for (k = 0; k + es <= len; k += es) {
-		uint64_t addr = h->sh_addr + k;
-
-		uint64_t to;
+		uint64_t addr = h->sh_addr + k, to = 0;
+		enum spi_plt_to kind = p->arch->stub(b + k, es, addr, lazy,
+		    k == 0, &to);
 
 		/* PLT0, the lazy binding code. */
-		if (k == 0 && p->arch->stub(b, es, addr, lazy, 1, &to) ==
-		    SPI_PLT_HEAD) {
+		if (kind == SPI_PLT_HEAD) {
 			err = add_stub(p, addr, es, (uint16_t)i, ".plt", "");
 		} else {
-			s = stub_slot(p, b + k, es, addr, lazy, &tmp);
+			s = stub_slot(p, kind, to, &tmp);
 			sym = s != NULL ? slot_name(p, s) : NULL;
 			err = sym != NULL ? add_stub(p, addr, es, (uint16_t)i,
 			    sym, "@plt") : 0;
