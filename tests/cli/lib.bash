@@ -46,6 +46,17 @@ counter() {
 
 # samples_json SPOOL: the sample lines of sp-dump --json.
 samples_json() { ${DUMP:-$BIN/sp-dump} --json "$1" | grep '"kind":"sample"'; }
+# sample_pids SPOOL: the distinct pids of the spool's samples, one a line.
+sample_pids() { samples_json "$1" | grep -o '"pid":[0-9]*' | cut -d: -f2 | sort -u; }
+# sample_ms SPOOL: each sample's time in ms after the recording's start
+# (the header's start_mono_ns; both CLOCK_MONOTONIC).
+sample_ms() {
+	${DUMP:-$BIN/sp-dump} --json "$1" | awk '
+	/"kind":"header"/ { match($0, /"start_mono_ns":[0-9]+/)
+		s = substr($0, RSTART + 16, RLENGTH - 16) + 0 }
+	/"kind":"sample"/ { match($0, /"time":[0-9]+/)
+		printf "%d\n", (substr($0, RSTART + 7, RLENGTH - 7) - s) / 1e6 }'
+}
 
 # fold_count FOLDED RE [RE2]: the samples of the folded stacks in the file
 # FOLDED ("STACK COUNT" lines; - for stdin) whose STACK matches the ERE RE;

@@ -17,8 +17,8 @@ folded() {
 	$FOLD "$@" "$D/$s.sym.spl" 2>/dev/null
 }
 
-# pids SPOOL: the distinct pids of the spool's samples, one a line.
-pids() { samples_json "$G/$1.spl" | grep -o '"pid":[0-9]*' | cut -d: -f2 | sort -u; }
+# pids SPOOL: the distinct pids of the guest's spool's samples.
+pids() { sample_pids "$G/$1.spl"; }
 
 # spool_ok NAME WHAT: the exit status was 0 and the spool checks clean.
 spool_ok() {
@@ -138,11 +138,7 @@ check_offcpu() {
 check_delay() {
 	local first
 	spool_ok delay "-D 600"
-	first=$($DUMP --json "$G/delay.spl" | awk '
-	    /"kind":"header"/ { match($0, /"start_mono_ns":[0-9]+/); s = substr($0, RSTART + 16, RLENGTH - 16) }
-	    /"kind":"sample"/ { match($0, /"time":[0-9]+/); t = substr($0, RSTART + 7, RLENGTH - 7)
-		if (m == "" || t < m) m = t }
-	    END { if (m != "") printf "%d\n", (m - s) / 1e6 }')
+	first=$(sample_ms "$G/delay.spl" | sort -n | head -1)
 	check "-D 600: the first sample at 600 ms or later (${first:-none})" \
 	    test "${first:--1}" -ge 600
 }

@@ -234,12 +234,12 @@ check "samples from the 4 spinning threads ($tids tids)" test "$tids" -ge 4
 run $REC --no-children -o "$TMP/nofollow.spl" -- $W/forker 2 300
 kids=$(grep -o 'child=[0-9]*' "$TMP/out" | cut -d= -f2 | tr '\n' ' ')
 check "forker ran and named its children" test -n "$kids"
-pids=$(samples_json "$TMP/nofollow.spl" | grep -o '"pid":[0-9]*' | sort -u | wc -l)
+pids=$(sample_pids "$TMP/nofollow.spl" | wc -l)
 check "with --no-children only the parent is sampled" test "$pids" -eq 1
 check "children's samples are counted as untracked" \
     test "$(counter "$TMP/nofollow.spl" untracked_samples)" -gt 0
 run $REC -o "$TMP/follow.spl" -- $W/forker 2 300
-pids=$(samples_json "$TMP/follow.spl" | grep -o '"pid":[0-9]*' | sort -u | wc -l)
+pids=$(sample_pids "$TMP/follow.spl" | wc -l)
 check "by default a command's 2 children are sampled too ($pids pids)" test "$pids" -eq 3
 check "fork events are recorded" \
     test "$($DUMP "$TMP/follow.spl" | grep -c '^fork ')" -ge 2
@@ -264,7 +264,7 @@ check "-p of a parent of 2 running children: exit $RC" test "$RC" -eq 0
 check "the summary counts the children not followed and names the flag" \
     has "sp-record: 2 child processes of the targets were running and not followed: add --children" "$ERR"
 run $REC -p $bp --children -d 0.5 -o "$TMP/pkids.spl"
-pids=$(samples_json "$TMP/pkids.spl" | grep -o '"pid":[0-9]*' | sort -u | wc -l)
+pids=$(sample_pids "$TMP/pkids.spl" | wc -l)
 check "-p --children samples both running children ($pids pids)" test "$pids" -eq 2
 check "and follows 3 processes" test "$(counter "$TMP/pkids.spl" processes)" -eq 3
 check "their modules were read from /proc" \

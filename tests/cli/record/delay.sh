@@ -7,14 +7,6 @@
 . "$(dirname "$0")/../lib.bash"
 # asan: RECORD=build/asan/sp-record/sp-record
 
-# rel_ms SPOOL: each sample's time in ms after the recording's start.
-rel_ms() {
-	$DUMP --json "$1" | awk '
-	/"kind":"header"/ { match($0, /"start_mono_ns":[0-9]+/)
-		s = substr($0, RSTART + 16, RLENGTH - 16) + 0 }
-	/"kind":"sample"/ { match($0, /"time":[0-9]+/)
-		printf "%d\n", (substr($0, RSTART + 7, RLENGTH - 7) - s) / 1e6 }'
-}
 # count, first: of the numbers on standard input; before MS: how many are
 # below MS.
 count() { wc -l | tr -d ' '; }
@@ -24,7 +16,7 @@ before() { awk -v ms="$1" '$1 < ms { n++ } END { print n + 0 }'; }
 # --- a command: 1.2 s of CPU from its start, the first 0.6 s not sampled ----
 run $REC -o "$TMP/full.spl" -- $W/tree 1200
 check "without --delay: records tree" test "$RC" -eq 0
-rel_ms "$TMP/full.spl" >"$TMP/full.ms"
+sample_ms "$TMP/full.spl" >"$TMP/full.ms"
 full=$(count <"$TMP/full.ms")
 cpu_full=$(grep -o 'cpu_ms=[0-9]*' "$TMP/err" | cut -d= -f2)
 # The complement of the next check, which it makes able to fail.  The
@@ -36,7 +28,7 @@ check "without --delay: samples in the first 600 ms ($early of $full)" \
 run $REC -D 600 -o "$TMP/d600.spl" -- $W/tree 1200
 check "-D 600: records tree" test "$RC" -eq 0
 cpu_d=$(grep -o 'cpu_ms=[0-9]*' "$TMP/err" | cut -d= -f2)
-rel_ms "$TMP/d600.spl" >"$TMP/d600.ms"
+sample_ms "$TMP/d600.spl" >"$TMP/d600.ms"
 n=$(count <"$TMP/d600.ms")
 f=$(first <"$TMP/d600.ms")
 check "-D 600: samples, all 600 ms or more after the start ($n, the first at ${f:-none} ms)" \
@@ -60,13 +52,13 @@ check "-D 600: the samples are in tree's frames ($intree of $n)" \
 run $DUMP --check "$TMP/d600.spl"
 check "-D 600: the spool checks clean" has "finished" "$OUT"
 run $REC -D 0 -o "$TMP/d0.spl" -- $W/tree 300
-check "-D 0 is no delay" test "$(rel_ms "$TMP/d0.spl" | before 600)" -gt 0
+check "-D 0 is no delay" test "$(sample_ms "$TMP/d0.spl" | before 600)" -gt 0
 
 # --- threads started during the delay --------------------------------------
 # threads 4 1200: four spinners, started at once, for 1.2 s.
 run $REC -D 600 -o "$TMP/thr.spl" -- $W/threads 4 1200
 check "-D 600 threads: records" test "$RC" -eq 0
-f=$(rel_ms "$TMP/thr.spl" | first)
+f=$(sample_ms "$TMP/thr.spl" | first)
 check "-D 600 threads: no thread sampled before 600 ms (the first at ${f:-none} ms)" \
     test -n "$f" -a "${f:-0}" -ge 600
 tids=$(samples_json "$TMP/thr.spl" | grep -o '"tid":[0-9]*' | sort -u | wc -l)
@@ -82,7 +74,7 @@ kid=$(grep -o 'child=[0-9]*' "$TMP/out" | head -1 | cut -d= -f2)
 n=$(samples_json "$TMP/fork.spl" | grep -c "\"pid\":${kid:-x},")
 check "-c -D 300: the child forked while waiting is followed and sampled ($n)" \
     test "$n" -gt 0
-f=$(rel_ms "$TMP/fork.spl" | first)
+f=$(sample_ms "$TMP/fork.spl" | first)
 check "-c -D 300: nothing sampled before 300 ms (the first at ${f:-none} ms)" \
     test -n "$f" -a "${f:-0}" -ge 300
 
@@ -91,11 +83,11 @@ $W/tree 4000 2>/dev/null &
 bg=$!
 running $bg "$W/tree"
 run $REC -p $bg -d 1 -o "$TMP/att.spl"
-early=$(rel_ms "$TMP/att.spl" | before 600)
+early=$(sample_ms "$TMP/att.spl" | before 600)
 check "-p without --delay: samples in the first 600 ms ($early)" test "$early" -gt 0
 run $REC -p $bg --delay 600 -d 1.5 -o "$TMP/attd.spl"
 check "-p --delay 600: records" test "$RC" -eq 0
-rel_ms "$TMP/attd.spl" >"$TMP/attd.ms"
+sample_ms "$TMP/attd.spl" >"$TMP/attd.ms"
 n=$(count <"$TMP/attd.ms")
 f=$(first <"$TMP/attd.ms")
 check "-p --delay 600: samples, all 600 ms or more after the start ($n, the first at ${f:-none} ms)" \
@@ -112,7 +104,7 @@ t0=$SECONDS
 run timeout 30 $REC -p $bg --delay 10000 -o "$TMP/gone.spl"
 check "-p --delay 10000, the target exits first: the recording ends then ($((SECONDS - t0)) s)" \
     test "$RC" -eq 0 -a $((SECONDS - t0)) -lt 8
-check "and no samples are recorded" test "$(rel_ms "$TMP/gone.spl" | count)" -eq 0
+check "and no samples are recorded" test "$(sample_ms "$TMP/gone.spl" | count)" -eq 0
 check "the summary says the delay had not passed" \
     has "no samples: the recording ended before its --delay of 10000 ms had passed" "$ERR"
 check "the target's exit is recorded" grep -q '^exit ' <($DUMP "$TMP/gone.spl")
@@ -121,7 +113,7 @@ wait $bg 2>/dev/null
 # -d counts from the start, the delay included.
 run $REC -D 3000 -d 0.5 -o "$TMP/short.spl" -- $W/tree 2000
 check "-d 0.5 ends a -D 3000 recording first, with no samples" \
-    test "$RC" -eq 143 -a "$(rel_ms "$TMP/short.spl" | count)" -eq 0
+    test "$RC" -eq 143 -a "$(sample_ms "$TMP/short.spl" | count)" -eq 0
 
 # --- bad values ----------------------------------------------------------------
 for v in -1 abc 1.5 31536000001; do

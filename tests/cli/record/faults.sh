@@ -206,7 +206,7 @@ check "each fork is recorded or counted lost ($forks + $lost)" \
     test "$((forks + lost))" -ge 2000 -a "$forks" -le 2000
 check "each exit is recorded or counted lost ($exits + $lost)" \
     test "$((exits + lost))" -ge 2001 -a "$exits" -le 2001
-pids=$(samples_json "$TMP/forks.spl" | grep -o '"pid":[0-9]*' | sort -u | wc -l)
+pids=$(sample_pids "$TMP/forks.spl" | wc -l)
 echo "# 2,000 forks: $forks forks, $exits exits, $lost lost, $pids pids sampled"
 check "children are sampled ($pids processes, at most 2,001)" \
     test "$pids" -gt 100 -a "$pids" -le 2001
