@@ -37,6 +37,14 @@ complete() {
 	    test "${s:-0}" -gt 0 -a "$((${t:-0} * 100))" -le "${s:-0}"
 }
 
+# starved: the host's load as the guest ended was at least its CPUs: the
+# guest's one vCPU waited for a host CPU, and its timers fired late (a
+# run under the host's four busy loops took 583 samples for 2303 ms of
+# CPU, and counted 8 % more off-CPU time than wall less CPU time).  What
+# holds only with a timer on time is judged only then.
+starved() { awk -v n="$(nproc)" '{ exit !($1 >= n) }' "$D/hostload" 2>/dev/null; }
+starved_why() { echo "the host's load was $(cat "$D/hostload") on $(nproc) CPUs as the guest ended: its timers fired late"; }
+
 # check_command: tree 2000 cpu at 1 kHz: the samples its CPU time gives,
 # none lost, complete stacks, the 3:2 split of work_a and work_b.  The
 # lower bound is wider than tests/rates/record.sh's 95 %: under TCG the
@@ -49,8 +57,12 @@ check_command() {
 	cpu=$(grep -o 'cpu_ms=[0-9]*' "$G/cmd.err" | cut -d= -f2)
 	n=$(counter "$G/cmd.spl" samples)
 	lo=$((${cpu:-0} * 80 / 100 - 10)) hi=$((${cpu:-0} * 102 / 100 + 10))
-	check "a command: $n samples for ${cpu:-?} ms of CPU at 1 kHz (from $lo to $hi)" \
-	    test -n "$cpu" -a "${n:-0}" -ge "$lo" -a "${n:-0}" -le "$hi"
+	if starved; then
+		skip "a command: $n samples for ${cpu:-?} ms of CPU at 1 kHz" "$(starved_why)"
+	else
+		check "a command: $n samples for ${cpu:-?} ms of CPU at 1 kHz (from $lo to $hi)" \
+		    test -n "$cpu" -a "${n:-0}" -ge "$lo" -a "${n:-0}" -le "$hi"
+	fi
 	check "a command: nothing lost at 1 kHz ($(counter "$G/cmd.spl" lost_events))" \
 	    test "$(counter "$G/cmd.spl" lost_events)" = 0
 	folded cmd >"$D/cmd.fold"
@@ -130,8 +142,12 @@ check_offcpu() {
 	off=$(awk '/^offcpu wall_ns/ { o = $3; for (i = 6; i <= NF; i += 3) o -= $i; print o }' \
 	    "$G/offcpu.out")
 	sum=$(fold_total "$D/off.fold")
-	check "--off-cpu: the main thread's off-CPU nanoseconds ($sum) are its wall less CPU time (${off:-?}) within 5 %" \
-	    awk -v s="$sum" -v w="${off:-0}" 'BEGIN { exit !(w > 0 && s > 0.95 * w && s < 1.05 * w) }'
+	if starved; then
+		skip "--off-cpu: the main thread's off-CPU nanoseconds ($sum) against its wall less CPU time (${off:-?})" "$(starved_why)"
+	else
+		check "--off-cpu: the main thread's off-CPU nanoseconds ($sum) are its wall less CPU time (${off:-?}) within 5 %" \
+		    awk -v s="$sum" -v w="${off:-0}" 'BEGIN { exit !(w > 0 && s > 0.95 * w && s < 1.05 * w) }'
+	fi
 }
 
 # check_delay: -D 600: samples, none before 600 ms after the start.
