@@ -19,12 +19,16 @@
  * The DWARF registers a row tracks: numbers 0 to SPI_CFI_NREGS - 1, which
  * hold an architecture's general registers and its return-address
  * column.  The numbers are the architecture's (unwind/x86_64/: System V
- * ABI x86-64, fig. 3.36, 0-15 and the return address 16), and so is the
- * check that the CIE's return-address column is the one it uses: this
- * parser knows none of them.  A rule for a register past it is skipped;
- * an expression that reads one fails.
+ * ABI x86-64, fig. 3.36, 0-15 and the return address 16; unwind/aarch64/:
+ * the AArch64 DWARF ABI, x0-x30 0-30 with the return address in x30, sp
+ * 31, pc 32), and so is the check that the CIE's return-address column is
+ * the one it uses: this parser knows none of them.  A rule for a register
+ * past it is skipped; an expression that reads one fails.  A walk keeps
+ * which registers it knows in a uint64_t: at most 64.
  */
-#define SPI_CFI_NREGS 17
+#define SPI_CFI_NREGS 33
+
+_Static_assert(SPI_CFI_NREGS <= 64, "a walk's valid bits hold every register");
 
 #define SP_CFI_PROGRAM_MAX 65536 /* bytes of CFA program run per row */
 #define SP_CFI_STATE_MAX 16      /* remember_state depth */
@@ -57,6 +61,9 @@ struct sp_cfi_row {
 	size_t cfa_expr_len;
 	struct sp_cfi_rule regs[SPI_CFI_NREGS];
 	uint8_t ra;         /* the CIE's return-address column */
+	/* AArch64: the return address is signed with a pointer
+	 * authentication code (DW_CFA_AARCH64_negate_ra_state toggles it). */
+	uint8_t ra_signed;
 	int signal_frame;   /* the CIE has augmentation 'S' */
 	uint64_t pc_begin, pc_end; /* the FDE's range */
 };
@@ -113,7 +120,7 @@ int spi_cfi_fde_range(const struct sp_cfi_section *sec, size_t fde_off,
  * operation; -SP_ELIMIT past the stack or step bounds; the reader's error.
  */
 int spi_dwarf_expr(const uint8_t *expr, size_t len, const uint64_t *regs,
-    uint32_t valid, uint64_t init, int push_init,
+    uint64_t valid, uint64_t init, int push_init,
     int (*read)(void *ctx, uint64_t addr, uint64_t *v), void *ctx,
     uint64_t *out);
 

@@ -456,6 +456,10 @@ extended(struct machine *m, struct sp_cur *c, uint8_t op)
 		return 0;
 	case 0x16: /* DW_CFA_val_expression */
 		return set_expr(m, c, sp_rd_varint(c), SP_RULE_VAL_EXPR);
+	case 0x2d: /* DW_CFA_AARCH64_negate_ra_state (SPARC's window_save,
+	            * which no architecture here has) */
+		m->row->ra_signed ^= 1;
+		return 0;
 	case 0x2e: /* DW_CFA_GNU_args_size: no effect on the rules */
 		(void)sp_rd_varint(c);
 		return 0;
@@ -509,8 +513,7 @@ int
 spi_cfi_row_at(const struct sp_cfi_section *sec, size_t fde_off, uint64_t pc,
     struct sp_cfi_row *row, size_t *next, struct sp_diag *diag)
 {
-	static struct machine zero;
-	struct machine m = zero;
+	struct machine m; /* not cleared: saved[] alone is 16 rows */
 	struct fde f;
 	int err = parse_fde(sec, fde_off, &f, next), i;
 
@@ -524,6 +527,8 @@ spi_cfi_row_at(const struct sp_cfi_section *sec, size_t fde_off, uint64_t pc,
 	for (i = 0; i < SPI_CFI_NREGS; i++)
 		row->regs[i].kind = SP_RULE_SAME;
 	m.row = row;
+	m.initial = *row; /* a restore in the CIE's program: the default */
+	m.depth = 0;
 	m.f = &f;
 	m.s = sec;
 	m.pc = UINT64_MAX; /* the CIE's program has no locations */

@@ -70,9 +70,9 @@ binary(uint8_t op, uint64_t a, uint64_t b, uint64_t *r)
 }
 
 static int
-reg_value(const uint64_t *regs, uint32_t valid, uint64_t reg, uint64_t *v)
+reg_value(const uint64_t *regs, uint64_t valid, uint64_t reg, uint64_t *v)
 {
-	if (reg >= SPI_CFI_NREGS || !(valid & (1u << reg)))
+	if (reg >= SPI_CFI_NREGS || !(valid & (1ull << reg)))
 		return -SP_EFORMAT;
 	*v = regs[reg];
 	return 0;
@@ -146,7 +146,7 @@ constant(uint8_t op, struct sp_cur *c, uint64_t *v)
 
 /* One operation other than skip and bra. */
 static int
-step(struct stack *s, struct sp_cur *c, const uint64_t *regs, uint32_t valid,
+step(struct stack *s, struct sp_cur *c, const uint64_t *regs, uint64_t valid,
     int (*read)(void *, uint64_t, uint64_t *), void *ctx)
 {
 	uint8_t op = sp_rd_u8(c);
@@ -202,7 +202,7 @@ step(struct stack *s, struct sp_cur *c, const uint64_t *regs, uint32_t valid,
 
 int
 spi_dwarf_expr(const uint8_t *expr, size_t len, const uint64_t *regs,
-    uint32_t valid, uint64_t init, int push_init,
+    uint64_t valid, uint64_t init, int push_init,
     int (*read)(void *ctx, uint64_t addr, uint64_t *v), void *ctx,
     uint64_t *out)
 {

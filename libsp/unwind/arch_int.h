@@ -23,6 +23,19 @@
  *   SPI_ARCH_KERNEL_START, SPI_ARCH_KERNEL_SIZE
  *                          the kernel's addresses, which the module of
  *                          kernel frames spans
+ *   SPI_ARCH_RECORD_AT_SP  1 where a frame record ({frame pointer,
+ *                          return address}) lies right below the caller's
+ *                          stack pointer (x86-64: push rbp after the
+ *                          call); 0 where it is at the frame's bottom
+ *                          (AArch64), so the caller's sp is a lower bound
+ *   SPI_ARCH_RA_IN_REG     1 where a call leaves the return address in a
+ *                          register (AArch64's x30), so that a leaf's
+ *                          caller may have the leaf's stack pointer
+ *
+ * and, inline:
+ *   uint64_t spi_arch_code_addr(uint64_t ra)
+ *                          a return address as a code address (AArch64:
+ *                          without its pointer authentication code)
  */
 
 #include <stddef.h>
@@ -35,15 +48,13 @@
 /* The sampled registers (perf's order) as the leaf frame's (DWARF's). */
 void spi_arch_from_perf(const struct sp_uregs *in, struct spi_frame *f);
 
-/* The frame-pointer convention: the caller's frame from cur's frame
- * pointer.  0; -SP_EFORMAT when it is no frame pointer; -SP_ETRUNC when
- * its slots are past the copy. */
-int spi_arch_fp_step(const struct spi_walk *w, const struct spi_frame *cur,
-    struct spi_frame *next);
-
-/* Whether sp is the stack the kernel gives a new process (its entry
- * point's frame, where the outermost frame pointer is 0). */
-int spi_arch_entry_stack(const struct spi_walk *w, uint64_t sp);
+/* A signal frame returned into (its row has the CIE's 'S'), at cur: the
+ * interrupted frame's registers, read from the signal frame the kernel
+ * pushed, with next->pc exact.  0, or -SP_ENOTFOUND to step by the row
+ * as for any frame (x86-64: glibc's __restore_rt's CFI restores every
+ * register). */
+int spi_arch_signal_step(const struct spi_walk *w, const struct spi_frame *cur,
+    const struct sp_unwind_lookup *lk, struct spi_frame *next);
 
 /* Whether the instruction before pc is a system call: a sample taken in
  * one has its user pc after it, which may be past the function's CFI. */
@@ -56,9 +67,8 @@ int spi_arch_leaf_step(const struct spi_walk *w, const struct spi_frame *cur,
     const struct sp_unwind_lookup *lk, uint64_t pc, struct spi_frame *next,
     struct sp_unwind_stats *stats);
 
-/* JIT code that neither unwinds: a return address looked for among the
- * stack words above the stack pointer.  0, or -SP_ENOTFOUND. */
-int spi_arch_scan_step(const struct spi_walk *w, const struct spi_frame *cur,
-    const struct sp_unwind_lookup *lk, struct spi_frame *next);
+/* Whether the instruction before ra is a call: a return address, not a
+ * number that happens to point into code (for spi_unwind_scan_step). */
+int spi_arch_after_call(const struct sp_unwind_lookup *lk, uint64_t ra);
 
 #endif

@@ -10,8 +10,10 @@
 
 #if defined(__x86_64__)
 #include "unwind/x86_64/x86_64_int.h"
+#elif defined(__aarch64__)
+#include "unwind/aarch64/aarch64_int.h"
 #else
-#error "stackpulse records on x86-64 only so far: no unwinder for this architecture"
+#error "stackpulse records on x86-64 and AArch64 only: no unwinder for this architecture"
 #endif
 
 #endif

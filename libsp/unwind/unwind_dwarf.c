@@ -57,7 +57,7 @@ restore(struct spi_walk *w, const struct spi_frame *cur, const struct sp_cfi_rul
 
 	switch (ru->kind) {
 	case SP_RULE_SAME:
-		if (!(cur->valid & (1u << i)))
+		if (!(cur->valid & SPI_BIT(i)))
 			return 0;
 		v = cur->r[i];
 		break;
@@ -71,7 +71,7 @@ restore(struct spi_walk *w, const struct spi_frame *cur, const struct sp_cfi_rul
 		 * (Saving into the red zone instead, System V ABI §3.2.2,
 		 * would break this; gcc and clang save with push.) */
 		if (err && cfa + (uint64_t)ru->off < w->sp0 && i != SPI_DW_RA &&
-		    (cur->valid & (1u << i))) {
+		    (cur->valid & SPI_BIT(i))) {
 			v = cur->r[i];
 			err = 0;
 		}
@@ -80,7 +80,7 @@ restore(struct spi_walk *w, const struct spi_frame *cur, const struct sp_cfi_rul
 		v = cfa + (uint64_t)ru->off;
 		break;
 	case SP_RULE_REG:
-		if (!(cur->valid & (1u << ru->reg)))
+		if (!(cur->valid & SPI_BIT(ru->reg)))
 			return 0;
 		v = cur->r[ru->reg];
 		break;
@@ -97,7 +97,7 @@ restore(struct spi_walk *w, const struct spi_frame *cur, const struct sp_cfi_rul
 	if (err)
 		return err;
 	next->r[i] = v;
-	next->valid |= 1u << i;
+	next->valid |= SPI_BIT(i);
 	return 0;
 }
 
@@ -115,7 +115,7 @@ cfi_step(struct spi_walk *w, const struct spi_frame *cur, const struct sp_cfi_ro
 		if (err)
 			return err;
 	} else {
-		if (!(cur->valid & (1u << row->cfa_reg)))
+		if (!(cur->valid & SPI_BIT(row->cfa_reg)))
 			return -SP_EFORMAT;
 		cfa = cur->r[row->cfa_reg] + (uint64_t)row->cfa_off;
 	}
@@ -126,7 +126,7 @@ cfi_step(struct spi_walk *w, const struct spi_frame *cur, const struct sp_cfi_ro
 	/* The CFA is the caller's stack pointer unless a rule says else. */
 	if (row->regs[SPI_DW_SP].kind == SP_RULE_SAME) {
 		next->r[SPI_DW_SP] = cfa;
-		next->valid |= 1u << SPI_DW_SP;
+		next->valid |= SPI_BIT(SPI_DW_SP);
 	}
 	return 0;
 }
@@ -140,8 +140,8 @@ cfi_step(struct spi_walk *w, const struct spi_frame *cur, const struct sp_cfi_ro
  * applied by cfi_step.
  */
 struct step {
-	uint32_t saved;            /* bit i: register i at CFA + off[i] */
-	uint32_t undef;            /* bit i: undefined in the caller */
+	uint64_t saved;            /* bit i: register i at CFA + off[i] */
+	uint64_t undef;            /* bit i: undefined in the caller */
 	int32_t cfa_off;
 	uint8_t cfa_reg;
 	uint8_t simple;            /* 0: not in this form */
@@ -166,10 +166,10 @@ compile(const struct sp_cfi_row *row, struct step *st)
 		const struct sp_cfi_rule *ru = &row->regs[i];
 
 		if (ru->kind == SP_RULE_UNDEF) {
-			st->undef |= 1u << i;
+			st->undef |= SPI_BIT(i);
 		} else if (ru->kind == SP_RULE_OFFSET &&
 		    ru->off == (int16_t)ru->off) {
-			st->saved |= 1u << i;
+			st->saved |= SPI_BIT(i);
 			st->off[i] = (int16_t)ru->off;
 		} else if (ru->kind != SP_RULE_SAME) {
 			return;
@@ -184,28 +184,28 @@ simple_step(struct spi_walk *w, const struct spi_frame *cur, const struct step *
     struct spi_frame *next)
 {
 	uint64_t cfa;
-	uint32_t left;
+	uint64_t left;
 
-	if (!(cur->valid & (1u << st->cfa_reg)))
+	if (!(cur->valid & SPI_BIT(st->cfa_reg)))
 		return -SP_EFORMAT;
 	cfa = cur->r[st->cfa_reg] + (uint64_t)(int64_t)st->cfa_off;
 	memcpy(next->r, cur->r, sizeof(next->r));
 	next->valid = cur->valid & ~(st->undef | st->saved);
 	for (left = st->saved; left != 0; left &= left - 1) {
-		int i = __builtin_ctz(left);
+		int i = __builtin_ctzll(left);
 		uint64_t at = cfa + (uint64_t)(int64_t)st->off[i];
 
 		if (spi_unwind_load(w, at, &next->r[i]) != 0) {
 			/* As restore: a slot below the copy in an epilogue. */
 			if (!(at < w->sp0 && i != SPI_DW_RA &&
-			    (cur->valid & (1u << i))))
+			    (cur->valid & SPI_BIT(i))))
 				return spi_unwind_load(w, at, &next->r[i]);
 			next->r[i] = cur->r[i];
 		}
-		next->valid |= 1u << i;
+		next->valid |= SPI_BIT(i);
 	}
 	next->r[SPI_DW_SP] = cfa;
-	next->valid |= 1u << SPI_DW_SP;
+	next->valid |= SPI_BIT(SPI_DW_SP);
 	return 0;
 }
 
@@ -301,6 +301,64 @@ row_for(const struct sp_unwind_lookup *lk, uint64_t pc, struct step *st,
 	return err;
 }
 
+/*
+ * A frame whose stack pointer is a frame pointer's guess (sp_guess: the
+ * frame record below the caller's stack pointer, as on AArch64), about to
+ * step by a row whose CFA is the stack pointer's: where the row saves the
+ * frame pointer at CFA + off, the frame pointer, which a frame record's
+ * code sets to that very slot (stp x29, x30, [sp, #-n]!; mov x29, sp),
+ * gives the CFA, and so the stack pointer.  Where it cannot, the guess
+ * stands, as in other unwinders.
+ */
+static void
+anchor_sp(struct spi_frame *cur, int cfa_reg, int64_t cfa_off, int fp_saved,
+    int64_t fp_off)
+{
+	uint64_t sp;
+
+	if (!cur->sp_guess || cfa_reg != SPI_DW_SP || !fp_saved ||
+	    !(cur->valid & SPI_BIT(SPI_DW_FP)))
+		return;
+	sp = cur->r[SPI_DW_FP] - (uint64_t)fp_off - (uint64_t)cfa_off;
+	if (sp >= cur->r[SPI_DW_SP] && sp <= cur->r[SPI_DW_FP])
+		cur->r[SPI_DW_SP] = sp;
+}
+
+/* One step by CFI: the caller's registers, and whether its pc is exact
+ * (a signal frame's interrupted pc) in *exact. */
+static int
+row_step(struct spi_walk *w, struct spi_frame *cur, const struct step *st,
+    const struct sp_cfi_row *row, const struct sp_unwind_lookup *lk,
+    struct spi_frame *next, int *exact)
+{
+	const struct sp_cfi_rule *fp = &row->regs[SPI_DW_FP];
+	int err;
+
+	*exact = 0;
+	/* A signal frame returned into: the interrupted context, where the
+	 * architecture reads it whole (AArch64's vdso CFI gives x29 and x30
+	 * alone). */
+	if (st->signal_frame && spi_arch_signal_step(w, cur, lk, next) == 0) {
+		*exact = 1;
+		return 0;
+	}
+	if (st->simple) {
+		anchor_sp(cur, st->cfa_reg, st->cfa_off,
+		    (st->saved & SPI_BIT(SPI_DW_FP)) != 0, st->off[SPI_DW_FP]);
+		err = simple_step(w, cur, st, next);
+	} else {
+		if (row->cfa_expr == NULL)
+			anchor_sp(cur, row->cfa_reg, row->cfa_off,
+			    fp->kind == SP_RULE_OFFSET, fp->off);
+		err = cfi_step(w, cur, row, next);
+	}
+	next->sp_guess = 0;
+	if (err == 0 && (next->valid & SPI_BIT(SPI_DW_RA)))
+		next->pc = spi_arch_code_addr(next->r[SPI_DW_RA]);
+	*exact = st->signal_frame;
+	return err;
+}
+
 void
 spi_unwind_dwarf(const struct sp_uregs *regs, const struct sp_ustack *stk,
     const struct sp_unwind_lookup *lookup, uint64_t *ips, size_t max,
@@ -315,7 +373,7 @@ spi_unwind_dwarf(const struct sp_uregs *regs, const struct sp_ustack *stk,
 	memset(res, 0, sizeof(*res));
 	spi_arch_from_perf(regs, &cur);
 	for (;;) {
-		uint64_t pc = cur.r[SPI_DW_RA] - (exact ? 0 : 1);
+		uint64_t pc = cur.pc - (exact ? 0 : 1);
 		enum sp_unwind_fallback why = SP_FB_BAD_CFI;
 		int own_regs = exact, by_cfi = 0, end, err;
 
@@ -351,14 +409,12 @@ spi_unwind_dwarf(const struct sp_uregs *regs, const struct sp_ustack *stk,
 			return;
 		}
 		if (err == 0) {
-			err = st.simple ? simple_step(&w, &cur, &st, &next) :
-			    cfi_step(&w, &cur, &row, &next);
+			err = row_step(&w, &cur, &st, &row, lookup, &next, &exact);
 			/* The row is right; the copy ends before its slots. */
 			cut = err == -SP_ETRUNC;
 			stats->cfi_steps++;
 			by_cfi = err == 0;
-			exact = st.signal_frame;
-			if (err == 0 && !(next.valid & (1u << SPI_DW_RA))) {
+			if (err == 0 && !(next.valid & SPI_BIT(SPI_DW_RA))) {
 				res->complete = 1; /* RA undefined: outermost */
 				return;
 			}
@@ -373,26 +429,26 @@ spi_unwind_dwarf(const struct sp_uregs *regs, const struct sp_ustack *stk,
 			 * before the call. */
 			if (lookup->read_code != NULL && (own_regs ||
 			    (why == SP_FB_NO_CFI &&
-			    (cur.valid & (1u << SPI_DW_SP)))))
+			    (cur.valid & SPI_BIT(SPI_DW_SP)))))
 				err = spi_arch_leaf_step(&w, &cur, lookup,
-				    cur.r[SPI_DW_RA], &next, stats);
+				    cur.pc, &next, stats);
 			exact = 0;
 		}
 		if (err) {
-			/* _start clears rbp: a zero frame pointer is the end
-			 * of a walk that got there.  At the sample's own frame
-			 * only on the process's first stack (a sample at the
-			 * entry point): code with no frame pointer (musl's,
-			 * built static) keeps _start's 0 all along, and a leaf
-			 * in it the analysis cannot tell (_Exit's syscall
-			 * loop) is no outermost frame. */
-			if ((cur.valid & (1u << SPI_DW_FP)) &&
+			/* _start clears the frame pointer: a zero one is the
+			 * end of a walk that got there.  At the sample's own
+			 * frame only on the process's first stack (a sample
+			 * at the entry point): code with no frame pointer
+			 * (musl's, built static) keeps _start's 0 all along,
+			 * and a leaf in it the analysis cannot tell (_Exit's
+			 * syscall loop) is no outermost frame. */
+			if ((cur.valid & SPI_BIT(SPI_DW_FP)) &&
 			    cur.r[SPI_DW_FP] == 0 && (!own_regs ||
-			    spi_arch_entry_stack(&w, cur.r[SPI_DW_SP]))) {
+			    spi_unwind_entry_stack(&w, cur.r[SPI_DW_SP]))) {
 				res->complete = 1;
 				return;
 			}
-			err = spi_arch_fp_step(&w, &cur, &next);
+			err = spi_unwind_fp_step(&w, &cur, &next);
 			/* Past a copy that holds the whole stack: garbage. */
 			if (err == -SP_ETRUNC && stk->whole && stk->len > 0 &&
 			    !cut)
@@ -400,7 +456,7 @@ spi_unwind_dwarf(const struct sp_uregs *regs, const struct sp_ustack *stk,
 			/* In code with no CFI, the frame pointer is no more
 			 * than data: look for the return address. */
 			if (err && why == SP_FB_NO_CFI && !cut &&
-			    spi_arch_scan_step(&w, &cur, lookup, &next) == 0) {
+			    spi_unwind_scan_step(&w, &cur, lookup, &next) == 0) {
 				err = 0;
 				stats->scanned++;
 			}
@@ -411,15 +467,24 @@ spi_unwind_dwarf(const struct sp_uregs *regs, const struct sp_ustack *stk,
 				return;
 			}
 		}
+		/* The analysis's, a frame record's or a scan's return address
+		 * (row_step gave a row's, or a signal frame's pc). */
+		if (!by_cfi)
+			next.pc = spi_arch_code_addr(next.r[SPI_DW_RA]);
 		/* A zero return address ends the stack where CFI put it
 		 * there; found by a frame pointer or a guess, it is garbage. */
-		if (next.r[SPI_DW_RA] == 0) {
+		if (next.pc == 0) {
 			res->complete = by_cfi;
 			res->error = by_cfi ? SP_UNW_OK : SP_UNW_BAD_RA;
 			return;
 		}
-		if (!(next.valid & (1u << SPI_DW_SP)) ||
-		    next.r[SPI_DW_SP] <= cur.r[SPI_DW_SP]) {
+		/* The caller's stack pointer is above; the sampled frame's
+		 * (or an interrupted one's) may be the same where the return
+		 * address is still in a register (AArch64's leaves). */
+		if (!(next.valid & SPI_BIT(SPI_DW_SP)) ||
+		    next.r[SPI_DW_SP] < cur.r[SPI_DW_SP] ||
+		    (next.r[SPI_DW_SP] == cur.r[SPI_DW_SP] &&
+		    !(SPI_ARCH_RA_IN_REG && own_regs && next.pc != cur.pc))) {
 			res->error = SP_UNW_NO_PROGRESS;
 			return;
 		}

@@ -15,11 +15,24 @@
 #include "sp/common/error.h"
 #include "unwind/unwind_int.h"
 
-/* A frame's registers, by DWARF number; bit i of valid: r[i] is known. */
+/*
+ * A frame: its registers by DWARF number (bit i of valid: r[i] is
+ * known), and its pc, kept apart from the return-address column: on
+ * x86-64 that column is no register and the two are one, but AArch64's
+ * is x30, which in the sampled frame holds the caller's return address
+ * while pc is elsewhere.  A step gives the caller's pc as the column's
+ * value (spi_arch_code_addr of it); sp_guess: the caller's stack pointer
+ * is a lower bound (a frame pointer's step where the frame record is not
+ * at the caller's stack pointer, as on AArch64), not its value.
+ */
 struct spi_frame {
 	uint64_t r[SPI_CFI_NREGS];
-	uint32_t valid;
+	uint64_t valid;
+	uint64_t pc;
+	int sp_guess;
 };
+
+#define SPI_BIT(i) (1ull << (i))
 
 /* One walk: the sample's stack copy, which starts at address sp0. */
 struct spi_walk {
@@ -42,5 +55,21 @@ spi_unwind_load(const struct spi_walk *w, uint64_t addr, uint64_t *v)
 	*v = sp_le64(w->stk->data + off);
 	return 0;
 }
+
+/* The steps alike on every architecture (unwind_frame.c). */
+
+/* The caller's frame from cur's frame record: 0; -SP_EFORMAT when its
+ * frame pointer is none; -SP_ETRUNC when the record is past the copy. */
+int spi_unwind_fp_step(const struct spi_walk *w, const struct spi_frame *cur,
+    struct spi_frame *next);
+
+/* Whether sp is the stack the kernel gives a new process (its entry
+ * point's frame, where the outermost frame pointer is 0). */
+int spi_unwind_entry_stack(const struct spi_walk *w, uint64_t sp);
+
+/* JIT code that neither unwinds: a return address looked for among the
+ * stack words above the stack pointer.  0, or -SP_ENOTFOUND. */
+int spi_unwind_scan_step(const struct spi_walk *w, const struct spi_frame *cur,
+    const struct sp_unwind_lookup *lk, struct spi_frame *next);
 
 #endif

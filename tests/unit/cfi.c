@@ -190,7 +190,7 @@ Test(expr, the_x86_64_plt_cfa)
 	static const uint8_t plt[] = { 0x77, 8, 0x80, 0, 0x3f, 0x1a, 0x3b,
 		0x2a, 0x33, 0x24, 0x22 };
 	uint64_t regs[SPI_CFI_NREGS] = { 0 }, v;
-	uint32_t valid = 1u << X86_64_DW_RSP | 1u << X86_64_DW_RA;
+	uint64_t valid = 1ull << X86_64_DW_RSP | 1ull << X86_64_DW_RA;
 
 	regs[X86_64_DW_RSP] = 0x1000;
 	regs[X86_64_DW_RA] = 0x401025; /* rip & 15 = 5: before the push */
@@ -201,7 +201,7 @@ Test(expr, the_x86_64_plt_cfa)
 	cr_assert_eq(spi_dwarf_expr(plt, sizeof(plt), regs, valid, 0, 0,
 	    read_mem, NULL, &v), 0);
 	cr_assert_eq(v, 0x1010);
-	cr_assert_eq(spi_dwarf_expr(plt, sizeof(plt), regs, 1u << X86_64_DW_RSP, 0,
+	cr_assert_eq(spi_dwarf_expr(plt, sizeof(plt), regs, 1ull << X86_64_DW_RSP, 0,
 	    0, read_mem, NULL, &v), -SP_EFORMAT, "rip not known");
 }
 

@@ -27,62 +27,20 @@ spi_arch_from_perf(const struct sp_uregs *in, struct spi_frame *f)
 	};
 	int i;
 
+	memset(f, 0, sizeof(*f));
 	for (i = 0; i <= X86_64_DW_RA; i++)
 		f->r[i] = in->r[map[i]];
-	f->valid = (1u << (X86_64_DW_RA + 1)) - 1;
+	f->valid = SPI_BIT(X86_64_DW_RA + 1) - 1;
+	f->pc = in->r[X86_64_REG_IP];
 }
-
-/* The System V frame-pointer convention: [rbp] is the caller's rbp,
- * [rbp + 8] the return address. */
-int
-spi_arch_fp_step(const struct spi_walk *w, const struct spi_frame *cur, struct spi_frame *next)
-{
-	uint64_t fp = cur->r[X86_64_DW_RBP], nfp, ra;
-
-	/* Misaligned, or below the frame it would be the caller's of: not
-	 * a frame pointer (code that keeps none uses rbp for data). */
-	if (!(cur->valid & (1u << X86_64_DW_RBP)) || (fp & 7) ||
-	    ((cur->valid & (1u << X86_64_DW_RSP)) && fp < cur->r[X86_64_DW_RSP]))
-		return -SP_EFORMAT;
-	if (spi_unwind_load(w, fp, &nfp) < 0 || spi_unwind_load(w, fp + 8, &ra) < 0)
-		return -SP_ETRUNC; /* beyond the copy: above, as fp >= rsp */
-	memset(next, 0, sizeof(*next));
-	next->r[X86_64_DW_RBP] = nfp;
-	next->r[X86_64_DW_RSP] = fp + 16;
-	next->r[X86_64_DW_RA] = ra;
-	next->valid = 1u << X86_64_DW_RBP | 1u << X86_64_DW_RSP | 1u << X86_64_DW_RA;
-	return 0;
-}
-
-/*
- * Whether sp is the stack the kernel gives a new process (System V ABI
- * x86-64, 3.4.1): argc, argc pointers into the stack above, a NULL.
- */
-int
-spi_arch_entry_stack(const struct spi_walk *w, uint64_t sp)
-{
-	uint64_t argc, v, i;
-
-	if (spi_unwind_load(w, sp, &argc) < 0 || argc == 0 || argc > 65536 ||
-	    spi_unwind_load(w, sp + 8 * (argc + 1), &v) < 0 || v != 0)
-		return 0;
-	for (i = 1; i <= argc; i++)
-		if (spi_unwind_load(w, sp + 8 * i, &v) < 0 || v <= sp ||
-		    v - w->sp0 >= w->stk->len)
-			return 0;
-	return 1;
-}
-
-/* Stack words a scan looks through for a return address. */
-#define SCAN_WORDS 64
 
 /*
  * Whether the bytes before ra end with a call instruction (x86-64 FF /2
  * through a register or memory, with or without REX, or E8 rel32): a
  * return address, not a number that happens to point into code.
  */
-static int
-after_call(const struct sp_unwind_lookup *lk, uint64_t ra)
+int
+spi_arch_after_call(const struct sp_unwind_lookup *lk, uint64_t ra)
 {
 	uint8_t b[7]; /* b[7 - k]: the k-th byte before ra */
 
@@ -98,60 +56,6 @@ after_call(const struct sp_unwind_lookup *lk, uint64_t ra)
 	    (b[4] == 0xff && (b[5] & 0xf8) == 0x50 && (b[5] & 7) != 4) ||
 	    (b[1] == 0xff && ((b[2] & 0xf8) == 0x90 || b[2] == 0x15) &&
 	    (b[2] & 7) != 4);                   /* [reg+disp8/32], [rip+d] */
-}
-
-/*
- * JIT code whose frame neither the analysis nor the frame pointer unwinds
- * (a compiled method that keeps no frame pointer, its OSR frame): a word
- * above rsp that points into known code right after a call is the return
- * address, as crash reporters scan.  Of those in SCAN_WORDS, the first
- * with its caller's frame pointer saved just below it (push rbp first: a
- * word above it in the copy) is taken, else the first: a stale return
- * address left in a frame has seldom one.  0, or -SP_ENOTFOUND.
- */
-int
-spi_arch_scan_step(const struct spi_walk *w, const struct spi_frame *cur,
-    const struct sp_unwind_lookup *lk, struct spi_frame *next)
-{
-	uint64_t sp = cur->r[X86_64_DW_RSP], v, bp, bias, first = 0, found = 0;
-	const struct sp_cfi_table *t;
-	int i;
-
-	if (lk->read_code == NULL || lk->jit == NULL ||
-	    !(cur->valid & (1u << X86_64_DW_RSP)) ||
-	    !lk->jit(lk->ctx, cur->r[X86_64_DW_RA]))
-		return -SP_ENOTFOUND;
-	for (i = 0; i < SCAN_WORDS && found == 0; i++) {
-		uint64_t slot = sp + 8 * (uint64_t)i;
-
-		if (spi_unwind_load(w, slot, &v) < 0)
-			break;
-		if (v < 4096 || lk->find(lk->ctx, v - 1, &t, &bias) != 0 ||
-		    !after_call(lk, v))
-			continue;
-		if (first == 0)
-			first = slot;
-		if (i > 0 && spi_unwind_load(w, slot - 8, &bp) == 0 && (bp & 7) == 0 &&
-		    bp > slot && bp - w->sp0 < w->stk->len)
-			found = slot;
-	}
-	if (found == 0)
-		found = first;
-	if (found == 0 || spi_unwind_load(w, found, &v) < 0)
-		return -SP_ENOTFOUND;
-	memset(next, 0, sizeof(*next));
-	next->r[X86_64_DW_RA] = v;
-	next->r[X86_64_DW_RSP] = found + 8;
-	next->valid = 1u << X86_64_DW_RA | 1u << X86_64_DW_RSP;
-	if (found > sp && spi_unwind_load(w, found - 8, &bp) == 0 && (bp & 7) == 0 &&
-	    bp > found && bp - w->sp0 < w->stk->len) {
-		next->r[X86_64_DW_RBP] = bp;
-		next->valid |= 1u << X86_64_DW_RBP;
-	} else if (cur->valid & (1u << X86_64_DW_RBP)) {
-		next->r[X86_64_DW_RBP] = cur->r[X86_64_DW_RBP];
-		next->valid |= 1u << X86_64_DW_RBP;
-	}
-	return 0;
 }
 
 /*
@@ -183,8 +87,8 @@ spi_arch_leaf_step(const struct spi_walk *w, const struct spi_frame *cur,
 	next->r[X86_64_DW_RA] = ra;
 	next->r[X86_64_DW_RSP] = sp + (uint64_t)lf.ra_off + 8;
 	next->r[X86_64_DW_RBP] = bp;
-	next->valid = 1u << X86_64_DW_RA | 1u << X86_64_DW_RSP |
-	    (cur->valid & 1u << X86_64_DW_RBP) | (uint32_t)lf.bp_saved << X86_64_DW_RBP;
+	next->valid = SPI_BIT(X86_64_DW_RA) | SPI_BIT(X86_64_DW_RSP) |
+	    (cur->valid & SPI_BIT(X86_64_DW_RBP)) | (uint64_t)lf.bp_saved << X86_64_DW_RBP;
 	return 0;
 }
 
@@ -202,4 +106,13 @@ spi_arch_after_syscall(const struct sp_unwind_lookup *lk, uint64_t pc)
 	return lk->read_code != NULL && pc >= 2 &&
 	    lk->read_code(lk->ctx, pc - 2, b, 2) == 2 && b[0] == 0x0f &&
 	    b[1] == 0x05;
+}
+
+/* glibc's __restore_rt has CFI for every register it restores. */
+int
+spi_arch_signal_step(const struct spi_walk *w, const struct spi_frame *cur,
+    const struct sp_unwind_lookup *lk, struct spi_frame *next)
+{
+	(void)w, (void)cur, (void)lk, (void)next;
+	return -SP_ENOTFOUND;
 }

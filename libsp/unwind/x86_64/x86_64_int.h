@@ -2,6 +2,8 @@
 #ifndef SP_X86_64_INT_H
 #define SP_X86_64_INT_H
 
+#include <stdint.h>
+
 #include "dwarf/cfi_int.h"
 
 /* x86-64's constants of the architecture seam (arch_int.h). */
@@ -40,6 +42,11 @@ enum x86_64_dw {
 #define SPI_DW_RA X86_64_DW_RA
 /* A row (dwarf/cfi_int.h) holds every register the walk reads. */
 _Static_assert(X86_64_DW_RA < SPI_CFI_NREGS, "a CFI row holds x86-64's registers");
+/* A call pushes the return address; it is as it is. */
+#define SPI_ARCH_RA_IN_REG 0
+/* push rbp, right after the call pushed the return address. */
+#define SPI_ARCH_RECORD_AT_SP 1
+static inline uint64_t spi_arch_code_addr(uint64_t ra) { return ra; }
 /* The kernel's half of the address space (canonical high addresses), as
  * the module of kernel frames spans it. */
 #define SPI_ARCH_KERNEL_START 0xffff800000000000ull
