@@ -25,7 +25,9 @@ struct slot {
 	uint32_t rela;          /* the relocation section's index */
 };
 
-static const struct spi_plt_arch *const arches[] = { &spi_x86_64_plt };
+static const struct spi_plt_arch *const arches[] = {
+	&spi_x86_64_plt, &spi_aarch64_plt,
+};
 
 struct plt {
 	const struct spi_plt_arch *arch;

@@ -59,6 +59,7 @@ struct spi_plt_arch {
 };
 
 extern const struct spi_plt_arch spi_x86_64_plt;       /* x86_64/ */
+extern const struct spi_plt_arch spi_aarch64_plt;      /* aarch64/ */
 
 /*
  * Fills p (zeroed by the caller; spi_elf_plt_fini frees it, also after a

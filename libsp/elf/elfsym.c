@@ -135,6 +135,15 @@ measure(const struct strtab *st, struct cand *c, size_t n)
 	}
 }
 
+/* The Arm ELF ABIs' mapping symbols ("$x", "$d", "$x.42"): where code or
+ * data begins in a section, no function's name. */
+static int
+is_mapping(unsigned type, const char *name)
+{
+	return type == STT_NOTYPE && name[0] == '$' && name[1] != 0 &&
+	    strchr("xdat", name[1]) != NULL && (name[2] == 0 || name[2] == '.');
+}
+
 /* gABI "Symbol Table": Elf64_Sym is st_name, st_info, st_other,
  * st_shndx, st_value, st_size. */
 static void
@@ -151,7 +160,8 @@ read_syms(const struct sp_elf_file *f, const uint8_t *p, size_t len,
 		struct cand *x = &out[*n];
 
 		if (!is_function(f, b[4] & 0xf, shndx) || name >= st->end ||
-		    st->p[name] == 0)
+		    st->p[name] == 0 ||
+		    is_mapping(b[4] & 0xf, (const char *)st->p + name))
 			continue;
 		x->name = (const char *)st->p + name;
 		x->off = name;

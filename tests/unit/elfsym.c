@@ -208,10 +208,10 @@ struct stub {
 /* The labels objdump -d gives the code of .plt, .plt.sec and .plt.got:
  * one per stub, the head of .plt relative to the next one (or .plt). */
 static size_t
-objdump_stubs(const char *path, struct stub *out)
+objdump_stubs_by(const char *objdump, const char *path, struct stub *out)
 {
-	char *d = run("objdump -d -j .plt -j .plt.sec -j .plt.got %s "
-	    "2>/dev/null", path), *line, *save = NULL;
+	char *d = run("%s -d -j .plt -j .plt.sec -j .plt.got %s "
+	    "2>/dev/null", objdump, path), *line, *save = NULL;
 	unsigned long long addr;
 	size_t n = 0;
 
@@ -227,6 +227,12 @@ objdump_stubs(const char *path, struct stub *out)
 	}
 	free(d);
 	return n;
+}
+
+static size_t
+objdump_stubs(const char *path, struct stub *out)
+{
+	return objdump_stubs_by("objdump", path, out);
 }
 
 /*
@@ -567,10 +573,10 @@ ifunc_stub(const char *path, uint64_t addr, const char *name)
  * as SYM@plt, the head of .plt as ".plt".  Returns the stubs checked.
  */
 static size_t
-check_plt(const char *path, size_t min)
+check_plt_by(const char *objdump, const char *path, size_t min)
 {
 	static struct stub st[MAXSTUBS];
-	size_t n = objdump_stubs(path, st), i, len, checked = 0;
+	size_t n = objdump_stubs_by(objdump, path, st), i, len, checked = 0;
 	unsigned long long target;
 	struct sp_elf_file *f;
 	struct sp_elf_syms *x;
@@ -595,14 +601,22 @@ check_plt(const char *path, size_t min)
 			cr_assert(ifunc_stub(path, target, got), "%s: %s is %s",
 			    path, st[i].label, got);
 		else
-			cr_assert_str_eq(got, want, "%s", path);
-		cr_assert_eq(spi_elf_syms_find(x, st[i].addr + 7, NULL), got);
+			cr_assert_str_eq(got, want, "%s: %s, not %s", path, got,
+			    want);
+		cr_assert_eq(spi_elf_syms_find(x, st[i].addr + 7, NULL), got,
+		    "%s: %s to its eighth byte", path, got);
 		checked++;
 	}
 	cr_assert_geq(checked, min, "%s: %zu stubs", path, checked);
 	spi_elf_syms_free(x);
 	spi_elf_file_free(f);
 	return checked;
+}
+
+static size_t
+check_plt(const char *path, size_t min)
+{
+	return check_plt_by("objdump", path, min);
 }
 
 Test(elfsym, plt_stubs_are_named_as_objdump_labels_them)
@@ -617,6 +631,29 @@ Test(elfsym, plt_stubs_are_named_as_objdump_labels_them)
 	check_plt("build/tests/libplt.so", 2);
 	check_plt(libc, 40);		/* IFUNCs */
 	free(libc);
+}
+
+/* AArch64's stubs, by the forms of the file's machine whatever the
+ * build's: Debian's arm64 libc and a program of the cross compiler's,
+ * against its objdump. */
+Test(elfsym, aarch64_plt_stubs_are_named_as_objdump_labels_them)
+{
+	static const char libc[] = "/usr/aarch64-linux-gnu/lib/libc.so.6";
+	char *prog;
+
+	if (access(libc, R_OK) != 0 ||
+	    system("aarch64-linux-gnu-gcc --version >/dev/null 2>&1") != 0)
+		cr_skip_test("no aarch64 cross toolchain (gcc-aarch64-linux-gnu; "
+		    "ninja aarch64 installs it)");
+	prog = run("d=$(mktemp -d) && printf '%%s\\n' '#include <stdio.h>' "
+	    "'#include <stdlib.h>' '#include <string.h>' 'int main(int c, "
+	    "char **v) { char *p = malloc(9); strcpy(p, v[0]); puts(p); "
+	    "free(p); return c; }' >$d/p.c && aarch64-linux-gnu-gcc -O2 "
+	    "$d/p.c -o $d/p && echo $d/p");
+	prog[strcspn(prog, "\n")] = '\0';
+	check_plt_by("aarch64-linux-gnu-objdump", prog, 5);
+	check_plt_by("aarch64-linux-gnu-objdump", libc, 10);
+	free(prog);
 }
 
 /* By name: main's range as nm -S gives it; an alias that lost to another
