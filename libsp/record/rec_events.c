@@ -483,3 +483,19 @@ spi_events_fini(struct rec_events *e)
 	e->cpus = NULL;
 	e->epfd = e->cgroup_fd = -1;
 }
+
+int
+spi_kernel_supported(const char *release)
+{
+	unsigned long major, minor;
+	char *end;
+
+	if (release[0] < '0' || release[0] > '9')
+		return -1;
+	major = strtoul(release, &end, 10);
+	if (*end != '.' || end[1] < '0' || end[1] > '9')
+		return -1;
+	minor = strtoul(end + 1, NULL, 10);
+	return major > SPI_KERNEL_MIN_MAJOR || (major == SPI_KERNEL_MIN_MAJOR &&
+	    minor >= SPI_KERNEL_MIN_MINOR);
+}

@@ -22,6 +22,20 @@
 #include "rec_ctx_int.h"
 #include "sp/record/recorder.h"
 
+/*
+ * The oldest kernel the recorder supports, by the newest perf_event
+ * feature it cannot do without: context-switch records (4.3), after
+ * CLOCK_MONOTONIC timestamps (use_clockid, 4.1), mmap2 and comm_exec
+ * (3.16) and user registers and stacks (3.7).  docs/limits.md has the
+ * table of every feature with its kernel.
+ */
+#define SPI_KERNEL_MIN_MAJOR 4
+#define SPI_KERNEL_MIN_MINOR 3
+
+/* Whether release (uname -r: "6.1.0-41-amd64", "4.19.0") is at least
+ * SPI_KERNEL_MIN_*: 1, 0, or -1 when it does not begin with a version. */
+int spi_kernel_supported(const char *release);
+
 struct rec_event {
 	int fd;
 	uint32_t tid;

@@ -15,6 +15,7 @@
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
+#include <sys/utsname.h>
 #include <sys/vfs.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -83,6 +84,7 @@ static const char *const counter_names[C_FALLBACK_FIRST_] = {
 static int
 make(struct sp_recorder *r, struct sp_diag *diag)
 {
+	struct utsname u;
 	long max_rate = 0;
 	size_t i;
 
@@ -93,6 +95,13 @@ make(struct sp_recorder *r, struct sp_diag *diag)
 	if (r->o.stack_bytes == 0)
 		r->o.stack_bytes = SP_STACK_BYTES_DEFAULT;
 	r->ctx.c[C_STACK_BYTES] = r->o.stack_bytes;
+	if (uname(&u) == 0 && spi_kernel_supported(u.release) == 0)
+		return sp_diag_set(diag, 0, -ENOSYS, "Linux %s is older than "
+		    "%d.%d, the oldest the recorder supports: it needs "
+		    "context-switch records (4.3), monotonic timestamps (4.1), "
+		    "mmap2 records (3.16) and user stacks in samples (3.7); "
+		    "record with perf on this kernel", u.release,
+		    SPI_KERNEL_MIN_MAJOR, SPI_KERNEL_MIN_MINOR);
 	if (r->o.max_frames == 0)
 		r->o.max_frames = SP_FRAMES_MAX_DEFAULT;
 	if (spi_read_long("/proc/sys/kernel/perf_event_max_sample_rate",
