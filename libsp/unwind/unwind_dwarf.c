@@ -149,6 +149,17 @@ struct step {
 	int16_t off[SPI_CFI_NREGS];
 };
 
+/* Whether the row's caller's stack pointer is the CFA: by default, or
+ * said so (Go's arm64 CIE: DW_CFA_val_offset sp, 0). */
+static int
+sp_is_cfa(const struct sp_cfi_row *row)
+{
+	const struct sp_cfi_rule *sp = &row->regs[SPI_DW_SP];
+
+	return sp->kind == SP_RULE_SAME ||
+	    (sp->kind == SP_RULE_VAL_OFFSET && sp->off == 0);
+}
+
 static void
 compile(const struct sp_cfi_row *row, struct step *st)
 {
@@ -157,15 +168,16 @@ compile(const struct sp_cfi_row *row, struct step *st)
 	memset(st, 0, sizeof(*st));
 	st->signal_frame = row->signal_frame != 0;
 	if (row->cfa_expr != NULL || row->cfa_reg >= SPI_CFI_NREGS ||
-	    row->cfa_off != (int32_t)row->cfa_off ||
-	    row->regs[SPI_DW_SP].kind != SP_RULE_SAME)
+	    row->cfa_off != (int32_t)row->cfa_off || !sp_is_cfa(row))
 		return;
 	st->cfa_reg = row->cfa_reg;
 	st->cfa_off = (int32_t)row->cfa_off;
 	for (i = 0; i < SPI_CFI_NREGS; i++) {
 		const struct sp_cfi_rule *ru = &row->regs[i];
 
-		if (ru->kind == SP_RULE_UNDEF) {
+		if (i == SPI_DW_SP) {
+			continue;
+		} else if (ru->kind == SP_RULE_UNDEF) {
 			st->undef |= SPI_BIT(i);
 		} else if (ru->kind == SP_RULE_OFFSET &&
 		    ru->off == (int16_t)ru->off) {
