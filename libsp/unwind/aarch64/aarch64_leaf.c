@@ -273,7 +273,7 @@ ldst_pair(struct state *st, uint32_t insn)
 	unsigned opc = insn >> 30, v = insn >> 26 & 1, type = insn >> 23 & 3;
 	unsigned l = insn >> 22 & 1, rt = insn & 31, rn = insn >> 5 & 31;
 	unsigned rt2 = insn >> 10 & 31;
-	int64_t width, scale, imm, a;
+	int64_t width, scale, imm, a = 0;
 	int known, x;
 
 	if (opc == 3)
@@ -311,7 +311,8 @@ ldst_single(struct state *st, uint32_t insn)
 {
 	unsigned size = insn >> 30, v = insn >> 26 & 1, opc = insn >> 22 & 3;
 	unsigned rt = insn & 31, rn = insn >> 5 & 31, mode = insn >> 10 & 3;
-	int64_t width = v && (opc & 2) ? 16 : (int64_t)1 << size, imm = 0, a;
+	int64_t width = v && (opc & 2) ? 16 : (int64_t)1 << size;
+	int64_t imm = 0, a = 0;
 	int pre = 1, wb = 0, regoff = 0, ld, known;
 
 	if (insn >> 24 & 1)

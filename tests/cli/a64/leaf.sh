@@ -104,9 +104,9 @@ for flags in "-O0" "-O0 -fomit-frame-pointer" "-O0 -mbranch-protection=standard"
 	bad=$(grep '^unknown' "$TMP/out" | awk "$HEX_AWK"'
 	    NR == FNR { lo[NR] = $1; hi[NR] = $2; fn[NR] = $3; n = NR
 		sub(/[.].*/, "", fn[NR]); next }   # recurse.localalias: recurse
-	    { pc = hex($2); f = "?"
-	      for (i = 1; i <= n; i++) if (pc >= lo[i] && pc < hi[i]) f = fn[i]
-	      if (index(m, " " f " ") == 0) printf "%s+0x%x ", f, pc - lo[i] }' \
+	    { pc = hex($2); f = "?"; at = pc
+	      for (i = 1; i <= n; i++) if (pc >= lo[i] && pc < hi[i]) { f = fn[i]; at = lo[i] }
+	      if (index(m, " " f " ") == 0) printf "%s+0x%x ", f, pc - at }' \
 	    m="$may_not_know" "$TMP/fns$n" -)
 	check "gcc $flags: known at every pc but in${may_not_know% }${bad:+ (unknown:$bad)}" \
 	    test -z "$bad"
