@@ -303,6 +303,22 @@ ldst_pair(struct state *st, uint32_t insn)
 	return STEP_NEXT;
 }
 
+/* Atomic memory operations (C4.1.94): Rt gets the old value; ld64b
+ * loads Rt to Rt + 7, st64bv and st64bv0 write their status to Rs
+ * (o3 set, opc neither swp's 000 nor ldapr's 100). */
+static void
+atomic(struct state *st, uint32_t insn)
+{
+	unsigned rt = insn & 31, opc = insn >> 12 & 7, i;
+
+	clobber(st, rt);
+	if (!(insn >> 15 & 1) || opc == 0 || opc == 4)
+		return;
+	for (i = 1; i < 8; i++)
+		clobber(st, (rt + i) & 31);
+	clobber(st, insn >> 16 & 31);
+}
+
 /* Load/store register, one of them (C4.1.94, op0 xx11): immediate
  * (unscaled, post, pre, unprivileged, unsigned offset), register offset,
  * atomics, ldraa/ldrab. */
@@ -325,12 +341,13 @@ ldst_single(struct state *st, uint32_t insn)
 		regoff = 1;
 	else if (mode == 0) {  /* atomics: Rt gets the old value */
 		if (!v)
-			clobber(st, rt);
+			atomic(st, insn);
 		return STEP_NEXT;
 	} else {               /* ldraa, ldrab: imm10 in 8s (C6.2.173) */
 		if (v || size != 3)
 			return STEP_DEAD;
-		imm = sext((insn >> 22 & 1) << 9 | (insn >> 12 & 0x1ff), 10) * 8;
+		imm = sext((insn >> 22 & 1) << 9 | (insn >> 12 & 0x1ff), 10);
+		imm *= 8;
 		wb = insn >> 11 & 1;
 		opc = 1;
 	}
@@ -368,9 +385,10 @@ ldst(struct state *st, uint32_t insn)
 			return STEP_NEXT;
 		}
 		/* Exclusives, acquire/release, compare and swap: any of
-		 * Rt, Rs, Rt2 may be written. */
+		 * Rt, Rs, Rt2 may be written, and casp's Rs + 1. */
 		clobber(st, rt);
 		clobber(st, insn >> 16 & 31);
+		clobber(st, (insn >> 16 & 31) + 1);
 		clobber(st, insn >> 10 & 31);
 		return STEP_NEXT;
 	default:
@@ -410,8 +428,10 @@ static enum step
 add_sub_imm(struct state *st, uint32_t insn)
 {
 	unsigned sf = insn >> 31, rd = insn & 31, rn = insn >> 5 & 31;
-	int64_t imm = (int64_t)(insn >> 10 & 0xfff) << (insn >> 22 & 1 ? 12 : 0);
+	int64_t imm = insn >> 10 & 0xfff;
 
+	if (insn >> 22 & 1)    /* sh: lsl #12 */
+		imm <<= 12;
 	if (insn >> 30 & 1)
 		imm = -imm;
 	if (insn >> 29 & 1) {      /* adds, subs: Rd 31 is xzr */
@@ -443,7 +463,8 @@ add_sub_imm(struct state *st, uint32_t insn)
 static enum step
 move_wide(struct state *st, uint32_t insn)
 {
-	unsigned rd = insn & 31, opc = insn >> 29 & 3, sh = (insn >> 21 & 3) * 16;
+	unsigned rd = insn & 31, opc = insn >> 29 & 3;
+	unsigned sh = (insn >> 21 & 3) * 16;
 	uint64_t imm = (uint64_t)(insn >> 5 & 0xffff) << sh, v;
 
 	if (opc == 0)
@@ -543,6 +564,10 @@ dp_simd(struct state *st, uint32_t insn)
 	 * a general register, fjcvtzs (6). */
 	if ((insn & 0x7f20fc00) == 0x1e200000 && (op <= 1 || (op >= 4 &&
 	    op <= 6)))
+		clobber(st, insn & 31);
+	/* Conversion between FP and fixed-point: fcvtzs, fcvtzu (opcode
+	 * 00x) to a general register. */
+	else if ((insn & 0x7f200000) == 0x1e000000 && (op & 6) == 0)
 		clobber(st, insn & 31);
 	/* smov (imm4 0101), umov (0111). */
 	else if ((insn & 0xbfe08400) == 0x0e000400 && (imm4 == 5 || imm4 == 7))

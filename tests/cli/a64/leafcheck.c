@@ -78,9 +78,10 @@ moved(const struct code *c, uint64_t from, uint64_t pc, unsigned r,
 			return 0;
 		i = insn_at(c, a);
 		if ((i & 0xffc003e0) == (0xf90003e0 | l)) {   /* ldr, str */
-			if ((i & 31) == r && (long long)(i >> 10 & 0xfff) * 8 == k)
+			off = (long long)(i >> 10 & 0xfff) * 8;
+			if ((i & 31) == r && off == k)
 				return 1;
-		} else if ((i & 0xffc003e0) == (0xa90003e0 | l)) { /* ldp, stp */
+		} else if ((i & 0xffc003e0) == (0xa90003e0 | l)) { /* ldp */
 			off = (long long)((int32_t)(i << 10) >> 25) * 8;
 			if (((i & 31) == r && off == k) ||
 			    ((i >> 10 & 31) == r && off + 8 == k))
@@ -112,7 +113,8 @@ load_code(const char *path, struct code *c)
 	long n;
 
 	if (f == NULL || fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 ||
-	    fseek(f, 0, SEEK_SET) != 0 || (c->p = malloc((size_t)n + 1)) == NULL ||
+	    fseek(f, 0, SEEK_SET) != 0 ||
+	    (c->p = malloc((size_t)n + 1)) == NULL ||
 	    fread(c->p, 1, (size_t)n, f) != (size_t)n) {
 		perror(path);
 		return -1;
@@ -170,11 +172,11 @@ main(int argc, char **argv)
 		    !same_slot(&c, row, pc, 29, lf.fp_at, lf.fp_off, fp_at, fp,
 		    &equiv)) {
 			wrong++;
-			printf("wrong %" PRIx64 ": sp+%lld ra %d@%lld fp %d@%lld;"
-			    " CFI: sp+%lld ra %d@%lld fp %d@%lld\n", pc,
-			    (long long)lf.sp_off, lf.ra_at, (long long)lf.ra_off,
-			    lf.fp_at, (long long)lf.fp_off, sp, ra_at, ra, fp_at,
-			    fp);
+			printf("wrong %" PRIx64 ": sp+%lld ra %d@%lld"
+			    " fp %d@%lld; CFI: sp+%lld ra %d@%lld fp %d@%lld\n",
+			    pc, (long long)lf.sp_off, lf.ra_at,
+			    (long long)lf.ra_off, lf.fp_at,
+			    (long long)lf.fp_off, sp, ra_at, ra, fp_at, fp);
 		} else
 			equivs += equiv;
 	}
