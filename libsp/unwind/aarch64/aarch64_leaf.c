@@ -348,12 +348,12 @@ ldst_single(struct state *st, uint32_t insn)
 			return STEP_DEAD;
 		imm = sext((insn >> 22 & 1) << 9 | (insn >> 12 & 0x1ff), 10);
 		imm *= 8;
-		wb = insn >> 11 & 1;
+		wb = (insn >> 11 & 1) != 0;
 		opc = 1;
 	}
 	known = !regoff && address(st, rn, pre ? imm : 0, &a);
 	/* V: opc bit 0 loads; X: opc 00 stores, 10 with size 11 is prfm. */
-	ld = v ? (opc & 1) : opc != 0 && !(size == 3 && opc == 2);
+	ld = v ? (opc & 1) != 0 : opc != 0 && !(size == 3 && opc == 2);
 	if (ld && !v)
 		load(st, rt, known, a, size == 3 && opc == 1);
 	else if (!ld && known && !(size == 3 && opc == 2 && !v))
@@ -561,16 +561,12 @@ dp_simd(struct state *st, uint32_t insn)
 	unsigned op = insn >> 16 & 7, imm4 = insn >> 11 & 15;
 
 	/* Conversion between FP and integer: fcvt* (0, 1, 4, 5), fmov to
-	 * a general register, fjcvtzs (6). */
-	if ((insn & 0x7f20fc00) == 0x1e200000 && (op <= 1 || (op >= 4 &&
-	    op <= 6)))
-		clobber(st, insn & 31);
-	/* Conversion between FP and fixed-point: fcvtzs, fcvtzu (opcode
-	 * 00x) to a general register. */
-	else if ((insn & 0x7f200000) == 0x1e000000 && (op & 6) == 0)
-		clobber(st, insn & 31);
-	/* smov (imm4 0101), umov (0111). */
-	else if ((insn & 0xbfe08400) == 0x0e000400 && (imm4 == 5 || imm4 == 7))
+	 * a general register, fjcvtzs (6); between FP and fixed-point:
+	 * fcvtzs, fcvtzu (00x); smov (imm4 0101), umov (0111). */
+	if (((insn & 0x7f20fc00) == 0x1e200000 && (op <= 1 || (op >= 4 &&
+	    op <= 6))) ||
+	    ((insn & 0x7f200000) == 0x1e000000 && (op & 6) == 0) ||
+	    ((insn & 0xbfe08400) == 0x0e000400 && (imm4 == 5 || imm4 == 7)))
 		clobber(st, insn & 31);
 	return STEP_NEXT;
 }
