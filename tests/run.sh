@@ -15,7 +15,8 @@
 #   regress/T         fuzz/corpus/T replayed by build/asan/regress-T (the spool
 #                     readers' targets also replay tests/bad)
 #   cli/TOOL/TOPIC    tests/cli/TOOL/TOPIC.sh, the tools as a user runs them
-#                     (TOOL: a tool's folder, all/ or project/)
+#                     (TOOL: a tool's folder, all/, project/, or a64/: the
+#                     arm64 leaf analysis against the cross compiler's CFI)
 #   cli/TOOL/TOPIC-asan  the same again with the variables of its "# asan:"
 #                     line
 #   rates/NAME        tests/rates/NAME.sh: rates, ratios and loss, with the
