@@ -674,12 +674,12 @@ aarch64_sysroot() {
 aarch64_deps() {
     local x=$DEPS/x d=$DEPS/aarch64
     aarch64_tools
-    aarch64_sources
-    verify_sums "$SRC" "$PINNED_AARCH64"
     if aarch64_current; then
         say "aarch64 dependencies up to date (build/deps/aarch64/.stamp)"
         return 0
     fi
+    aarch64_sources
+    verify_sums "$SRC" "$PINNED_AARCH64"
     rm -rf "$d" "$x" "$DEPS/obj" "$LOG"/*-aarch64.log
     mkdir -p "$x/elfutils" "$x/gen"
     say "unpacking sources (aarch64)"
