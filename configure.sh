@@ -619,7 +619,7 @@ aarch64_tools() {
     run apt-install env DEBIAN_FRONTEND=noninteractive "${apt[@]}" install -y \
         --no-install-recommends $AARCH64_PKGS
     command -v "${AARCH64}gcc" >/dev/null && [ -f "$AARCH64_KHDR/asm/perf_regs.h" ] ||
-        die "still no ${AARCH64}gcc or $AARCH64_KHDR after apt-get install $AARCH64_PKGS"
+        die "still no ${AARCH64}gcc or $AARCH64_KHDR/asm after apt-get install $AARCH64_PKGS (${LOG#"$top"/}/apt-install.log)"
 }
 
 # The three files in SRC: --deps-src's directory (no fetching), else
