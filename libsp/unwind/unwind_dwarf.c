@@ -101,9 +101,32 @@ restore(struct spi_walk *w, const struct spi_frame *cur, const struct sp_cfi_rul
 	return 0;
 }
 
+/*
+ * A frame whose stack pointer is a frame pointer's guess (sp_guess: the
+ * frame record below the caller's stack pointer, as on AArch64), about to
+ * step by a row whose CFA is the stack pointer's: where the row saves the
+ * frame pointer at CFA + off, the frame pointer, which a frame record's
+ * code sets to that very slot (stp x29, x30, [sp, #-n]!; mov x29, sp),
+ * gives the CFA, and so the stack pointer.  Where it cannot, the guess
+ * stands, as in other unwinders.
+ */
+static void
+anchor_sp(struct spi_frame *cur, int cfa_reg, int64_t cfa_off, int fp_saved,
+    int64_t fp_off)
+{
+	uint64_t sp;
+
+	if (!cur->sp_guess || cfa_reg != SPI_DW_SP || !fp_saved ||
+	    !(cur->valid & SPI_BIT(SPI_DW_FP)))
+		return;
+	sp = cur->r[SPI_DW_FP] - (uint64_t)fp_off - (uint64_t)cfa_off;
+	if (sp >= cur->r[SPI_DW_SP] && sp <= cur->r[SPI_DW_FP])
+		cur->r[SPI_DW_SP] = sp;
+}
+
 /* DWARF 5 §6.4.4: the caller's registers from a row. */
 static int
-cfi_step(struct spi_walk *w, const struct spi_frame *cur, const struct sp_cfi_row *row,
+cfi_step(struct spi_walk *w, struct spi_frame *cur, const struct sp_cfi_row *row,
     struct spi_frame *next)
 {
 	uint64_t cfa;
@@ -115,6 +138,9 @@ cfi_step(struct spi_walk *w, const struct spi_frame *cur, const struct sp_cfi_ro
 		if (err)
 			return err;
 	} else {
+		anchor_sp(cur, row->cfa_reg, row->cfa_off,
+		    row->regs[SPI_DW_FP].kind == SP_RULE_OFFSET,
+		    row->regs[SPI_DW_FP].off);
 		if (!(cur->valid & SPI_BIT(row->cfa_reg)))
 			return -SP_EFORMAT;
 		cfa = cur->r[row->cfa_reg] + (uint64_t)row->cfa_off;
@@ -313,29 +339,6 @@ row_for(const struct sp_unwind_lookup *lk, uint64_t pc, struct step *st,
 	return err;
 }
 
-/*
- * A frame whose stack pointer is a frame pointer's guess (sp_guess: the
- * frame record below the caller's stack pointer, as on AArch64), about to
- * step by a row whose CFA is the stack pointer's: where the row saves the
- * frame pointer at CFA + off, the frame pointer, which a frame record's
- * code sets to that very slot (stp x29, x30, [sp, #-n]!; mov x29, sp),
- * gives the CFA, and so the stack pointer.  Where it cannot, the guess
- * stands, as in other unwinders.
- */
-static void
-anchor_sp(struct spi_frame *cur, int cfa_reg, int64_t cfa_off, int fp_saved,
-    int64_t fp_off)
-{
-	uint64_t sp;
-
-	if (!cur->sp_guess || cfa_reg != SPI_DW_SP || !fp_saved ||
-	    !(cur->valid & SPI_BIT(SPI_DW_FP)))
-		return;
-	sp = cur->r[SPI_DW_FP] - (uint64_t)fp_off - (uint64_t)cfa_off;
-	if (sp >= cur->r[SPI_DW_SP] && sp <= cur->r[SPI_DW_FP])
-		cur->r[SPI_DW_SP] = sp;
-}
-
 /* One step by CFI: the caller's registers, and whether its pc is exact
  * (a signal frame's interrupted pc) in *exact. */
 static int
@@ -343,7 +346,6 @@ row_step(struct spi_walk *w, struct spi_frame *cur, const struct step *st,
     const struct sp_cfi_row *row, const struct sp_unwind_lookup *lk,
     struct spi_frame *next, int *exact)
 {
-	const struct sp_cfi_rule *fp = &row->regs[SPI_DW_FP];
 	int err;
 
 	*exact = 0;
@@ -359,9 +361,6 @@ row_step(struct spi_walk *w, struct spi_frame *cur, const struct step *st,
 		    (st->saved & SPI_BIT(SPI_DW_FP)) != 0, st->off[SPI_DW_FP]);
 		err = simple_step(w, cur, st, next);
 	} else {
-		if (row->cfa_expr == NULL)
-			anchor_sp(cur, row->cfa_reg, row->cfa_off,
-			    fp->kind == SP_RULE_OFFSET, fp->off);
 		err = cfi_step(w, cur, row, next);
 	}
 	next->sp_guess = 0;
@@ -383,6 +382,13 @@ spi_unwind_dwarf(const struct sp_uregs *regs, const struct sp_ustack *stk,
 	int exact = 1, cut = 0;
 
 	memset(res, 0, sizeof(*res));
+	/* Only a row row_for filled is stepped by; the analyzer cannot tell
+	 * (a cache hit fills a simple step instead). */
+	row.cfa_expr = NULL;
+	row.cfa_reg = 0;
+	row.cfa_off = 0;
+	row.regs[SPI_DW_FP].kind = SP_RULE_SAME;
+	row.regs[SPI_DW_FP].off = 0;
 	spi_arch_from_perf(regs, &cur);
 	for (;;) {
 		uint64_t pc = cur.pc - (exact ? 0 : 1);
