@@ -1,7 +1,10 @@
 # The host's verdicts on what tests/vm/guest.sh sent back (tests/vm/run.sh
 # sources this after tests/cli/lib.bash).  Each check reads the guest's
 # files in $G (its /out), symbolizes with the guest's files in $ROOT as
-# the sysroot, and keeps its scratch files in $D.
+# the sysroot, and keeps its scratch files in $D; $ARCH is the guest's
+# architecture (amd64, arm64), $PMU whether it must have a CPU PMU (yes,
+# no, - for no demand).  The host is x86-64: an arm64 guest's spools are
+# symbolized and folded across architectures, as a user would.
 
 # g NAME: the guest's file NAME, or nothing.
 g() { cat "$G/$1" 2>/dev/null; }
@@ -116,8 +119,14 @@ check_kernel() {
 	    test -n "$(find "$G/bundle" -name '*kallsyms*' -size +1k 2>/dev/null)"
 	folded kernel >"$D/kernel.fold"
 	n=$(fold_total "$D/kernel.fold")
-	# sp-fold marks kernel frames NAME_[k].
-	k=$(fold_count "$D/kernel.fold" '(^|;)(do_syscall_64|entry_SYSCALL_64[a-z_]*)(_\[k\])?(;|$)')
+	# sp-fold marks kernel frames NAME_[k].  The system call entry:
+	# x86-64's entry_SYSCALL_64, do_syscall_64; arm64's el0_svc,
+	# el0t_64_sync_handler, invoke_syscall.
+	if [ "$ARCH" = arm64 ]; then
+		k=$(fold_count "$D/kernel.fold" '(^|;)(el0_svc[a-z_]*|el0t_64_sync[a-z_]*|invoke_syscall)(_\[k\])?(;|$)')
+	else
+		k=$(fold_count "$D/kernel.fold" '(^|;)(do_syscall_64|entry_SYSCALL_64[a-z_]*)(_\[k\])?(;|$)')
+	fi
 	check "--kernel: the bundle names the system call entry in a quarter of dd's samples or more ($k of $n)" \
 	    test "${n:-0}" -gt 0 -a "$((${k:-0} * 4))" -ge "${n:-0}"
 }
@@ -204,9 +213,10 @@ check_limits() {
 	fi
 }
 
-# guest_checks OUT ROOT SCRATCH: every check of one guest's results.
+# guest_checks OUT ROOT SCRATCH ARCH PMU: every check of one guest's
+# results.
 guest_checks() {
-	G=$1 ROOT=$2 D=$3
+	G=$1 ROOT=$2 D=$3 ARCH=$4 PMU=$5
 	check_command
 	check_sigint
 	check_attach

@@ -1,10 +1,13 @@
 #!/bin/busybox sh
 # The guest's /init (busybox sh, in the initramfs tests/vm/run.sh packs):
 # mounts what sp-record needs, runs the smoke recordings, and sends /out
-# (spools, stderr, exit statuses) to the host through the second serial
-# port, as base64 of a gzipped tar between two marker lines; then powers
-# off.  It judges nothing: tests/vm/checks.bash does, on the host.
-# /w holds the static workloads, /bin busybox and the tools.
+# (spools, stderr, exit statuses) to the host through a serial port of its
+# own (stackpulse.port= on the kernel's command line: x86-64's second
+# 16550, arm64's PCI one; the console is the other), as base64 of a
+# gzipped tar between two marker lines; then powers off.  It judges
+# nothing: tests/vm/checks.bash does, on the host.  /w holds the
+# workloads, /bin busybox and the tools; the same script serves every
+# architecture.
 export PATH=/bin
 /bin/busybox --install -s /bin
 O=/out
@@ -138,10 +141,11 @@ keep memlock user "sp-record -o $O/u/memlock.spl -- /w/tree 500 cpu"
 echo "$paranoid" >/proc/sys/kernel/perf_event_paranoid
 
 # Back to the host.
+port=$(sed -n 's/.*stackpulse\.port=\([^ ]*\).*/\1/p' /proc/cmdline)
 {
 	echo "--- stackpulse-vm begin"
 	tar -C / -cf - out | gzip | base64
 	echo "--- stackpulse-vm end"
-} >/dev/ttyS1
+} >"${port:-/dev/ttyS1}"
 sync
 poweroff -f
