@@ -54,7 +54,7 @@ starved_why() { echo "the host's load was $(cat "$D/hostload") on $(nproc) CPUs 
 # guest's hrtimer fires late and cpu-clock drops the periods it overran
 # (hrtimer_forward); 86 % and 93 % were seen on a loaded 2-CPU host.
 check_command() {
-	local cpu n lo hi a b
+	local cpu n lo hi
 	spool_ok cmd "a command"
 	complete cmd "a command"
 	cpu=$(grep -o 'cpu_ms=[0-9]*' "$G/cmd.err" | cut -d= -f2)
@@ -68,11 +68,61 @@ check_command() {
 	fi
 	check "a command: nothing lost at 1 kHz ($(counter "$G/cmd.spl" lost_events))" \
 	    test "$(counter "$G/cmd.spl" lost_events)" = 0
-	folded cmd >"$D/cmd.fold"
-	a=$(fold_count "$D/cmd.fold" '(^|;)work_a(;|$)')
-	b=$(fold_count "$D/cmd.fold" '(^|;)work_b(;|$)')
-	check "a command: work_a takes 60% of work_a+work_b, 5 points or 4 sd ($a vs $b)" \
+	tree_split cmd "a command"
+}
+
+# tree_split NAME WHAT: the spool of tree, symbolized here: the 3:2 split
+# of work_a and work_b, and tree's functions named from main down to its
+# leaves in 90 % of the samples or more (the rest: the loader, exit, the
+# run loop itself).
+tree_split() {
+	local a b n k
+	folded "$1" >"$D/$1.fold"
+	a=$(fold_count "$D/$1.fold" '(^|;)work_a(;|$)')
+	b=$(fold_count "$D/$1.fold" '(^|;)work_b(;|$)')
+	check "$2: work_a takes 60% of work_a+work_b, 5 points or 4 sd ($a vs $b)" \
 	    split_ok "$a" "$b"
+	n=$(fold_total "$D/$1.fold")
+	k=$(fold_count "$D/$1.fold" '(^|;)main;run;work_(a|b);leaf_(a|b)(;|$)')
+	check "$2: main;run;work_a|b;leaf_a|b named here in 90% of the samples or more ($k of $n)" \
+	    test "${n:-0}" -gt 0 -a "$((${k:-0} * 10))" -ge "$((${n:-0} * 9))"
+}
+
+# check_event: the spool's machine is the guest's; the guest has a CPU
+# PMU where the series says so and none where it says not; sp-record
+# samples cycles where the guest has one and cpu-clock where not, and
+# names the event in its summary and in the spool.
+check_event() {
+	local m pmu ev want
+	m=$($DUMP --json "$G/cmd.spl" | sed -n 's/.*"kind":"header".*"machine":"\([^"]*\)".*/\1/p')
+	want=x86_64
+	[ "$ARCH" = arm64 ] && want=aarch64
+	check "the event: the spool's machine is $want ($m)" test "$m" = "$want"
+	# armv8_pmuv3 (arm64, qemu's virt), cpu, cpu_core (x86-64).
+	pmu=$(grep -xE 'armv8_pmuv3[_0-9]*|cpu|cpu_core|cpu_atom' "$G/pmus" | tr '\n' ' ')
+	case $PMU in
+	yes) check "the event: the guest has a CPU PMU (${pmu:-none of $(tr '\n' ' ' <"$G/pmus")})" \
+	    test -n "$pmu" ;;
+	no) check "the event: the guest has no CPU PMU (${pmu:-none})" test -z "$pmu" ;;
+	esac
+	want=cpu-clock
+	[ -n "$pmu" ] && want=cycles
+	ev=$($DUMP --json "$G/cmd.spl" | sed -n 's/.*"kind":"recording".*"event":"\([^"]*\)".*/\1/p')
+	check "the event: the spool names $want (${ev:-none})" test "$ev" = "$want"
+	check "the event: the summary names $want" has "(event $want)" "$(g cmd.err)"
+}
+
+# check_pac: arm64 only: tree built with -mbranch-protection=standard,
+# the guest's CPU signing return addresses: complete stacks, the split
+# and the names as for the plain build.
+check_pac() {
+	check "PAC: the guest's CPU has pointer authentication (paca)" \
+	    grep -qw paca "$G/setup.log"
+	check "PAC: tree-pac signs its return addresses (paciasp in work_a)" \
+	    eval 'aarch64-linux-gnu-objdump -d --disassemble=work_a "$ROOT/w/tree-pac" | grep -qw paciasp'
+	spool_ok pac "PAC"
+	complete pac "PAC"
+	tree_split pac "PAC"
 }
 
 # check_sigint: SIGINT ends the recording with a finished spool.
@@ -218,6 +268,8 @@ check_limits() {
 guest_checks() {
 	G=$1 ROOT=$2 D=$3 ARCH=$4 PMU=$5
 	check_command
+	check_event
+	[ "$ARCH" != arm64 ] || check_pac
 	check_sigint
 	check_attach
 	check_children

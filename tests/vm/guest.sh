@@ -23,7 +23,11 @@ mkdir -p $O
 	head -2 /proc/kallsyms
 	echo "cgroup2 controllers: $(cat /sys/fs/cgroup/cgroup.controllers)"
 	grep perf /proc/cgroups
+	grep -m1 -i '^features' /proc/cpuinfo
 } >$O/setup.log 2>&1
+# The PMUs the kernel offers (armv8_pmuv3 on arm64 when qemu emulates
+# one, cpu on x86-64 with a PMU): the event sp-record should pick.
+ls /sys/bus/event_source/devices >$O/pmus 2>&1
 paranoid=$(cat /proc/sys/kernel/perf_event_paranoid)
 
 # keep NAME CMD...: CMD's stdout, stderr and status in /out/NAME.out, .err
@@ -68,6 +72,10 @@ cat /proc/sys/kernel/perf_event_max_sample_rate >$O/max_rate
 
 # A command: tree's split, complete stacks, nothing lost at 1 kHz.
 rec cmd -o $O/cmd.spl -- /w/tree 2000 cpu
+
+# The same from a build with return addresses signed (arm64's PAC), where
+# the guest has one.
+[ -x /w/tree-pac ] && rec pac -o $O/pac.spl -- /w/tree-pac 2000 cpu
 
 # SIGINT to the recorder of a command (its own session, so that the
 # workload it leaves can be ended with it).
