@@ -3,7 +3,8 @@
 # files in $G (its /out), symbolizes with the guest's files in $ROOT as
 # the sysroot, and keeps its scratch files in $D; $ARCH is the guest's
 # architecture (amd64, arm64), $PMU whether it must have a CPU PMU (yes,
-# no, - for no demand).  The host is x86-64: an arm64 guest's spools are
+# no, - for no demand); $HOST_SPOOL (run.sh) the x86-64 spool an arm64
+# guest was given.  The host is x86-64: an arm64 guest's spools are
 # symbolized and folded across architectures, as a user would.
 
 # g NAME: the guest's file NAME, or nothing.
@@ -123,6 +124,19 @@ check_pac() {
 	spool_ok pac "PAC"
 	complete pac "PAC"
 	tree_split pac "PAC"
+}
+
+# check_host_spool: arm64 only: the guest's sp-dump and sp-fold read an
+# x86-64 spool of the host's ($HOST_SPOOL, symbolized here) as the
+# host's tools do.
+check_host_spool() {
+	RC=$(g host-check.rc) OUT=$(g host-check.out) ERR=$(g host-check.err)
+	check "an x86-64 spool read here: the guest's sp-dump checks it clean" has "finished" "$OUT"
+	RC=$(g host-fold.rc) OUT= ERR=$(g host-fold.err)
+	$FOLD "$HOST_SPOOL" | fold_sum >"$D/host.fold"
+	fold_sum "$G/host-fold.out" >"$D/host-guest.fold"
+	check "an x86-64 spool read here: the guest's sp-fold folds it as the host's does ($(fold_total "$D/host-guest.fold") of $(fold_total "$D/host.fold") samples)" \
+	    eval 'test "$RC" = 0 -a -s "$D/host.fold" && cmp -s "$D/host.fold" "$D/host-guest.fold"'
 }
 
 # check_sigint: SIGINT ends the recording with a finished spool.
@@ -270,6 +284,7 @@ guest_checks() {
 	check_command
 	check_event
 	[ "$ARCH" != arm64 ] || check_pac
+	[ "$ARCH" != arm64 ] || check_host_spool
 	check_sigint
 	check_attach
 	check_children

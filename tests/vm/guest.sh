@@ -148,6 +148,13 @@ ulimit -l 64
 keep memlock user "sp-record -o $O/u/memlock.spl -- /w/tree 500 cpu"
 echo "$paranoid" >/proc/sys/kernel/perf_event_paranoid
 
+# The offline use the other way round: an x86-64 spool from the host,
+# symbolized there, where run.sh put one, read by this guest's tools.
+if [ -s /w/host.spl ]; then
+	keep host-check sp-dump --check /w/host.spl
+	keep host-fold sp-fold /w/host.spl
+fi
+
 # Back to the host.
 port=$(sed -n 's/.*stackpulse\.port=\([^ ]*\).*/\1/p' /proc/cmdline)
 {

@@ -80,10 +80,12 @@ arch_ready() {
 			why="skip no qemu-system-aarch64, and apt could not install qemu-system-arm (root and apt needed)"
 		elif ! need aarch64-linux-gnu-gcc gcc-aarch64-linux-gnu; then
 			why="skip no aarch64-linux-gnu-gcc, and apt could not install gcc-aarch64-linux-gnu (root and apt needed)"
-		elif [ ! -x "$ABIN/sp-record" ] || [ ! -x "$ABIN/sp-dump" ]; then
-			why="skip no $ABIN/sp-record and sp-dump: ninja aarch64 builds them"
+		elif [ ! -x "$ABIN/sp-record" ] || [ ! -x "$ABIN/sp-dump" ] || [ ! -x "$ABIN/sp-fold" ]; then
+			why="skip no $ABIN/sp-record, sp-dump and sp-fold: ninja aarch64 builds them"
 		elif ! cross_workloads "$TMP/aarch64" >"$TMP/aarch64.log" 2>&1; then
 			why="fail cross-compile the arm64 workloads (see $TMP/aarch64.log)"
+		elif ! host_spool "$HOST_SPOOL" >"$TMP/host-spool.log" 2>&1; then
+			why="fail record and symbolize an x86-64 spool here for the arm64 guests (see $TMP/host-spool.log)"
 		elif ! why=$(apt_setup arm64 bookworm); then
 			why="skip $why"
 		fi ;;
@@ -98,6 +100,14 @@ arch_ready() {
 	return 1
 }
 ABIN=build/aarch64/bin
+HOST_SPOOL=$TMP/aarch64/host.spl
+
+# host_spool SPOOL: tree-O2 recorded here for 300 ms of CPU, symbolized:
+# the x86-64 spool the arm64 guests read with their own tools.
+host_spool() {
+	mkdir -p "$(dirname "$1")" &&
+	    $REC -o "$1.raw" -- $W/tree-O2 300 cpu && $SYM -q -o "$1" "$1.raw"
+}
 
 # guest_libs ARCH ROOT: the loader and libraries the workloads in ROOT/w
 # need, at the paths the guest's loader looks for them (sp-sym --sysroot
@@ -145,6 +155,7 @@ initramfs() {
 		for w in tree tree-pac forker offcpu; do
 			cp "$TMP/aarch64/$w" "$r/w/" || return 1
 		done
+		cp "$HOST_SPOOL" "$r/w/host.spl" && cp $ABIN/sp-fold "$r/bin/" || return 1
 	fi
 	cp "${BB_ARCH[$1]}" "$r/bin/busybox" && cp $bin/sp-record $bin/sp-dump "$r/bin/" &&
 	    cp tests/vm/guest.sh "$r/init" && chmod 755 "$r/init" || return 1
