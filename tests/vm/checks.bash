@@ -21,6 +21,11 @@ folded() {
 	$FOLD "$@" "$D/$s.sym.spl" 2>/dev/null
 }
 
+# spool_event SPOOL: the event the guest's spool says it sampled.
+spool_event() {
+	$DUMP --json "$G/$1.spl" | sed -n 's/.*"kind":"recording".*"event":"\([^"]*\)".*/\1/p'
+}
+
 # pids SPOOL: the distinct pids of the guest's spool's samples.
 pids() { sample_pids "$G/$1.spl"; }
 
@@ -108,7 +113,7 @@ check_event() {
 	esac
 	want=cpu-clock
 	[ -n "$pmu" ] && want=cycles
-	ev=$($DUMP --json "$G/cmd.spl" | sed -n 's/.*"kind":"recording".*"event":"\([^"]*\)".*/\1/p')
+	ev=$(spool_event cmd)
 	check "the event: the spool names $want (${ev:-none})" test "$ev" = "$want"
 	check "the event: the summary names $want" has "(event $want)" "$(g cmd.err)"
 }
@@ -176,7 +181,7 @@ check_children() {
 # check_kernel: --kernel with a bundle: the guest's kallsyms are in it,
 # and name the kernel frames of dd's system calls here.
 check_kernel() {
-	local n k
+	local n nk k ev
 	spool_ok kernel "--kernel"
 	check "--kernel: kernel sampling enabled" test "$(counter "$G/kernel.spl" kernel_enabled)" = 1
 	check "--kernel: the bundle keeps the guest's kallsyms" \
@@ -186,13 +191,27 @@ check_kernel() {
 	# sp-fold marks kernel frames NAME_[k].  The system call entry:
 	# x86-64's entry_SYSCALL_64, do_syscall_64; arm64's el0_svc,
 	# el0t_64_sync_handler, invoke_syscall.
+	nk=$(fold_count "$D/kernel.fold" '_\[k\](;|$)')
 	if [ "$ARCH" = arm64 ]; then
 		k=$(fold_count "$D/kernel.fold" '(^|;)(el0_svc[a-z_]*|el0t_64_sync[a-z_]*|invoke_syscall)(_\[k\])?(;|$)')
 	else
 		k=$(fold_count "$D/kernel.fold" '(^|;)(do_syscall_64|entry_SYSCALL_64[a-z_]*)(_\[k\])?(;|$)')
 	fi
-	check "--kernel: the bundle names the system call entry in a quarter of dd's samples or more ($k of $n)" \
-	    test "${n:-0}" -gt 0 -a "$((${k:-0} * 4))" -ge "${n:-0}"
+	check "--kernel: the bundle names the system call entry in 3/4 of the samples with kernel frames or more, 20 at least ($k of $nk)" \
+	    test "${nk:-0}" -ge 20 -a "$((${k:-0} * 4))" -ge "$((${nk:-0} * 3))"
+	# dd spends its time in read and write: a sampling clock finds it in
+	# the kernel.  qemu's emulated PMU may raise its overflow interrupt
+	# only at the return to user space: one run had 135 of 206 samples
+	# on the instruction after dd's svc, the next 223 of 244 in the
+	# kernel.  With cycles, where the samples fall is qemu's.
+	ev=$(spool_event kernel)
+	if [ "$ev" = cycles ]; then
+		skip "--kernel: the system call entry in a quarter of dd's samples or more ($k of $n)" \
+		    "with cycles, qemu's PMU interrupt may land on the return to user space, not in the kernel"
+	else
+		check "--kernel: the bundle names the system call entry in a quarter of dd's samples or more ($k of $n)" \
+		    test "${n:-0}" -gt 0 -a "$((${k:-0} * 4))" -ge "${n:-0}"
+	fi
 }
 
 # check_offcpu: --off-cpu: switches written, none unmatched, the blocking
