@@ -265,7 +265,8 @@ for s in $SERIES; do
 	    "$(cat "$TMP/$s/out/uname" 2>/dev/null || echo 'not booted')" \
 	    "$p" "$f" "$( [ "$sk" = 0 ] || echo ", $sk skipped")" \
 	    "$(cat "$TMP/$s/seconds" 2>/dev/null || echo 'no boot')"
-	grep -A5 '^FAIL ' "$log" | sed 's/^/    /'
+	# Each failure with its indented lines (5 at most).
+	awk '/^FAIL / { n = 6 } !/^    / && !/^FAIL / { n = 0 } n-- > 0' "$log" | sed 's/^/    /'
 	grep '^SKIP ' "$log" | sed 's/^/    /'
 done
 echo "the matrix took $((SECONDS - t0)) s"
