@@ -124,6 +124,11 @@ check_event() {
 check_pac() {
 	check "PAC: the guest's CPU has pointer authentication (paca)" \
 	    grep -qw paca "$G/setup.log"
+	# pacprobe's "pac PLAIN SIGNED": the PAC field above bit 47 (48-bit
+	# virtual addresses, Debian's arm64 kernel), the address below it.
+	check "PAC: the guest signs a user address ($(g pacprobe.out))" \
+	    awk '$1 == "pac" { p = $2; s = $3; ok = p != s && substr(p, length(p) - 11) == substr(s, length(s) - 11) }
+		END { exit !ok }' "$G/pacprobe.out"
 	check "PAC: tree-pac signs its return addresses (paciasp in work_a)" \
 	    eval 'aarch64-linux-gnu-objdump -d --disassemble=work_a "$ROOT/w/tree-pac" | grep -qw paciasp'
 	spool_ok pac "PAC"

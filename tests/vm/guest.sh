@@ -81,6 +81,7 @@ rec cmd -o $O/cmd.spl -- /w/tree 2000 cpu
 
 # The same from a build with return addresses signed (arm64's PAC), where
 # the guest has one.
+[ -x /w/pacprobe ] && /w/pacprobe >$O/pacprobe.out 2>&1
 [ -x /w/tree-pac ] && rec pac -o $O/pac.spl -- /w/tree-pac 2000 cpu
 
 # SIGINT to the recorder of a command (its own session, so that the

@@ -48,14 +48,16 @@ series_name() {
 # cross_workloads DIR: tests/workloads' tree, forker and offcpu for arm64
 # in DIR, glibc-dynamic from Debian's cross compiler, -O2 without frame
 # pointers (only CFI unwinds them) and without PAC; tree-pac is tree with
-# return addresses signed, as Debian and Ubuntu build arm64.
+# return addresses signed, as Debian and Ubuntu build arm64; pacprobe
+# says whether the guest signs them.
 cross_workloads() {
 	local cc=aarch64-linux-gnu-gcc f=(-O2 -g -fomit-frame-pointer -Wall -Werror -pthread) w
 	mkdir -p "$1" || return 1
 	for w in tree forker offcpu; do
 		$cc "${f[@]}" -mbranch-protection=none -o "$1/$w" "tests/workloads/$w.c" || return 1
 	done
-	$cc "${f[@]}" -mbranch-protection=standard -o "$1/tree-pac" tests/workloads/tree.c
+	$cc "${f[@]}" -mbranch-protection=standard -o "$1/tree-pac" tests/workloads/tree.c &&
+	    $cc -O2 -Wall -Werror -o "$1/pacprobe" tests/vm/pacprobe.c
 }
 
 # arch_ready ARCH: makes ready what ARCH's guests need, once a run: qemu,
@@ -152,7 +154,7 @@ initramfs() {
 		cp $W/tree-O2 "$r/w/tree" && cp $W/forker $W/offcpu "$r/w/" || return 1
 	else
 		bin=$ABIN
-		for w in tree tree-pac forker offcpu; do
+		for w in tree tree-pac forker offcpu pacprobe; do
 			cp "$TMP/aarch64/$w" "$r/w/" || return 1
 		done
 		cp "$HOST_SPOOL" "$r/w/host.spl" && cp $ABIN/sp-fold "$r/bin/" || return 1
