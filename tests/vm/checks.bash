@@ -111,7 +111,7 @@ check_event() {
 	    test -n "$pmu" ;;
 	no) check "the event: the guest has no CPU PMU (${pmu:-none})" test -z "$pmu" ;;
 	esac
-	want=cpu-clock
+	want='cpu-clock'
 	[ -n "$pmu" ] && want=cycles
 	ev=$(spool_event cmd)
 	check "the event: the spool names $want (${ev:-none})" test "$ev" = "$want"
@@ -142,7 +142,7 @@ check_pac() {
 check_host_spool() {
 	RC=$(g host-check.rc) OUT=$(g host-check.out) ERR=$(g host-check.err)
 	check "an x86-64 spool read here: the guest's sp-dump checks it clean" has "finished" "$OUT"
-	RC=$(g host-fold.rc) OUT= ERR=$(g host-fold.err)
+	RC=$(g host-fold.rc) OUT='' ERR=$(g host-fold.err)
 	$FOLD "$HOST_SPOOL" | fold_sum >"$D/host.fold"
 	fold_sum "$G/host-fold.out" >"$D/host-guest.fold"
 	check "an x86-64 spool read here: the guest's sp-fold folds it as the host's does ($(fold_total "$D/host-guest.fold") of $(fold_total "$D/host.fold") samples)" \
