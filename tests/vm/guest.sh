@@ -84,6 +84,11 @@ rec cmd -o $O/cmd.spl -- /w/tree 2000 cpu
 [ -x /w/pacprobe ] && /w/pacprobe >$O/pacprobe.out 2>&1
 [ -x /w/tree-pac ] && rec pac -o $O/pac.spl -- /w/tree-pac 2000 cpu
 
+# C++ exceptions in flight, from clang++ linked by lld, and Go, where
+# run.sh built them (arm64).
+[ -x /w/except ] && rec cxx -o $O/cxx.spl -- /w/except 2000
+[ -x /w/gowork ] && rec go -o $O/go.spl -- /w/gowork 1500
+
 # SIGINT to the recorder of a command (its own session, so that the
 # workload it leaves can be ended with it).
 setsid sp-record -o $O/int.spl -- /w/tree 30000 cpu 2>$O/int.err &

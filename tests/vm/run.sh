@@ -49,7 +49,7 @@ series_name() {
 # in DIR, glibc-dynamic from Debian's cross compiler, -O2 without frame
 # pointers (only CFI unwinds them) and without PAC; tree-pac is tree with
 # return addresses signed, as Debian and Ubuntu build arm64; pacprobe
-# says whether the guest signs them.
+# says whether the guest signs them; then cross_extras.
 cross_workloads() {
 	local cc=aarch64-linux-gnu-gcc f=(-O2 -g -fomit-frame-pointer -Wall -Werror -pthread) w
 	mkdir -p "$1" || return 1
@@ -57,7 +57,36 @@ cross_workloads() {
 		$cc "${f[@]}" -mbranch-protection=none -o "$1/$w" "tests/workloads/$w.c" || return 1
 	done
 	$cc "${f[@]}" -mbranch-protection=standard -o "$1/tree-pac" tests/workloads/tree.c &&
-	    $cc -O2 -Wall -Werror -o "$1/pacprobe" tests/vm/pacprobe.c
+	    $cc -O2 -Wall -Werror -o "$1/pacprobe" tests/vm/pacprobe.c || return 1
+	cross_extras "$1"
+}
+
+# cross_extras DIR: issue 27's other arm64 builds, each where its
+# toolchain can be had: except (C++ exceptions in flight,
+# tests/workloads/except.cc) by clang++ for arm64 against Debian's cross
+# libstdc++, linked by lld, which packs its segments; gowork (Go,
+# GOARCH=arm64, its std built once into build/vm/go-arm64).  Where apt
+# cannot install a toolchain, DIR/NAME.why says "skip REASON"; a build
+# that fails, "fail REASON".
+cross_extras() {
+	local d gw
+	d=$(readlink -f "$1") gw=$(readlink -f "$1")/gowork-src
+	rm -f "$d"/*.why
+	if ! need clang++ clang || ! need ld.lld lld || ! need aarch64-linux-gnu-g++ g++-aarch64-linux-gnu; then
+		echo "skip clang++, ld.lld or the arm64 libstdc++ of g++-aarch64-linux-gnu is absent, and apt could not install it" >"$d/except.why"
+	elif ! clang++ --target=aarch64-linux-gnu -O2 -g -fomit-frame-pointer -fuse-ld=lld \
+	    -o "$d/except" tests/workloads/except.cc >"$d/except.log" 2>&1; then
+		echo "fail clang++ --target=aarch64-linux-gnu -fuse-ld=lld (see $d/except.log)" >"$d/except.why"
+	fi
+	if ! need go golang-go; then
+		echo "skip the go tool is absent and golang-go could not be installed" >"$d/gowork.why"
+	elif ! { rm -rf "$gw" && cp -r tests/workloads/gowork "$gw" &&
+	    env -C "$gw" GOCACHE="$PWD/$VM/go-arm64/cache" GOPATH="$PWD/$VM/go-arm64/path" \
+	    GOFLAGS=-mod=mod GOPROXY=off GOTOOLCHAIN=local GOOS=linux GOARCH=arm64 \
+	    CGO_ENABLED=0 go build -o "$d/gowork" .; } >"$d/gowork.log" 2>&1; then
+		echo "fail go build with GOARCH=arm64 (see $d/gowork.log)" >"$d/gowork.why"
+	fi
+	return 0
 }
 
 # arch_ready ARCH: makes ready what ARCH's guests need, once a run: qemu,
@@ -84,7 +113,7 @@ arch_ready() {
 			why="skip no aarch64-linux-gnu-gcc, and apt could not install gcc-aarch64-linux-gnu (root and apt needed)"
 		elif [ ! -x "$ABIN/sp-record" ] || [ ! -x "$ABIN/sp-dump" ] || [ ! -x "$ABIN/sp-fold" ]; then
 			why="skip no $ABIN/sp-record, sp-dump and sp-fold: ninja aarch64 builds them"
-		elif ! cross_workloads "$TMP/aarch64" >"$TMP/aarch64.log" 2>&1; then
+		elif ! cross_workloads "$XW" >"$TMP/aarch64.log" 2>&1; then
 			why="fail cross-compile the arm64 workloads (see $TMP/aarch64.log)"
 		elif ! host_spool "$HOST_SPOOL" >"$TMP/host-spool.log" 2>&1; then
 			why="fail record and symbolize an x86-64 spool here for the arm64 guests (see $TMP/host-spool.log)"
@@ -102,7 +131,8 @@ arch_ready() {
 	return 1
 }
 ABIN=build/aarch64/bin
-HOST_SPOOL=$TMP/aarch64/host.spl
+XW=$TMP/aarch64		# the arm64 workloads, their builds' logs and *.why
+HOST_SPOOL=$XW/host.spl
 
 # host_spool SPOOL: tree-O2 recorded here for 300 ms of CPU, symbolized:
 # the x86-64 spool the arm64 guests read with their own tools.
@@ -154,8 +184,8 @@ initramfs() {
 		cp $W/tree-O2 "$r/w/tree" && cp $W/forker $W/offcpu "$r/w/" || return 1
 	else
 		bin=$ABIN
-		for w in tree tree-pac forker offcpu pacprobe; do
-			cp "$TMP/aarch64/$w" "$r/w/" || return 1
+		for w in tree tree-pac forker offcpu pacprobe except gowork; do
+			[ -e "$XW/$w.why" ] || cp "$XW/$w" "$r/w/" || return 1
 		done
 		cp "$HOST_SPOOL" "$r/w/host.spl" && cp $ABIN/sp-fold "$r/bin/" || return 1
 	fi
