@@ -1,10 +1,19 @@
-# What tests/vm/run.sh fetches through apt: qemu (installed), busybox-static
-# and Debian's cloud kernels (downloaded into build/vm/, never installed).
-# The other suites' indexes live in a private apt directory whose sources
-# are the machine's own Debian archive and security URIs with the suites
-# swapped; apt checks them against Debian's keyring as usual.
+# What tests/vm/run.sh fetches through apt: qemu and the cross compiler
+# (installed), busybox-static and Debian's kernels (downloaded into
+# build/vm/, never installed).  The other suites' and architectures'
+# indexes live in private apt directories, one per architecture, whose
+# sources are the machine's own Debian archive and security URIs with the
+# suites swapped; apt checks them against Debian's keyring as usual.  The
+# machine's dpkg is not told of a foreign architecture: only
+# `apt-get download` and dpkg-deb run on the arm64 packages.
 
 VM_APT=$PWD/$VM/apt	# absolute: apt-get download runs elsewhere
+
+# vapt_dir ARCH: the private apt directory of ARCH: amd64's is
+# build/vm/apt as it always was, another's build/vm/apt-ARCH.
+vapt_dir() {
+	if [ "$1" = amd64 ]; then echo "$VM_APT"; else echo "$VM_APT-$1"; fi
+}
 
 # apt_sources: "URI SUITE" for each deb source of the machine's apt
 # configuration, one-line (.list) and deb822 (.sources) files alike.
@@ -32,22 +41,26 @@ apt_sources() {
 	done
 }
 
-# vapt PROGRAM ARGS...: apt-get or apt-cache on the private directory.
+# vapt ARCH PROGRAM ARGS...: apt-get or apt-cache on ARCH's private
+# directory, with ARCH as apt's only architecture.
 vapt() {
-	local p=$1
-	shift
-	"$p" -q -o Dir::Etc::sourcelist="$VM_APT/sources.list" \
-	    -o Dir::Etc::sourceparts="$VM_APT/parts" -o Dir::State::Lists="$VM_APT/lists" \
-	    -o Dir::Cache="$VM_APT/cache" -o Dir::State::status="$VM_APT/status" \
-	    -o APT::Architecture=amd64 -o APT::Architectures=amd64 \
+	local a=$1 p=$2 d
+	d=$(vapt_dir "$a")
+	shift 2
+	"$p" -q -o Dir::Etc::sourcelist="$d/sources.list" \
+	    -o Dir::Etc::sourceparts="$d/parts" -o Dir::State::Lists="$d/lists" \
+	    -o Dir::Cache="$d/cache" -o Dir::State::status="$d/status" \
+	    -o APT::Architecture="$a" -o APT::Architectures="$a" \
 	    -o APT::Sandbox::User=root "$@"
 }
 
-# apt_setup SUITE...: the private directory's sources (each SUITE from
-# the machine's Debian archive, SUITE-security from its security
+# apt_setup ARCH SUITE...: ARCH's private directory's sources (each SUITE
+# from the machine's Debian archive, SUITE-security from its security
 # archive) and indexes.  Says why and fails where it cannot.
 apt_setup() {
-	local code arch sec key s
+	local a=$1 code arch sec key s d
+	shift
+	d=$(vapt_dir "$a")
 	code=$(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-}")
 	arch=$(apt_sources | awk -v c="$code" '$2 == c { print $1; exit }')
 	sec=$(apt_sources | awk -v c="$code-security" '$2 == c { print $1; exit }')
@@ -57,48 +70,57 @@ apt_setup() {
 	fi
 	key=/usr/share/keyrings/debian-archive-keyring.gpg
 	[ -r "$key" ] && key="[signed-by=$key] " || key=
-	mkdir -p "$VM_APT/lists/partial" "$VM_APT/cache/archives/partial" "$VM_APT/parts"
-	touch "$VM_APT/status"
+	mkdir -p "$d/lists/partial" "$d/cache/archives/partial" "$d/parts"
+	touch "$d/status"
 	for s in "$@"; do
 		echo "deb $key$arch $s main"
 		[ -z "$sec" ] || echo "deb $key$sec $s-security main"
-	done >"$VM_APT/sources.list"
-	vapt apt-get update >"$VM/apt.log" 2>&1 ||
-	    { echo "apt-get update of the private sources failed (build/vm/apt.log)"; return 1; }
+	done >"$d/sources.list"
+	vapt "$a" apt-get update >>"$VM/apt.log" 2>&1 ||
+	    { echo "apt-get update of the private $a sources failed (build/vm/apt.log)"; return 1; }
 }
 
-# fetch_kernel SERIES: "IMAGE VERSION": the image package of the newest
-# linux-image-cloud-amd64 of SERIES (5.10, 6.1, 6.12) the indexes know,
+# fetch_kernel ARCH META SERIES: "IMAGE VERSION": the image package of
+# the newest version SERIES.x (5.10, 6.1, 6.12) of the metapackage META
+# (linux-image-cloud-amd64, linux-image-arm64) that ARCH's indexes know,
 # its vmlinuz extracted to $VM/kernels/IMAGE/vmlinuz (kept between runs).
+# arm64's vmlinuz is a plain Image, which qemu boots as it is.
 fetch_kernel() {
-	local v img d=$VM/kernels
-	v=$(vapt apt-cache madison linux-image-cloud-amd64 |
-	    awk -F' *[|] *' -v s="$1." 'index($2, s) == 1 { print $2 }' |
+	local a=$1 meta=$2 v img d=$VM/kernels
+	v=$(vapt "$a" apt-cache madison "$meta" |
+	    awk -F' *[|] *' -v s="$3." 'index($2, s) == 1 { print $2 }' |
 	    sort -V | tail -1)
 	[ -n "$v" ] || return 1
-	img=$(vapt apt-cache depends "linux-image-cloud-amd64=$v" |
+	img=$(vapt "$a" apt-cache depends "$meta=$v" |
 	    awk '$1 == "Depends:" && $2 ~ /^linux-image-/ { print $2; exit }')
 	[ -n "$img" ] || return 1
 	if [ ! -s "$d/$img/vmlinuz" ]; then
 		rm -rf "$d/$img" && mkdir -p "$d/$img/deb" || return 1
-		(cd "$d/$img/deb" && vapt apt-get download "$img") >>"$VM/apt.log" 2>&1 || return 1
+		(cd "$d/$img/deb" && vapt "$a" apt-get download "$img") >>"$VM/apt.log" 2>&1 || return 1
 		dpkg-deb --fsys-tarfile "$d/$img"/deb/*.deb |
 		    tar -xO --wildcards './boot/vmlinuz-*' >"$d/$img/vmlinuz.part" &&
 		    mv "$d/$img/vmlinuz.part" "$d/$img/vmlinuz" || return 1
 		rm -rf "$d/$img/deb"
 	fi
-	echo "$img $(vapt apt-cache show "$img" | awk '$1 == "Version:" { print $2; exit }')"
+	echo "$img $(vapt "$a" apt-cache show "$img" | awk '$1 == "Version:" { print $2; exit }')"
 }
 
-# fetch_busybox: the path of a static busybox (busybox-static, the newest
-# the private indexes know), extracted under $VM/busybox.
+# fetch_busybox ARCH: the path of ARCH's static busybox (busybox-static,
+# the newest ARCH's private indexes know), extracted under
+# $VM/busybox (amd64) or $VM/busybox-ARCH; /usr/bin/busybox since trixie,
+# /bin/busybox before.
 fetch_busybox() {
-	local d=$VM/busybox
-	if [ ! -x "$d/usr/bin/busybox" ]; then
-		rm -rf "$d" && mkdir -p "$d/deb" || return 1
-		(cd "$d/deb" && vapt apt-get download busybox-static) >>"$VM/apt.log" 2>&1 || return 1
-		dpkg-deb -x "$d"/deb/*.deb "$d" || return 1
-		rm -rf "$d/deb"
-	fi
-	echo "$d/usr/bin/busybox"
+	local d=$VM/busybox b
+	[ "$1" = amd64 ] || d=$VM/busybox-$1
+	for b in "$d/usr/bin/busybox" "$d/bin/busybox"; do
+		[ -x "$b" ] && { echo "$b"; return; }
+	done
+	rm -rf "$d" && mkdir -p "$d/deb" || return 1
+	(cd "$d/deb" && vapt "$1" apt-get download busybox-static) >>"$VM/apt.log" 2>&1 || return 1
+	dpkg-deb -x "$d"/deb/*.deb "$d" || return 1
+	rm -rf "$d/deb"
+	for b in "$d/usr/bin/busybox" "$d/bin/busybox"; do
+		[ -x "$b" ] && { echo "$b"; return; }
+	done
+	return 1
 }
