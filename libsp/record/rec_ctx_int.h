@@ -46,6 +46,8 @@ enum rec_counter {
 	C_EMPTY_STACKS,
 	C_TRUNCATED_STACKS,
 	C_JIT_TRUNCATED,      /* of those, ended in code with no file (JIT) */
+	C_EXEC_SAMPLES,       /* taken in an exec before the new image ran:
+	                       * the kernel's stack alone, whole */
 	C_IGNORED_USER_CALLCHAIN, /* user frames the kernel sent anyway */
 	C_UNKNOWN_MODULE,     /* user frames outside every known mapping */
 	C_MAPS_RESCANS,
@@ -139,6 +141,9 @@ struct rec_proc {
 	uint64_t listed_until;
 	uint64_t jit_cut;     /* its walks that ended in code with no file */
 	uint64_t exec_time;   /* time of its last exec (COMM record), 0 none */
+	int awaiting_exec;    /* spawned by sp-record, its first exec's COMM
+	                       * record not yet seen: its events started in
+	                       * that exec (enable_on_exec) */
 	uint64_t exited;      /* time of its EXIT record (the whole system:
 	                       * kept a while, struct rec_exited), 0 alive */
 	char exe[32];         /* its executable's name, read at the first */

@@ -425,16 +425,19 @@ on_sample(struct sp_recorder *r, const struct rec_decoded *d)
 		if (err)
 			return err;
 	}
-	/* In the kernel's exec, from its COMM record until the new image
-	 * starts, the user registers are still the old image's: an ip in
-	 * none of the new one's mappings is no frame of it (seen 1 ms after
-	 * the exec, in sp-record's own code). */
-	if (has_regs && smp->in_kernel && p->exec_time != 0 &&
-	    r->ctx.now - p->exec_time < EXEC_WINDOW_NS &&
-	    spi_rec_find_range(p, regs->r[SPI_PERF_PC]) == NULL) {
+	/* In the kernel's exec the user registers are the old image's, or
+	 * none: before the COMM record in a command sp-record spawned, whose
+	 * events the exec itself turned on (a hardware event in frequency
+	 * mode starts at a period of 1: a burst of them), and from the COMM
+	 * record until the new image starts, where an ip in none of the new
+	 * image's mappings is no frame of it (seen 1 ms after the exec, in
+	 * sp-record's own code).  The process has no user stack yet: the
+	 * kernel's is the whole stack, counted as exec_samples. */
+	if (smp->in_kernel && (p->awaiting_exec || (p->exec_time != 0 &&
+	    r->ctx.now - p->exec_time < EXEC_WINDOW_NS && (!has_regs ||
+	    spi_rec_find_range(p, regs->r[SPI_PERF_PC]) == NULL)))) {
 		has_regs = 0;
-		complete = 0;
-		r->ctx.c[C_UNW(SP_UNW_NO_REGS)]++;
+		r->ctx.c[C_EXEC_SAMPLES] += !off;
 	}
 	if (has_regs) {
 		err = user_frames(r, p, regs, &smp->stk, &n, &complete, off);

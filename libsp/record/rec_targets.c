@@ -399,8 +399,10 @@ sp_recorder_attach_exec(struct sp_recorder *r, pid_t pid,
 		return 0;
 	r->ev.at_exec = 1;
 	err = add_target(r, (uint32_t)pid);
-	if (err == 0)
+	if (err == 0) {
+		spi_rec_proc_get(r, (uint32_t)pid, 0)->awaiting_exec = 1;
 		err = open_thread(r, (uint32_t)pid);
+	}
 	if (err == 0) {
 		r->ctx.c[C_THREADS]++;
 		err = write_recording(r);

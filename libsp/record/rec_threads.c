@@ -288,6 +288,7 @@ spi_rec_on_comm(struct sp_recorder *r, const struct rec_decoded *d)
 	if (exec) {
 		spi_rec_drop_maps(&r->ctx, p); /* the old image's mappings are gone */
 		p->exec_time = r->ctx.now;
+		p->awaiting_exec = 0;
 		err = spi_rec_write_python(&r->ctx, p, 0, r->ctx.now);
 		if (err)
 			return err;

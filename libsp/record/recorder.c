@@ -52,6 +52,7 @@ static const char *const counter_names[C_FALLBACK_FIRST_] = {
 	[C_EMPTY_STACKS] = "empty_stacks",
 	[C_TRUNCATED_STACKS] = "truncated_stacks",
 	[C_JIT_TRUNCATED] = "jit_truncated_stacks",
+	[C_EXEC_SAMPLES] = "exec_samples",
 	[C_IGNORED_USER_CALLCHAIN] = "ignored_user_callchain_frames",
 	[C_UNKNOWN_MODULE] = "unknown_module_frames",
 	[C_MAPS_RESCANS] = "maps_rescans",

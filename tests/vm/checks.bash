@@ -156,25 +156,26 @@ built() {
 }
 
 # check_cxx: arm64 only: except.cc from clang++ linked by lld, its R E
-# segment packed into a page it shares: stacks complete but for a throw's
-# landing window (98 %, as tests/cli/record/unwind.sh allows), the split.
+# segment packed into a page it shares: 99 % of stacks complete (issue
+# 27's bar on arm64), the split.
 check_cxx() {
 	built except "C++ (clang++, lld)" || return
 	check "C++ (lld): lld packed the R E segment into a page it shares" \
 	    test -n "$(aarch64-linux-gnu-readelf -lW "$ROOT/w/except" |
 	        awk '$1 == "LOAD" && $8 == "E" && $2 !~ /000$/')"
 	spool_ok cxx "C++ (lld)"
-	complete cxx "C++ (lld)" 98
+	complete cxx "C++ (lld)" 99
 	work_split cxx "C++ (lld)"
 }
 
-# check_go: arm64 only: gowork (GOARCH=arm64): most samples pass through
-# its work functions, named here.
+# check_go: arm64 only: gowork (GOARCH=arm64): 99 % of stacks complete
+# (what is left: vdso calls from runtime.nanotime1, which moves sp to g0's
+# stack; issue 28), most samples through its work functions, named here.
 check_go() {
 	local n w
 	built gowork "Go (GOARCH=arm64)" || return
 	spool_ok go "Go"
-	complete go "Go" 97
+	complete go "Go" 99
 	folded go >"$D/go.fold"
 	n=$(fold_total "$D/go.fold")
 	w=$(fold_count "$D/go.fold" '(^|;)main\.(hashWork|allocWork)(;|$)')
