@@ -122,6 +122,15 @@ check_event() {
 	ev=$(spool_event cmd)
 	check "the event: the spool names $want (${ev:-none})" test "$ev" = "$want"
 	check "the event: the summary names $want" has "(event $want)" "$(g cmd.err)"
+	# cycles in frequency mode starts at a period of 1 as the command's
+	# exec turns it on: a burst of samples in the exec, counted apart
+	# and not as truncated stacks.
+	if [ "$want" = cycles ]; then
+		local ex
+		ex=$(counter "$G/cmd.spl" exec_samples)
+		check "the event: the exec's burst of cycles samples is counted as exec_samples (${ex:-none})" \
+		    test "${ex:-0}" -gt 0
+	fi
 }
 
 # check_pac: arm64 only: tree built with -mbranch-protection=standard,
