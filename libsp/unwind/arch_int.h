@@ -20,6 +20,9 @@
  *                          and the pc are among them
  *   SPI_DW_SP, SPI_DW_FP   DWARF numbers of the stack and frame pointers
  *   SPI_DW_RA              the return-address column of the CFI
+ *   SPI_WALK_NREGS         the registers a walk tracks (DWARF 0 to it - 1;
+ *                          at most SPI_CFI_NREGS): every copy of a frame
+ *                          costs them, so x86-64 keeps its 17
  *   SPI_ARCH_KERNEL_START, SPI_ARCH_KERNEL_SIZE
  *                          the kernel's addresses, which the module of
  *                          kernel frames spans

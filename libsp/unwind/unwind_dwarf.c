@@ -146,7 +146,7 @@ cfi_step(struct spi_walk *w, struct spi_frame *cur, const struct sp_cfi_row *row
 		cfa = cur->r[row->cfa_reg] + (uint64_t)row->cfa_off;
 	}
 	memset(next, 0, sizeof(*next));
-	for (i = 0; i < SPI_CFI_NREGS; i++)
+	for (i = 0; i < SPI_WALK_NREGS; i++)
 		if ((err = restore(w, cur, &row->regs[i], cfa, i, next)) != 0)
 			return err;
 	/* The CFA is the caller's stack pointer unless a rule says else. */
@@ -172,7 +172,7 @@ struct step {
 	uint8_t cfa_reg;
 	uint8_t simple;            /* 0: not in this form */
 	uint8_t signal_frame;
-	int16_t off[SPI_CFI_NREGS];
+	int16_t off[SPI_WALK_NREGS];
 };
 
 /* Whether the row's caller's stack pointer is the CFA: by default, or
@@ -193,12 +193,12 @@ compile(const struct sp_cfi_row *row, struct step *st)
 
 	memset(st, 0, sizeof(*st));
 	st->signal_frame = row->signal_frame != 0;
-	if (row->cfa_expr != NULL || row->cfa_reg >= SPI_CFI_NREGS ||
+	if (row->cfa_expr != NULL || row->cfa_reg >= SPI_WALK_NREGS ||
 	    row->cfa_off != (int32_t)row->cfa_off || !sp_is_cfa(row))
 		return;
 	st->cfa_reg = row->cfa_reg;
 	st->cfa_off = (int32_t)row->cfa_off;
-	for (i = 0; i < SPI_CFI_NREGS; i++) {
+	for (i = 0; i < SPI_WALK_NREGS; i++) {
 		const struct sp_cfi_rule *ru = &row->regs[i];
 
 		if (i == SPI_DW_SP) {
@@ -376,7 +376,7 @@ spi_unwind_dwarf(const struct sp_uregs *regs, const struct sp_ustack *stk,
     struct sp_unwind_result *res, struct sp_unwind_stats *stats)
 {
 	struct spi_walk w = { stk, regs->r[SPI_PERF_SP] };
-	struct spi_frame cur, next;
+	struct spi_frame fr[2], *cur = &fr[0], *next = &fr[1], *tmp;
 	struct sp_cfi_row row;
 	struct step st;
 	int exact = 1, cut = 0;
@@ -389,9 +389,9 @@ spi_unwind_dwarf(const struct sp_uregs *regs, const struct sp_ustack *stk,
 	row.cfa_off = 0;
 	row.regs[SPI_DW_FP].kind = SP_RULE_SAME;
 	row.regs[SPI_DW_FP].off = 0;
-	spi_arch_from_perf(regs, &cur);
+	spi_arch_from_perf(regs, cur);
 	for (;;) {
-		uint64_t pc = cur.pc - (exact ? 0 : 1);
+		uint64_t pc = cur->pc - (exact ? 0 : 1);
 		enum sp_unwind_fallback why = SP_FB_BAD_CFI;
 		int own_regs = exact, by_cfi = 0, end, err;
 
@@ -427,12 +427,12 @@ spi_unwind_dwarf(const struct sp_uregs *regs, const struct sp_ustack *stk,
 			return;
 		}
 		if (err == 0) {
-			err = row_step(&w, &cur, &st, &row, lookup, &next, &exact);
+			err = row_step(&w, cur, &st, &row, lookup, next, &exact);
 			/* The row is right; the copy ends before its slots. */
 			cut = err == -SP_ETRUNC;
 			stats->cfi_steps++;
 			by_cfi = err == 0;
-			if (err == 0 && !(next.valid & SPI_BIT(SPI_DW_RA))) {
+			if (err == 0 && !(next->valid & SPI_BIT(SPI_DW_RA))) {
 				res->complete = 1; /* RA undefined: outermost */
 				return;
 			}
@@ -447,9 +447,9 @@ spi_unwind_dwarf(const struct sp_uregs *regs, const struct sp_ustack *stk,
 			 * before the call. */
 			if (lookup->read_code != NULL && (own_regs ||
 			    (why == SP_FB_NO_CFI &&
-			    (cur.valid & SPI_BIT(SPI_DW_SP)))))
-				err = spi_arch_leaf_step(&w, &cur, lookup,
-				    cur.pc, &next, stats);
+			    (cur->valid & SPI_BIT(SPI_DW_SP)))))
+				err = spi_arch_leaf_step(&w, cur, lookup,
+				    cur->pc, next, stats);
 			exact = 0;
 		}
 		if (err) {
@@ -460,13 +460,13 @@ spi_unwind_dwarf(const struct sp_uregs *regs, const struct sp_ustack *stk,
 			 * (musl's, built static) keeps _start's 0 all along,
 			 * and a leaf in it the analysis cannot tell (_Exit's
 			 * syscall loop) is no outermost frame. */
-			if ((cur.valid & SPI_BIT(SPI_DW_FP)) &&
-			    cur.r[SPI_DW_FP] == 0 && (!own_regs ||
-			    spi_unwind_entry_stack(&w, cur.r[SPI_DW_SP]))) {
+			if ((cur->valid & SPI_BIT(SPI_DW_FP)) &&
+			    cur->r[SPI_DW_FP] == 0 && (!own_regs ||
+			    spi_unwind_entry_stack(&w, cur->r[SPI_DW_SP]))) {
 				res->complete = 1;
 				return;
 			}
-			err = spi_unwind_fp_step(&w, &cur, &next);
+			err = spi_unwind_fp_step(&w, cur, next);
 			/* Past a copy that holds the whole stack: garbage. */
 			if (err == -SP_ETRUNC && stk->whole && stk->len > 0 &&
 			    !cut)
@@ -474,7 +474,7 @@ spi_unwind_dwarf(const struct sp_uregs *regs, const struct sp_ustack *stk,
 			/* In code with no CFI, the frame pointer is no more
 			 * than data: look for the return address. */
 			if (err && why == SP_FB_NO_CFI && !cut &&
-			    spi_unwind_scan_step(&w, &cur, lookup, &next) == 0) {
+			    spi_unwind_scan_step(&w, cur, lookup, next) == 0) {
 				err = 0;
 				stats->scanned++;
 			}
@@ -488,10 +488,10 @@ spi_unwind_dwarf(const struct sp_uregs *regs, const struct sp_ustack *stk,
 		/* The analysis's, a frame record's or a scan's return address
 		 * (row_step gave a row's, or a signal frame's pc). */
 		if (!by_cfi)
-			next.pc = spi_arch_code_addr(next.r[SPI_DW_RA]);
+			next->pc = spi_arch_code_addr(next->r[SPI_DW_RA]);
 		/* A zero return address ends the stack where CFI put it
 		 * there; found by a frame pointer or a guess, it is garbage. */
-		if (next.pc == 0) {
+		if (next->pc == 0) {
 			res->complete = by_cfi;
 			res->error = by_cfi ? SP_UNW_OK : SP_UNW_BAD_RA;
 			return;
@@ -499,14 +499,16 @@ spi_unwind_dwarf(const struct sp_uregs *regs, const struct sp_ustack *stk,
 		/* The caller's stack pointer is above; the sampled frame's
 		 * (or an interrupted one's) may be the same where the return
 		 * address is still in a register (AArch64's leaves). */
-		if (!(next.valid & SPI_BIT(SPI_DW_SP)) ||
-		    next.r[SPI_DW_SP] < cur.r[SPI_DW_SP] ||
-		    (next.r[SPI_DW_SP] == cur.r[SPI_DW_SP] &&
-		    !(SPI_ARCH_RA_IN_REG && own_regs && next.pc != cur.pc))) {
+		if (!(next->valid & SPI_BIT(SPI_DW_SP)) ||
+		    next->r[SPI_DW_SP] < cur->r[SPI_DW_SP] ||
+		    (next->r[SPI_DW_SP] == cur->r[SPI_DW_SP] &&
+		    !(SPI_ARCH_RA_IN_REG && own_regs && next->pc != cur->pc))) {
 			res->error = SP_UNW_NO_PROGRESS;
 			return;
 		}
-		res->stack_used = next.r[SPI_DW_SP] - w.sp0;
+		res->stack_used = next->r[SPI_DW_SP] - w.sp0;
+		tmp = cur;
 		cur = next;
+		next = tmp;
 	}
 }

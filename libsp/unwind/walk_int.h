@@ -16,8 +16,9 @@
 #include "unwind/unwind_int.h"
 
 /*
- * A frame: its registers by DWARF number (bit i of valid: r[i] is
- * known), and its pc, kept apart from the return-address column: on
+ * A frame: its registers by DWARF number, the architecture's
+ * SPI_WALK_NREGS of them (a CFI row's rules for others are not followed;
+ * bit i of valid: r[i] is known), and its pc, kept apart from the return-address column: on
  * x86-64 that column is no register and the two are one, but AArch64's
  * is x30, which in the sampled frame holds the caller's return address
  * while pc is elsewhere.  A step gives the caller's pc as the column's
@@ -26,7 +27,7 @@
  * at the caller's stack pointer, as on AArch64), not its value.
  */
 struct spi_frame {
-	uint64_t r[SPI_CFI_NREGS];
+	uint64_t r[SPI_WALK_NREGS];
 	uint64_t valid;
 	uint64_t pc;
 	int sp_guess;

@@ -32,7 +32,9 @@ enum aarch64_reg {
 #define SPI_DW_SP AARCH64_SP
 #define SPI_DW_FP AARCH64_FP
 #define SPI_DW_RA AARCH64_LR
-_Static_assert(AARCH64_PC < SPI_CFI_NREGS, "a CFI row holds AArch64's registers");
+/* A walk tracks x0-x30, sp and pc. */
+#define SPI_WALK_NREGS AARCH64_REG_COUNT
+_Static_assert(SPI_WALK_NREGS <= SPI_CFI_NREGS, "a CFI row holds AArch64's registers");
 
 /* A call (bl, blr) leaves the return address in x30. */
 #define SPI_ARCH_RA_IN_REG 1

@@ -41,7 +41,10 @@ enum x86_64_dw {
 #define SPI_DW_FP X86_64_DW_RBP
 #define SPI_DW_RA X86_64_DW_RA
 /* A row (dwarf/cfi_int.h) holds every register the walk reads. */
-_Static_assert(X86_64_DW_RA < SPI_CFI_NREGS, "a CFI row holds x86-64's registers");
+/* A walk tracks rax-r15 and the return address: every register CFI
+ * moves on x86-64 (vector registers never matter). */
+#define SPI_WALK_NREGS (X86_64_DW_RA + 1)
+_Static_assert(SPI_WALK_NREGS <= SPI_CFI_NREGS, "a CFI row holds x86-64's registers");
 /* A call pushes the return address; it is as it is. */
 #define SPI_ARCH_RA_IN_REG 0
 /* push rbp, right after the call pushed the return address. */
