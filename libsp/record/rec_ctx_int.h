@@ -62,6 +62,7 @@ enum rec_counter {
 	C_LEAF_INSN,          /* leaves without CFI unwound by analysis */
 	C_LEAF_INSN_UNKNOWN,  /* leaves the analysis could not tell */
 	C_SCANNED,            /* frames found by a stack scan (JIT code) */
+	C_SIGNAL_FRAMES,      /* interrupted frames read from signal frames */
 	C_STACK_BYTES,        /* the stack copy's size in use (it may change
 	                       * once or twice without -s: recorder.c) */
 	C_STACK_SWITCHES,     /* changes of that size */

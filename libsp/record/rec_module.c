@@ -341,8 +341,10 @@ vdso_cfi(struct rec_ctx *r, uint32_t pid, struct rec_range *range,
 				memcpy(r->vdso_id, id, n);
 				r->vdso_id_len = (uint8_t)n;
 			}
-			if (spi_cfi_table_open(ef, &r->vdso) == 0)
+			if (spi_cfi_table_open(ef, &r->vdso) == 0) {
+				spi_cfi_table_find_sigreturn(r->vdso);
 				count_cfi(r, r->vdso);
+			}
 			if (r->bundle != NULL && r->vdso_id_len > 0)
 				keep_vdso(r, image, len);
 		}

@@ -287,6 +287,7 @@ user_frames(struct sp_recorder *r, struct rec_proc *p,
 	r->ctx.c[C_LEAF_INSN] += st.leaf_insn;
 	r->ctx.c[C_LEAF_INSN_UNKNOWN] += st.leaf_insn_unknown;
 	r->ctx.c[C_SCANNED] += st.scanned;
+	r->ctx.c[C_SIGNAL_FRAMES] += st.signal_frames;
 	for (i = 0; i < SP_FB_KINDS_; i++)
 		r->ctx.c[C_FALLBACK_FIRST_ + i] += st.fallbacks[i];
 	for (i = 0; i < res.n; i++) {

@@ -67,6 +67,7 @@ static const char *const counter_names[C_FALLBACK_FIRST_] = {
 	[C_LEAF_INSN] = "leaf_insn_analysed",
 	[C_LEAF_INSN_UNKNOWN] = "leaf_insn_unknown",
 	[C_SCANNED] = "unwind_scanned",
+	[C_SIGNAL_FRAMES] = "unwind_signal_frames",
 	[C_STACK_BYTES] = "stack_bytes",
 	[C_STACK_SWITCHES] = "stack_switches",
 	[C_OFF_CPU] = "off_cpu_samples",

@@ -35,6 +35,7 @@ struct sp_cfi_table {
 	size_t refused;          /* CFI sections past a bound, not read */
 	struct { uint64_t lo, hi; } ends[SP_CFI_STACK_ENDS_MAX];
 	size_t nends;            /* functions where the stack switches */
+	uint64_t sig_lo, sig_hi; /* the kernel's signal trampoline, if any */
 };
 
 /*
@@ -231,6 +232,31 @@ spi_cfi_table_stack_end(const struct sp_cfi_table *t, uint64_t pc)
 		if (pc >= t->ends[i].lo && pc < t->ends[i].hi)
 			return 1;
 	return 0;
+}
+
+/* The vdso's signal trampolines, by name: arm64's (x86-64's vdso has
+ * none; glibc's __restore_rt has CFI for every register). */
+static const char *const sigreturns[] = { "__kernel_rt_sigreturn" };
+
+void
+spi_cfi_table_find_sigreturn(struct sp_cfi_table *t)
+{
+	struct sp_elf_syms *syms;
+	size_t i;
+
+	if (spi_elf_syms_load(t->file, &syms) != 0)
+		return;
+	for (i = 0; i < sizeof(sigreturns) / sizeof(sigreturns[0]); i++)
+		if (spi_elf_syms_named(syms, sigreturns[i], &t->sig_lo,
+		    &t->sig_hi) == 0)
+			break;
+	spi_elf_syms_free(syms);
+}
+
+int
+spi_cfi_table_sigreturn(const struct sp_cfi_table *t, uint64_t pc)
+{
+	return pc >= t->sig_lo && pc < t->sig_hi;
 }
 
 void

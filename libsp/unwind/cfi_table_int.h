@@ -62,6 +62,17 @@ int spi_cfi_table_empty(const struct sp_cfi_table *t);
  */
 int spi_cfi_table_stack_end(const struct sp_cfi_table *t, uint64_t pc);
 
+/*
+ * Looks up the kernel's signal trampoline in t's symbols
+ * (__kernel_rt_sigreturn, arm64's vdso: its CFI, where there is any,
+ * skips the interrupted frame), for spi_cfi_table_sigreturn.  For the
+ * vdso's table only: it loads the file's symbols.
+ */
+void spi_cfi_table_find_sigreturn(struct sp_cfi_table *t);
+
+/* Whether ELF address pc lies in that trampoline: 1 or 0. */
+int spi_cfi_table_sigreturn(const struct sp_cfi_table *t, uint64_t pc);
+
 /* What a table holds, for counters and tests. */
 struct spi_cfi_table_stats {
 	size_t hdr_entries;       /* .eh_frame_hdr's table, when used */

@@ -295,11 +295,12 @@ cache_slot(struct sp_unwind_cache *c, const struct sp_cfi_table *t,
 
 /* Finds the row for pc, as a simple step (from the cache when it is
  * there) or else a whole row; on failure says which fallback it is.
- * *end: whether pc is in a function where the stack began or switched. */
+ * *end: whether pc is in a function where the stack began or switched
+ * (1), or the frame's own pc, at, in the kernel's signal trampoline (2). */
 static int
-row_for(const struct sp_unwind_lookup *lk, uint64_t pc, struct step *st,
-    struct sp_cfi_row *row, enum sp_unwind_fallback *why, int *end,
-    struct sp_unwind_stats *stats)
+row_for(const struct sp_unwind_lookup *lk, uint64_t pc, uint64_t at,
+    struct step *st, struct sp_cfi_row *row, enum sp_unwind_fallback *why,
+    int *end, struct sp_unwind_stats *stats)
 {
 	const struct sp_cfi_table *t = NULL;
 	struct cache_slot *cs = NULL;
@@ -311,8 +312,11 @@ row_for(const struct sp_unwind_lookup *lk, uint64_t pc, struct step *st,
 		*why = SP_FB_NO_MODULE;
 		return err;
 	}
+	/* *end: 1, the stack began or switched here; 2, the frame at (its
+	 * return address, not rewound) is the kernel's signal trampoline. */
 	if (t != NULL)
-		*end = spi_cfi_table_stack_end(t, pc - bias);
+		*end = spi_cfi_table_stack_end(t, pc - bias) ? 1 :
+		    spi_cfi_table_sigreturn(t, at - bias) ? 2 : 0;
 	if (t == NULL || spi_cfi_table_empty(t)) {
 		*why = SP_FB_NO_CFI;
 		return -SP_ENOTFOUND;
@@ -344,7 +348,7 @@ row_for(const struct sp_unwind_lookup *lk, uint64_t pc, struct step *st,
 static int
 row_step(struct spi_walk *w, struct spi_frame *cur, const struct step *st,
     const struct sp_cfi_row *row, const struct sp_unwind_lookup *lk,
-    struct spi_frame *next, int *exact)
+    struct spi_frame *next, int *exact, struct sp_unwind_stats *stats)
 {
 	int err;
 
@@ -354,6 +358,7 @@ row_step(struct spi_walk *w, struct spi_frame *cur, const struct step *st,
 	 * alone). */
 	if (st->signal_frame && spi_arch_signal_step(w, cur, lk, next) == 0) {
 		*exact = 1;
+		stats->signal_frames++;
 		return 0;
 	}
 	if (st->simple) {
@@ -393,18 +398,19 @@ spi_unwind_dwarf(const struct sp_uregs *regs, const struct sp_ustack *stk,
 	for (;;) {
 		uint64_t pc = cur->pc - (exact ? 0 : 1);
 		enum sp_unwind_fallback why = SP_FB_BAD_CFI;
-		int own_regs = exact, by_cfi = 0, end, err;
+		int own_regs = exact, by_cfi = 0, sig, end, err;
 
 		if (res->n == max) {
 			res->error = SP_UNW_DEPTH;
 			return;
 		}
-		err = row_for(lookup, pc, &st, &row, &why, &end, stats);
+		err = row_for(lookup, pc, cur->pc, &st, &row, &why, &end, stats);
 		/* The sample's pc after a syscall that ends its FDE: the
 		 * syscall's row (it moves no register the CFI tracks). */
 		if (err && why == SP_FB_NO_FDE && res->n == 0 &&
 		    spi_arch_after_syscall(lookup, pc) &&
-		    row_for(lookup, pc - 1, &st, &row, &why, &end, stats) == 0)
+		    row_for(lookup, pc - 1, cur->pc, &st, &row, &why, &end,
+		    stats) == 0)
 			err = 0;
 		/* A return address in no executable mapping is no frame: a
 		 * step read garbage.  (The leaf's pc is one: a JIT's code
@@ -422,12 +428,23 @@ spi_unwind_dwarf(const struct sp_uregs *regs, const struct sp_ustack *stk,
 			ips[res->n - 1] = pc + 1;
 		/* Its caller is on another stack (Go's g0): the end of this
 		 * one, unless the sample is in it (still on the first). */
-		if (end && res->n > 1) {
+		if (end == 1 && res->n > 1) {
 			res->complete = 1;
 			return;
 		}
-		if (err == 0) {
-			err = row_step(&w, cur, &st, &row, lookup, next, &exact);
+		/* The kernel's signal trampoline, whatever CFI it has (arm64's
+		 * vdso has none, or a frame record's that skips the
+		 * interrupted frame): the interrupted registers, read from the
+		 * signal frame; the trampoline's frame is its own address. */
+		sig = end == 2 && spi_arch_signal_step(&w, cur, lookup, next) == 0;
+		if (sig) {
+			stats->signal_frames++;
+			ips[res->n - 1] = cur->pc;
+			exact = 1;
+			err = 0;
+		} else if (err == 0) {
+			err = row_step(&w, cur, &st, &row, lookup, next, &exact,
+			    stats);
 			/* The row is right; the copy ends before its slots. */
 			cut = err == -SP_ETRUNC;
 			stats->cfi_steps++;
@@ -487,7 +504,7 @@ spi_unwind_dwarf(const struct sp_uregs *regs, const struct sp_ustack *stk,
 		}
 		/* The analysis's, a frame record's or a scan's return address
 		 * (row_step gave a row's, or a signal frame's pc). */
-		if (!by_cfi)
+		if (!by_cfi && !sig)
 			next->pc = spi_arch_code_addr(next->r[SPI_DW_RA]);
 		/* A zero return address ends the stack where CFI put it
 		 * there; found by a frame pointer or a guess, it is garbage. */

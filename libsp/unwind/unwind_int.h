@@ -118,6 +118,8 @@ struct sp_unwind_stats {
 	uint64_t leaf_insn_unknown; /* leaves it could not tell */
 	uint64_t scanned;           /* frames in code with no CFI whose return
 	                             * address a stack scan found */
+	uint64_t signal_frames;     /* interrupted frames read from the
+	                             * kernel's signal frame (arm64) */
 };
 
 /*
