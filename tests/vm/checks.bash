@@ -357,12 +357,37 @@ check_limits() {
 	fi
 }
 
+# check_signal: sigspin's samples in its handler unwind through the
+# signal frame into wait_loop, which the signal interrupted, and main
+# (arm64's vdso gives __kernel_rt_sigreturn CFI from a frame record that
+# skips the interrupted frame: the recorder reads the sigcontext).
+check_signal() {
+	local n k
+	spool_ok sig "signal frame"
+	complete sig "signal frame"
+	folded sig >"$D/sig.fold"
+	read -r n k < <(fold_count "$D/sig.fold" '(^|;)handler_spin(;|$)' \
+	    '(^|;)main;wait_loop;.*handler;handler_spin(;|$)')
+	check "signal frame: samples in the handler reach wait_loop and main below it ($k of $n)" \
+	    test "${n:-0}" -gt 100 -a "$((${k:-0} * 100))" -ge "$((${n:-0} * 99))"
+	# arm64: the interrupted frame read from the kernel's sigcontext at
+	# __kernel_rt_sigreturn (x86-64: glibc's __restore_rt has CFI for
+	# every register and needs none).
+	if [ "$ARCH" = arm64 ]; then
+		local f
+		f=$(counter "$G/sig.spl" unwind_signal_frames)
+		check "signal frame: the handler's samples read the interrupted frame from the sigcontext (${f:-0} of $n)" \
+		    test "$((${f:-0} * 100))" -ge "$((${n:-0} * 99))" -a "${n:-0}" -gt 0
+	fi
+}
+
 # guest_checks OUT ROOT SCRATCH ARCH PMU: every check of one guest's
 # results.
 guest_checks() {
 	G=$1 ROOT=$2 D=$3 ARCH=$4 PMU=$5
 	check_command
 	check_event
+	check_signal
 	[ "$ARCH" != arm64 ] || check_pac
 	[ "$ARCH" != arm64 ] || check_cxx
 	[ "$ARCH" != arm64 ] || check_go

@@ -79,6 +79,9 @@ echo "$paranoid" >$O/paranoid
 # A command: tree's split, complete stacks, nothing lost at 1 kHz.
 rec cmd -o $O/cmd.spl -- /w/tree 2000 cpu
 
+# Through a signal frame: a handler that spins, interrupting wait_loop.
+rec sig -o $O/sig.spl -- /w/sigspin 1000
+
 # The same from a build with return addresses signed (arm64's PAC), where
 # the guest has one.
 [ -x /w/pacprobe ] && /w/pacprobe >$O/pacprobe.out 2>&1
