@@ -231,7 +231,7 @@ tool_name() { case $1 in sp) echo sp-record ;; dwarf) echo "perf dwarf" ;; fp) e
 
 # --- the guest ---------------------------------------------------------------------
 start=$SECONDS
-read -r arch suite meta ver pmu < <(series_info "$SER")
+read -r _ _ meta ver pmu < <(series_info "$SER")
 arch_ready amd64 || die "the host's side: ${WHY_ARCH[amd64]}"
 arch_ready arm64 || die "the arm64 side: ${WHY_ARCH[arm64]}"
 k=$(fetch_kernel arm64 "$meta" "$ver") || die "fetch the newest $meta $ver.x (see $VM/apt.log)"
