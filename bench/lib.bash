@@ -60,3 +60,93 @@ rec_count() {
 		    awk -v n="$3 events:" 'index($0, n) { print $3; exit }'
 	fi
 }
+
+# stats: folded stacks (root first, ';'-separated, a space and the count
+# last; names may hold spaces) on stdin; prints "samples complete
+# unnamed frames" on its first line, then "count<TAB>leaf" per leaf.
+# The rules are in the header of bench/realworld.sh.
+stats() {
+	awk 'function unnamed(f) { return f == "[unknown]" || f ~ /^0x[0-9a-f]+$/ ||
+	    f ~ /\+0x[0-9a-f]+$/ }
+	{
+		n = $NF
+		s = substr($0, 1, length($0) - length(n) - 1)
+		k = split(s, f, ";")
+		for (i = 1; i <= k; i++)
+			sub(/_\[k\]$/, "", f[i])	# sp-fold marks kernel frames
+		samples += n
+		r = f[1]
+		sub(/\.abi0$/, "", r)
+		if (r ~ /^(_start|__libc_start_main(_impl)?|__libc_start_call_main|(__|__GI___)?clone3?|start_thread)$/ ||
+		    r ~ /^runtime\.(goexit|mstart|systemstack|rt0_go|morestack|mcall|asmcgocall|sigtramp)$/ ||
+		    (unnamed(r) && k > 1 && f[2] ~ /^__libc_start_main(_impl)?$/))
+			complete += n
+		for (i = 1; i <= k; i++) {
+			if (f[i] == "[truncated]")
+				continue
+			frames += n
+			if (unnamed(f[i]))
+				bad += n
+		}
+		leaf[f[k]] += n
+	}
+	END {
+		print samples + 0, complete + 0, bad + 0, frames + 0
+		for (l in leaf)
+			printf "%d\t%s\n", leaf[l], l
+	}'
+}
+
+# perf_fold: perf script -F comm,pid,tid,ip,sym,dso on stdin, folded stacks
+# (root first, as sp-fold prints them) on stdout.  A sample is a paragraph:
+# a header line, then its callchain leaf first, one "IP SYM (DSO)" line per
+# frame, "(inlined)" for DSO on an inline frame.  Written for this bench.
+# For some addresses (most of Rust's) perf prints the function's symbol
+# first, then the inline chain at the same IP, innermost first, ending
+# with the function itself under its DWARF name (rtree::unit, then
+# search_node ... unit): that symbol line is a duplicate and is dropped,
+# so that the leaf is the innermost inline function, as where perf puts
+# the symbol last (glibc's) and as sp-fold does.
+perf_fold() {
+	awk 'BEGIN { RS = ""; FS = "\n" }
+	{
+		k = 0
+		for (i = 2; i <= NF; i++) {	# leaf first
+			line = $i
+			sub(/^[ \t]+/, "", line)
+			ip = line
+			sub(/ .*/, "", ip)
+			sym = substr(line, length(ip) + 2)
+			dso = ""
+			if (match(sym, / \([^()]*\)$/)) {
+				dso = substr(sym, RSTART + 2, RLENGTH - 3)
+				sym = substr(sym, 1, RSTART - 1)
+			}
+			k++
+			fip[k] = ip; fsym[k] = sym; fdso[k] = dso
+		}
+		s = ""
+		last = ""
+		for (i = k; i >= 1; i--) {	# root first
+			ip = fip[i]; sym = fsym[i]; dso = fdso[i]
+			if (dso != "inlined" && i < k && fip[i + 1] == ip && fdso[i + 1] == "inlined")
+				continue
+			if (dso ~ /^\[kernel/ || dso ~ /\.ko$/ || (ip ~ /^ffff/ && length(ip) == 16)) {
+				if (last == "[kernel]")
+					continue
+				sym = "[kernel]"
+			} else if (sym == "[unknown]" || sym == "") {
+				m = dso
+				sub(/.*\//, "", m)
+				sym = (dso == "" || dso == "[unknown]") ? "0x" ip : m "+0x" ip
+			}
+			gsub(/;/, ":", sym)
+			s = s (s == "" ? "" : ";") sym
+			last = sym
+		}
+		if (s == "")
+			s = "[unknown]"	# a sample without a chain
+		c[s]++
+	}
+	END { for (s in c) print s, c[s] }'
+}

@@ -10,7 +10,7 @@
 # Prints a line per kernel with its package and version, then "N passed,
 # N failed" (", N skipped"); exits 1 if anything failed.  Logs and spools
 # are in build/test-tmp/vm-run/SERIES/, downloads in build/vm/.
-. "$(dirname "$0")/../cli/lib.bash"
+. "$(dirname "${BASH_SOURCE[0]}")/../cli/lib.bash"
 VM=build/vm
 . tests/vm/fetch.bash
 . tests/vm/checks.bash
@@ -176,8 +176,7 @@ guest_libs() {
 # initramfs ARCH DIR: DIR/root (the guest's files, also the sysroot sp-sym
 # reads them from) and DIR/initrd.gz, packed by the host's busybox cpio.
 initramfs() {
-	local r=$2/root bb bin w
-	bb=$(realpath "${BB_ARCH[amd64]}")
+	local r=$2/root bin w
 	rm -rf "$r" && mkdir -p "$r"/{bin,etc,w,proc,sys,dev,tmp} || return 1
 	if [ "$1" = amd64 ]; then
 		bin=$BIN
@@ -194,12 +193,19 @@ initramfs() {
 	guest_libs "$1" "$r" || return 1
 	printf 'root:x:0:0::/:/bin/sh\nuser:x:1000:1000::/tmp:/bin/sh\n' >"$r/etc/passwd"
 	printf 'root:x:0:\nuser:x:1000:\n' >"$r/etc/group"
-	(cd "$r" && find . | "$bb" cpio -o -H newc 2>/dev/null) |
-	    gzip -1 >"$2/initrd.gz"
+	pack "$2"
 }
 
-# boot ARCH PMU VMLINUZ DIR: runs the guest, 300 s at most; its console in
-# DIR/console.log, what it sent in DIR/out/.  Fails when nothing came
+# pack DIR: DIR/root packed into DIR/initrd.gz by the host's busybox cpio.
+pack() {
+	local bb
+	bb=$(realpath "${BB_ARCH[amd64]}") || return 1
+	(cd "$1/root" && find . | "$bb" cpio -o -H newc 2>/dev/null) |
+	    gzip -1 >"$1/initrd.gz"
+}
+
+# boot ARCH PMU VMLINUZ DIR: runs the guest, VM_TIMEOUT s (300) at most;
+# its console in DIR/console.log, what it sent in DIR/out/.  Fails when nothing came
 # back whole.  x86-64 sends on its second 16550 (ttyS1); arm64's virt
 # board has one PL011 (ttyAMA0, the console) and gets a PCI 16550 (ttyS0,
 # 8250_pci is built into Debian's kernel).  arm64's PAC uses qemu's
@@ -220,7 +226,7 @@ boot() {
 		q+=(-chardev "file,id=results,path=$d/results.log" -device pci-serial,chardev=results)
 		q+=(-append "console=ttyAMA0 panic=-1 quiet stackpulse.port=/dev/ttyS0")
 	fi
-	timeout 300 "${q[@]}" -accel tcg -m 512 -smp 1 \
+	timeout "${VM_TIMEOUT:-300}" "${q[@]}" -accel tcg -m 512 -smp 1 \
 	    -display none -monitor none -no-reboot \
 	    -kernel "$3" -initrd "$d/initrd.gz" >"$d/qemu.log" 2>&1
 	echo $? >"$d/qemu.rc"
@@ -275,6 +281,8 @@ tally() {
 	    END { print p + 0, f + 0, s + 0 }' "$1"
 }
 
+# Sourced (bench/arm64.sh): the functions above, not the matrix.
+[ "${BASH_SOURCE[0]}" = "$0" ] || return 0
 t0=$SECONDS
 total_p=0 total_f=0 total_s=0
 # Every guest's initramfs is packed by the host's (amd64) busybox.
