@@ -114,6 +114,18 @@ for m in pid stop; do
 	finish $m-target
 done
 
+# -p on a process blocked in epoll_wait: without --stop the call goes on
+# (it prints "timeout"), --stop interrupts it (EINTR), as documented.
+for m in wait waitstop; do
+	opt=
+	[ $m = waitstop ] && opt=--stop
+	/w/waiter 3 >$O/$m-target.out 2>&1 &
+	bg=$!
+	sleep 0.5
+	rec $m -p $bg $opt -d 0.5 -o $O/$m.spl
+	wait $bg
+done
+
 # A command's children.
 rec children -o $O/children.spl -- /w/forker 2 400
 
