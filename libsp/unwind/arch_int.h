@@ -51,13 +51,13 @@
 /* The sampled registers (perf's order) as the leaf frame's (DWARF's). */
 void spi_arch_from_perf(const struct sp_uregs *in, struct spi_frame *f);
 
-/* A signal frame returned into (its row has the CIE's 'S'), at cur: the
- * interrupted frame's registers, read from the signal frame the kernel
- * pushed, with next->pc exact.  0, or -SP_ENOTFOUND to step by the row
- * as for any frame (x86-64: glibc's __restore_rt's CFI restores every
- * register). */
+/* cur is in the kernel's signal trampoline (the vdso's, found by name:
+ * spi_cfi_table_sigreturn): the interrupted frame's registers, read from
+ * the signal frame the kernel pushed, with next->pc exact.  0, or
+ * -SP_ENOTFOUND to step as for any frame (x86-64 has no such trampoline:
+ * glibc's __restore_rt's CFI restores every register). */
 int spi_arch_signal_step(const struct spi_walk *w, const struct spi_frame *cur,
-    const struct sp_unwind_lookup *lk, struct spi_frame *next);
+    struct spi_frame *next);
 
 /* Whether the instruction before pc is a system call: a sample taken in
  * one has its user pc after it, which may be past the function's CFI. */

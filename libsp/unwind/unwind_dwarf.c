@@ -343,24 +343,14 @@ row_for(const struct sp_unwind_lookup *lk, uint64_t pc, uint64_t at,
 	return err;
 }
 
-/* One step by CFI: the caller's registers, and whether its pc is exact
- * (a signal frame's interrupted pc) in *exact. */
+/* One step by CFI: the caller's registers; its pc is exact after a
+ * signal frame's row (the interrupted pc: glibc's __restore_rt). */
 static int
 row_step(struct spi_walk *w, struct spi_frame *cur, const struct step *st,
-    const struct sp_cfi_row *row, const struct sp_unwind_lookup *lk,
-    struct spi_frame *next, int *exact, struct sp_unwind_stats *stats)
+    const struct sp_cfi_row *row, struct spi_frame *next)
 {
 	int err;
 
-	*exact = 0;
-	/* A signal frame returned into: the interrupted context, where the
-	 * architecture reads it whole (AArch64's vdso CFI gives x29 and x30
-	 * alone). */
-	if (st->signal_frame && spi_arch_signal_step(w, cur, lk, next) == 0) {
-		*exact = 1;
-		stats->signal_frames++;
-		return 0;
-	}
 	if (st->simple) {
 		anchor_sp(cur, st->cfa_reg, st->cfa_off,
 		    (st->saved & SPI_BIT(SPI_DW_FP)) != 0, st->off[SPI_DW_FP]);
@@ -371,7 +361,6 @@ row_step(struct spi_walk *w, struct spi_frame *cur, const struct step *st,
 	next->sp_guess = 0;
 	if (err == 0 && (next->valid & SPI_BIT(SPI_DW_RA)))
 		next->pc = spi_arch_code_addr(next->r[SPI_DW_RA]);
-	*exact = st->signal_frame;
 	return err;
 }
 
@@ -436,15 +425,15 @@ spi_unwind_dwarf(const struct sp_uregs *regs, const struct sp_ustack *stk,
 		 * vdso has none, or a frame record's that skips the
 		 * interrupted frame): the interrupted registers, read from the
 		 * signal frame; the trampoline's frame is its own address. */
-		sig = end == 2 && spi_arch_signal_step(&w, cur, lookup, next) == 0;
+		sig = end == 2 && spi_arch_signal_step(&w, cur, next) == 0;
 		if (sig) {
 			stats->signal_frames++;
 			ips[res->n - 1] = cur->pc;
 			exact = 1;
 			err = 0;
 		} else if (err == 0) {
-			err = row_step(&w, cur, &st, &row, lookup, next, &exact,
-			    stats);
+			err = row_step(&w, cur, &st, &row, next);
+			exact = st.signal_frame;
 			/* The row is right; the copy ends before its slots. */
 			cut = err == -SP_ETRUNC;
 			stats->cfi_steps++;

@@ -12,7 +12,6 @@
 #include "aarch64_leaf_int.h"
 
 #define A64_SVC0 0xd4000001u        /* svc #0 */
-#define A64_MOV_X8_SIGRETURN 0xd2801168u /* mov x8, #139 (rt_sigreturn) */
 
 /* perf's order is DWARF's: x0-x30, sp, pc. */
 void
@@ -46,9 +45,9 @@ spi_arch_after_syscall(const struct sp_unwind_lookup *lk, uint64_t pc)
  * The kernel's rt_sigframe, which the stack pointer points at in
  * __kernel_rt_sigreturn (arch/arm64/kernel/signal.c): a siginfo (128
  * bytes), then a ucontext whose uc_mcontext, a struct sigcontext, is at
- * offset 176: fault_address, regs[31], sp, pc.  The vdso's CFI for it
- * gives x29 and x30 alone, from the frame record the kernel writes, which
- * loses the interrupted frame.
+ * offset 176: fault_address, regs[31], sp, pc.  The vdso's CFI for it,
+ * where it has any, gives x29 and x30 alone, from the frame record the
+ * kernel writes, which loses the interrupted frame.
  */
 #define SIGFRAME_REGS (128 + 176 + 8)
 #define SIGFRAME_SP (SIGFRAME_REGS + 31 * 8)
@@ -56,19 +55,12 @@ spi_arch_after_syscall(const struct sp_unwind_lookup *lk, uint64_t pc)
 
 int
 spi_arch_signal_step(const struct spi_walk *w, const struct spi_frame *cur,
-    const struct sp_unwind_lookup *lk, struct spi_frame *next)
+    struct spi_frame *next)
 {
-	uint64_t sp = cur->r[AARCH64_SP], pc = cur->pc & ~3ull, v;
+	uint64_t sp = cur->r[AARCH64_SP], v;
 	int i;
 
-	/* __kernel_rt_sigreturn: mov x8, #139; svc #0, with the pc at either
-	 * (or after the svc, a sample in it). */
 	if (!(cur->valid & SPI_BIT(AARCH64_SP)))
-		return -SP_ENOTFOUND;
-	if (insn_at(lk, pc) == A64_SVC0 || insn_at(lk, pc - 4) == A64_SVC0)
-		pc -= insn_at(lk, pc) == A64_SVC0 ? 4 : 8;
-	if (insn_at(lk, pc) != A64_MOV_X8_SIGRETURN ||
-	    insn_at(lk, pc + 4) != A64_SVC0)
 		return -SP_ENOTFOUND;
 	memset(next, 0, sizeof(*next));
 	for (i = 0; i < 31; i++) {

@@ -111,8 +111,8 @@ spi_arch_after_syscall(const struct sp_unwind_lookup *lk, uint64_t pc)
 /* glibc's __restore_rt has CFI for every register it restores. */
 int
 spi_arch_signal_step(const struct spi_walk *w, const struct spi_frame *cur,
-    const struct sp_unwind_lookup *lk, struct spi_frame *next)
+    struct spi_frame *next)
 {
-	(void)w, (void)cur, (void)lk, (void)next;
+	(void)w, (void)cur, (void)next;
 	return -SP_ENOTFOUND;
 }
