@@ -89,7 +89,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct in in = { data, size, 0, 0 };
 	struct ctx c = { NULL, 0, NULL, 0 };
-	struct sp_unwind_lookup lk = { find, &c, NULL, code, NULL };
+	struct sp_unwind_lookup lk = { .find = find, .ctx = &c,
+	    .read_code = code };
 	struct sp_cfi_table *t = NULL;
 	struct sp_unwind_result res;
 	struct sp_unwind_stats st;

@@ -362,7 +362,8 @@ static void
 replay_one(struct replay *r, const struct sp_defs *defs, uint32_t stack,
     const struct sp_rawstack *raw)
 {
-	struct sp_unwind_lookup lk = { find_cfi, r, r->cache, read_code, NULL };
+	struct sp_unwind_lookup lk = { .find = find_cfi, .ctx = r,
+	    .cache = r->cache, .read_code = read_code };
 	uint32_t ids[MAX_FRAMES + 64];
 	uint64_t ips[MAX_FRAMES], t0, dt;
 	struct sp_unwind_result res;

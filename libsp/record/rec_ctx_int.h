@@ -61,6 +61,7 @@ enum rec_counter {
 	C_CFI_REFUSED,        /* CFI sections refused by a bound (sizes, zlib) */
 	C_LEAF_INSN,          /* leaves without CFI unwound by analysis */
 	C_LEAF_INSN_UNKNOWN,  /* leaves the analysis could not tell */
+	C_LEAF_MEMO_HITS,     /* of both, analyses the leaf memo gave */
 	C_SCANNED,            /* frames found by a stack scan (JIT code) */
 	C_SIGNAL_FRAMES,      /* interrupted frames read from signal frames */
 	C_STACK_BYTES,        /* the stack copy's size in use (it may change
@@ -147,6 +148,11 @@ struct rec_proc {
 	                       * that exec (enable_on_exec) */
 	uint64_t exited;      /* time of its EXIT record (the whole system:
 	                       * kept a while, struct rec_exited), 0 alive */
+	uint64_t code_epoch;  /* its code as the leaf memo knows it: a new
+	                       * one when its mappings change or its perf
+	                       * map grows (0: none yet) */
+	uint64_t pmap_checked; /* when its perf map's size was last read */
+	int64_t pmap_size;    /* that size, -1 none */
 	char exe[32];         /* its executable's name, read at the first */
 	struct code_memo code[CODE_MEMO];
 };
@@ -164,7 +170,9 @@ struct rec_ctx {
 	uint8_t vdso_id[SP_BUILD_ID_MAX];  /* its build-id, for its modules */
 	uint8_t vdso_id_len;
 	struct sp_unwind_cache *cache;
+	struct sp_leaf_memo *leaf_memo;
 	uint64_t maps_gen;            /* counts changes to any mappings */
+	uint64_t epochs;              /* code epochs given out (rec_proc) */
 	uint64_t c[C_COUNT_];
 };
 

@@ -98,6 +98,26 @@ init_attr(struct rec_events *e, unsigned frequency)
 }
 
 int
+spi_events_user_chains(struct rec_events *e)
+{
+	if (e->n == 0 && !e->user_chains) {
+		e->user_chains = 1;
+		e->attr.sample_type |= PERF_SAMPLE_CALLCHAIN;
+		e->attr.exclude_callchain_user = 0;
+		e->attr.exclude_callchain_kernel = !e->kernel ||
+		    e->attr.exclude_kernel;
+	}
+	return e->user_chains;
+}
+
+int
+spi_events_kernel_chains(const struct rec_events *e)
+{
+	return (e->attr.sample_type & PERF_SAMPLE_CALLCHAIN) != 0 &&
+	    !e->attr.exclude_callchain_kernel;
+}
+
+int
 spi_events_init(struct rec_events *e, struct rec_ctx *ctx,
     struct sp_recorder_opts *o)
 {
@@ -168,7 +188,9 @@ open_event(struct rec_events *e, uint32_t tid, int cpu)
 	}
 	if (!e->attr.exclude_kernel && (fd == -EACCES || fd == -EPERM)) {
 		e->attr.exclude_kernel = 1;
-		e->attr.sample_type &= ~(uint64_t)PERF_SAMPLE_CALLCHAIN;
+		e->attr.exclude_callchain_kernel = 1;
+		if (!e->user_chains)
+			e->attr.sample_type &= ~(uint64_t)PERF_SAMPLE_CALLCHAIN;
 		/* Asked for: said now.  By default the summary says it. */
 		if (e->kernel)
 			spi_rec_log(e->ctx, "kernel sampling is denied "

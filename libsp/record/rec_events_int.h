@@ -52,6 +52,8 @@ struct rec_events {
 	                           * fallback */
 	unsigned stack_bytes;     /* the default copy's size (-s) */
 	int kernel;               /* kernel callchains asked for */
+	int user_chains;          /* the kernel's user callchains too (a Go
+	                           * program's: spi_events_user_chains) */
 	int off_cpu;              /* --off-cpu: context-switch events */
 	int nr_cpus;
 	int *cpus;                /* online CPU numbers */
@@ -83,6 +85,16 @@ struct rec_events {
  */
 int spi_events_init(struct rec_events *e, struct rec_ctx *ctx,
     struct sp_recorder_opts *o);
+/*
+ * Asks the kernel for the user callchain of every sample too, by frame
+ * pointers, before the first event is opened (later, nothing changes:
+ * every event shares one sample layout).  For Go programs, whose frames
+ * above a stack switch are on a stack the copy lacks (spi_unwind_splice).
+ * 1 when they are on.
+ */
+int spi_events_user_chains(struct rec_events *e);
+/* Whether samples carry the kernel's own callchain (--kernel, allowed). */
+int spi_events_kernel_chains(const struct rec_events *e);
 /* Closes every event and ring, frees the rest (after spi_events_init). */
 void spi_events_fini(struct rec_events *e);
 

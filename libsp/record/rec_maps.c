@@ -32,13 +32,17 @@ file_unref(struct rec_ctx *r, struct rec_file *f)
 	free(f);
 }
 
-/* Some process's mappings change: memos of them are stale.  (r is NULL
- * in unit tests of tables without files.) */
+/* p's mappings change: memos of them are stale, and its code may be
+ * another (a new epoch).  (r is NULL in unit tests of tables without
+ * files.) */
 static void
-changed(struct rec_ctx *r)
+changed(struct rec_ctx *r, struct rec_proc *p)
 {
-	if (r != NULL)
+	if (r != NULL) {
 		r->maps_gen++;
+		if (p != NULL)
+			p->code_epoch = ++r->epochs;
+	}
 }
 
 /* The mapping containing ip, or NULL (binary search). */
@@ -76,7 +80,7 @@ spi_rec_insert_range(struct rec_ctx *r, struct rec_proc *p,
 
 	if (v == NULL)
 		return -ENOMEM;
-	changed(r);
+	changed(r, p);
 	/* First: nr may replace the last other mapping of its own file (a
 	 * rescan of /proc/PID/maps). */
 	if (nr->file != NULL)
@@ -126,7 +130,7 @@ spi_rec_drop_maps(struct rec_ctx *r, struct rec_proc *p)
 {
 	size_t i;
 
-	changed(r);
+	changed(r, p);
 	for (i = 0; i < p->nmaps; i++)
 		file_unref(r, p->maps[i].file);
 	p->nmaps = 0;
@@ -144,7 +148,7 @@ spi_rec_clone_maps(struct rec_ctx *r, struct rec_proc *child,
 	v = malloc(parent->nmaps * sizeof(*v));
 	if (v == NULL)
 		return -ENOMEM;
-	changed(r);
+	changed(r, child);
 	memcpy(v, parent->maps, parent->nmaps * sizeof(*v));
 	for (i = 0; i < parent->nmaps; i++)
 		if (v[i].file != NULL)
@@ -159,7 +163,7 @@ spi_rec_clone_maps(struct rec_ctx *r, struct rec_proc *child,
 void
 spi_rec_proc_free(struct rec_ctx *r, struct rec_proc *p)
 {
-	changed(r); /* its pid may come back */
+	changed(r, p); /* its pid may come back */
 	if (p != NULL) {
 		spi_rec_drop_maps(r, p);
 		free(p->maps);

@@ -126,19 +126,26 @@ user_frame(struct sp_recorder *r, struct rec_proc *p, uint64_t ip,
 	return err;
 }
 
-/* Adds the kernel callchain's frames; counts user frames it still has. */
+/* Adds the kernel callchain's frames; keeps its user frames where they
+ * were asked for (r->uchain), else counts those it still has. */
 static int
 kernel_frames(struct sp_recorder *r, const struct rec_sample *smp, size_t *n)
 {
 	uint64_t i;
 	int user = 0, err;
 
+	r->nuchain = 0;
 	for (i = 0; i < smp->nchain; i++) {
 		uint64_t ip = sp_le64(smp->chain + 8 * i);
 
 		/* perf_event.h: context markers separate kernel and user. */
 		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
 			user = ip == (uint64_t)PERF_CONTEXT_USER;
+			continue;
+		}
+		if (user && r->ev.user_chains) {
+			if (r->nuchain < r->o.max_frames)
+				r->uchain[r->nuchain++] = ip;
 			continue;
 		}
 		if (user) {
@@ -263,6 +270,31 @@ jit_cut(struct sp_recorder *r, struct rec_proc *p, uint64_t ip)
 	}
 }
 
+/* JIT code moved or replaced in place shows in the perf map its runtime
+ * appends to (node --perf-basic-prof): a map that changed size gives the
+ * process's code a new epoch, and the leaf memo forgets it.  Looked at
+ * every 100 ms at most, for samples in code with no file.  (A process in
+ * a PID namespace names its map by another pid: there the memo relies on
+ * the code bytes it checks.) */
+static void
+perf_map_check(struct rec_ctx *r, struct rec_proc *p)
+{
+	char path[64];
+	struct stat st;
+	int64_t size;
+
+	if (p->pmap_checked != 0 && r->now - p->pmap_checked < 100000000ull)
+		return;
+	p->pmap_checked = r->now;
+	(void)snprintf(path, sizeof(path), "/proc/%u/root/tmp/perf-%u.map",
+	    p->pid, p->pid);
+	size = stat(path, &st) == 0 ? (int64_t)st.st_size : -1;
+	if (size != p->pmap_size) {
+		p->pmap_size = size;
+		p->code_epoch = ++r->epochs;
+	}
+}
+
 /* User frames from the unwinder (return addresses come rewound into
  * their call instructions).  off: a switch off CPU's walk, whose cut
  * stacks are not counted among the CPU samples' (jit_cut). */
@@ -272,20 +304,29 @@ user_frames(struct sp_recorder *r, struct rec_proc *p,
     int *complete, int off)
 {
 	struct walk w = { &r->ctx, p };
-	struct sp_unwind_lookup lk = { find_cfi, &w, r->ctx.cache, read_code,
-	    in_jit };
+	struct sp_unwind_lookup lk = { .find = find_cfi, .ctx = &w,
+	    .cache = r->ctx.cache, .read_code = read_code, .jit = in_jit,
+	    .memo = r->ctx.leaf_memo };
 	struct sp_unwind_result res;
 	struct sp_unwind_stats st;
 	size_t i;
 	int err;
 
 	memset(&st, 0, sizeof(st));
+	if (in_jit(&w, regs->r[SPI_PERF_PC]))
+		perf_map_check(&r->ctx, p);
+	lk.epoch = p->code_epoch;
 	spi_unwind_dwarf(regs, stk, &lk, r->ips, r->o.max_frames - *n, &res,
 	    &st);
+	/* A Go stack switch: on along the kernel's chain, where it came. */
+	if (res.error == SP_UNW_SWITCH && r->nuchain > 0)
+		(void)spi_unwind_splice(&lk, r->uchain, r->nuchain, r->ips,
+		    r->o.max_frames - *n, &res);
 	r->ctx.c[C_CFI_STEPS] += st.cfi_steps;
 	r->ctx.c[C_CFI_CACHE_HITS] += st.cache_hits;
 	r->ctx.c[C_LEAF_INSN] += st.leaf_insn;
 	r->ctx.c[C_LEAF_INSN_UNKNOWN] += st.leaf_insn_unknown;
+	r->ctx.c[C_LEAF_MEMO_HITS] += st.leaf_memo_hits;
 	r->ctx.c[C_SCANNED] += st.scanned;
 	r->ctx.c[C_SIGNAL_FRAMES] += st.signal_frames;
 	for (i = 0; i < SP_FB_KINDS_; i++)
@@ -415,11 +456,13 @@ on_sample(struct sp_recorder *r, const struct rec_decoded *d)
 	/* Every switch is taken in the kernel: CPU samples only. */
 	if (smp->in_kernel && !off)
 		r->ctx.c[C_KERNEL_SAMPLES]++;
+	r->nuchain = 0;
 	if (smp->chain != NULL) {
 		err = kernel_frames(r, smp, &n);
 		if (err)
 			return err;
-	} else if (smp->in_kernel) {
+	}
+	if (smp->in_kernel && !spi_events_kernel_chains(&r->ev)) {
 		/* Time in the kernel without its callchain: one frame,
 		 * [kernel], on the user stack that entered it. */
 		err = frame_id(r, 0, SP_FRAME_KERNEL, 0, 0, &r->frames[n++]);

@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <linux/magic.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -17,12 +18,54 @@
 #include <unistd.h>
 
 #include "common/procfs_int.h"
+#include "elf/elf_int.h"
 #include "recorder_int.h"
 #include "sp/common/process.h"
 
 /* linux/capability.h */
 #define CAP_SYS_PTRACE_BIT 19
 #define CAP_PERFMON_BIT 38
+
+/*
+ * A Go program's frames above a stack switch (systemstack and the like:
+ * the runtime's work on g0's stack) are on the goroutine's stack, which a
+ * sample does not copy: for one, the kernel's user callchain comes with
+ * every sample (spi_unwind_splice).  Known by its file, before the first
+ * event opens: the command's, or the first -p target's.
+ */
+static void
+chains_for(struct sp_recorder *r, const char *path)
+{
+	struct sp_elf_file *f;
+
+	if (path == NULL || r->ev.n > 0 || r->tg.system ||
+	    spi_elf_file_open(path, &f, NULL) != 0)
+		return;
+	if ((spi_elf_file_has_section(f, ".note.go.buildid") ||
+	    spi_elf_file_has_section(f, ".gopclntab")) &&
+	    spi_events_user_chains(&r->ev))
+		spi_rec_log(&r->ctx, "%s is a Go program: the kernel's user "
+		    "callchains are recorded too, for its stack switches", path);
+	spi_elf_file_free(f);
+}
+
+/* The file execvp runs for argv0 (in buf), or NULL. */
+static const char *
+command_file(const char *argv0, char *buf, size_t cap)
+{
+	const char *dirs = getenv("PATH"), *p, *e;
+
+	if (strchr(argv0, '/') != NULL)
+		return argv0;
+	for (p = dirs != NULL ? dirs : "/usr/bin:/bin"; ; p = e + 1) {
+		e = strchrnul(p, ':');
+		if ((size_t)snprintf(buf, cap, "%.*s/%s", (int)(e - p), p,
+		    argv0) < cap && e > p && access(buf, X_OK) == 0)
+			return buf;
+		if (*e == '\0')
+			return NULL;
+	}
+}
 
 static int
 open_thread(struct sp_recorder *r, uint32_t tid)
@@ -42,15 +85,14 @@ write_recording(struct sp_recorder *r)
 		return 0;
 	r->tg.wrote_recording = 1;
 	r->ctx.c[C_KERNEL_ENABLED] = !r->ev.attr.exclude_kernel;
-	r->ctx.c[C_KERNEL_CALLCHAINS] =
-	    (r->ev.attr.sample_type & PERF_SAMPLE_CALLCHAIN) != 0;
+	r->ctx.c[C_KERNEL_CALLCHAINS] = spi_events_kernel_chains(&r->ev);
 	memset(&rec, 0, sizeof(rec));
 	rec.kind = SP_REC_RECORDING;
 	rec.u.recording.event.s = r->ev.name;
 	rec.u.recording.event.len = (uint32_t)strlen(r->ev.name);
 	rec.u.recording.frequency = r->o.frequency;
 	rec.u.recording.stack_bytes = r->o.stack_bytes;
-	rec.u.recording.flags = ((r->ev.attr.sample_type & PERF_SAMPLE_CALLCHAIN) ?
+	rec.u.recording.flags = (spi_events_kernel_chains(&r->ev) ?
 	    SP_RECORDING_KERNEL : 0) |
 	    (r->o.children ? SP_RECORDING_CHILDREN : 0) |
 	    (r->tg.system && r->ev.cgroup_fd < 0 ? SP_RECORDING_SYSTEM : 0) |
@@ -338,6 +380,7 @@ int
 sp_recorder_attach(struct sp_recorder *r, pid_t pid, struct sp_diag *diag)
 {
 	struct rec_proc *p;
+	char exe[32];
 	int stopped = 0, opened = 0, maps_err = 0, err;
 
 	if (r->tg.system)
@@ -350,6 +393,8 @@ sp_recorder_attach(struct sp_recorder *r, pid_t pid, struct sp_diag *diag)
 	/* One that is stopped already (kill -STOP) stays so. */
 	if (r->o.stop && !stopped_already(pid) && stop_target(pid) == 0)
 		stopped = 1;
+	(void)snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)pid);
+	chains_for(r, exe);
 	err = add_target(r, (uint32_t)pid);
 	fit_descriptors(r, pid);
 	if (err == 0)
@@ -608,10 +653,13 @@ sp_recorder_spawn(struct sp_recorder *r, char *const argv[], pid_t *pid,
 	struct sp_launch l;
 	int err;
 
+	char file[4096];
+
 	err = sp_process_launch(argv, &l, diag);
 	if (err < 0)
 		return err;
 	*pid = l.pid;
+	chains_for(r, command_file(argv[0], file, sizeof(file)));
 	err = sp_recorder_attach_exec(r, l.pid, diag);
 	if (err < 0) {
 		sp_process_abandon(&l);

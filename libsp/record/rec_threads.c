@@ -38,6 +38,8 @@ spi_rec_proc_get(struct sp_recorder *r, uint32_t pid, int make)
 		return NULL;
 	p->pid = pid;
 	p->uid = proc_uid(pid);
+	p->code_epoch = ++r->ctx.epochs;
+	p->pmap_size = -1;
 	if (spi_rec_start_time(pid, 0, &p->start_time) < 0)
 		p->start_time = 0;
 	if (spi_imap_put(&r->procs, pid, p) < 0) {

@@ -66,6 +66,7 @@ static const char *const counter_names[C_FALLBACK_FIRST_] = {
 	[C_CFI_REFUSED] = "cfi_sections_refused",
 	[C_LEAF_INSN] = "leaf_insn_analysed",
 	[C_LEAF_INSN_UNKNOWN] = "leaf_insn_unknown",
+	[C_LEAF_MEMO_HITS] = "leaf_memo_hits",
 	[C_SCANNED] = "unwind_scanned",
 	[C_SIGNAL_FRAMES] = "unwind_signal_frames",
 	[C_STACK_BYTES] = "stack_bytes",
@@ -127,12 +128,15 @@ make(struct sp_recorder *r, struct sp_diag *diag)
 		    "multiple of 8 from 8 to %u bytes", r->o.stack_bytes,
 		    SP_STACK_BYTES_MAX);
 	r->ips = calloc(r->o.max_frames, sizeof(*r->ips));
+	r->uchain = calloc(r->o.max_frames, sizeof(*r->uchain));
 	r->frames = calloc((size_t)r->o.max_frames + 1, sizeof(*r->frames));
 	r->ctx.cache = spi_unwind_cache_new();
+	r->ctx.leaf_memo = spi_leaf_memo_new();
 	r->ctx.maps_gen = 1; /* a memo of generation 0 is empty */
 	r->fmemo = calloc(FRAME_MEMO, sizeof(*r->fmemo));
-	if (r->ips == NULL || r->frames == NULL || r->fmemo == NULL ||
-	    r->ctx.cache == NULL || spi_events_init(&r->ev, &r->ctx, &r->o) < 0)
+	if (r->ips == NULL || r->uchain == NULL || r->frames == NULL || r->fmemo == NULL ||
+	    r->ctx.cache == NULL || r->ctx.leaf_memo == NULL ||
+	    spi_events_init(&r->ev, &r->ctx, &r->o) < 0)
 		return sp_diag_set(diag, 0, -ENOMEM, "out of memory");
 	r->drain.id_len = spi_events_id_len(&r->ev);
 	for (i = 0; i < C_COUNT_; i++)
@@ -390,6 +394,7 @@ sp_recorder_free(struct sp_recorder *r)
 	free(r->exited);
 	free(r->tg.pids);
 	spi_unwind_cache_free(r->ctx.cache); /* before the tables it points into */
+	spi_leaf_memo_free(r->ctx.leaf_memo);
 	spi_cfi_table_free(r->ctx.vdso);
 	while (r->ctx.files != NULL) {
 		struct rec_file *f = r->ctx.files;
@@ -401,6 +406,7 @@ sp_recorder_free(struct sp_recorder *r)
 		free(f);
 	}
 	free(r->ips);
+	free(r->uchain);
 	free(r->frames);
 	free(r->fmemo);
 	free(r);

@@ -94,6 +94,10 @@ struct sp_recorder {
 	size_t nexited, capexited, exited_head;
 	struct rec_drain drain;   /* the records of one drain, by time */
 	uint64_t *ips;            /* unwinder output, max_frames */
+	uint64_t *uchain;         /* a sample's user callchain from the
+	                           * kernel (Go: spi_events_user_chains),
+	                           * max_frames */
+	size_t nuchain;
 	uint32_t *frames;         /* frame ids for one stack */
 	struct frame_memo *fmemo; /* FRAME_MEMO user frames, by pid and ip */
 	struct sp_counter counters[C_COUNT_];

@@ -33,7 +33,7 @@ struct sp_cfi_table {
 	size_t n, cap;
 	size_t bad_entries;      /* malformed entries skipped */
 	size_t refused;          /* CFI sections past a bound, not read */
-	struct { uint64_t lo, hi; } ends[SP_CFI_STACK_ENDS_MAX];
+	struct { uint64_t lo, hi; int kind; } ends[SP_CFI_STACK_ENDS_MAX];
 	size_t nends;            /* functions where the stack switches */
 	uint64_t sig_lo, sig_hi; /* the kernel's signal trampoline, if any */
 };
@@ -48,10 +48,23 @@ struct sp_cfi_table {
  * (Go 1.17 on); the plain name is then a wrapper that runs on the caller's
  * stack, and is no end.
  */
-static const char *const go_stack_ends[] = {
-	"runtime.systemstack", "runtime.mcall", "runtime.morestack",
-	"runtime.asmcgocall", "runtime.mstart", "runtime.rt0_go",
-	"runtime.sigtramp", "runtime.goexit",
+static const struct {
+	const char *name;
+	int kind;       /* SPI_END_ROOT or SPI_END_SWITCH */
+} go_stack_ends[] = {
+	{ "runtime.systemstack", SPI_END_SWITCH },
+	{ "runtime.mcall", SPI_END_SWITCH },
+	{ "runtime.morestack", SPI_END_SWITCH },
+	{ "runtime.asmcgocall", SPI_END_SWITCH },
+	{ "runtime.sigtramp", SPI_END_SWITCH },
+	/* The vDSO's clock calls, on g0's stack (or a signal stack). */
+	{ "runtime.nanotime1", SPI_END_SWITCH },
+	{ "runtime.walltime", SPI_END_SWITCH },
+	{ "runtime.walltime1", SPI_END_SWITCH },
+	{ "time.now", SPI_END_SWITCH },
+	{ "runtime.mstart", SPI_END_ROOT },
+	{ "runtime.rt0_go", SPI_END_ROOT },
+	{ "runtime.goexit", SPI_END_ROOT },
 };
 
 /* The ranges of go_stack_ends in a Go binary (it has a .note.go.buildid
@@ -76,10 +89,10 @@ find_go_stack_ends(struct sp_cfi_table *t)
 	    t->nends < SP_CFI_STACK_ENDS_MAX; i++)
 		for (k = 0; k < 2; k++) {
 			(void)snprintf(name, sizeof(name), "%s%s",
-			    go_stack_ends[i], k ? "" : ".abi0");
+			    go_stack_ends[i].name, k ? "" : ".abi0");
 			if (spi_elf_syms_named(syms, name, &t->ends[t->nends].lo,
 			    &t->ends[t->nends].hi) == 0) {
-				t->nends++;
+				t->ends[t->nends++].kind = go_stack_ends[i].kind;
 				break;
 			}
 		}
@@ -230,7 +243,7 @@ spi_cfi_table_stack_end(const struct sp_cfi_table *t, uint64_t pc)
 
 	for (i = 0; i < t->nends; i++)
 		if (pc >= t->ends[i].lo && pc < t->ends[i].hi)
-			return 1;
+			return t->ends[i].kind;
 	return 0;
 }
 

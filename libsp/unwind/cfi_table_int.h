@@ -53,12 +53,19 @@ int spi_cfi_table_empty(const struct sp_cfi_table *t);
 /* Most functions a table knows the stack to switch in. */
 #define SP_CFI_STACK_ENDS_MAX 16
 
+/* What spi_cfi_table_stack_end says of a pc. */
+#define SPI_END_ROOT 1    /* a stack starts here: the walk is whole */
+#define SPI_END_SWITCH 3  /* the stack was switched here: the caller is
+                           * on another stack */
+
 /*
  * Whether ELF address pc lies in a function where the stack being walked
- * began, or was switched to, so that its caller is on another stack: in
- * a Go binary, runtime.systemstack, mcall, morestack, asmcgocall, mstart,
- * rt0_go, sigtramp and goexit, found by name in its symbol table when the
- * table is opened (none when it is stripped).  1 or 0.
+ * began (SPI_END_ROOT: in a Go binary, runtime.goexit, mstart and rt0_go)
+ * or was switched to, so that its caller is on another stack
+ * (SPI_END_SWITCH: runtime.systemstack, mcall, morestack, asmcgocall,
+ * sigtramp, and the vDSO calls of nanotime1, walltime and time.now),
+ * found by name in its symbol table when the table is opened
+ * (none when it is stripped).  0 elsewhere.
  */
 int spi_cfi_table_stack_end(const struct sp_cfi_table *t, uint64_t pc);
 

@@ -19,6 +19,7 @@ static const char *const error_names[SP_UNW_ERRORS_] = {
 	[SP_UNW_NO_REGS] = "unwind_no_regs",
 	[SP_UNW_BAD_RA] = "unwind_bad_ra",
 	[SP_UNW_NO_STACK] = "unwind_no_stack",
+	[SP_UNW_SWITCH] = "unwind_stack_switch",
 };
 
 const char *
@@ -312,11 +313,13 @@ row_for(const struct sp_unwind_lookup *lk, uint64_t pc, uint64_t at,
 		*why = SP_FB_NO_MODULE;
 		return err;
 	}
-	/* *end: 1, the stack began or switched here; 2, the frame at (its
-	 * return address, not rewound) is the kernel's signal trampoline. */
+	/* *end: SPI_END_ROOT or SPI_END_SWITCH (cfi_table_int.h); 2, the
+	 * frame at (its return address, not rewound) is the kernel's signal
+	 * trampoline. */
 	if (t != NULL)
-		*end = spi_cfi_table_stack_end(t, pc - bias) ? 1 :
-		    spi_cfi_table_sigreturn(t, at - bias) ? 2 : 0;
+		*end = spi_cfi_table_stack_end(t, pc - bias);
+	if (t != NULL && *end == 0)
+		*end = spi_cfi_table_sigreturn(t, at - bias) ? 2 : 0;
 	if (t == NULL || spi_cfi_table_empty(t)) {
 		*why = SP_FB_NO_CFI;
 		return -SP_ENOTFOUND;
@@ -362,6 +365,29 @@ row_step(struct spi_walk *w, struct spi_frame *cur, const struct step *st,
 	if (err == 0 && (next->valid & SPI_BIT(SPI_DW_RA)))
 		next->pc = spi_arch_code_addr(next->r[SPI_DW_RA]);
 	return err;
+}
+
+/* Whether a frame record's return address is one: in known code right
+ * after a call, or anywhere in JIT code, whose runtimes push return
+ * addresses of their own (the JVM's interpreter pushes its return entry
+ * and jumps into the callee). */
+static int
+jit_ra(const struct sp_unwind_lookup *lk, uint64_t ra)
+{
+	return (lk->jit != NULL && lk->jit(lk->ctx, ra)) ||
+	    spi_unwind_code_ra(lk, ra);
+}
+
+/* The CFI says the stack ends here.  Where Go switched stacks it ends
+ * only as the CFI of the switch reads it, in the middle of the switch (a
+ * sample in systemstack after it moved the stack pointer): the frames
+ * above are the kernel's chain's, from its first return address on. */
+static void
+outermost(struct sp_unwind_result *res, int end)
+{
+	res->complete = end != SPI_END_SWITCH;
+	res->error = end != SPI_END_SWITCH ? SP_UNW_OK : SP_UNW_SWITCH;
+	res->switch_ra = 0;
 }
 
 void
@@ -415,10 +441,17 @@ spi_unwind_dwarf(const struct sp_uregs *regs, const struct sp_ustack *stk,
 		 * nop before its symbol). */
 		if (err == 0 && !exact && st.signal_frame)
 			ips[res->n - 1] = pc + 1;
-		/* Its caller is on another stack (Go's g0): the end of this
-		 * one, unless the sample is in it (still on the first). */
-		if (end == 1 && res->n > 1) {
-			res->complete = 1;
+		/* Where Go starts a stack (goexit, mstart), the walk is
+		 * whole; where it switched stacks (systemstack, on g0's),
+		 * the caller is on the goroutine's, which the copy lacks:
+		 * spi_unwind_splice may go on.  Unless the sample is in it
+		 * (still on the first stack). */
+		if ((end == SPI_END_ROOT || end == SPI_END_SWITCH) &&
+		    res->n > 1) {
+			res->complete = end == SPI_END_ROOT;
+			res->error = end == SPI_END_ROOT ? SP_UNW_OK :
+			    SP_UNW_SWITCH;
+			res->switch_ra = cur->pc;
 			return;
 		}
 		/* The kernel's signal trampoline, whatever CFI it has (arm64's
@@ -439,19 +472,29 @@ spi_unwind_dwarf(const struct sp_uregs *regs, const struct sp_ustack *stk,
 			stats->cfi_steps++;
 			by_cfi = err == 0;
 			if (err == 0 && !(next->valid & SPI_BIT(SPI_DW_RA))) {
-				res->complete = 1; /* RA undefined: outermost */
+				/* RA undefined: outermost */
+				outermost(res, end);
 				return;
 			}
 		}
 		if (err) {
 			stats->fallbacks[why]++;
+			/* JIT code that keeps frame pointers (the JVM's with
+			 * -XX:+PreserveFramePointer, node's): its frame record
+			 * first, where it leads into known code right after a
+			 * call.  An OSR frame's shape is the interpreter's
+			 * frame it replaced, which the analysis cannot see. */
+			if (!own_regs && why == SP_FB_NO_CFI &&
+			    spi_unwind_fp_step(&w, cur, next) == 0 &&
+			    jit_ra(lookup, spi_arch_code_addr(next->r[SPI_DW_RA])))
+				err = 0;
 			/* Instruction analysis where the registers are the
 			 * frame's own, and in code with no CFI at all (a JIT's,
 			 * CPython's perf trampolines): its stack pointer came
 			 * from a step, and from the return address (not the
 			 * rewound pc, inside the call) the stack is as it was
 			 * before the call. */
-			if (lookup->read_code != NULL && (own_regs ||
+			else if (lookup->read_code != NULL && (own_regs ||
 			    (why == SP_FB_NO_CFI &&
 			    (cur->valid & SPI_BIT(SPI_DW_SP)))))
 				err = spi_arch_leaf_step(&w, cur, lookup,
@@ -498,8 +541,9 @@ spi_unwind_dwarf(const struct sp_uregs *regs, const struct sp_ustack *stk,
 		/* A zero return address ends the stack where CFI put it
 		 * there; found by a frame pointer or a guess, it is garbage. */
 		if (next->pc == 0) {
-			res->complete = by_cfi;
-			res->error = by_cfi ? SP_UNW_OK : SP_UNW_BAD_RA;
+			res->error = SP_UNW_BAD_RA;
+			if (by_cfi)
+				outermost(res, end);
 			return;
 		}
 		/* The caller's stack pointer is above; the sampled frame's

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "arch_int.h"
+#include "unwind/cfi_table_int.h"
 #include "unwind/walk_int.h"
 
 int
@@ -54,6 +55,19 @@ spi_unwind_entry_stack(const struct spi_walk *w, uint64_t sp)
 	return 1;
 }
 
+/* Whether ra is in known code right after a call: a return address, not
+ * data that looks like one.  0 when the code cannot be read. */
+int
+spi_unwind_code_ra(const struct sp_unwind_lookup *lk, uint64_t ra)
+{
+	const struct sp_cfi_table *t;
+	uint64_t bias;
+
+	return ra >= 4096 && lk->read_code != NULL &&
+	    lk->find(lk->ctx, ra - 1, &t, &bias) == 0 &&
+	    spi_arch_after_call(lk, ra);
+}
+
 /* Stack words a scan looks through for a return address. */
 #define SCAN_WORDS 64
 
@@ -79,8 +93,7 @@ int
 spi_unwind_scan_step(const struct spi_walk *w, const struct spi_frame *cur,
     const struct sp_unwind_lookup *lk, struct spi_frame *next)
 {
-	uint64_t sp = cur->r[SPI_DW_SP], v, fp, bias, first = 0, found = 0;
-	const struct sp_cfi_table *t;
+	uint64_t sp = cur->r[SPI_DW_SP], v, fp, first = 0, found = 0;
 	int i;
 
 	if (lk->read_code == NULL || lk->jit == NULL ||
@@ -91,9 +104,7 @@ spi_unwind_scan_step(const struct spi_walk *w, const struct spi_frame *cur,
 
 		if (spi_unwind_load(w, slot, &v) < 0)
 			break;
-		v = spi_arch_code_addr(v);
-		if (v < 4096 || lk->find(lk->ctx, v - 1, &t, &bias) != 0 ||
-		    !spi_arch_after_call(lk, v))
+		if (!spi_unwind_code_ra(lk, spi_arch_code_addr(v)))
 			continue;
 		if (first == 0)
 			first = slot;
@@ -117,4 +128,39 @@ spi_unwind_scan_step(const struct spi_walk *w, const struct spi_frame *cur,
 		next->valid |= SPI_BIT(SPI_DW_FP);
 	}
 	return 0;
+}
+
+size_t
+spi_unwind_splice(const struct sp_unwind_lookup *lk, const uint64_t *chain,
+    size_t n, uint64_t *ips, size_t max, struct sp_unwind_result *res)
+{
+	const struct sp_cfi_table *t;
+	uint64_t bias, ra;
+	size_t i, added = 0;
+
+	if (res->error != SP_UNW_SWITCH)
+		return 0;
+	/* The sampled pc is no return address: from entry 1 on, after the
+	 * return address into the switch (none: the sample is in it). */
+	i = 1;
+	if (res->switch_ra != 0) {
+		while (i < n && chain[i] != res->switch_ra)
+			i++;
+		i++;
+	}
+	for (; i < n && res->n < max; i++) {
+		ra = spi_arch_code_addr(chain[i]);
+		/* The chain's end: a frame pointer that was none. */
+		if (ra < 4096 || lk->find(lk->ctx, ra - 1, &t, &bias) != 0)
+			break;
+		ips[res->n++] = ra - 1;
+		added++;
+		if (t != NULL && spi_cfi_table_stack_end(t, ra - 1 - bias) ==
+		    SPI_END_ROOT) {
+			res->complete = 1;
+			res->error = SP_UNW_OK;
+			break;
+		}
+	}
+	return added;
 }

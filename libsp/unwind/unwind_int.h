@@ -40,6 +40,10 @@ enum sp_unwind_error {
 	                      * 0 where no CFI says the stack ends */
 	SP_UNW_NO_STACK,     /* the kernel copied no stack bytes (it could
 	                      * not read the stack: a sample in a page fault) */
+	SP_UNW_SWITCH,       /* Go's runtime switched stacks (systemstack,
+	                      * mcall, morestack...): the frames above are on
+	                      * the goroutine's stack, not in the copy, and the
+	                      * kernel's frame-pointer chain did not lead on */
 	SP_UNW_ERRORS_
 };
 
@@ -52,6 +56,9 @@ struct sp_unwind_result {
 	enum sp_unwind_error error;
 	uint64_t stack_used; /* from the sample's stack pointer to the last
 	                      * frame's: the copy a whole walk needed */
+	uint64_t switch_ra;  /* SP_UNW_SWITCH: the return address into the
+	                      * switch (the last address, not rewound); 0:
+	                      * the sample is in the switch itself */
 };
 
 /* Why a frame was unwound by its frame pointer instead of its CFI. */
@@ -69,6 +76,7 @@ const char *spi_unwind_fallback_name(enum sp_unwind_fallback f);
 /* A file's CFI, made and freed through unwind/cfi_table_int.h (spi_cfi_table_open). */
 struct sp_cfi_table;
 struct sp_unwind_cache;
+struct sp_leaf_memo;
 
 /*
  * How the DWARF unwinder finds the CFI for a PC: find returns 0 with the
@@ -96,6 +104,13 @@ struct sp_unwind_lookup {
 	 * scan).
 	 */
 	int (*jit)(void *ctx, uint64_t pc);
+	/*
+	 * Leaf analyses already done, and the epoch of the process's code
+	 * they are kept under (0: none kept); memo may be NULL.  The caller
+	 * gives the code a new epoch whenever it may have been replaced.
+	 */
+	struct sp_leaf_memo *memo;
+	uint64_t epoch;
 };
 
 /*
@@ -110,12 +125,22 @@ void spi_unwind_cache_free(struct sp_unwind_cache *c);
 void spi_unwind_cache_forget(struct sp_unwind_cache *c,
     const struct sp_cfi_table *t);
 
+/*
+ * The leaf analyses already done, so that code without CFI (a JIT's) is
+ * decoded once, not at every sample: a fixed table of MEMO_SLOTS entries
+ * by (epoch, pc), each used only while the code bytes at pc are those it
+ * was made from (leaf_memo.c).  NULL when out of memory.
+ */
+struct sp_leaf_memo *spi_leaf_memo_new(void);
+void spi_leaf_memo_free(struct sp_leaf_memo *m);
+
 struct sp_unwind_stats {
 	uint64_t fallbacks[SP_FB_KINDS_];
 	uint64_t cfi_steps;
 	uint64_t cache_hits;
 	uint64_t leaf_insn;         /* leaves unwound by instruction analysis */
 	uint64_t leaf_insn_unknown; /* leaves it could not tell */
+	uint64_t leaf_memo_hits;    /* of both, analyses the memo gave */
 	uint64_t scanned;           /* frames in code with no CFI whose return
 	                             * address a stack scan found */
 	uint64_t signal_frames;     /* interrupted frames read from the
@@ -148,5 +173,20 @@ struct sp_unwind_stats {
 void spi_unwind_dwarf(const struct sp_uregs *regs, const struct sp_ustack *stk,
     const struct sp_unwind_lookup *lookup, uint64_t *ips, size_t max,
     struct sp_unwind_result *res, struct sp_unwind_stats *stats);
+
+/*
+ * A walk that ended at a Go stack switch (SP_UNW_SWITCH) goes on along
+ * the kernel's frame-pointer chain of the same sample (chain: its user
+ * part, n return addresses, the sampled pc first): from the entry that is
+ * the return address into the switch (from the first, where the sample is
+ * in the switch itself), the entries after it, rewound, are
+ * the goroutine's frames (Go keeps frame pointers, and the switch leaves
+ * the goroutine's in its register: perf --call-graph fp walks the same).
+ * The walk is complete when they end in a function where a stack starts
+ * (runtime.goexit, mstart, rt0_go).  Returns how many were added.
+ */
+size_t spi_unwind_splice(const struct sp_unwind_lookup *lookup,
+    const uint64_t *chain, size_t n, uint64_t *ips, size_t max,
+    struct sp_unwind_result *res);
 
 #endif

@@ -68,9 +68,34 @@ int spi_unwind_fp_step(const struct spi_walk *w, const struct spi_frame *cur,
  * point's frame, where the outermost frame pointer is 0). */
 int spi_unwind_entry_stack(const struct spi_walk *w, uint64_t sp);
 
+/* Whether ra (a code address) is in known code right after a call. */
+int spi_unwind_code_ra(const struct sp_unwind_lookup *lk, uint64_t ra);
+
 /* JIT code that neither unwinds: a return address looked for among the
  * stack words above the stack pointer.  0, or -SP_ENOTFOUND. */
 int spi_unwind_scan_step(const struct spi_walk *w, const struct spi_frame *cur,
     const struct sp_unwind_lookup *lk, struct spi_frame *next);
+
+/*
+ * The leaf memo (leaf_memo.c): an analysis's result, up to
+ * SPI_LEAF_MEMO_VALUE bytes, kept by the code at pc.  find fills *key and
+ * returns 0 with the result in v, or -SP_ENOTFOUND; after an analysis,
+ * keep stores its result under *key (nothing when the code could not be
+ * read or no memo is given).
+ */
+#define SPI_LEAF_MEMO_CODE 16
+#define SPI_LEAF_MEMO_VALUE 48
+
+struct spi_leaf_key {
+	uint64_t pc;
+	uint8_t code[SPI_LEAF_MEMO_CODE];
+	int ok;
+};
+
+int spi_leaf_memo_find(const struct sp_unwind_lookup *lk, uint64_t pc,
+    struct spi_leaf_key *key, void *v, size_t len,
+    struct sp_unwind_stats *stats);
+void spi_leaf_memo_keep(const struct sp_unwind_lookup *lk,
+    const struct spi_leaf_key *key, const void *v, size_t len);
 
 #endif

@@ -203,7 +203,7 @@ static void
 unwind_fp(const struct sp_uregs *regs, const struct sp_ustack *stk,
     uint64_t *ips, size_t max, struct sp_unwind_result *res)
 {
-	const struct sp_unwind_lookup lk = { no_cfi, NULL, NULL, NULL, NULL };
+	const struct sp_unwind_lookup lk = { .find = no_cfi };
 	struct sp_unwind_stats st;
 
 	memset(&st, 0, sizeof(st));
@@ -239,8 +239,8 @@ scan_jit(void *ctx, uint64_t pc)
  * pointer below it, not a stale one.  Never in code with a file. */
 Test(unwind_scan, finds_the_return_address_of_a_jit_frame)
 {
-	const struct sp_unwind_lookup lk = { no_cfi, NULL, NULL, scan_code,
-	    scan_jit };
+	const struct sp_unwind_lookup lk = { .find = no_cfi,
+	    .read_code = scan_code, .jit = scan_jit };
 	uint8_t stack[256] = { 0 };
 	struct sp_ustack stk = { stack, sizeof(stack), 0 };
 	struct sp_uregs regs = { { 0 } };
@@ -474,4 +474,42 @@ Test(procfs, descendants_are_listed_parents_first)
 	cr_assert_eq(sp_process_descendants(999999999, &v, &n), 0);
 	cr_assert_eq(n, 0);
 	free(v);
+}
+
+/* A Go stack switch continued along the kernel's chain: from the entry
+ * after the return address into the switch, rewound, up to the first
+ * address in no module; still no root, so still the switch's error. */
+Test(unwind_splice, goes_on_from_the_return_address_into_the_switch)
+{
+	const struct sp_unwind_lookup lk = { .find = no_cfi };
+	const uint64_t chain[] = { 0x401000, 0x402000, 0x403000, 0x404000,
+	    0x405000, 0x9000000, 0x406000 };
+	struct sp_unwind_result res;
+	uint64_t ips[8] = { 0x401000, 0x402fff, 0x403fff };
+
+	memset(&res, 0, sizeof(res));
+	res.n = 3;
+	res.error = SP_UNW_SWITCH;
+	res.switch_ra = 0x403000;
+	cr_expect_eq(spi_unwind_splice(&lk, chain, 7, ips, 8, &res), 2);
+	cr_expect_eq(res.n, 5);
+	cr_expect_eq(ips[3], 0x403fff);
+	cr_expect_eq(ips[4], 0x404fff);
+	cr_expect_eq(res.error, SP_UNW_SWITCH);
+	cr_expect_eq(res.complete, 0);
+	/* A sample in the switch itself: from the chain's first return
+	 * address; and never past max. */
+	res.n = 1;
+	res.switch_ra = 0;
+	cr_expect_eq(spi_unwind_splice(&lk, chain, 7, ips, 3, &res), 2);
+	cr_expect_eq(ips[1], 0x401fff);
+	cr_expect_eq(ips[2], 0x402fff);
+	/* A return address the chain lacks: nothing added. */
+	res.n = 3;
+	res.switch_ra = 0x407000;
+	cr_expect_eq(spi_unwind_splice(&lk, chain, 7, ips, 8, &res), 0);
+	/* Another error: nothing. */
+	res.error = SP_UNW_BAD_RA;
+	res.switch_ra = 0x403000;
+	cr_expect_eq(spi_unwind_splice(&lk, chain, 7, ips, 8, &res), 0);
 }

@@ -12,6 +12,15 @@
  * of 1 KiB of zeros, larger than the recorder's stack scan looks through,
  * before it calls native_work: its frame cannot be unwound.  The samples
  * are in native_work, and the walk ends in the JIT's frame.
+ *
+ * jit MILLISECONDS swap: the JIT replaces its code in place, as a JIT
+ * reuses its code space, every 500 ms: one of two spin loops written at
+ * the same address, with frames of different sizes (swap_a saves three
+ * registers, swap_b has 0x58 bytes of locals), so the return address of
+ * a sample in the loop, at the same pcs in both, is at rsp + 24 or
+ * rsp + 0x58.  The perf map names
+ * the address once.  Every sample's walk reaches main only if the
+ * recorder analyses the code that ran, not a memory of the code before.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +40,20 @@ static const unsigned char jit_caller[] = {
 	0x5b, 0x41, 0x5c, 0x5d, 0xc3,
 };
 
+/* push rbx; push r12; push r13; mov ecx, 1000000; 1: dec ecx; jnz 1b;
+ * pop r13; pop r12; pop rbx; ret */
+static const unsigned char swap_a[] = {
+	0x53, 0x41, 0x54, 0x41, 0x55, 0xb9, 0x40, 0x42, 0x0f, 0x00,
+	0xff, 0xc9, 0x75, 0xfc, 0x41, 0x5d, 0x41, 0x5c, 0x5b, 0xc3,
+};
+
+/* nop; sub rsp, 0x58; mov ecx, 1000000; 1: dec ecx; jnz 1b;
+ * add rsp, 0x58; ret (its loop at swap_a's) */
+static const unsigned char swap_b[] = {
+	0x90, 0x48, 0x83, 0xec, 0x58, 0xb9, 0x40, 0x42, 0x0f, 0x00,
+	0xff, 0xc9, 0x75, 0xfc, 0x48, 0x83, 0xc4, 0x58, 0xc3,
+};
+
 static volatile unsigned long sink;
 
 /* What the JIT code calls: about a millisecond of work. */
@@ -41,11 +64,34 @@ native_work(void)
 		sink += (unsigned long)i;
 }
 
+/* One round of the swap mode: the loop of round n written at mem, run
+ * for 500 ms; then 300 ms in plain code. */
+static void
+swap_round(unsigned char *mem, unsigned n)
+{
+	void (*fn)(void) = (void (*)(void))(void *)mem;
+	double end;
+
+	memset(mem, 0xcc, JIT_STRIDE);
+	if (n % 2)
+		memcpy(mem, swap_b, sizeof(swap_b));
+	else
+		memcpy(mem, swap_a, sizeof(swap_a));
+	end = seconds() + 0.5;
+	while (seconds() < end)
+		fn();
+	end = seconds() + 0.3;
+	while (seconds() < end)
+		native_work();
+}
+
 int
 main(int argc, char **argv)
 {
 	long ms = argc > 1 ? atol(argv[1]) : 500;
 	int call = argc > 2 && strcmp(argv[2], "call") == 0;
+	int swap = argc > 2 && strcmp(argv[2], "swap") == 0;
+	unsigned swaps = 0;
 	unsigned char *mem;
 	void (*fn)(void);
 	void (*caller)(void (*)(void));
@@ -66,6 +112,10 @@ main(int argc, char **argv)
 	caller = (void (*)(void (*)(void)))(void *)(mem + JIT_STRIDE);
 	end = seconds() + (double)ms / 1000.0;
 	while (seconds() < end) {
+		if (swap) {
+			swap_round(mem, swaps++);
+			continue;
+		}
 		if (call)
 			caller(native_work);
 		else

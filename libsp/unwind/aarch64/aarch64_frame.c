@@ -105,10 +105,19 @@ spi_arch_leaf_step(const struct spi_walk *w, const struct spi_frame *cur,
 {
 	uint64_t sp = cur->r[AARCH64_SP], ra = cur->r[AARCH64_LR];
 	uint64_t fp = cur->r[AARCH64_FP];
+	struct spi_leaf_key key;
 	struct spi_a64_leaf lf;
 
-	if (!(cur->valid & SPI_BIT(AARCH64_SP)) ||
-	    spi_a64_leaf(pc, lk->read_code, lk->ctx, &lf) != 0 || !lf.known) {
+	if (!(cur->valid & SPI_BIT(AARCH64_SP))) {
+		stats->leaf_insn_unknown++;
+		return -SP_ENOTFOUND;
+	}
+	if (spi_leaf_memo_find(lk, pc, &key, &lf, sizeof(lf), stats) != 0) {
+		if (spi_a64_leaf(pc, lk->read_code, lk->ctx, &lf) != 0)
+			lf.known = 0;
+		spi_leaf_memo_keep(lk, &key, &lf, sizeof(lf));
+	}
+	if (!lf.known) {
 		stats->leaf_insn_unknown++;
 		return -SP_ENOTFOUND;
 	}

@@ -70,10 +70,15 @@ spi_arch_leaf_step(const struct spi_walk *w, const struct spi_frame *cur,
     struct sp_unwind_stats *stats)
 {
 	uint64_t sp = cur->r[X86_64_DW_RSP], bp = cur->r[X86_64_DW_RBP], ra;
+	struct spi_leaf_key key;
 	struct sp_leaf lf;
 
-	if (spi_unwind_leaf(pc, lk->read_code, lk->ctx, &lf) != 0 ||
-	    lf.kind == SP_LEAF_UNKNOWN) {
+	if (spi_leaf_memo_find(lk, pc, &key, &lf, sizeof(lf), stats) != 0) {
+		if (spi_unwind_leaf(pc, lk->read_code, lk->ctx, &lf) != 0)
+			lf.kind = SP_LEAF_UNKNOWN;
+		spi_leaf_memo_keep(lk, &key, &lf, sizeof(lf));
+	}
+	if (lf.kind == SP_LEAF_UNKNOWN) {
 		stats->leaf_insn_unknown++;
 		return -SP_ENOTFOUND;
 	}
