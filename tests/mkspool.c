@@ -318,6 +318,9 @@ static const struct bad_case bad_cases[] = {
 	    "sample has no thread" },
 	{ "sample-undefined-stack", 1, SP_REC_SAMPLE, 4, { 1, 2, 2, 0 },
 	    "sample refers to an undefined thread or stack" },
+	/* Kinds 0 on CPU, 1 off CPU blocked, 2 preempted; weight 5 ns. */
+	{ "sample-kind-3", 1, SP_REC_SAMPLE, 6, { 1, 1, 2, 0, 5, 3 },
+	    "sample counts an unknown quantity" },
 	/* Timed records. */
 	{ "python-status-2", 0, SP_REC_PYTHON, 4, { 2, 0, 1, 2 },
 	    "python status is neither 0 nor 1" },
