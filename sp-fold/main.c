@@ -366,7 +366,9 @@ report(const struct opts *o, const struct sp_fold *f, const struct sp_defs *d)
 		    "from %.3f to %.3f s)", o->in, filters(o, buf, sizeof(buf)),
 		    st.samples, (double)st.span_first_ns / 1e9,
 		    (double)st.span_last_ns / 1e9);
-	else if (st.samples > 0 && st.counted == 0 && st.filtered > 0)
+	/* (Without filters, the time chosen left them out: report_time.) */
+	else if (st.samples > 0 && st.counted == 0 && st.filtered > 0 &&
+	    *filters(o, buf, sizeof(buf)) != '\0')
 		warnx("%s: no sample matched %s (of %" PRIu64 " samples)",
 		    o->in, filters(o, buf, sizeof(buf)), st.samples);
 	report_time(o, f, d, &st);

@@ -439,9 +439,9 @@ Test(fold, truncated_spool_folds_its_prefix)
 /* --- time off CPU: blocked and preempted apart -------------------------- */
 
 /* app: 3 CPU samples of SA (4 ms each at 250 Hz), blocked 5000 ns in SB;
- * worker: preempted 7000 ns in SA, twice. */
+ * worker, with preempted: preempted 7000 ns in SA, twice. */
 static struct mem
-make_kinds(void)
+make_kinds(int preempted)
 {
 	int fd;
 	struct sp_writer *w = mem_writer(&fd);
@@ -454,8 +454,10 @@ make_kinds(void)
 	sb = stack(w, f[5], f[4], f[1]);
 	samples(w, app, sa, 0.5, 3);
 	timed(w, app, sb, 1.0, SP_SAMPLE_OFF_CPU, 5000);
-	timed(w, worker, sa, 1.5, SP_SAMPLE_PREEMPTED, 3000);
-	timed(w, worker, sa, 1.6, SP_SAMPLE_PREEMPTED, 4000);
+	if (preempted) {
+		timed(w, worker, sa, 1.5, SP_SAMPLE_PREEMPTED, 3000);
+		timed(w, worker, sa, 1.6, SP_SAMPLE_PREEMPTED, 4000);
+	}
 	cr_assert_eq(sp_writer_finish(w), 0);
 	sp_writer_free(w);
 	return mem_collect(fd);
@@ -481,7 +483,7 @@ Test(fold, blocked_and_preempted_time_apart)
 		    "7000\n"
 		    "app-100/100;main;outer;inner;app+0x1234 12000000\n" },
 	};
-	struct mem m = make_kinds();
+	struct mem m = make_kinds(1);
 	struct sp_fold_options o;
 	struct sp_fold_stats st;
 	size_t i;
@@ -750,4 +752,64 @@ Test(pprof, decodes_to_the_folded_counts)
 	sp_fold_free(f);
 	sp_replay_free(r);
 	mem_free(&m);
+}
+
+/* The profile of m folded for time, read back into pr. */
+static void
+pprof_of(const struct mem *m, enum sp_fold_time time, struct prof *pr)
+{
+	struct sp_fold_options o = { 0 };
+	struct sp_replay *r;
+	struct sp_fold *f;
+	unsigned char *pb;
+	uint64_t ids[16][16];
+	size_t len, nids[16];
+
+	o.time = time;
+	cr_assert_eq(sp_replay_open_mem(m->p, m->len, &r, NULL), 0);
+	cr_assert_eq(sp_fold_new(&o, sp_replay_header(r), &f), 0);
+	cr_assert_eq(sp_fold_replay(f, r), 0);
+	cr_assert_eq(sp_pprof_encode(f, sp_replay_defs(r), sp_replay_header(r),
+	    &pb, &len), 0);
+	read_profile(pr, pb, len, ids, nids);
+	free(pb);
+	sp_fold_free(f);
+	sp_replay_free(r);
+}
+
+static int
+has_string(const struct prof *pr, const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < pr->nstrings; i++)
+		if (strcmp(pr->strings[i], s) == 0)
+			return 1;
+	return 0;
+}
+
+/* Sample types: samples, cpu, off_cpu, and preempted where the spool has
+ * it; --off-cpu and --preempted alone. */
+Test(pprof, preempted_time_is_a_sample_type_of_its_own)
+{
+	struct mem with = make_kinds(1), without = make_kinds(0);
+	static struct prof pr;
+
+	pprof_of(&with, SP_FOLD_TIME_AUTO, &pr);
+	cr_expect_eq(pr.nvalues, 4);
+	cr_expect(has_string(&pr, "off_cpu") && has_string(&pr, "preempted"));
+	pprof_of(&with, SP_FOLD_TIME_PREEMPTED, &pr);
+	cr_expect_eq(pr.nvalues, 1);
+	cr_expect_eq(pr.total[0], 7000);
+	cr_expect(has_string(&pr, "preempted") && !has_string(&pr, "off_cpu"));
+	pprof_of(&with, SP_FOLD_TIME_OFF_CPU, &pr);
+	cr_expect_eq(pr.nvalues, 1);
+	cr_expect_eq(pr.total[0], 5000);
+	cr_expect(!has_string(&pr, "preempted") && has_string(&pr, "off_cpu"));
+	/* No preempted sample, no RECORDING flag: no such type. */
+	pprof_of(&without, SP_FOLD_TIME_AUTO, &pr);
+	cr_expect_eq(pr.nvalues, 3);
+	cr_expect(!has_string(&pr, "preempted"));
+	mem_free(&with);
+	mem_free(&without);
 }
