@@ -8,8 +8,19 @@
 # %: the rest was the spinners' preemption), --preempted the spinners'
 # time waiting for a CPU, which contend measured itself (wall less CPU
 # time), within 5 %; --both puts each under its own root, and pprof,
-# speedscope and the Chrome trace carry the distinction.
+# speedscope and the Chrome trace carry the distinction.  A recording
+# that could not keep them apart (a kernel before 4.17: mkspool writes
+# one as sp-record does there) makes sp-fold say so.
 . "$(dirname "$0")/../lib.bash"
+
+# ns FOLDED [RE]: the nanoseconds of FOLDED's stacks (that match RE), in
+# whole digits (lib.bash's fold_total prints 9.6e+09); share FOLDED RE:
+# their percent of the whole.
+ns() {
+	RE=${2-} awk '{ s = $0; sub(/ [0-9]+$/, "", s); if (s ~ ENVIRON["RE"]) n += $NF }
+	    END { printf "%.0f", n }' "$1"
+}
+share() { awk -v n="$(ns "$1" "$2")" -v t="$(ns "$1")" 'BEGIN { printf "%.1f", t ? 100 * n / t : 0 }'; }
 
 run "$FOLD" --help
 check "sp-fold --help names --preempted" has "--preempted" "$OUT"
@@ -17,6 +28,25 @@ check "sp-fold's man page explains --preempted" grep -qF 'preempted' sp-fold/sp-
 run "$FOLD" --off-cpu --preempted /dev/null
 check "--off-cpu with --preempted: exit 2, said" \
     test "$RC" -eq 2 -a -n "$(grep -F 'exclude each other' <<<"$ERR")"
+
+# A recording that did not keep them apart (a kernel before 4.17, or an
+# sp-record from before): mkspool writes one as sp-record does there, and
+# one as it does since.
+build/glibc/mkspool offcpu "$TMP/old.spl" 32
+build/glibc/mkspool offcpu "$TMP/apart.spl" 96
+run "$FOLD" --off-cpu "$TMP/old.spl"
+check "a recording without preemption apart: sp-fold --off-cpu says its time includes preemption" \
+    test "$RC" -eq 0 -a -n "$(grep -F 'off-CPU time includes preemption' <<<"$ERR")" -a "${OUT##* }" = 5
+run "$FOLD" --preempted "$TMP/old.spl"
+check "and --preempted says why it has none" \
+    test "$RC" -eq 0 -a -z "$OUT" -a -n "$(grep -F 'no preempted samples (this recording counts preemption as off-CPU time' <<<"$ERR")"
+run "$FOLD" "$TMP/apart.spl"
+check "with preemption apart: no such warning, [off-cpu] 5 ns and [preempted] 7 ns" \
+    test "$RC" -eq 0 -a -z "$(grep -F 'includes preemption' <<<"$ERR")" -a \
+    "$(ns <(echo "$OUT") '^\[off-cpu\]')" = 5 -a "$(ns <(echo "$OUT") '^\[preempted\]')" = 7
+run "$DUMP" "$TMP/old.spl"
+check "sp-dump: off-cpu without preempted-apart" \
+    test -n "$(grep '^recording: .*off-cpu' <<<"$OUT")" -a -z "$(grep 'preempted-apart' <<<"$OUT")"
 
 # The kernel marks a preemption since 4.17 (PERF_RECORD_MISC_SWITCH_OUT_PREEMPT).
 if ! awk -v r="$(uname -r)" 'BEGIN { split(r, v, /[.-]/); exit !(v[1] > 4 || (v[1] == 4 && v[2] >= 17)) }'; then
@@ -50,14 +80,6 @@ check "the RECORDING record says preempted-apart" grep -q '^recording: .*off-cpu
 check "sp-dump shows preempted samples" grep -q '^sample .* preempted [0-9.]* s:' <<<"$OUT"
 "$SYM" -q -o "$TMP/c.sym.spl" "$TMP/c.spl"
 
-# ns FOLDED [RE]: the nanoseconds of FOLDED's stacks (that match RE), in
-# whole digits (lib.bash's fold_total prints 9.6e+09); share FOLDED RE:
-# their percent of the whole.
-ns() {
-	RE=${2-} awk '{ s = $0; sub(/ [0-9]+$/, "", s); if (s ~ ENVIRON["RE"]) n += $NF }
-	    END { printf "%.0f", n }' "$1"
-}
-share() { awk -v n="$(ns "$1" "$2")" -v t="$(ns "$1")" 'BEGIN { printf "%.1f", t ? 100 * n / t : 0 }'; }
 "$FOLD" --off-cpu "$TMP/c.sym.spl" >"$TMP/off.fold" 2>"$TMP/off.err"
 "$FOLD" --preempted "$TMP/c.sym.spl" >"$TMP/pre.fold" 2>"$TMP/pre.err"
 run "$FOLD" "$TMP/c.sym.spl"
