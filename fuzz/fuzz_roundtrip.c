@@ -90,8 +90,8 @@ next_record(struct prog *g, struct sp_record *r, uint64_t *clock)
 		r->u.sample.stack = (uint32_t)take(g, 1);
 		r->u.sample.cpu = (uint32_t)take(g, 1);
 		r->u.sample.time = *clock;
-		/* Kind 2 and off-CPU weight 0 are the writer's to refuse. */
-		r->u.sample.kind = (uint32_t)take(g, 1) % 3;
+		/* Kind 3 and off-CPU weight 0 are the writer's to refuse. */
+		r->u.sample.kind = (uint32_t)take(g, 1) % 4;
 		r->u.sample.weight = take(g, 1) & 1 ? take(g, 8) : 0;
 		break;
 	case SP_REC_MODULE:

@@ -290,6 +290,9 @@ print_sample(struct dump *d, const struct sp_record *r)
 		    s->thread, t->pid, t->tid, s->time, s->cpu, s->stack);
 		if (s->kind == SP_SAMPLE_OFF_CPU)
 			(void)printf("\"off_cpu_ns\":%" PRIu64 ",", s->weight);
+		else if (s->kind == SP_SAMPLE_PREEMPTED)
+			(void)printf("\"preempted_ns\":%" PRIu64 ",",
+			    s->weight);
 		else if (s->weight > 1)
 			(void)printf("\"weight\":%" PRIu64 ",", s->weight);
 		(void)fputs("\"frames\":[", stdout);
@@ -306,6 +309,8 @@ print_sample(struct dump *d, const struct sp_record *r)
 	    s->time), t->pid, t->tid, s->cpu);
 	if (s->kind == SP_SAMPLE_OFF_CPU)
 		(void)printf(" off CPU %.6f s", (double)s->weight / 1e9);
+	else if (s->kind == SP_SAMPLE_PREEMPTED)
+		(void)printf(" preempted %.6f s", (double)s->weight / 1e9);
 	else if (s->weight > 1)
 		(void)printf(" weight %" PRIu64, s->weight);
 	(void)printf(": %zu frames\n", depth);
@@ -371,6 +376,7 @@ print_recording(const struct dump *d, const struct sp_recording *g)
 		{ SP_RECORDING_SYSTEM, "system-wide" },
 		{ SP_RECORDING_CGROUP, "cgroup" },
 		{ SP_RECORDING_OFF_CPU, "off-cpu" },
+		{ SP_RECORDING_PREEMPTED, "preempted-apart" },
 	};
 	const char *sep = "";
 	size_t i;

@@ -38,7 +38,7 @@ usage(int status)
 	    "               [--lines] [--modules] [--no-inline]\n"
 	    "               [--user-only | --kernel-only]\n"
 	    "               [--max-depth N] [--pprof | --speedscope | --chrome-trace]\n"
-	    "               [--on-cpu | --off-cpu | --both]\n"
+	    "               [--on-cpu | --off-cpu | --preempted | --both]\n"
 	    "               [--no-demangle]\n"
 	    "               [-o FILE] [FILE | -]\n"
 	    "Fold a spool's samples into stacks, one line per distinct stack,\n"
@@ -63,12 +63,15 @@ usage(int status)
 	    "                      [deeper]\n"
 	    "      --on-cpu        only time on CPU, counted in samples (the\n"
 	    "                      default for spools without off-CPU samples)\n"
-	    "      --off-cpu       only time off CPU (sp-record --off-cpu),\n"
-	    "                      counted in nanoseconds\n"
-	    "      --both          both, in nanoseconds (a CPU sample counts\n"
+	    "      --off-cpu       only time off CPU blocked (sp-record --off-cpu),\n"
+	    "                      counted in nanoseconds, not preemption\n"
+	    "      --preempted     only time preempted, waiting for a CPU\n"
+	    "                      (sp-record --off-cpu), in nanoseconds\n"
+	    "      --both          all three, in nanoseconds (a CPU sample counts\n"
 	    "                      the sampling period), off-CPU stacks under\n"
-	    "                      the root [off-cpu] (the default for spools\n"
-	    "                      with off-CPU samples)\n"
+	    "                      the root [off-cpu], preempted ones under\n"
+	    "                      [preempted] (the default for spools with\n"
+	    "                      off-CPU samples)\n"
 	    "  -g, --pprof         write a gzip'd pprof profile instead\n"
 	    "  -S, --speedscope    write speedscope JSON instead: a profile per\n"
 	    "                      thread, samples in time order (its Time Order\n"
@@ -110,7 +113,8 @@ static void
 set_time(struct opts *o, enum sp_fold_time t)
 {
 	if (o->fo.time != SP_FOLD_TIME_AUTO && o->fo.time != t)
-		errx(2, "--on-cpu, --off-cpu and --both exclude each other");
+		errx(2, "--on-cpu, --off-cpu, --preempted and --both exclude "
+		    "each other");
 	o->fo.time = t;
 }
 
@@ -133,6 +137,7 @@ static const struct option longopts[] = {
 	{ "per-thread", no_argument, NULL, 'R' },
 	{ "pid", required_argument, NULL, 'p' },
 	{ "pprof", no_argument, NULL, 'g' },
+	{ "preempted", no_argument, NULL, 1000 + 'E' },
 	{ "speedscope", no_argument, NULL, 'S' },
 	{ "show-hidden", no_argument, NULL, 'H' },
 	{ "tid", required_argument, NULL, 't' },
@@ -182,6 +187,9 @@ output_option(struct opts *o, int ch, char **argv)
 		break;
 	case 1000 + 'B':
 		set_time(o, SP_FOLD_TIME_BOTH);
+		break;
+	case 1000 + 'E':
+		set_time(o, SP_FOLD_TIME_PREEMPTED);
 		break;
 	case 1000 + 'F':
 		set_time(o, SP_FOLD_TIME_OFF_CPU);
@@ -300,6 +308,47 @@ filters(const struct opts *o, char *buf, size_t cap)
 }
 
 /*
+ * Off-CPU time: none to fold, the unit, and whether preemption is in it
+ * (a recording that could not tell it apart).
+ */
+static void
+report_time(const struct opts *o, const struct sp_fold *f,
+    const struct sp_defs *d, const struct sp_fold_stats *st)
+{
+	const struct sp_recording *r = sp_defs_recording(d);
+	int taken = r != NULL && (r->flags & SP_RECORDING_OFF_CPU);
+	int apart = r != NULL && (r->flags & SP_RECORDING_PREEMPTED);
+	enum sp_fold_time unit;
+	uint64_t period;
+	char pre[128] = "";
+
+	if (o->fo.time == SP_FOLD_TIME_OFF_CPU && st->off_cpu == 0)
+		warnx("%s: no off-CPU samples (they are recorded with "
+		    "sp-record --off-cpu)", o->in);
+	if (o->fo.time == SP_FOLD_TIME_PREEMPTED && st->preempted == 0)
+		warnx("%s: no preempted samples (%s)", o->in, !taken ?
+		    "they are recorded with sp-record --off-cpu" : !apart ?
+		    "this recording counts preemption as off-CPU time: its "
+		    "kernel, before Linux 4.17, or its sp-record did not tell "
+		    "them apart" : "no recorded thread was preempted");
+	unit = sp_fold_unit(f, d, &period);
+	if (apart || st->preempted > 0)
+		(void)snprintf(pre, sizeof(pre), ", preempted ones under "
+		    "[preempted] (%.3f s in %" PRIu64 ")",
+		    (double)st->preempted_ns / 1e9, st->preempted);
+	if (st->off_cpu + st->preempted > 0 && unit == SP_FOLD_TIME_BOTH)
+		warnx("%s: counts are nanoseconds: on CPU a sample counts "
+		    "%" PRIu64 " ns, off-CPU stacks are under [off-cpu] (%.3f s "
+		    "in %" PRIu64 " samples)%s", o->in, period,
+		    (double)st->off_cpu_ns / 1e9, st->off_cpu, pre);
+	if (st->off_cpu > 0 && taken && !apart &&
+	    (unit == SP_FOLD_TIME_BOTH || unit == SP_FOLD_TIME_OFF_CPU))
+		warnx("%s: its off-CPU time includes preemption (waiting for "
+		    "a CPU): its kernel, before Linux 4.17, or its sp-record "
+		    "did not tell them apart", o->in);
+}
+
+/*
  * What a user needs to hear once the output is written: a filter that
  * matched nothing (the output is empty, and silence would look like a
  * bug), frames left unnamed, samples that had no frames left.
@@ -308,7 +357,6 @@ static void
 report(const struct opts *o, const struct sp_fold *f, const struct sp_defs *d)
 {
 	struct sp_fold_stats st;
-	uint64_t period;
 	char buf[512];
 
 	sp_fold_get_stats(f, &st);
@@ -318,18 +366,12 @@ report(const struct opts *o, const struct sp_fold *f, const struct sp_defs *d)
 		    "from %.3f to %.3f s)", o->in, filters(o, buf, sizeof(buf)),
 		    st.samples, (double)st.span_first_ns / 1e9,
 		    (double)st.span_last_ns / 1e9);
-	else if (st.samples > 0 && st.counted == 0 && st.filtered > 0)
+	/* (Without filters, the time chosen left them out: report_time.) */
+	else if (st.samples > 0 && st.counted == 0 && st.filtered > 0 &&
+	    *filters(o, buf, sizeof(buf)) != '\0')
 		warnx("%s: no sample matched %s (of %" PRIu64 " samples)",
 		    o->in, filters(o, buf, sizeof(buf)), st.samples);
-	if (o->fo.time == SP_FOLD_TIME_OFF_CPU && st.off_cpu == 0)
-		warnx("%s: no off-CPU samples (they are recorded with "
-		    "sp-record --off-cpu)", o->in);
-	else if (st.off_cpu > 0 && sp_fold_unit(f, d, &period) ==
-	    SP_FOLD_TIME_BOTH)
-		warnx("%s: counts are nanoseconds: on CPU a sample counts "
-		    "%" PRIu64 " ns, off-CPU stacks are under [off-cpu] (%.3f s "
-		    "in %" PRIu64 " samples)", o->in, period,
-		    (double)st.off_cpu_ns / 1e9, st.off_cpu);
+	report_time(o, f, d, &st);
 	if (st.counted > 0 && sp_defs_count(d, SP_REC_SYMBOL) == 0)
 		warnx("%s: no frame is symbolized (they print as "
 		    "module+0xOFFSET); name them first: sp-sym %s | sp-fold",

@@ -46,9 +46,10 @@ usage(int status)
 	    "                     (default: 32768, then 4096 once 1000 walks in a\n"
 	    "                     row fit in it, back if they stop fitting)\n"
 	    "  -k, --kernel       add kernel callchains\n"
-	    "      --off-cpu      also sample each switch of a thread off the CPU\n"
-	    "                     (blocked or preempted), weighed by the time until\n"
-	    "                     it runs again; sp-fold --off-cpu or --both folds it\n"
+	    "      --off-cpu      also sample each switch of a thread off the CPU,\n"
+	    "                     weighed by the time until it runs again, blocked\n"
+	    "                     and preempted apart; sp-fold --off-cpu (blocked),\n"
+	    "                     --preempted or --both folds it\n"
 	    "  -c, --children     follow child processes: those forked after the\n"
 	    "                     start and, with -p, those running already (the\n"
 	    "                     default with a command)\n"
@@ -301,7 +302,7 @@ print_summary(struct sp_recorder *r, struct sp_writer *w, const struct opts *o,
 	unsigned long long lost = counter(r, "lost_events");
 	unsigned long long procs = counter(r, "processes");
 	unsigned long long threads = counter(r, "threads");
-	unsigned long long bytes = sp_writer_bytes(w), off;
+	unsigned long long bytes = sp_writer_bytes(w), off, pre;
 	char size[32];
 
 	(void)fprintf(stderr, "sp-record: wrote %s (event %s): %.1f s, %llu "
@@ -325,13 +326,22 @@ print_summary(struct sp_recorder *r, struct sp_writer *w, const struct opts *o,
 		    (double)bytes / (double)s);
 	(void)fputc('\n', stderr);
 	off = counter(r, "off_cpu_samples");
+	pre = counter(r, "off_cpu_preempted");
 	if (o->t.ro.off_cpu)
-		(void)fprintf(stderr, "  %llu switch%s off CPU (%.0f/s), %.2f s "
-		    "off CPU, %llu preempted, %llu lost\n", off, off == 1 ? "" :
-		    "es", sampled > 0 ? (double)off / sampled : 0.0,
-		    (double)counter(r, "off_cpu_ns") / 1e9,
-		    counter(r, "off_cpu_preempted"),
+		(void)fprintf(stderr, "  %llu switch%s off CPU (%.0f/s), %llu "
+		    "lost: ", off, off == 1 ? "" : "es",
+		    sampled > 0 ? (double)off / sampled : 0.0,
 		    counter(r, "off_cpu_unmatched"));
+	/* A kernel before 4.17 does not say which switches are preemptions. */
+	if (o->t.ro.off_cpu && counter(r, "off_cpu_preempted_apart"))
+		(void)fprintf(stderr, "%llu blocked, %.2f s; %llu preempted, "
+		    "%.2f s waiting for a CPU\n", off - pre, (double)(
+		    counter(r, "off_cpu_ns") - counter(r, "off_cpu_preempted_ns")) /
+		    1e9, pre, (double)counter(r, "off_cpu_preempted_ns") / 1e9);
+	else if (o->t.ro.off_cpu)
+		(void)fprintf(stderr, "%.2f s off CPU, blocked or preempted (the "
+		    "kernel tells them apart from Linux 4.17 on)\n",
+		    (double)counter(r, "off_cpu_ns") / 1e9);
 	spi_tool_advice(r, "sp-record", (unsigned long long)o->delay_ms, 1);
 }
 

@@ -6,6 +6,12 @@
  *   mkspool bad DIR               the malformed spools of tests/bad, each
  *                                 NAME.spl with NAME.expect, the message
  *                                 sp-dump must print for it
+ *   mkspool offcpu FILE FLAGS     a recording of RECORDING flags FLAGS
+ *                                 with one off-CPU sample (kind 1, 5 ns),
+ *                                 and with flag 64 (preemption apart) one
+ *                                 preempted (kind 2, 7 ns): what sp-record
+ *                                 --off-cpu writes on a kernel before
+ *                                 4.17 (flags 32), or after (96)
  * tests/bad/ is checked in; `mkspool bad tests/bad` remakes it.
  */
 #include <err.h>
@@ -318,6 +324,9 @@ static const struct bad_case bad_cases[] = {
 	    "sample has no thread" },
 	{ "sample-undefined-stack", 1, SP_REC_SAMPLE, 4, { 1, 2, 2, 0 },
 	    "sample refers to an undefined thread or stack" },
+	/* Kinds 0 on CPU, 1 off CPU blocked, 2 preempted; weight 5 ns. */
+	{ "sample-kind-3", 1, SP_REC_SAMPLE, 6, { 1, 1, 2, 0, 5, 3 },
+	    "sample counts an unknown quantity" },
 	/* Timed records. */
 	{ "python-status-2", 0, SP_REC_PYTHON, 4, { 2, 0, 1, 2 },
 	    "python status is neither 0 nor 1" },
@@ -414,6 +423,30 @@ write_ref(const char *path, size_t n, int finish)
 		err(1, "%s", path);
 }
 
+static void
+write_offcpu(const char *path, unsigned long flags)
+{
+	static const uint8_t blocked[] = { 1, 1, 2, 0, 5, SP_SAMPLE_OFF_CPU };
+	static const uint8_t preempted[] = { 1, 1, 2, 0, 7,
+		SP_SAMPLE_PREEMPTED };
+	/* event "cpu-clock", 1000 Hz, stack_bytes 0, flags, command "" */
+	uint8_t rec[] = { 9, 'c', 'p', 'u', '-', 'c', 'l', 'o', 'c', 'k',
+		0xe8, 0x07, 0, (uint8_t)(flags & 0x7f), 0 };
+	struct raw r;
+	FILE *f;
+
+	raw_header(&r);
+	raw_rec(&r, SP_REC_RECORDING, rec, sizeof(rec));
+	raw_defs(&r);
+	raw_rec(&r, SP_REC_SAMPLE, blocked, sizeof(blocked));
+	if (flags & SP_RECORDING_PREEMPTED)
+		raw_rec(&r, SP_REC_SAMPLE, preempted, sizeof(preempted));
+	raw_end(&r);
+	f = fopen(path, "wb");
+	if (f == NULL || fwrite(r.b, 1, r.len, f) != r.len || fclose(f))
+		err(1, "%s", path);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -423,6 +456,8 @@ main(int argc, char **argv)
 		write_ref(argv[2], n, 1);
 	else if (argc >= 3 && strcmp(argv[1], "cut") == 0)
 		write_ref(argv[2], n, 0);
+	else if (argc == 4 && strcmp(argv[1], "offcpu") == 0)
+		write_offcpu(argv[2], strtoul(argv[3], NULL, 0));
 	else if (argc == 3 && strcmp(argv[1], "bad") == 0) {
 		bad_header(argv[2]);
 		bad_framing(argv[2]);
@@ -431,7 +466,7 @@ main(int argc, char **argv)
 		bad_table(argv[2]);
 	} else {
 		(void)fprintf(stderr, "usage: mkspool ref|cut FILE [NSAMPLES]"
-		    " | mkspool bad DIR\n");
+		    " | mkspool bad DIR | mkspool offcpu FILE FLAGS\n");
 		return 2;
 	}
 	return 0;

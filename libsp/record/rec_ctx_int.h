@@ -67,9 +67,14 @@ enum rec_counter {
 	C_STACK_BYTES,        /* the stack copy's size in use (it may change
 	                       * once or twice without -s: recorder.c) */
 	C_STACK_SWITCHES,     /* changes of that size */
-	C_OFF_CPU,            /* --off-cpu: off-CPU samples written */
+	C_OFF_CPU,            /* --off-cpu: off-CPU samples written,
+	                       * blocked or preempted */
 	C_OFF_CPU_NS,         /* the nanoseconds they weigh */
-	C_OFF_CPU_PREEMPTED,  /* switches out of a thread still runnable */
+	C_OFF_CPU_PREEMPTED,  /* of them, switches out of a thread still
+	                       * runnable (SP_SAMPLE_PREEMPTED) */
+	C_OFF_CPU_PREEMPTED_NS, /* the nanoseconds those weigh */
+	C_OFF_CPU_APART,      /* 1: the kernel marks preemptions (4.17), so
+	                       * they are kept apart; 0: counted as blocked */
 	C_OFF_CPU_UNMATCHED,  /* switches out whose switch in was not seen
 	                       * before the next one (lost records) */
 	/* Whole walks by the stack they used: up to 4, 8, 16, 32, 64 KiB

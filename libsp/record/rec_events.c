@@ -507,17 +507,24 @@ spi_events_fini(struct rec_events *e)
 }
 
 int
-spi_kernel_supported(const char *release)
+spi_kernel_at_least(const char *release, unsigned long major,
+    unsigned long minor)
 {
-	unsigned long major, minor;
+	unsigned long ma, mi;
 	char *end;
 
 	if (release[0] < '0' || release[0] > '9')
 		return -1;
-	major = strtoul(release, &end, 10);
+	ma = strtoul(release, &end, 10);
 	if (*end != '.' || end[1] < '0' || end[1] > '9')
 		return -1;
-	minor = strtoul(end + 1, NULL, 10);
-	return major > SPI_KERNEL_MIN_MAJOR || (major == SPI_KERNEL_MIN_MAJOR &&
-	    minor >= SPI_KERNEL_MIN_MINOR);
+	mi = strtoul(end + 1, NULL, 10);
+	return ma > major || (ma == major && mi >= minor);
+}
+
+int
+spi_kernel_supported(const char *release)
+{
+	return spi_kernel_at_least(release, SPI_KERNEL_MIN_MAJOR,
+	    SPI_KERNEL_MIN_MINOR);
 }

@@ -35,6 +35,9 @@
 /* Whether release (uname -r: "6.1.0-41-amd64", "4.19.0") is at least
  * SPI_KERNEL_MIN_*: 1, 0, or -1 when it does not begin with a version. */
 int spi_kernel_supported(const char *release);
+/* Whether release is at least major.minor: 1, 0, or -1 as above. */
+int spi_kernel_at_least(const char *release, unsigned long major,
+    unsigned long minor);
 
 struct rec_event {
 	int fd;

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Off-CPU samples (--off-cpu): a switch off CPU waits in its thread
- * until the thread's switch in, whose time gives its weight.
+ * until the thread's switch in, whose time gives its weight.  The switch
+ * out's record after it says whether the thread blocked or was preempted
+ * (still runnable, waiting for a CPU): two kinds of sample, blocked time
+ * and CPU contention, which answer different questions.
  */
 #include <string.h>
 
@@ -48,13 +51,18 @@ write_off_cpu(struct sp_recorder *r, struct rec_thread *t, uint64_t in)
 		return err;
 	r->ctx.c[C_OFF_CPU]++;
 	r->ctx.c[C_OFF_CPU_NS] += rec.u.sample.weight;
+	if (rec.u.sample.kind == SP_SAMPLE_PREEMPTED) {
+		r->ctx.c[C_OFF_CPU_PREEMPTED]++;
+		r->ctx.c[C_OFF_CPU_PREEMPTED_NS] += rec.u.sample.weight;
+	}
 	return 0;
 }
 
 /*
  * PERF_RECORD_SWITCH(_CPU_WIDE): a switch in of id->tid ends the time off
  * CPU of its waiting sample; a switch out only says whether the thread
- * was preempted (still runnable) or blocked.
+ * was preempted (still runnable: PERF_RECORD_MISC_SWITCH_OUT_PREEMPT,
+ * Linux 4.17) or blocked, which makes the waiting sample's kind.
  */
 int
 spi_rec_on_switch(struct sp_recorder *r, const struct rec_decoded *id, uint16_t misc)
@@ -67,8 +75,8 @@ spi_rec_on_switch(struct sp_recorder *r, const struct rec_decoded *id, uint16_t 
 	 * or processes gone, with -a). */
 	if (misc & PERF_RECORD_MISC_SWITCH_OUT) {
 		if ((misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT) && t != NULL &&
-		    t->off.time != 0)
-			r->ctx.c[C_OFF_CPU_PREEMPTED]++;
+		    t->off.time != 0 && id->time >= t->off.time)
+			t->off.kind = SP_SAMPLE_PREEMPTED;
 		return 0;
 	}
 	if (t == NULL || t->off.time == 0 || id->time <= t->off.time)

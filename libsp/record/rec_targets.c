@@ -98,6 +98,7 @@ write_recording(struct sp_recorder *r)
 	    (r->tg.system && r->ev.cgroup_fd < 0 ? SP_RECORDING_SYSTEM : 0) |
 	    (r->ev.cgroup_fd >= 0 ? SP_RECORDING_CGROUP : 0) |
 	    (r->o.off_cpu ? SP_RECORDING_OFF_CPU : 0) |
+	    (r->ctx.c[C_OFF_CPU_APART] ? SP_RECORDING_PREEMPTED : 0) |
 	    (r->ev.attr.exclude_kernel ? 0 : SP_RECORDING_KERNEL_TIME);
 	rec.u.recording.command.s = cmd;
 	rec.u.recording.command.len = (uint32_t)strlen(cmd);

@@ -74,6 +74,8 @@ static const char *const counter_names[C_FALLBACK_FIRST_] = {
 	[C_OFF_CPU] = "off_cpu_samples",
 	[C_OFF_CPU_NS] = "off_cpu_ns",
 	[C_OFF_CPU_PREEMPTED] = "off_cpu_preempted",
+	[C_OFF_CPU_PREEMPTED_NS] = "off_cpu_preempted_ns",
+	[C_OFF_CPU_APART] = "off_cpu_preempted_apart",
 	[C_OFF_CPU_UNMATCHED] = "off_cpu_unmatched",
 	[C_STACK_USED_FIRST_] = "stack_used_4k",
 	[C_STACK_USED_FIRST_ + 1] = "stack_used_8k",
@@ -98,13 +100,19 @@ make(struct sp_recorder *r, struct sp_diag *diag)
 	if (r->o.stack_bytes == 0)
 		r->o.stack_bytes = SP_STACK_BYTES_DEFAULT;
 	r->ctx.c[C_STACK_BYTES] = r->o.stack_bytes;
-	if (uname(&u) == 0 && spi_kernel_supported(u.release) == 0)
+	if (uname(&u) != 0)
+		u.release[0] = '\0';	/* unknown: taken as new enough */
+	if (spi_kernel_supported(u.release) == 0)
 		return sp_diag_set(diag, 0, -ENOSYS, "Linux %s is older than "
 		    "%d.%d, the oldest the recorder supports: it needs "
 		    "context-switch records (4.3), monotonic timestamps (4.1), "
 		    "mmap2 records (3.16) and user stacks in samples (3.7); "
 		    "record with perf on this kernel", u.release,
 		    SPI_KERNEL_MIN_MAJOR, SPI_KERNEL_MIN_MINOR);
+	/* perf_event_open(2): PERF_RECORD_MISC_SWITCH_OUT_PREEMPT, since
+	 * Linux 4.17; before it a preemption looks like a block. */
+	r->ctx.c[C_OFF_CPU_APART] = r->o.off_cpu &&
+	    spi_kernel_at_least(u.release, 4, 17) != 0;
 	if (r->o.max_frames == 0)
 		r->o.max_frames = SP_FRAMES_MAX_DEFAULT;
 	if (spi_read_long("/proc/sys/kernel/perf_event_max_sample_rate",

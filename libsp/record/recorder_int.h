@@ -138,7 +138,8 @@ void spi_rec_off_cpu_forget(struct sp_recorder *r, uint64_t before);
 int spi_rec_hold_off_cpu(struct sp_recorder *r, uint32_t tid,
     const struct sp_sample *s);
 /* PERF_RECORD_SWITCH(_CPU_WIDE) of d->tid: a switch in writes the sample
- * waiting, a switch out counts a preemption.  0 or the writer's error. */
+ * waiting, a switch out of a thread still runnable makes it a preempted
+ * one.  0 or the writer's error. */
 int spi_rec_on_switch(struct sp_recorder *r, const struct rec_decoded *d,
     uint16_t misc);
 

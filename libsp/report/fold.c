@@ -79,7 +79,7 @@ sp_fold_new(const struct sp_fold_options *o, const struct sp_header *h,
 	*out = NULL;
 	if ((o->flags & SP_FOLD_USER_ONLY) && (o->flags & SP_FOLD_KERNEL_ONLY))
 		return -SP_EUSAGE;
-	if (o->root > SP_FOLD_ROOT_THREAD || o->time > SP_FOLD_TIME_BOTH)
+	if (o->root > SP_FOLD_ROOT_THREAD || o->time > SP_FOLD_TIME_PREEMPTED)
 		return -SP_EUSAGE;
 	f = calloc(1, sizeof(*f));
 	if (f == NULL)
@@ -122,6 +122,9 @@ thread_group(struct sp_fold *f, const struct sp_thread *t, uint32_t *group)
 			return 0;
 		}
 	}
+	/* The count's key holds a group in 30 bits (fold_int.h). */
+	if (f->ngroups >= FOLD_GROUPS_MAX)
+		return -SP_ELIMIT;
 	if (spi_grow_zeroed(&f->groups, &f->capgroups, f->ngroups + 1,
 	    sizeof(*f->groups)) != 0)
 		return -ENOMEM;
@@ -208,18 +211,36 @@ sp_fold_order(const struct sp_fold *f, const struct sp_fold_sampled **out,
 	*n = f->norder;
 }
 
+/* Whether the fold's time counts samples of kind. */
+static int
+counts_kind(const struct sp_fold *f, uint32_t kind)
+{
+	switch (f->o.time) {
+	case SP_FOLD_TIME_ON_CPU:
+		return kind == SP_SAMPLE_CPU;
+	case SP_FOLD_TIME_OFF_CPU:
+		return kind == SP_SAMPLE_OFF_CPU;
+	case SP_FOLD_TIME_PREEMPTED:
+		return kind == SP_SAMPLE_PREEMPTED;
+	default:
+		return 1;
+	}
+}
+
 int
 sp_fold_sample(struct sp_fold *f, const struct sp_defs *d,
     const struct sp_sample *s)
 {
 	struct fold_slot *slot;
 	const struct fold_thread *t;
-	uint64_t off = s->kind == SP_SAMPLE_OFF_CPU;
 	int err;
 
-	if (off) {
+	if (s->kind == SP_SAMPLE_OFF_CPU) {
 		f->st.off_cpu++;
 		f->st.off_cpu_ns += s->weight;
+	} else if (s->kind == SP_SAMPLE_PREEMPTED) {
+		f->st.preempted++;
+		f->st.preempted_ns += s->weight;
 	}
 	if (f->st.samples++ == 0 || since_start(f, s->time) <
 	    f->st.span_first_ns)
@@ -232,13 +253,13 @@ sp_fold_sample(struct sp_fold *f, const struct sp_defs *d,
 	    (err = learn_threads(f, d, s->thread)) < 0)
 		return err;
 	t = &f->threads[s->thread - 1];
-	if (!t->pass || !in_window(f, s->time) ||
-	    f->o.time == (off ? SP_FOLD_TIME_ON_CPU : SP_FOLD_TIME_OFF_CPU)) {
+	if (!t->pass || !in_window(f, s->time) || s->kind > SP_SAMPLE_PREEMPTED ||
+	    !counts_kind(f, s->kind)) {
 		f->st.filtered++;
 		return 0;
 	}
-	slot = map_slot(&f->counts, off << 63 | (uint64_t)t->group << 32 |
-	    s->stack);
+	slot = map_slot(&f->counts, (uint64_t)s->kind << 62 |
+	    (uint64_t)t->group << 32 | s->stack);
 	if (slot == NULL)
 		return -ENOMEM;
 	slot->val += s->weight ? s->weight : 1;
@@ -300,10 +321,10 @@ collect(struct sp_fold *f, const struct sp_defs *d)
 			continue;
 		e[n].stack = (uint32_t)f->counts.slots[i].key;
 		e[n].group = (uint32_t)(f->counts.slots[i].key >> 32) &
-		    0x7fffffffu;
-		e[n].off_cpu = (uint32_t)(f->counts.slots[i].key >> 63);
+		    (FOLD_GROUPS_MAX - 1);
+		e[n].kind = (uint32_t)(f->counts.slots[i].key >> 62);
 		e[n].count = f->counts.slots[i].val;
-		if (both && !e[n].off_cpu)
+		if (both && e[n].kind == SP_SAMPLE_CPU)
 			e[n].count = e[n].count > UINT64_MAX / period ?
 			    UINT64_MAX : e[n].count * period;
 		n++;
@@ -470,7 +491,28 @@ sp_fold_unit(const struct sp_fold *f, const struct sp_defs *d,
 		*period = p != 0 ? p : 1000000;
 	if (f->o.time != SP_FOLD_TIME_AUTO)
 		return f->o.time;
-	return f->st.off_cpu > 0 ? SP_FOLD_TIME_BOTH : SP_FOLD_TIME_ON_CPU;
+	return f->st.off_cpu + f->st.preempted > 0 ? SP_FOLD_TIME_BOTH :
+	    SP_FOLD_TIME_ON_CPU;
+}
+
+unsigned
+spi_fold_kinds(const struct sp_fold *f, const struct sp_defs *d)
+{
+	const struct sp_recording *r = sp_defs_recording(d);
+
+	switch (sp_fold_unit(f, d, NULL)) {
+	case SP_FOLD_TIME_OFF_CPU:
+		return 1u << SP_SAMPLE_OFF_CPU;
+	case SP_FOLD_TIME_PREEMPTED:
+		return 1u << SP_SAMPLE_PREEMPTED;
+	case SP_FOLD_TIME_BOTH:
+		/* Preemption apart only where the recording kept it apart. */
+		return 1u << SP_SAMPLE_CPU | 1u << SP_SAMPLE_OFF_CPU |
+		    ((r != NULL && (r->flags & SP_RECORDING_PREEMPTED)) ||
+		    f->st.preempted > 0 ? 1u << SP_SAMPLE_PREEMPTED : 0);
+	default:
+		return 1u << SP_SAMPLE_CPU;
+	}
 }
 
 void

@@ -20,6 +20,9 @@ struct fold_map {
 	size_t cap, used;
 };
 
+/* A count's key holds the sample's kind in 2 bits, its group in 30. */
+#define FOLD_GROUPS_MAX (1u << 30)
+
 /* What the filters decided for one THREAD id. */
 struct fold_thread {
 	uint32_t group;
@@ -30,8 +33,8 @@ struct sp_fold {
 	struct sp_fold_options o;
 	uint64_t start_ns;
 	uint64_t interval_ns;         /* the header's sampling interval */
-	struct fold_map counts;       /* off-CPU << 63 | group << 32 |
-	                               * stack -> samples or nanoseconds */
+	struct fold_map counts;       /* kind << 62 | group << 32 | stack
+	                               * -> samples or nanoseconds */
 	struct fold_map procs;        /* host << 32 | pid -> group */
 	struct fold_thread *threads;  /* by THREAD id - 1 */
 	size_t nthreads, capthreads;
@@ -53,6 +56,12 @@ struct sp_fold {
 /* The sampling period in ns: the RECORDING frequency, else the header's
  * interval (0: unknown).  pprof's and speedscope's. */
 uint64_t spi_fold_period_ns(const struct sp_defs *d, const struct sp_header *h);
+
+/* The sample kinds (1 << enum sp_sample_kind) that f's unit shows (AUTO
+ * resolved by the samples counted): with BOTH, preempted time only when
+ * the recording kept it apart (SP_RECORDING_PREEMPTED) or some was
+ * counted.  For the exporters' sample types and profiles. */
+unsigned spi_fold_kinds(const struct sp_fold *f, const struct sp_defs *d);
 
 struct spi_fold_text;
 int spi_fold_text_new(struct sp_fold *f, const struct sp_defs *d,

@@ -275,8 +275,14 @@ build_line(struct text *t, const struct sp_fold_entry *e, int *empty)
 	*empty = n == 0;
 	if (n == 0)
 		return 0;
-	if (e->off_cpu && sp_fold_unit(t->f, t->d, NULL) == SP_FOLD_TIME_BOTH)
-		put_cstr(&t->line, e->group != 0 ? "[off-cpu];" : "[off-cpu]");
+	/* Blocked time and CPU contention apart, each under its root. */
+	if (e->kind != SP_SAMPLE_CPU &&
+	    sp_fold_unit(t->f, t->d, NULL) == SP_FOLD_TIME_BOTH) {
+		put_cstr(&t->line, e->kind == SP_SAMPLE_PREEMPTED ?
+		    "[preempted]" : "[off-cpu]");
+		if (e->group != 0)
+			spi_buf_u8(&t->line, ';');
+	}
 	put_root(t, e->group);
 	for (i = 0; i < n; i++) {
 		if (t->line.len > 0)

@@ -66,7 +66,8 @@ struct pp {
 	uint32_t *frames;
 	size_t capframes;
 	uint64_t period;
-	enum sp_fold_time unit;      /* resolved: ON_CPU, OFF_CPU or BOTH */
+	enum sp_fold_time unit;      /* resolved: not AUTO */
+	unsigned kinds;              /* the sample kinds shown: 1 << kind */
 	uint64_t unit_period;        /* ns a CPU sample counts with BOTH */
 };
 
@@ -297,16 +298,21 @@ sample(struct pp *p, const struct sp_fold_entry *e)
 	/* Packed repeated fields, proto3's default. */
 	field_msg(&p->sbody, SAMPLE_LOCATION_ID, &p->sub2);
 	/* Values in sample_type's order: CPU samples and their time, then
-	 * off-CPU time; an entry has one kind, the others are 0. */
-	cpu = e->off_cpu ? 0 : p->unit == SP_FOLD_TIME_BOTH ?
+	 * off-CPU time, then preempted time; an entry has one kind, the
+	 * others are 0. */
+	cpu = e->kind != SP_SAMPLE_CPU ? 0 : p->unit == SP_FOLD_TIME_BOTH ?
 	    e->count / p->unit_period : e->count;
-	if (p->unit != SP_FOLD_TIME_OFF_CPU) {
+	if (p->kinds & 1u << SP_SAMPLE_CPU) {
 		spi_buf_varint(&p->sub2, cpu);
 		if (p->period != 0)
 			spi_buf_varint(&p->sub2, cpu * p->period);
 	}
-	if (p->unit != SP_FOLD_TIME_ON_CPU)
-		spi_buf_varint(&p->sub2, e->off_cpu ? e->count : 0);
+	if (p->kinds & 1u << SP_SAMPLE_OFF_CPU)
+		spi_buf_varint(&p->sub2, e->kind == SP_SAMPLE_OFF_CPU ?
+		    e->count : 0);
+	if (p->kinds & 1u << SP_SAMPLE_PREEMPTED)
+		spi_buf_varint(&p->sub2, e->kind == SP_SAMPLE_PREEMPTED ?
+		    e->count : 0);
 	field_msg(&p->sbody, SAMPLE_VALUE, &p->sub2);
 	labels(p, e->group);
 	field_msg(&p->samples, PROFILE_SAMPLE, &p->sbody);
@@ -381,14 +387,18 @@ encode_parts(struct pp *p, const struct sp_header *h, struct sp_buf *head,
 	if ((err = sp_fold_entries(p->f, p->d, &e, &n)) < 0)
 		return err;
 	p->unit = sp_fold_unit(p->f, p->d, &p->unit_period);
-	if (p->unit != SP_FOLD_TIME_OFF_CPU) {
+	p->kinds = spi_fold_kinds(p->f, p->d);
+	if (p->kinds & 1u << SP_SAMPLE_CPU) {
 		value_type(p, head, PROFILE_SAMPLE_TYPE, "samples", "count");
 		if (p->period != 0)
 			value_type(p, head, PROFILE_SAMPLE_TYPE, "cpu",
 			    "nanoseconds");
 	}
-	if (p->unit != SP_FOLD_TIME_ON_CPU)
+	if (p->kinds & 1u << SP_SAMPLE_OFF_CPU)
 		value_type(p, head, PROFILE_SAMPLE_TYPE, "off_cpu",
+		    "nanoseconds");
+	if (p->kinds & 1u << SP_SAMPLE_PREEMPTED)
+		value_type(p, head, PROFILE_SAMPLE_TYPE, "preempted",
 		    "nanoseconds");
 	for (i = 0; i < n; i++)
 		if ((err = sample(p, &e[i])) < 0)

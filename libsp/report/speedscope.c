@@ -32,7 +32,7 @@ struct scope {
 	size_t capstack_at;
 	uint32_t *pool;                /* per stack: count, then indices */
 	size_t npool, cappool;
-	uint32_t *thread_first;        /* thread id * 2 + off-CPU -> seen */
+	uint32_t *thread_first;        /* thread id * 3 + kind -> seen */
 	size_t capthread_first;
 	uint32_t *name_off;            /* frame index -> its name's JSON in */
 	size_t capname_off;            /* frames: offset, then length */
@@ -178,9 +178,9 @@ of(const struct sp_fold_sampled *o, uint32_t thread, uint32_t kind)
 }
 
 /*
- * One thread's profile of one kind (its CPU samples, or its time off
- * CPU): its samples from index first on.  A CPU sample weighs the
- * period, an off-CPU one its nanoseconds.
+ * One thread's profile of one kind (its CPU samples, its time off CPU
+ * blocked, or preempted): its samples from index first on.  A CPU sample
+ * weighs the period, the others their nanoseconds.
  */
 static int
 put_profile(struct scope *sc, struct sp_buf *b, const struct sp_fold_sampled *o,
@@ -191,7 +191,7 @@ put_profile(struct scope *sc, struct sp_buf *b, const struct sp_fold_sampled *o,
 	size_t i, at, count = 0;
 	int err;
 
-	if (kind == SP_SAMPLE_OFF_CPU)
+	if (kind != SP_SAMPLE_CPU)
 		period = 1;
 	for (i = first; i < n; i++)
 		if (of(&o[i], thread, kind)) {
@@ -208,6 +208,8 @@ put_profile(struct scope *sc, struct sp_buf *b, const struct sp_fold_sampled *o,
 	put_thread_name(b, sc->d, thread);
 	if (kind == SP_SAMPLE_OFF_CPU)
 		PUT(b, " off-CPU");
+	else if (kind == SP_SAMPLE_PREEMPTED)
+		PUT(b, " preempted");
 	PUT(b, "\",\"unit\":\"");
 	spi_buf_put(b, period ? "nanoseconds" : "none", period ? 11 : 4);
 	PUT(b, "\",\"startValue\":");
@@ -285,10 +287,9 @@ sp_speedscope_write(struct sp_fold *f, const struct sp_defs *d,
 		if (o[i].time != 0 && o[i].time < t0)
 			t0 = o[i].time;
 	/* Threads in the order they were first sampled; a thread's time
-	 * off CPU is a profile of its own. */
+	 * off CPU, and its time preempted, are profiles of their own. */
 	for (i = 0; i < n && err == 0; i++) {
-		size_t th = (size_t)o[i].thread * 2 +
-		    (o[i].kind == SP_SAMPLE_OFF_CPU);
+		size_t th = (size_t)o[i].thread * 3 + o[i].kind;
 
 		if (spi_grow_zeroed(&sc.thread_first, &sc.capthread_first,
 		    th + 1, sizeof(*sc.thread_first)) < 0) {
@@ -329,10 +330,12 @@ sp_speedscope_write(struct sp_fold *f, const struct sp_defs *d,
 
 
 /* A frame on a thread's track: its index (OFF_CPU_MARK for the leaf
- * of time off CPU), its depth, since when and (closed) until when, in
- * whole microseconds (the format's unit: a viewer adding ts and dur in
- * floating point would see a span end after the next one's start). */
+ * of time off CPU, PREEMPTED_MARK for time waiting for a CPU), its
+ * depth, since when and (closed) until when, in whole microseconds (the
+ * format's unit: a viewer adding ts and dur in floating point would see
+ * a span end after the next one's start). */
 #define OFF_CPU_MARK UINT32_MAX
+#define PREEMPTED_MARK (UINT32_MAX - 1)
 struct span {
 	uint32_t idx, depth;
 	uint64_t start, end;
@@ -399,6 +402,8 @@ put_spans(struct track *tr)
 		PUT(tr->b, "{\"ph\":\"X\",\"name\":\"");
 		if (s->idx == OFF_CPU_MARK)
 			PUT(tr->b, "[off-cpu]\",\"cat\":\"off-cpu\"");
+		else if (s->idx == PREEMPTED_MARK)
+			PUT(tr->b, "[preempted]\",\"cat\":\"preempted\"");
 		else {
 			spi_buf_put(tr->b, tr->sc->frames.p +
 			    tr->sc->name_off[2 * (size_t)s->idx],
@@ -432,11 +437,12 @@ on_track(struct track *tr, uint32_t id)
 /*
  * One thread's track from its samples (index first on): a CPU sample
  * covers the period before its time, an off-CPU one its nanoseconds
- * after (its leaf the frame [off-cpu]); frames a sample shares with the
- * one before stay open, others close where it starts; a gap of more than
- * a period between samples closes all.  [off-cpu] closes where the time
- * off the CPU ends: the thread ran after it, so the gap to the next
- * sample is not off-CPU time.  Times from t0.
+ * after (its leaf the frame [off-cpu], or [preempted] for time waiting
+ * for a CPU); frames a sample shares with the one before stay open,
+ * others close where it starts; a gap of more than a period between
+ * samples closes all.  The leaf closes where the time off the CPU ends:
+ * the thread ran after it, so the gap to the next sample is not off-CPU
+ * time.  Times from t0.
  */
 static int
 put_track(struct track *tr, const struct sp_fold_sampled *o, size_t n,
@@ -451,7 +457,7 @@ put_track(struct track *tr, const struct sp_fold_sampled *o, size_t n,
 		if (o[i].thread >= tr->sc->capthread_first ||
 		    !on_track(tr, o[i].thread))
 			continue;
-		off = o[i].kind == SP_SAMPLE_OFF_CPU;
+		off = o[i].kind != SP_SAMPLE_CPU;
 		if (o[i].time < t0 + (off ? 0 : period))
 			continue;	/* no time */
 		start = o[i].time - t0 - (off ? 0 : period);
@@ -464,11 +470,13 @@ put_track(struct track *tr, const struct sp_fold_sampled *o, size_t n,
 			return err;
 		if ((err = stack_entry(tr->sc, o[i].stack, &at)) < 0)
 			return err;
-		/* Its frames, and an off-CPU sample's leaf [off-cpu]. */
+		/* Its frames, and an off-CPU sample's leaf [off-cpu] or
+		 * [preempted]. */
 		cnt = tr->sc->pool[at];
 		k = cnt + (off ? 1 : 0);
 		for (d = 0; d < k; d++) {
 			idx = d < cnt ? tr->sc->pool[at + 1 + d] :
+			    o[i].kind == SP_SAMPLE_PREEMPTED ? PREEMPTED_MARK :
 			    OFF_CPU_MARK;
 			if (d < tr->nopen && tr->open[d].idx == idx)
 				continue;

@@ -185,7 +185,7 @@ dec_sample(struct sp_codec *k, struct sp_cur *c, struct sp_sample *s)
 		return "sample has no thread";
 	if (c->err == 0 && s->weight == 0)
 		return "sample has weight 0";
-	if (c->err == 0 && s->kind > SP_SAMPLE_OFF_CPU)
+	if (c->err == 0 && s->kind > SP_SAMPLE_PREEMPTED)
 		return "sample counts an unknown quantity";
 	return dec_timed(k, c, dt, &s->time);
 }

@@ -167,7 +167,7 @@ check(struct sp_writer *w, const struct sp_record *r, uint64_t clock)
 	if (r->kind != SP_REC_SAMPLE)
 		return check_payload(w, r, clock);
 	if (r->u.sample.thread == 0 ||
-	    r->u.sample.kind > SP_SAMPLE_OFF_CPU ||
+	    r->u.sample.kind > SP_SAMPLE_PREEMPTED ||
 	    (r->u.sample.kind != SP_SAMPLE_CPU && r->u.sample.weight == 0))
 		return -SP_EUSAGE;
 	return spi_check_refs(w->n, r, NULL) != 0 ? -SP_EREF : 0;

@@ -357,7 +357,7 @@ Test(ctor, fold_new_refuses_options_out_of_range)
 	cr_assert_eq(sp_fold_new(&o, &h, &f), -SP_EUSAGE);
 	cr_assert_null(f);
 	memset(&o, 0, sizeof(o));
-	o.time = (enum sp_fold_time)(SP_FOLD_TIME_BOTH + 1);
+	o.time = (enum sp_fold_time)(SP_FOLD_TIME_PREEMPTED + 1);
 	f = SENTINEL;
 	cr_assert_eq(sp_fold_new(&o, &h, &f), -SP_EUSAGE);
 	cr_assert_null(f);

@@ -100,8 +100,10 @@ stack(struct sp_writer *w, uint32_t a, uint32_t b, uint32_t c)
 	return id;
 }
 
+/* One sample of kind weighing ns (0 for a CPU sample: 1) at sec. */
 static void
-samples(struct sp_writer *w, uint32_t th, uint32_t st, double sec, int n)
+timed(struct sp_writer *w, uint32_t th, uint32_t st, double sec,
+    uint32_t kind, uint64_t ns)
 {
 	struct sp_record r;
 
@@ -111,8 +113,16 @@ samples(struct sp_writer *w, uint32_t th, uint32_t st, double sec, int n)
 	r.u.sample.stack = st;
 	/* ref_header: start_mono_ns 1000. */
 	r.u.sample.time = 1000 + (uint64_t)(sec * SEC);
+	r.u.sample.kind = kind;
+	r.u.sample.weight = ns;
+	(void)put(w, &r);
+}
+
+static void
+samples(struct sp_writer *w, uint32_t th, uint32_t st, double sec, int n)
+{
 	while (n-- > 0)
-		(void)put(w, &r);
+		timed(w, th, st, sec, SP_SAMPLE_CPU, 0);
 }
 
 static void
@@ -426,6 +436,74 @@ Test(fold, truncated_spool_folds_its_prefix)
 	mem_free(&m);
 }
 
+/* --- time off CPU: blocked and preempted apart -------------------------- */
+
+/* app: 3 CPU samples of SA (4 ms each at 250 Hz), blocked 5000 ns in SB;
+ * worker, with preempted: preempted 7000 ns in SA, twice. */
+static struct mem
+make_kinds(int preempted)
+{
+	int fd;
+	struct sp_writer *w = mem_writer(&fd);
+	uint32_t f[8], sa, sb, worker, app;
+
+	defs(w, f);
+	worker = thread(w, 100, 101, "worker");
+	app = thread(w, 100, 100, "app");
+	sa = stack(w, f[3], f[2], f[1]);
+	sb = stack(w, f[5], f[4], f[1]);
+	samples(w, app, sa, 0.5, 3);
+	timed(w, app, sb, 1.0, SP_SAMPLE_OFF_CPU, 5000);
+	if (preempted) {
+		timed(w, worker, sa, 1.5, SP_SAMPLE_PREEMPTED, 3000);
+		timed(w, worker, sa, 1.6, SP_SAMPLE_PREEMPTED, 4000);
+	}
+	cr_assert_eq(sp_writer_finish(w), 0);
+	sp_writer_free(w);
+	return mem_collect(fd);
+}
+
+Test(fold, blocked_and_preempted_time_apart)
+{
+	static const struct {
+		enum sp_fold_time time;
+		enum sp_fold_root root;
+		const char *want;
+	} cases[] = {
+		{ SP_FOLD_TIME_ON_CPU, 0, "main;outer;inner;app+0x1234 3\n" },
+		{ SP_FOLD_TIME_OFF_CPU, 0, "main;do_syscall_[k] 5000\n" },
+		{ SP_FOLD_TIME_PREEMPTED, 0,
+		    "main;outer;inner;app+0x1234 7000\n" },
+		{ SP_FOLD_TIME_BOTH, 0, "[off-cpu];main;do_syscall_[k] 5000\n"
+		    "[preempted];main;outer;inner;app+0x1234 7000\n"
+		    "main;outer;inner;app+0x1234 12000000\n" },
+		{ SP_FOLD_TIME_AUTO, SP_FOLD_ROOT_THREAD,
+		    "[off-cpu];app-100/100;main;do_syscall_[k] 5000\n"
+		    "[preempted];worker-100/101;main;outer;inner;app+0x1234 "
+		    "7000\n"
+		    "app-100/100;main;outer;inner;app+0x1234 12000000\n" },
+	};
+	struct mem m = make_kinds(1);
+	struct sp_fold_options o;
+	struct sp_fold_stats st;
+	size_t i;
+	char *got;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		memset(&o, 0, sizeof(o));
+		o.time = cases[i].time;
+		o.root = cases[i].root;
+		got = fold_replay(&m, &o, &st);
+		cr_expect_str_eq(got, cases[i].want, "case %zu", i);
+		cr_expect_eq(st.off_cpu, 1);
+		cr_expect_eq(st.off_cpu_ns, 5000);
+		cr_expect_eq(st.preempted, 2);
+		cr_expect_eq(st.preempted_ns, 7000);
+		free(got);
+	}
+	mem_free(&m);
+}
+
 /* --- pprof, read back with a small protobuf reader --------------------- */
 
 struct pb {
@@ -674,4 +752,64 @@ Test(pprof, decodes_to_the_folded_counts)
 	sp_fold_free(f);
 	sp_replay_free(r);
 	mem_free(&m);
+}
+
+/* The profile of m folded for time, read back into pr. */
+static void
+pprof_of(const struct mem *m, enum sp_fold_time time, struct prof *pr)
+{
+	struct sp_fold_options o = { 0 };
+	struct sp_replay *r;
+	struct sp_fold *f;
+	unsigned char *pb;
+	uint64_t ids[16][16];
+	size_t len, nids[16];
+
+	o.time = time;
+	cr_assert_eq(sp_replay_open_mem(m->p, m->len, &r, NULL), 0);
+	cr_assert_eq(sp_fold_new(&o, sp_replay_header(r), &f), 0);
+	cr_assert_eq(sp_fold_replay(f, r), 0);
+	cr_assert_eq(sp_pprof_encode(f, sp_replay_defs(r), sp_replay_header(r),
+	    &pb, &len), 0);
+	read_profile(pr, pb, len, ids, nids);
+	free(pb);
+	sp_fold_free(f);
+	sp_replay_free(r);
+}
+
+static int
+has_string(const struct prof *pr, const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < pr->nstrings; i++)
+		if (strcmp(pr->strings[i], s) == 0)
+			return 1;
+	return 0;
+}
+
+/* Sample types: samples, cpu, off_cpu, and preempted where the spool has
+ * it; --off-cpu and --preempted alone. */
+Test(pprof, preempted_time_is_a_sample_type_of_its_own)
+{
+	struct mem with = make_kinds(1), without = make_kinds(0);
+	static struct prof pr;
+
+	pprof_of(&with, SP_FOLD_TIME_AUTO, &pr);
+	cr_expect_eq(pr.nvalues, 4);
+	cr_expect(has_string(&pr, "off_cpu") && has_string(&pr, "preempted"));
+	pprof_of(&with, SP_FOLD_TIME_PREEMPTED, &pr);
+	cr_expect_eq(pr.nvalues, 1);
+	cr_expect_eq(pr.total[0], 7000);
+	cr_expect(has_string(&pr, "preempted") && !has_string(&pr, "off_cpu"));
+	pprof_of(&with, SP_FOLD_TIME_OFF_CPU, &pr);
+	cr_expect_eq(pr.nvalues, 1);
+	cr_expect_eq(pr.total[0], 5000);
+	cr_expect(!has_string(&pr, "preempted") && has_string(&pr, "off_cpu"));
+	/* No preempted sample, no RECORDING flag: no such type. */
+	pprof_of(&without, SP_FOLD_TIME_AUTO, &pr);
+	cr_expect_eq(pr.nvalues, 3);
+	cr_expect(!has_string(&pr, "preempted"));
+	mem_free(&with);
+	mem_free(&without);
 }

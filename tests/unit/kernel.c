@@ -30,3 +30,16 @@ Test(kernel, releases_from_4_3_on_are_supported)
 	cr_assert_eq(uname(&u), 0);
 	cr_expect_eq(spi_kernel_supported(u.release), 1, "%s", u.release);
 }
+
+/* Preemptions are marked in switch records from 4.17 on (--off-cpu keeps
+ * them apart there). */
+Test(kernel, at_least_compares_major_then_minor)
+{
+	cr_expect_eq(spi_kernel_at_least("4.17.0", 4, 17), 1);
+	cr_expect_eq(spi_kernel_at_least("4.19.0-27-amd64", 4, 17), 1);
+	cr_expect_eq(spi_kernel_at_least("5.0", 4, 17), 1);
+	cr_expect_eq(spi_kernel_at_least("4.16.18", 4, 17), 0);
+	cr_expect_eq(spi_kernel_at_least("3.99", 4, 17), 0);
+	cr_expect_eq(spi_kernel_at_least("4.9.0-19-amd64", 4, 17), 0);
+	cr_expect_eq(spi_kernel_at_least("", 4, 17), -1);
+}

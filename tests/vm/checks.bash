@@ -286,8 +286,9 @@ check_kernel() {
 }
 
 # check_offcpu: --off-cpu: switches written, none unmatched, the blocking
-# calls under nap and pipe_wait, the main thread's off-CPU nanoseconds its
-# wall time less its CPU time (what offcpu measured itself) within 5 %.
+# calls under nap and pipe_wait, the main thread's off-CPU nanoseconds,
+# blocked and preempted, its wall time less its CPU time (what offcpu
+# measured itself) within 5 %.
 # (Its on-CPU samples are not weighed here: TCG's late timer drops some.)
 check_offcpu() {
 	local sw off sum
@@ -298,13 +299,14 @@ check_offcpu() {
 	    test "$(counter "$G/offcpu.spl" off_cpu_unmatched)" = 0 -a \
 	    "$(counter "$G/offcpu.spl" lost_events)" = 0
 	folded offcpu --comm offcpu-main --off-cpu >"$D/off.fold"
+	folded offcpu --comm offcpu-main --preempted >"$D/pre.fold"
 	check "--off-cpu: nap blocks in nanosleep, pipe_wait in read" \
 	    test -n "$(grep ';nap;.*nanosleep' "$D/off.fold")" -a \
 	    -n "$(grep ';pipe_wait;.*read' "$D/off.fold")"
 	# "offcpu wall_ns T f W C f W C ...": T less every C.
 	off=$(awk '/^offcpu wall_ns/ { o = $3; for (i = 6; i <= NF; i += 3) o -= $i; print o }' \
 	    "$G/offcpu.out")
-	sum=$(fold_total "$D/off.fold")
+	sum=$(fold_total "$D/off.fold" "$D/pre.fold")
 	if starved; then
 		skip "--off-cpu: the main thread's off-CPU nanoseconds ($sum) against its wall less CPU time (${off:-?})" "$(starved_why)"
 	else

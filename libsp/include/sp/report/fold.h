@@ -54,17 +54,21 @@ enum sp_fold_flag {
 
 /*
  * Which time a fold counts, for spools with off-CPU samples (sp-record
- * --off-cpu).  CPU samples count one each, off-CPU ones the nanoseconds
- * their thread was off CPU; counted together, a CPU sample stands for
- * the sampling period in nanoseconds, and an off-CPU stack gets the root
- * "[off-cpu]" (outside the process or thread root).
+ * --off-cpu).  CPU samples count one each, off-CPU (blocked) and
+ * preempted ones the nanoseconds their thread was off CPU; counted
+ * together, a CPU sample stands for the sampling period in nanoseconds,
+ * an off-CPU stack gets the root "[off-cpu]" and a preempted one the
+ * root "[preempted]" (outside the process or thread root).
  */
 enum sp_fold_time {
-	SP_FOLD_TIME_AUTO = 0, /* ON_CPU, or BOTH when off-CPU samples were
-	                        * counted */
+	SP_FOLD_TIME_AUTO = 0, /* ON_CPU, or BOTH when off-CPU or preempted
+	                        * samples were counted */
 	SP_FOLD_TIME_ON_CPU,   /* CPU samples, counts in samples */
-	SP_FOLD_TIME_OFF_CPU,  /* off-CPU samples, counts in nanoseconds */
-	SP_FOLD_TIME_BOTH,     /* both, counts in nanoseconds */
+	SP_FOLD_TIME_OFF_CPU,  /* off-CPU samples (blocked), counts in
+	                        * nanoseconds */
+	SP_FOLD_TIME_BOTH,     /* all three, counts in nanoseconds */
+	SP_FOLD_TIME_PREEMPTED, /* preempted samples (waiting for a CPU),
+	                        * counts in nanoseconds */
 };
 
 enum sp_fold_root {
@@ -101,7 +105,7 @@ struct sp_fold_stats {
 	uint64_t samples;      /* samples offered */
 	uint64_t filtered;     /* rejected by pid, tid, comm, time or the
 	                          time they count (sp_fold_time) */
-	uint64_t off_cpu;      /* off-CPU samples offered */
+	uint64_t off_cpu;      /* off-CPU (blocked) samples offered */
 	uint64_t off_cpu_ns;   /* the nanoseconds they count */
 	uint64_t counted;      /* samples in the counts */
 	uint64_t empty;        /* counted, but no frames were left after
@@ -112,6 +116,8 @@ struct sp_fold_stats {
 	uint64_t span_first_ns, span_last_ns; /* earliest and latest sample
 	                          offered, filtered or not, in nanoseconds
 	                          since start_mono_ns as from_ns (0: none) */
+	uint64_t preempted;    /* preempted samples offered */
+	uint64_t preempted_ns; /* the nanoseconds they count */
 };
 
 struct sp_fold;
@@ -128,7 +134,8 @@ int sp_fold_new(const struct sp_fold_options *o, const struct sp_header *h,
 /*
  * Counts sample s, whose thread and stack are defined in d (the reader's
  * definitions so far).  Returns 0, -SP_EREF for an undefined thread or
- * stack, or -ENOMEM.
+ * stack, -SP_ELIMIT past 2^30 roots, or -ENOMEM.  A sample of an
+ * unknown kind is filtered.
  */
 int sp_fold_sample(struct sp_fold *f, const struct sp_defs *d,
     const struct sp_sample *s);
@@ -163,7 +170,8 @@ struct sp_fold_entry {
 	uint32_t stack;        /* NODE id, 0 empty */
 	uint32_t group;
 	uint64_t count;        /* in sp_fold_unit's unit */
-	uint32_t off_cpu;      /* 1: time off CPU, 0: on CPU */
+	uint32_t kind;         /* enum sp_sample_kind: on CPU, off CPU
+	                        * (blocked) or preempted */
 };
 
 /*
@@ -183,7 +191,8 @@ struct sp_fold_group {
 /*
  * The counted pairs, in no particular order, into *out and their number
  * into *n; valid until the next sp_fold_sample or sp_fold_free.  d is the
- * definitions of the whole spool.  Returns 0, -SP_EREF or -ENOMEM.
+ * definitions of the whole spool.  Returns 0, -SP_EREF, -SP_ELIMIT (as
+ * sp_fold_sample) or -ENOMEM.
  */
 int sp_fold_entries(struct sp_fold *f, const struct sp_defs *d,
     const struct sp_fold_entry **out, size_t *n);

@@ -12,12 +12,17 @@
  *                header's sample interval); period_type/period likewise;
  *                when the fold counts off-CPU time (sp_fold_unit), also
  *                {off_cpu, nanoseconds}, alone with SP_FOLD_TIME_OFF_CPU
- *                (`go tool pprof -sample_index=off_cpu` selects it)
+ *                (`go tool pprof -sample_index=off_cpu` selects it), and
+ *                {preempted, nanoseconds} (time waiting for a CPU) when
+ *                the spool keeps preemption apart (SP_RECORDING_PREEMPTED)
+ *                or has preempted samples, alone with
+ *                SP_FOLD_TIME_PREEMPTED
  *   sample       one per counted (stack, root) pair: location ids leaf
  *                first (the frames sp_fold_frames keeps, max_depth counted
  *                in locations), values {count, count * period} (and 0
- *                off CPU) for CPU samples, {0, 0, nanoseconds} for off-CPU
- *                ones; labels
+ *                for the other types) for CPU samples, nanoseconds in the
+ *                off_cpu or preempted value (the others 0) for off-CPU
+ *                or preempted ones; labels
  *                "pid", "tid" (numbers) and "comm" with a root option
  *   location     one per machine frame: mapping, abs address, and one
  *                Line per logical frame, innermost first (pprof's order,

@@ -8,8 +8,9 @@
  * profile per thread, named "comm (pid PID, tid TID)", its samples in
  * the order they were taken, so that speedscope's "Time Order" view shows
  * what each thread did when; a thread's off-CPU samples (SP_SAMPLE_OFF_CPU)
- * make a profile of their own, named with " off-CPU", each sample weighing
- * its nanoseconds.  A sample's stack is its folded stack (the
+ * make a profile of their own, named with " off-CPU", and its preempted
+ * ones (SP_SAMPLE_PREEMPTED) another, named with " preempted", each
+ * sample weighing its nanoseconds.  A sample's stack is its folded stack (the
  * fold's options: filters, hidden frames, inline expansion, demangling,
  * kernel marks), root first, frames shared by name; each weighs the
  * sampling period in nanoseconds (the RECORDING rate, else the header's
@@ -40,7 +41,8 @@ int sp_speedscope_write(struct sp_fold *f, const struct sp_defs *d,
  * samples in a row keep it on their stack, root first: a CPU sample
  * covers the sampling period before its time (category "cpu"), an
  * off-CPU one its nanoseconds after it, under a leaf "[off-cpu]"
- * (category "off-cpu"); a gap of more than a period between a thread's
+ * (category "off-cpu"), a preempted one likewise under "[preempted]"
+ * (category "preempted"); a gap of more than a period between a thread's
  * samples ends its frames.  Times in microseconds from the first sample
  * less a period.  Returns as sp_speedscope_write.
  */

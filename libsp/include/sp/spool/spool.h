@@ -145,7 +145,12 @@ struct sp_thread {
 enum sp_sample_kind {
 	SP_SAMPLE_CPU = 0,     /* one sample of time on a CPU (weight 1) */
 	SP_SAMPLE_OFF_CPU = 1, /* nanoseconds off CPU, from the switch out
-	                        * at time to the thread's next switch in */
+	                        * at time to the thread's next switch in:
+	                        * blocked (with SP_RECORDING_PREEMPTED; without
+	                        * it, preempted too) */
+	SP_SAMPLE_PREEMPTED = 2, /* nanoseconds waiting for a CPU, from a
+	                        * switch out of a thread still runnable
+	                        * (preempted) to its next switch in */
 };
 
 struct sp_sample {
@@ -155,7 +160,8 @@ struct sp_sample {
 	uint32_t cpu;
 	uint32_t kind;        /* enum sp_sample_kind */
 	/* What kind counts: 1 for a CPU sample (readers set it; a writer
-	 * takes 0 as 1), the nanoseconds (> 0) of an off-CPU one. */
+	 * takes 0 as 1), the nanoseconds (> 0) of an off-CPU or preempted
+	 * one. */
 	uint64_t weight;
 };
 
@@ -251,6 +257,9 @@ struct sp_rawstack {
 #define SP_RECORDING_SYSTEM 8u      /* every process (sp-record -a) */
 #define SP_RECORDING_CGROUP 16u     /* a cgroup's (sp-record --cgroup) */
 #define SP_RECORDING_OFF_CPU 32u    /* off-CPU samples (--off-cpu) */
+#define SP_RECORDING_PREEMPTED 64u  /* preemptions kept apart from them
+                                     * (SP_SAMPLE_PREEMPTED): the kernel
+                                     * marks them (Linux 4.17) */
 
 /*
  * One decoded record.  For definitions, id is the id the record defines.
