@@ -145,6 +145,15 @@ check "the small ones were kept, not the large one" \
     test -s "$TMP/lim.spl.bundle/binaries/$ids" -a ! -e "$TMP/lim.spl.bundle/binaries/$idt"
 names_it "$TMP/lim.spl" $chp lim-ch "the chroot's process is still named"
 
+# --- --bundle DIR: they go there; -o -: no place beside the spool -----------------
+run "$REC" -p "$nsp" -d 0.5 --bundle "$TMP/b" -o "$TMP/b.spl"
+check "--bundle DIR (no --bundle-binaries): the namespace's binary goes there" \
+    test "$RC" -eq 0 -a -s "$TMP/b/binaries/$idt" -a ! -e "$TMP/b.spl.bundle"
+check "... and the summary names it" grep -qF "in $TMP/b, for sp-sym" <<<"$ERR"
+"$REC" -p "$nsp" -d 0.5 -o - >"$TMP/pipe.spl" 2>"$TMP/pipe.err"
+check "-o -: the summary says the file was skipped, and how to keep it" \
+    grep -qF "no bundle beside standard output (--bundle DIR keeps them)" "$TMP/pipe.err"
+
 # --- -a: every process on the machine -------------------------------------------
 run "$REC" -a -d 1.5 -o "$TMP/a.spl"
 check "sp-record -a: exit 0" test "$RC" -eq 0
