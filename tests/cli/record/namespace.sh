@@ -146,11 +146,11 @@ check "the small ones were kept, not the large one" \
 names_it "$TMP/lim.spl" $chp lim-ch "the chroot's process is still named"
 
 # --- --bundle DIR: they go there; -o -: no place beside the spool -----------------
-run "$REC" -p "$nsp" -d 0.5 --bundle "$TMP/b" -o "$TMP/b.spl"
+run "$REC" -p "$nsp" -d 1 --bundle "$TMP/b" -o "$TMP/b.spl"
 check "--bundle DIR (no --bundle-binaries): the namespace's binary goes there" \
     test "$RC" -eq 0 -a -s "$TMP/b/binaries/$idt" -a ! -e "$TMP/b.spl.bundle"
 check "... and the summary names it" grep -qF "in $TMP/b, for sp-sym" <<<"$ERR"
-"$REC" -p "$nsp" -d 0.5 -o - >"$TMP/pipe.spl" 2>"$TMP/pipe.err"
+"$REC" -p "$nsp" -d 1 -o - >"$TMP/pipe.spl" 2>"$TMP/pipe.err"
 check "-o -: the summary says the file was skipped, and how to keep it" \
     grep -qF "no bundle beside standard output (--bundle DIR keeps them)" "$TMP/pipe.err"
 
