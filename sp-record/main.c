@@ -33,7 +33,7 @@ usage(int status)
 	    "usage: sp-record [-F HZ|max] [-s STACK_BYTES] [--kernel]\n"
 	    "                 [--children | --no-children]\n"
 	    "                 [-d SECONDS] [-D MSECS] [-m MAX_FRAMES]\n"
-	    "                 [--bundle DIR [--bundle-binaries]]\n"
+	    "                 [--bundle DIR [--bundle-binaries]] [--keep-unreachable MIB]\n"
 	    "                 [--off-cpu] [--stop] [--raw-stacks] [-q] [-o FILE]\n"
 	    "                 (-p PID[,PID...] | -- CMD [ARGS...] |\n"
 	    "                  (-a | -G CGROUP) [-- CMD [ARGS...]])\n"
@@ -62,6 +62,12 @@ usage(int status)
 	    "  -b, --bundle DIR   keep what offline symbolization needs: perf maps,\n"
 	    "                     kallsyms (and ELF files, --bundle-binaries)\n"
 	    "      --bundle-binaries  also keep each module's ELF file by build-id\n"
+	    "      --keep-unreachable MIB  keep, by build-id, up to MIB MiB of the\n"
+	    "                     files no path on this host leads to (a\n"
+	    "                     container's binaries, files deleted since) and\n"
+	    "                     their debug files, in the bundle or else in\n"
+	    "                     FILE.bundle beside the spool, where sp-sym finds\n"
+	    "                     them (default 256; 0: none)\n"
 	    "  -a, --all-cpus     every process on every CPU, kernel threads too\n"
 	    "                     (root or CAP_PERFMON); until -d, Ctrl-C, or a\n"
 	    "                     command given after it exits\n"
@@ -123,6 +129,7 @@ struct opts {
 	long long delay_ms;
 	const char *bundle;
 	int bundle_binaries;
+	char keep_dir[4096]; /* FILE.bundle, for unreachable files */
 	int quiet;
 	const char *cgroup; /* -G: the processes of a cgroup; a command only
 	                     * times it, as with -a */
@@ -169,6 +176,7 @@ static const struct option longopts[] = {
 	{ "duration", required_argument, NULL, 'd' },
 	{ "freq", required_argument, NULL, 'F' },
 	{ "help", no_argument, NULL, 'h' },
+	{ "keep-unreachable", required_argument, NULL, 1000 + 'U' },
 	{ "kernel", no_argument, NULL, 'k' },
 	{ "max-frames", required_argument, NULL, 'm' },
 	/* The default since attaching stopped no more; kept so that
@@ -222,6 +230,10 @@ own_option(struct opts *o, int ch, char **argv)
 	case 1000 + 'O':
 		o->t.ro.off_cpu = 1;
 		break;
+	case 1000 + 'U':
+		o->t.ro.keep_unreachable = (unsigned long long)spi_tool_int(
+		    "--keep-unreachable MiB", optarg, 0, 1 << 20) << 20;
+		break;
 	case 1000 + 'V':
 		spi_tool_version("sp-record");
 		break;
@@ -259,6 +271,7 @@ parse_args(int argc, char **argv, struct opts *o)
 
 	spi_tool_rec_init(&o->t);
 	o->out = "sp.spl";
+	o->t.ro.keep_unreachable = SP_KEEP_UNREACHABLE_DEFAULT;
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv, "+:ab:cd:D:F:G:hkm:o:p:qs:", longopts,
 	    NULL)) != -1)
@@ -266,6 +279,10 @@ parse_args(int argc, char **argv, struct opts *o)
 			own_option(o, ch, argv);
 	spi_tool_rec_args(&o->t, argc, argv);
 	check_targets(o, argv);
+	/* -o -: no place beside it; the recorder says so if it matters. */
+	if (o->bundle == NULL && sp_bundle_beside(o->out, o->keep_dir,
+	    sizeof(o->keep_dir)) == 0)
+		o->t.ro.keep_dir = o->keep_dir;
 }
 
 static void
@@ -289,6 +306,40 @@ static const char *
 out_name(const struct opts *o)
 {
 	return strcmp(o->out, "-") == 0 ? "standard output" : o->out;
+}
+
+/* The files no path on this host leads to: where they were kept, and
+ * what the budget left out. */
+static void
+print_kept(struct sp_recorder *r, const struct opts *o)
+{
+	unsigned long long kept = counter(r, "unreachable_files_kept");
+	unsigned long long skipped = counter(r, "unreachable_files_skipped");
+	char size[32];
+
+	if (kept > 0) {
+		out_size(size, sizeof(size), counter(r,
+		    "unreachable_bytes_kept"));
+		(void)fprintf(stderr, "  kept %llu file%s (%s) no path on this "
+		    "host leads to (a container's, or deleted) in %s, for "
+		    "sp-sym\n", kept, kept == 1 ? "" : "s", size,
+		    o->bundle != NULL ? o->bundle : o->keep_dir);
+	}
+	if (skipped > 0) {
+		out_size(size, sizeof(size), counter(r,
+		    "unreachable_bytes_skipped"));
+		if (o->bundle == NULL && o->t.ro.keep_dir == NULL)
+			(void)fprintf(stderr, "  skipped %llu file%s (%s) no "
+			    "path on this host leads to: no bundle beside "
+			    "standard output (--bundle DIR keeps them)\n",
+			    skipped, skipped == 1 ? "" : "s", size);
+		else
+			(void)fprintf(stderr, "  skipped %llu file%s (%s) no "
+			    "path on this host leads to, past the %llu MiB "
+			    "limit: their frames stay addresses "
+			    "(--keep-unreachable MIB)\n", skipped, skipped == 1 ?
+			    "" : "s", size, o->t.ro.keep_unreachable >> 20);
+	}
 }
 
 /* What a person asks first, then the advice (sp_recorder_advice); every
@@ -342,6 +393,7 @@ print_summary(struct sp_recorder *r, struct sp_writer *w, const struct opts *o,
 		(void)fprintf(stderr, "%.2f s off CPU, blocked or preempted (the "
 		    "kernel tells them apart from Linux 4.17 on)\n",
 		    (double)counter(r, "off_cpu_ns") / 1e9);
+	print_kept(r, o);
 	spi_tool_advice(r, "sp-record", (unsigned long long)o->delay_ms, 1);
 }
 

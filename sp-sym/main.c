@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "sp/common/bundle.h"
 #include "sp/common/output.h"
 #include "sp/spool/replay.h"
 #include "sp/sym/sym.h"
@@ -23,6 +24,7 @@ struct opts {
 	const char *dbgd_urls;   /* --debuginfod, or NULL */
 	int no_dbgd;             /* --no-debuginfod */
 	const char *in, *out;
+	char beside[4096];       /* IN.bundle, used without --bundle */
 	const char *dirs[SP_DEBUG_DIRS_MAX];
 	size_t ndirs;
 	uint32_t pids[MAX_PIDS];
@@ -47,6 +49,7 @@ usage(int status)
 	    "                        /usr/lib/debug)\n"
 	    "  -r, --sysroot DIR     the recorded machine's files are under DIR\n"
 	    "  -b, --bundle DIR      use the bundle sp-record --bundle kept first\n"
+	    "                        (default: FILE.bundle, if sp-record made it)\n"
 	    "  -m, --perf-map-dir DIR  perf-PID.map files are in DIR (default /tmp)\n"
 	    "  -p, --perf-maps-for PID,...  read only these processes' perf maps\n"
 	    "                        (and Python runtimes')\n"
@@ -210,6 +213,21 @@ perf_map_bound(struct opts *o)
 		o->so.perf_map_before = (int64_t)st.st_mtime + 5;
 }
 
+/*
+ * Without --bundle, the one sp-record made beside the spool (FILE.bundle)
+ * when it kept files no path on its host led to (a container's).
+ */
+static void
+bundle_beside(struct opts *o)
+{
+	struct stat st;
+
+	if (o->so.bundle == NULL && sp_bundle_beside(o->in, o->beside,
+	    sizeof(o->beside)) == 0 && stat(o->beside, &st) == 0 &&
+	    S_ISDIR(st.st_mode))
+		o->so.bundle = o->beside;
+}
+
 /* --debug-dir dirs, then STACKPULSE_DEBUG_DIRS (default /usr/lib/debug). */
 static void
 debug_dirs(struct opts *o, struct sp_debug_dirs *env)
@@ -353,6 +371,7 @@ main(int argc, char **argv)
 	/* The input first: one that is not a spool leaves no output. */
 	in = spi_tool_replay(o.in);
 	perf_map_bound(&o);
+	bundle_beside(&o);
 	memset(&diag, 0, sizeof(diag));
 	if ((rc = sp_output_spool(&out, o.out, &fd, &diag)) < 0)
 		errx(rc == -SP_EUSAGE ? 2 : 1, "%s", diag.msg);

@@ -287,8 +287,14 @@ keep(struct sp_bundle *b, int fd, const uint8_t *build_id, size_t len,
 	size_t i;
 	int err;
 
-	if (!b->binaries || len == 0 || len > 64)
+	if (len == 0 || len > 64)
 		return 0;
+	/* A bundle opened without binaries gets its folder when the
+	 * recorder keeps a file all the same (one only a namespace
+	 * reaches). */
+	err = mkdir_at(b->dirfd, dir);
+	if (err)
+		return err;
 	for (i = 0; i < len; i++)
 		(void)snprintf(hex + 2 * i, 3, "%02x", build_id[i]);
 	(void)snprintf(name, sizeof(name), "%s/%s", dir, hex);
@@ -318,6 +324,23 @@ sp_bundle_debug(struct sp_bundle *b, int fd, const uint8_t *build_id,
     size_t len, const char *origin)
 {
 	return keep(b, fd, build_id, len, origin, "debug", "debug");
+}
+
+int
+sp_bundle_keeps_binaries(const struct sp_bundle *b)
+{
+	return b != NULL && b->binaries;
+}
+
+int
+sp_bundle_beside(const char *spool, char *buf, size_t cap)
+{
+	int n;
+
+	if (spool == NULL || strcmp(spool, "-") == 0)
+		return -EINVAL;
+	n = snprintf(buf, cap, "%s%s", spool, SP_BUNDLE_BESIDE_SUFFIX);
+	return n < 0 || (size_t)n >= cap ? -ENAMETOOLONG : 0;
 }
 
 int

@@ -59,6 +59,12 @@ enum rec_counter {
 	C_CFI_CACHE_HITS,     /* CFI steps served from the row cache */
 	C_CFI_RELEASED,       /* files whose CFI was freed: no longer mapped */
 	C_CFI_REFUSED,        /* CFI sections refused by a bound (sizes, zlib) */
+	C_UNREACHABLE_KEPT,   /* files only a target's mount namespace (or
+	                       * map_files) reaches, kept in a bundle */
+	C_UNREACHABLE_KEPT_BYTES,
+	C_UNREACHABLE_SKIPPED, /* such files not kept: past the budget, or
+	                       * no bundle to keep them in */
+	C_UNREACHABLE_SKIPPED_BYTES,
 	C_LEAF_INSN,          /* leaves without CFI unwound by analysis */
 	C_LEAF_INSN_UNKNOWN,  /* leaves the analysis could not tell */
 	C_LEAF_MEMO_HITS,     /* of both, analyses the leaf memo gave */
@@ -113,8 +119,13 @@ struct rec_file {
 	int cfi_read;
 	uint8_t build_id[SP_BUILD_ID_MAX];
 	uint8_t build_id_len;       /* 0: none */
-	char *path;           /* with a bundle: a mapping's path, until kept */
+	char *path;           /* to keep: a mapping's path, until kept */
 	int kept;             /* in the bundle (or tried) */
+	int judged;           /* unreachable decided (rec_keep.c) */
+	int unreachable;      /* this host's path leads elsewhere: kept by
+	                       * default (spi_rec_unreachable) */
+	int keep_fd;          /* unreachable: the file, open until kept (its
+	                       * process may be gone by then); -1 */
 	size_t refs;          /* mappings that use it; freed at 0 */
 	struct rec_file *next;
 };
@@ -162,12 +173,24 @@ struct rec_proc {
 	struct code_memo code[CODE_MEMO];
 };
 
+/* rec_keep.c's: where files no host path reaches are kept, and how
+ * much of them. */
+struct rec_keep {
+	const char *dir;          /* the bundle beside the spool, made at
+	                           * the first file kept; NULL: none */
+	uint64_t max;             /* bytes kept at most; 0: none kept */
+	uint64_t used;
+	struct sp_bundle *own;    /* the one at dir, once made */
+	int failed;               /* no bundle to keep them in: said once */
+};
+
 /* The recorder's state its helpers use; struct sp_recorder holds one. */
 struct rec_ctx {
 	struct sp_writer *w;
 	void (*log)(void *ctx, const char *msg); /* NULL: quiet */
 	void *log_ctx;
 	struct sp_bundle *bundle;     /* NULL: none */
+	struct rec_keep keep;
 	uint64_t now;                 /* time of the record being processed */
 	struct rec_file *files;       /* CFI of the files mapped so far */
 	struct sp_cfi_table *vdso;    /* the [vdso]'s CFI */
@@ -227,6 +250,21 @@ const struct sp_cfi_table *spi_rec_range_cfi(struct rec_ctx *r,
     const struct rec_range *m);
 /* The ELF file of range m ([vdso]'s too), to read code from; NULL: none. */
 const struct sp_elf_file *spi_rec_range_elf(const struct rec_range *m);
+
+/* rec_keep.c: whether this host's path leads to another file than f (or
+ * none), so sp-sym would not find f by it: 1 or 0 (0 also for a file
+ * without a build-id, which nothing could match). */
+int spi_rec_unreachable(const char *path, const struct rec_file *f);
+/* Keeps the file open on fd, f's binary or (debug) its debug file, in
+ * the bundle it belongs in: every file with a bundle that keeps
+ * binaries, else an unreachable one within the budget (counted).  0,
+ * also when it is not to be kept, or -errno. */
+int spi_rec_keep(struct rec_ctx *r, const struct rec_file *f, int fd,
+    const char *origin, int debug);
+/* Writes the manifest of the bundle beside the spool, if one was made:
+ * 0 or -errno.  _fini frees it. */
+int spi_rec_keep_finish(struct rec_ctx *r);
+void spi_rec_keep_fini(struct rec_ctx *r);
 
 /* rec_reuse.c: the start time of pid, or of its thread tid when not 0
  * (proc(5): /proc/PID[/task/TID]/stat field 22, clock ticks since boot)

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "elf/elf_int.h"
 #include "rec_ctx_int.h"
@@ -28,6 +29,8 @@ file_unref(struct rec_ctx *r, struct rec_file *f)
 		r->c[C_CFI_RELEASED]++;
 	}
 	spi_elf_file_free(f->elf);
+	if (f->unreachable && f->keep_fd >= 0)
+		(void)close(f->keep_fd);
 	free(f->path);
 	free(f);
 }

@@ -62,6 +62,7 @@ file_of(struct rec_ctx *r, int fd, const struct stat *st)
 		return NULL;
 	f->dev = (uint64_t)st->st_dev;
 	f->ino = (uint64_t)st->st_ino;
+	f->keep_fd = -1;
 	dfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 	err = dfd < 0 ? -errno : spi_elf_file_open_fd(dfd, &ef, NULL);
 	/* A file that is not ELF is remembered too, with no ELF. */
@@ -161,41 +162,62 @@ open_mapped(uint32_t pid, const struct sp_map *map, const char *path,
 }
 
 /*
- * The module's debug file on this host, where GDB and Debian's -dbg and
- * -dbgsym packages put it (/usr/lib/debug/.build-id/xx/rest.debug), kept
- * beside its binary when its build-id is the module's.  Only this host's
- * directory: a path inside a container's root could lead anywhere.
+ * The debug file of f, with f's build-id, at root + SP_BUNDLE_DEBUG_DIR's
+ * .build-id/xx/rest.debug (where GDB and Debian's -dbg and -dbgsym
+ * packages put it): kept beside its binary.  A container's own (root
+ * /proc/PID/root) may be a link anywhere, or no regular file: it is
+ * opened without blocking and kept only when its build-id is f's.
+ * 1 when it was found, else 0.
  */
-static void
-keep_debug(struct rec_ctx *r, const struct rec_file *f)
+static int
+keep_debug_at(struct rec_ctx *r, const struct rec_file *f, const char *root)
 {
-	char path[64 + 2 * SP_BUILD_ID_MAX + 8];
+	char path[128 + 2 * SP_BUILD_ID_MAX];
 	struct sp_elf_file *e = NULL;
 	const uint8_t *id;
+	struct stat st;
 	size_t i, len, n;
 	int fd, err, same;
 
-	if (f->build_id_len < 2)
-		return;
-	n = (size_t)snprintf(path, sizeof(path), "%s/.build-id/%02x/",
+	n = (size_t)snprintf(path, sizeof(path), "%s%s/.build-id/%02x/", root,
 	    SP_BUNDLE_DEBUG_DIR, f->build_id[0]);
 	for (i = 1; i < f->build_id_len && n + 3 < sizeof(path); i++)
 		n += (size_t)snprintf(path + n, sizeof(path) - n, "%02x",
 		    f->build_id[i]);
 	(void)snprintf(path + n, sizeof(path) - n, ".debug");
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
-		return;
-	same = spi_elf_file_open(path, &e, NULL) == 0 &&
+		return 0;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		(void)close(fd);
+		return 0;
+	}
+	err = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	same = err >= 0 && spi_elf_file_open_fd(err, &e, NULL) == 0 &&
 	    spi_elf_file_build_id(e, &id, &len) == 0 &&
 	    len == f->build_id_len && memcmp(id, f->build_id, len) == 0;
 	spi_elf_file_free(e);
-	err = same ? sp_bundle_debug(r->bundle, fd, f->build_id,
-	    f->build_id_len, path) : 0;
+	err = same ? spi_rec_keep(r, f, fd, path, 1) : 0;
 	if (err < 0)
 		spi_rec_log(r, "bundle: could not keep %s: %s", path,
 		    sp_strerror(err));
 	(void)close(fd);
+	return same;
+}
+
+/* The module's debug file: for a file only pid's namespace reaches, its
+ * own debug directory's first; then this host's. */
+static void
+keep_debug(struct rec_ctx *r, uint32_t pid, const struct rec_file *f)
+{
+	char root[32];
+
+	if (f->build_id_len < 2)
+		return;
+	(void)snprintf(root, sizeof(root), "/proc/%u/root", pid);
+	if (f->unreachable && keep_debug_at(r, f, root))
+		return;
+	(void)keep_debug_at(r, f, "");
 }
 
 void
@@ -204,27 +226,52 @@ spi_rec_keep_binary(struct rec_ctx *r, uint32_t pid, const struct rec_range *m)
 	struct rec_file *f = m->file;
 	struct sp_map map;
 	struct stat st;
-	int fd, err;
+	int fd = f->keep_fd, err;
 
-	memset(&map, 0, sizeof(map));
-	map.start = m->start;
-	map.end = m->end;
-	map.inode = f->ino;
-	map.dev_major = major((dev_t)f->dev);
-	map.dev_minor = minor((dev_t)f->dev);
-	fd = open_mapped(pid, &map, f->path, &st);
-	err = fd < 0 ? -ENOENT : sp_bundle_binary(r->bundle, fd, f->build_id,
-	    f->build_id_len, f->path);
+	f->keep_fd = -1;
+	if (fd < 0) {
+		memset(&map, 0, sizeof(map));
+		map.start = m->start;
+		map.end = m->end;
+		map.inode = f->ino;
+		map.dev_major = major((dev_t)f->dev);
+		map.dev_minor = minor((dev_t)f->dev);
+		fd = open_mapped(pid, &map, f->path, &st);
+	}
+	err = fd < 0 ? -ENOENT : spi_rec_keep(r, f, fd, f->path, 0);
 	if (err < 0)
 		spi_rec_log(r, "bundle: could not keep %s: %s", f->path,
 		    sp_strerror(err));
 	if (fd >= 0) {
-		keep_debug(r, f);
+		keep_debug(r, pid, f);
 		(void)close(fd);
 	}
 	free(f->path); /* once, kept or not */
 	f->path = NULL;
 	f->kept = 1;
+}
+
+/*
+ * Whether f, mapped from fd by path, is to be kept once a sample touches
+ * it: every file for a bundle that keeps binaries; else one this host's
+ * path does not lead to (decided once per file), which keeps fd open
+ * meanwhile.
+ */
+static int
+to_keep(struct rec_ctx *r, struct rec_file *f, int fd, const char *path)
+{
+	if (f->build_id_len == 0 || f->kept)
+		return 0;
+	if (sp_bundle_keeps_binaries(r->bundle))
+		return 1;
+	if (!f->judged) {
+		f->judged = 1;
+		f->unreachable = r->keep.max > 0 &&
+		    spi_rec_unreachable(path, f);
+		if (f->unreachable)
+			f->keep_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	}
+	return f->unreachable;
 }
 
 /*
@@ -242,7 +289,7 @@ map_file(struct rec_ctx *r, uint32_t pid, const struct sp_map *map,
 	if (fd < 0)
 		return;
 	if ((range->file = file_of(r, fd, &st)) != NULL) {
-		const struct rec_file *f = range->file;
+		struct rec_file *f = range->file;
 		const struct sp_elf_file *elf = file_elf(f);
 		uint64_t vaddr;
 
@@ -262,8 +309,7 @@ map_file(struct rec_ctx *r, uint32_t pid, const struct sp_map *map,
 		}
 		/* Not kept yet: no sample may touch it (PostgreSQL maps
 		 * 31 MB of libicudata and runs none of it). */
-		if (r->bundle != NULL && f->build_id_len > 0 && !f->kept &&
-		    f->path == NULL)
+		if (f->path == NULL && to_keep(r, range->file, fd, path))
 			range->file->path = strdup(path);
 	}
 	(void)close(fd);
@@ -345,7 +391,8 @@ vdso_cfi(struct rec_ctx *r, uint32_t pid, struct rec_range *range,
 				spi_cfi_table_find_sigreturn(r->vdso);
 				count_cfi(r, r->vdso);
 			}
-			if (r->bundle != NULL && r->vdso_id_len > 0)
+			if (sp_bundle_keeps_binaries(r->bundle) &&
+			    r->vdso_id_len > 0)
 				keep_vdso(r, image, len);
 		}
 		free(image);

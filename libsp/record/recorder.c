@@ -64,6 +64,10 @@ static const char *const counter_names[C_FALLBACK_FIRST_] = {
 	[C_CFI_CACHE_HITS] = "cfi_cache_hits",
 	[C_CFI_RELEASED] = "cfi_files_released",
 	[C_CFI_REFUSED] = "cfi_sections_refused",
+	[C_UNREACHABLE_KEPT] = "unreachable_files_kept",
+	[C_UNREACHABLE_KEPT_BYTES] = "unreachable_bytes_kept",
+	[C_UNREACHABLE_SKIPPED] = "unreachable_files_skipped",
+	[C_UNREACHABLE_SKIPPED_BYTES] = "unreachable_bytes_skipped",
 	[C_LEAF_INSN] = "leaf_insn_analysed",
 	[C_LEAF_INSN_UNKNOWN] = "leaf_insn_unknown",
 	[C_LEAF_MEMO_HITS] = "leaf_memo_hits",
@@ -172,6 +176,8 @@ sp_recorder_new(struct sp_writer *w, const struct sp_recorder_opts *o,
 	r->ctx.log = o->log;
 	r->ctx.log_ctx = o->log_ctx;
 	r->ctx.bundle = o->bundle;
+	r->ctx.keep.dir = o->keep_dir;
+	r->ctx.keep.max = o->keep_unreachable;
 	r->ev.epfd = r->ev.cgroup_fd = -1;
 	if ((err = make(r, diag)) < 0) {
 		sp_recorder_free(r);
@@ -363,6 +369,10 @@ sp_recorder_finish(struct sp_recorder *r)
 			spi_rec_log(&r->ctx, "bundle: /proc/kallsyms not kept (addresses "
 			    "hidden or unreadable)");
 	}
+	if (spi_rec_keep_finish(&r->ctx) < 0)
+		spi_rec_log(&r->ctx, "%s/manifest could not be written: "
+		    "sp-sym reads the files beside it all the same",
+		    r->ctx.keep.dir);
 	memset(&rec, 0, sizeof(rec));
 	rec.kind = SP_REC_SUMMARY;
 	rec.u.summary.count = (uint32_t)sp_recorder_counters(r, &c);
@@ -410,9 +420,12 @@ sp_recorder_free(struct sp_recorder *r)
 		r->ctx.files = f->next;
 		spi_cfi_table_free(f->cfi);
 		spi_elf_file_free(f->elf);
+		if (f->unreachable && f->keep_fd >= 0)
+			(void)close(f->keep_fd);
 		free(f->path);
 		free(f);
 	}
+	spi_rec_keep_fini(&r->ctx);
 	free(r->ips);
 	free(r->uchain);
 	free(r->frames);

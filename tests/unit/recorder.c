@@ -3,14 +3,17 @@
  * parsing, the unwinder's frame-pointer walk on hand-made stacks. */
 #include <criterion/criterion.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "common/cursor_int.h"
 #include "common/imap_int.h"
 #include "common/procfs_int.h"
+#include "elf/elf_int.h"
 #include "record/recorder_int.h"
 
 static void
@@ -512,4 +515,54 @@ Test(unwind_splice, goes_on_from_the_return_address_into_the_switch)
 	res.error = SP_UNW_BAD_RA;
 	res.switch_ra = 0x403000;
 	cr_expect_eq(spi_unwind_splice(&lk, chain, 7, ips, 8, &res), 0);
+}
+
+/* f as the recorder sees the file at path: its inode and build-id. */
+static void
+file_as_mapped(const char *path, struct rec_file *f)
+{
+	struct sp_elf_file *e = NULL;
+	const uint8_t *id;
+	struct stat st;
+	size_t len;
+
+	memset(f, 0, sizeof(*f));
+	cr_assert_eq(stat(path, &st), 0, "%s", path);
+	f->dev = (uint64_t)st.st_dev;
+	f->ino = (uint64_t)st.st_ino;
+	cr_assert_eq(spi_elf_file_open(path, &e, NULL), 0, "%s", path);
+	cr_assert_eq(spi_elf_file_build_id(e, &id, &len), 0);
+	memcpy(f->build_id, id, len);
+	f->build_id_len = (uint8_t)len;
+	spi_elf_file_free(e);
+}
+
+/* A mapped file is unreachable when this host's path leads to no file,
+ * or to another build: not to a copy of the same build, not to itself. */
+Test(keep, unreachable_is_no_file_or_another_build_at_the_path)
+{
+	char dir[] = "/tmp/sp-unit-keep-XXXXXX", path[128], cmd[512];
+	char *tree = realpath("build/tests/tree-O2", NULL);
+	struct rec_file f;
+
+	cr_assert_not_null(tree);
+	cr_assert_not_null(mkdtemp(dir));
+	(void)snprintf(path, sizeof(path), "%s/app", dir);
+	file_as_mapped(tree, &f);
+	cr_assert_eq(spi_rec_unreachable(tree, &f), 0, "the file itself");
+	cr_assert_eq(spi_rec_unreachable(path, &f), 1, "no file there");
+	(void)snprintf(cmd, sizeof(cmd), "cp build/tests/tree-O2 %s", path);
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	cr_assert_eq(spi_rec_unreachable(path, &f), 0,
+	    "a copy of the same build serves sp-sym as well");
+	(void)snprintf(cmd, sizeof(cmd), "cp build/tests/split %s", path);
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	cr_assert_eq(spi_rec_unreachable(path, &f), 1, "another build");
+	cr_assert_eq(spi_rec_unreachable("[vdso]", &f), 0, "no path");
+	f.build_id_len = 0;
+	cr_assert_eq(spi_rec_unreachable(path, &f), 0,
+	    "without a build-id nothing could be matched");
+	(void)unlink(path);
+	(void)rmdir(dir);
+	free(tree);
 }

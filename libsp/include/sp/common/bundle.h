@@ -14,6 +14,9 @@
  *   debug/BUILDID             its separate debug file, where the recording
  *                             host has one (/usr/lib/debug/.build-id/)
  *
+ * sp-record makes one beside the spool, SPOOL.bundle (sp_bundle_beside),
+ * for the files no path on its host leads to (a container's).
+ *
  * Files are created with mode 0600 (directories 0700) relative to the
  * bundle's directory fd, never following symlinks (O_NOFOLLOW, O_EXCL).
  * Perf maps are copied only when they are regular files owned by the
@@ -28,6 +31,10 @@
 
 #define SP_BUNDLE_FILE_MAX ((uint64_t)1 << 30) /* larger files are skipped */
 #define SP_BUNDLE_DEBUG_DIR "/usr/lib/debug" /* where debug files are kept from */
+/* The bundle beside a spool: the files the recorder keeps by default
+ * (those only a target's mount namespace reaches) go to SPOOL.bundle,
+ * where sp-sym looks without being told. */
+#define SP_BUNDLE_BESIDE_SUFFIX ".bundle"
 
 struct sp_bundle;
 
@@ -56,7 +63,9 @@ int sp_bundle_kallsyms(struct sp_bundle *b);
 
 /*
  * Keeps the ELF file open on fd (not moved; the caller's) as
- * binaries/BUILDID unless that build-id is stored already.  0 or -errno.
+ * binaries/BUILDID unless that build-id is stored already (binaries/ is
+ * made if the bundle was opened without).  0 or -errno; -EFBIG past
+ * SP_BUNDLE_FILE_MAX.
  */
 int sp_bundle_binary(struct sp_bundle *b, int fd, const uint8_t *build_id,
     size_t len, const char *origin);
@@ -64,6 +73,18 @@ int sp_bundle_binary(struct sp_bundle *b, int fd, const uint8_t *build_id,
 /* As sp_bundle_binary, for the module's debug file: debug/BUILDID. */
 int sp_bundle_debug(struct sp_bundle *b, int fd, const uint8_t *build_id,
     size_t len, const char *origin);
+
+/* Whether b was opened to keep every module's file (binaries): 1 or 0;
+ * 0 for NULL.  Without, the recorder keeps only the files this host
+ * cannot reach by their paths (sp/record/recorder.h). */
+int sp_bundle_keeps_binaries(const struct sp_bundle *b);
+
+/*
+ * The bundle directory beside the spool at path spool ("x.spl" gives
+ * "x.spl.bundle") into buf of cap bytes.  0, -EINVAL for no path or "-"
+ * (standard input or output), -ENAMETOOLONG.
+ */
+int sp_bundle_beside(const char *spool, char *buf, size_t cap);
 
 /* Writes the manifest.  Returns 0 or -errno. */
 int sp_bundle_finish(struct sp_bundle *b);

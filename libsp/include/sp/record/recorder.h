@@ -51,6 +51,9 @@
 #define SP_FRAMES_MAX_DEFAULT 1024u
 #define SP_FREQ_DEFAULT 1000u   /* Hz, when the options give 0 */
 #define SP_FREQ_MAX 0xffffffffu /* perf_event_max_sample_rate */
+/* sp-record's budget for files no host path reaches (keep_unreachable):
+ * a container's binaries run from a few MiB to 100 or so. */
+#define SP_KEEP_UNREACHABLE_DEFAULT (256ull << 20)
 
 struct sp_recorder_opts {
 	unsigned frequency;    /* Hz, 0: SP_FREQ_DEFAULT, SP_FREQ_MAX: the
@@ -76,6 +79,19 @@ struct sp_recorder_opts {
 	 * files for offline symbolization; the caller's, may be NULL.  The
 	 * caller calls sp_bundle_finish after sp_recorder_finish. */
 	struct sp_bundle *bundle;
+	/* Files sp-sym could not find on this host by the path a process
+	 * mapped them by (the host has no such path, or another file
+	 * there: a container's binaries, a file deleted or replaced since)
+	 * are kept by build-id when a sample touches them, up to
+	 * keep_unreachable bytes in all (0: none; sp-record gives
+	 * SP_KEEP_UNREACHABLE_DEFAULT), with their debug files (theirs
+	 * through /proc/PID/root, else this host's): in bundle when there
+	 * is one, else in a bundle made at keep_dir when the first is kept
+	 * (sp_bundle_beside names it; NULL: none, and they are skipped).
+	 * The counters unreachable_files_kept, _bytes_kept, _files_skipped
+	 * and _bytes_skipped say what came of them. */
+	unsigned long long keep_unreachable;
+	const char *keep_dir;
 	/* Warnings (e.g. "kernel sampling denied, recording user frames
 	 * only"); may be NULL.  The library prints nothing itself. */
 	void (*log)(void *ctx, const char *msg);
