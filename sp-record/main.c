@@ -34,7 +34,8 @@ usage(int status)
 	    "                 [--children | --no-children]\n"
 	    "                 [-d SECONDS] [-D MSECS] [-m MAX_FRAMES]\n"
 	    "                 [--bundle DIR [--bundle-binaries]] [--keep-unreachable MIB]\n"
-	    "                 [--off-cpu] [--stop] [--raw-stacks] [-q] [-o FILE]\n"
+	    "                 [--off-cpu] [--no-jitter] [--stop] [--raw-stacks]\n"
+	    "                 [-q] [-o FILE]\n"
 	    "                 (-p PID[,PID...] | -- CMD [ARGS...] |\n"
 	    "                  (-a | -G CGROUP) [-- CMD [ARGS...]])\n"
 	    "Sample threads, unwind their stacks as they are recorded, and write\n"
@@ -42,6 +43,9 @@ usage(int status)
 	    "replaced only once the recording has started.\n"
 	    "  -F, --freq HZ      samples per second per thread (default 1000;\n"
 	    "                     max: the kernel's perf_event_max_sample_rate)\n"
+	    "      --no-jitter    sample at a fixed interval (by default each is drawn\n"
+	    "                     within 50 %% of the mean, so that a loop in step\n"
+	    "                     with the rate is not seen at one phase)\n"
 	    "  -s, --stack BYTES  user stack bytes copied per sample, at most 65528\n"
 	    "                     (default: 32768, then 4096 once 1000 walks in a\n"
 	    "                     row fit in it, back if they stop fitting)\n"
@@ -181,6 +185,7 @@ static const struct option longopts[] = {
 	{ "max-frames", required_argument, NULL, 'm' },
 	/* The default since attaching stopped no more; kept so that
 	 * scripts that asked for it keep working. */
+	{ "no-jitter", no_argument, NULL, 1000 + 'J' },
 	{ "no-stop", no_argument, NULL, 'N' },
 	{ "off-cpu", no_argument, NULL, 1000 + 'O' },
 	{ "output", required_argument, NULL, 'o' },
@@ -226,6 +231,9 @@ own_option(struct opts *o, int ch, char **argv)
 		break;
 	case 'q':
 		o->quiet = 1;
+		break;
+	case 1000 + 'J':
+		o->t.ro.no_jitter = 1;
 		break;
 	case 1000 + 'O':
 		o->t.ro.off_cpu = 1;
@@ -342,6 +350,22 @@ print_kept(struct sp_recorder *r, const struct opts *o)
 	}
 }
 
+/* The sampling intervals: jittered (and what it cost), or fixed. */
+static void
+jitter_line(struct sp_recorder *r)
+{
+	unsigned long long pct = counter(r, "jitter_percent");
+	unsigned long long n = counter(r, "jitter_changes");
+
+	if (pct > 0)
+		(void)fprintf(stderr, "  intervals jittered +-%llu %%, mean rate "
+		    "kept: %llu drawn, %.2f ms of sp-record's time\n", pct, n,
+		    (double)counter(r, "jitter_ns") / 1e6);
+	else
+		(void)fprintf(stderr, "  intervals fixed: a loop in step with "
+		    "the rate is seen at one phase\n");
+}
+
 /* What a person asks first, then the advice (sp_recorder_advice); every
  * counter is in sp-dump --stats.  The rate is over the sampled seconds
  * (after --delay; < 0: none). */
@@ -376,6 +400,7 @@ print_summary(struct sp_recorder *r, struct sp_writer *w, const struct opts *o,
 		(void)fprintf(stderr, ", %.1f bytes per sample",
 		    (double)bytes / (double)s);
 	(void)fputc('\n', stderr);
+	jitter_line(r);
 	off = counter(r, "off_cpu_samples");
 	pre = counter(r, "off_cpu_preempted");
 	if (o->t.ro.off_cpu)

@@ -53,6 +53,10 @@ enum rec_counter {
 	C_MAPS_RESCANS,
 	C_PID_REUSES,         /* known pids found to be new processes */
 	C_THROTTLES,
+	C_JITTER_PERCENT,     /* the intervals' jitter, +- % of the mean; 0:
+	                       * fixed (--no-jitter, or at the kernel's rate) */
+	C_JITTER_CHANGES,     /* intervals drawn and set (PERF_EVENT_IOC_PERIOD) */
+	C_JITTER_NS,          /* the time those ioctls took the recorder */
 	C_BAD_RECORDS,        /* perf records too short for their fields */
 	C_CFI_STEPS,          /* frames unwound by their CFI */
 	C_CFI_FILES,          /* ELF files whose CFI was loaded */

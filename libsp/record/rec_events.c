@@ -243,7 +243,9 @@ static int
 keep_event(struct rec_events *e, int fd, uint32_t tid, int cpu,
     int sideband, int small)
 {
-	if (spi_grow_zeroed(&e->v, &e->cap, e->n + 1, sizeof(*e->v)) != 0)
+	if (spi_grow_zeroed(&e->v, &e->cap, e->n + 1, sizeof(*e->v)) != 0 ||
+	    (spi_imap_get(&e->first, tid) == NULL &&
+	    spi_imap_put(&e->first, tid, (void *)(uintptr_t)(e->n + 1)) != 0))
 		return -ENOMEM;
 	e->v[e->n].fd = fd;
 	e->v[e->n].tid = tid;
@@ -463,6 +465,12 @@ spi_events_drop_small(struct rec_events *e)
 		else
 			e->v[n++] = e->v[i];
 	e->n = n;
+	/* The indexes moved: each tid's first is found again, and the
+	 * map had room for as many keys. */
+	spi_imap_fini(&e->first);
+	for (i = n; i-- > 0;)
+		(void)spi_imap_put(&e->first, e->v[i].tid,
+		    (void *)(uintptr_t)(i + 1));
 }
 
 void
@@ -497,6 +505,7 @@ spi_events_fini(struct rec_events *e)
 	if (e->cgroup_fd >= 0)
 		(void)close(e->cgroup_fd);
 	spi_imap_fini(&e->switch_ids);
+	spi_imap_fini(&e->first);
 	free(e->v);
 	free(e->rings);
 	free(e->cpus);
@@ -504,6 +513,71 @@ spi_events_fini(struct rec_events *e)
 	e->rings = NULL;
 	e->cpus = NULL;
 	e->epfd = e->cgroup_fd = -1;
+}
+
+/* The sampling event of the size in use of (tid, cpu), NULL: none. */
+static struct rec_event *
+sampler_of(struct rec_events *e, uint32_t tid, uint32_t cpu)
+{
+	void *at = spi_imap_get(&e->first, tid);
+	size_t i;
+
+	if (at == NULL)
+		return NULL;
+	for (i = (uintptr_t)at - 1; i < e->n && e->v[i].tid == tid; i++)
+		if (e->v[i].cpu == (int)cpu && !e->v[i].sideband &&
+		    !e->v[i].off_cpu && e->v[i].small == e->small_on)
+			return &e->v[i];
+	return NULL;
+}
+
+void
+spi_events_sampled(struct rec_events *e, uint32_t tid, uint32_t cpu)
+{
+	struct rec_event *v = sampler_of(e, tid, cpu);
+
+	if (v == NULL)
+		v = sampler_of(e, UINT32_MAX, cpu);
+	if (v != NULL)
+		spi_jitter_taken(&v->jit);
+}
+
+int
+spi_events_jitter(struct rec_events *e, struct rec_jitter *j,
+    uint64_t *changes, uint64_t *ns)
+{
+	struct timespec t0, t1;
+	uint64_t value, count;
+	size_t i;
+	/* cpu-clock is an hrtimer: the kernel turned its frequency into a
+	 * period at the open (perf_swevent_init_hrtimer), in nanoseconds. */
+	int freq_mode = e->attr.freq && e->attr.type != PERF_TYPE_SOFTWARE;
+
+	if (j->percent == 0)
+		return 0;
+	for (i = 0; i < e->n; i++) {
+		struct rec_event *v = &e->v[i];
+
+		if (v->sideband || v->off_cpu || v->small != e->small_on ||
+		    !spi_jitter_due(j, &v->jit))
+			continue;
+		(void)clock_gettime(CLOCK_MONOTONIC, &t0);
+		/* cpu-clock counts nanoseconds (perf_event_open(2): read
+		 * gives the value alone, read_format 0). */
+		if (freq_mode || read(v->fd, &count, sizeof(count)) !=
+		    (ssize_t)sizeof(count))
+			count = UINT64_MAX;
+		value = spi_jitter_next(j, &v->jit, (uint32_t)v->fd, count,
+		    freq_mode);
+		if (ioctl(v->fd, PERF_EVENT_IOC_PERIOD, &value) < 0 &&
+		    errno != ESRCH)
+			return -errno;
+		(void)clock_gettime(CLOCK_MONOTONIC, &t1);
+		*ns += (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000000 +
+		    (t1.tv_nsec - t0.tv_nsec));
+		(*changes)++;
+	}
+	return 0;
 }
 
 int

@@ -20,6 +20,7 @@
 #include "common/imap_int.h"
 #include "perf_int.h"
 #include "rec_ctx_int.h"
+#include "rec_jitter_int.h"
 #include "sp/record/recorder.h"
 
 /*
@@ -46,6 +47,7 @@ struct rec_event {
 	int sideband;         /* a dummy event for the side-band records */
 	int small;            /* a sampling event with the small stack copy */
 	int off_cpu;          /* a context-switch event (--off-cpu) */
+	struct rec_jitter_ev jit; /* a sampling event: its interval's */
 };
 
 struct rec_events {
@@ -67,6 +69,8 @@ struct rec_events {
 	                           * -1: the whole system's */
 	struct rec_event *v;
 	size_t n, cap;
+	struct sp_imap first;     /* tid (UINT32_MAX: every task's) -> 1 +
+	                           * the index in v of its first event */
 	struct sp_imap switch_ids; /* ids of the context-switch events
 	                           * (PERF_SAMPLE_IDENTIFIER leads every
 	                           * sample and ends every trailer) */
@@ -119,6 +123,22 @@ void spi_events_drop_small(struct rec_events *e);
 void spi_events_stop(struct rec_events *e);
 /* Closes every event and unmaps the rings. */
 void spi_events_close(struct rec_events *e);
+
+/*
+ * A sample of thread tid on CPU cpu: counted to the sampling event in use
+ * that took it, the thread's own or the CPU's for every task (an
+ * inherited copy has no descriptor here: not counted).
+ */
+void spi_events_sampled(struct rec_events *e, uint32_t tid, uint32_t cpu);
+/*
+ * Draws a new interval from j for each sampling event in use that has
+ * none yet or is due (spi_jitter_due), and sets it (PERF_EVENT_IOC_PERIOD;
+ * the kernel starts it afresh).  Adds the intervals set to *changes and
+ * the time the ioctls took to *ns.  0, or the -errno of an ioctl the
+ * kernel refused (a thread gone is not an error).
+ */
+int spi_events_jitter(struct rec_events *e, struct rec_jitter *j,
+    uint64_t *changes, uint64_t *ns);
 
 /* Whether a context-switch event's sample carries id. */
 static inline int

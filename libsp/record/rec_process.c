@@ -429,6 +429,8 @@ on_sample(struct sp_recorder *r, const struct rec_decoded *d)
 	int has_regs = smp->has_regs, complete = 1, err;
 	int off = r->o.off_cpu && spi_events_is_switch(&r->ev, smp->id);
 
+	if (!off)
+		spi_events_sampled(&r->ev, tid, d->cpu);
 	r->ctx.now = d->time;
 	if (r->nexited > 0)
 		spi_rec_reap(r, r->ctx.now);

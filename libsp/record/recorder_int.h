@@ -24,6 +24,7 @@
 #include "rec_decode_int.h"
 #include "rec_drain_int.h"
 #include "rec_events_int.h"
+#include "rec_jitter_int.h"
 #include "sp/record/recorder.h"
 #include "unwind/unwind_int.h"
 
@@ -88,6 +89,7 @@ struct sp_recorder {
 	                           * never; a switch off CPU held from before
 	                           * then has no switch in to time it */
 	struct rec_adapt adapt;   /* the stack copy's size without -s */
+	struct rec_jitter jitter; /* the sampling intervals' */
 	uint32_t kernel_module;   /* MODULE id of [kernel.kallsyms], 0 unset */
 	uint32_t truncated_frame; /* FRAME id of the marker, 0 unset */
 	struct rec_exited *exited; /* FIFO, by time, from exited_head */

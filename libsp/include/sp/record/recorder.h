@@ -71,6 +71,11 @@ struct sp_recorder_opts {
 	                        * off CPU, weighed by the nanoseconds until
 	                        * it runs again (SP_SAMPLE_OFF_CPU): needs
 	                        * kernel events (the switch is the kernel's) */
+	int no_jitter;         /* sample at a fixed interval; by default each
+	                        * event's is drawn again every 64 of its
+	                        * samples, within 50 % of the mean (a loop
+	                        * whose period the interval divides is
+	                        * otherwise seen at one phase) */
 	int raw_stacks;        /* also write each sample's registers and
 	                        * stack bytes (RAWSTACK), for replaying the
 	                        * unwinder offline; large */
