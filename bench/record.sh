@@ -17,8 +17,12 @@
 # ratios perf / sp-record and a verdict line on the issue's targets.
 # Table on stdout and in build/bench/record.txt.  Knobs (environment):
 # MS=1000 REPS=3 RATES="1000 10000 20000" WORKLOADS="tree15 threads8 deep200"
-# CONFIGS="sp sp--no-jitter fp dwarf" (sp--no-jitter: the sampling intervals
-# fixed, so that the jitter's cost is the difference with sp, printed per
+# (also java and node, the JIT runtimes of issue 28: tests/workloads/
+# Osr.java on two threads under OpenJDK with -XX:+PreserveFramePointer, its
+# loops replaced on the stack; tests/workloads/spin.js under node
+# --perf-basic-prof, whose map is removed after each run)
+# CONFIGS="sp sp--jitter fp dwarf" (sp--jitter: the sampling intervals
+# jittered, so that the jitter's cost is the difference with sp, printed per
 # rate below each table; spOPTION adds a configuration of sp-record with
 # that option: CONFIGS="sp sp-s32768 fp" sets the default copy size against
 # a fixed one; the verdicts read sp, the default).  CONFIGS="sp old fp" with SP_OLD=PATH
@@ -39,7 +43,9 @@ wl_args() {
 	tree15) echo "recurse 10 $MS" ;;
 	threads8) echo "threads-O2 8 $MS" ;;
 	deep200) echo "recurse 200 $MS" ;;
-	*) die "unknown workload '$1' (WORKLOADS: tree15 threads8 deep200)" ;;
+	java) echo "java -XX:+PreserveFramePointer -cp ${T:-}/bin Osr $MS 2" ;;
+	node) echo "node --perf-basic-prof $PWD/tests/workloads/spin.js $MS" ;;
+	*) die "unknown workload '$1' (WORKLOADS: tree15 threads8 deep200 java node)" ;;
 	esac
 }
 wl_desc() {
@@ -47,11 +53,13 @@ wl_desc() {
 	tree15) echo "one thread, 15 frames a sample: bottom, 10 down, main, 2 in libc, _start" ;;
 	threads8) echo "8 spinning threads on $(nproc) CPUs, 3 frames a sample" ;;
 	deep200) echo "one thread, 205 frames a sample" ;;
+	java) echo "OpenJDK, 2 threads in OSR'd loops, interpreted and compiled frames, -XX:+PreserveFramePointer" ;;
+	node) echo "node --perf-basic-prof, one thread in V8's JIT code" ;;
 	esac
 }
 # The issue's CPU target: recorder CPU per sample for a 15-frame stack (and
 # so for threads8's 3 frames), for a 200-frame stack.
-wl_cpu_target() { case $1 in deep200) echo 10 ;; *) echo 3 ;; esac; }
+wl_cpu_target() { case $1 in deep200|java|node) echo 10 ;; *) echo 3 ;; esac; }
 
 # --- prerequisites -------------------------------------------------------------
 [[ -x $BIN/sp-record && -x $BIN/sp-dump && -x $W/recurse && -x $W/threads-O2 ]] ||
@@ -99,6 +107,20 @@ note "scratch $T ($(stat -f -c %T "$T")); workloads $WORKLOADS, $MS ms each; rat
 BUILT=$(stat -c %y $BIN/sp-record | cut -d. -f1)
 mkdir "$T/bin"
 cp $BIN/sp-record $BIN/sp-dump $W/recurse $W/threads-O2 "$T/bin/"
+# The JIT runtimes: linked in beside them (the JVM finds its libraries
+# from the resolved path), Osr.class built here.
+for wl in $WORKLOADS; do
+	case $wl in
+	java)	have java && have javac || die "java: no java or javac (apt-get install openjdk-17-jdk-headless)"
+		ln -s "$(readlink -f "$(command -v java)")" "$T/bin/java"
+		javac -d "$T/bin" tests/workloads/Osr.java || die "javac Osr.java failed" ;;
+	node)	have node || die "node: no node (apt-get install nodejs)"
+		ln -s "$(readlink -f "$(command -v node)")" "$T/bin/node" ;;
+	esac
+done
+# node's perf maps: those the runs leave are removed (not others').
+ls /tmp/perf-*.map 2>/dev/null | sort >"$T/maps0" || true
+trap 'comm -13 "$T/maps0" <(ls /tmp/perf-*.map 2>/dev/null | sort) | xargs -r rm -f; rm -rf "$T"' EXIT
 BIN=$T/bin W=$T/bin
 LOAD0=$(cut -d' ' -f1-3 /proc/loadavg) DATE0=$(date -u +%FT%TZ)
 HEAD=$(git rev-parse --short HEAD 2>/dev/null || echo ?)$(git diff --quiet HEAD 2>/dev/null || echo ' (dirty tree)')
@@ -224,7 +246,7 @@ measure() {
 }
 
 # --- runs -----------------------------------------------------------------------------
-start=$SECONDS CONFIGS=${CONFIGS:-"sp sp--no-jitter fp dwarf"}
+start=$SECONDS CONFIGS=${CONFIGS:-"sp sp--jitter fp dwarf"}
 note "warm-up (page cache, perf's build-id cache; not measured)"
 for wl in $WORKLOADS; do
 	set_target "$wl"
@@ -298,10 +320,10 @@ summary() {
 			printf "  marginal rec_us per extra sample %s->%s Hz: sp-record %s, perf fp %s, perf dwarf %s (post_us %s)\n",
 			    r[i - 1], r[i], m(r[i - 1], r[i], "sp", rec), m(r[i - 1], r[i], "fp", rec),
 			    m(r[i - 1], r[i], "dwarf", rec), m(r[i - 1], r[i], "dwarf", post)
-		for (i = 1; i <= nr; i++) if ((r[i], "sp--no-jitter") in n)
+		for (i = 1; i <= nr; i++) if ((r[i], "sp--jitter") in n)
 			printf "  jitter at %s Hz: rec_us %.2f vs %.2f fixed, slowdown %.2f vs %.2f, %d vs %d samples\n",
-			    r[i], cpu[r[i], "sp"], cpu[r[i], "sp--no-jitter"],
-			    slow[r[i], "sp"], slow[r[i], "sp--no-jitter"], n[r[i], "sp"], n[r[i], "sp--no-jitter"]
+			    r[i], cpu[r[i], "sp--jitter"], cpu[r[i], "sp"],
+			    slow[r[i], "sp--jitter"], slow[r[i], "sp"], n[r[i], "sp--jitter"], n[r[i], "sp"]
 		for (i = 1; i <= nr; i++)
 			printf "  perf/sp at %s Hz: fp CPU %s, B %s, RSS %s; dwarf CPU (rec+post) %s, B %s, RSS %s\n",
 			    r[i], q(cpu, r[i], "fp"), q(b, r[i], "fp"), q(k, r[i], "fp"),

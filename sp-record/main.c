@@ -34,7 +34,7 @@ usage(int status)
 	    "                 [--children | --no-children]\n"
 	    "                 [-d SECONDS] [-D MSECS] [-m MAX_FRAMES]\n"
 	    "                 [--bundle DIR [--bundle-binaries]] [--keep-unreachable MIB]\n"
-	    "                 [--off-cpu] [--no-jitter] [--stop] [--raw-stacks]\n"
+	    "                 [--off-cpu] [--jitter] [--stop] [--raw-stacks]\n"
 	    "                 [-q] [-o FILE]\n"
 	    "                 (-p PID[,PID...] | -- CMD [ARGS...] |\n"
 	    "                  (-a | -G CGROUP) [-- CMD [ARGS...]])\n"
@@ -43,9 +43,11 @@ usage(int status)
 	    "replaced only once the recording has started.\n"
 	    "  -F, --freq HZ      samples per second per thread (default 1000;\n"
 	    "                     max: the kernel's perf_event_max_sample_rate)\n"
-	    "      --no-jitter    sample at a fixed interval (by default each is drawn\n"
-	    "                     within 50 %% of the mean, so that a loop in step\n"
-	    "                     with the rate is not seen at one phase)\n"
+	    "      --jitter       draw each interval within 25 %% of the mean, so that a\n"
+	    "                     loop in step with the rate is not seen at one\n"
+	    "                     phase (threads started later keep the interval they\n"
+	    "                     inherit: see the man page); --no-jitter: fixed, the\n"
+	    "                     default\n"
 	    "  -s, --stack BYTES  user stack bytes copied per sample, at most 65528\n"
 	    "                     (default: 32768, then 4096 once 1000 walks in a\n"
 	    "                     row fit in it, back if they stop fitting)\n"
@@ -185,6 +187,7 @@ static const struct option longopts[] = {
 	{ "max-frames", required_argument, NULL, 'm' },
 	/* The default since attaching stopped no more; kept so that
 	 * scripts that asked for it keep working. */
+	{ "jitter", no_argument, NULL, 1000 + 'j' },
 	{ "no-jitter", no_argument, NULL, 1000 + 'J' },
 	{ "no-stop", no_argument, NULL, 'N' },
 	{ "off-cpu", no_argument, NULL, 1000 + 'O' },
@@ -233,7 +236,10 @@ own_option(struct opts *o, int ch, char **argv)
 		o->quiet = 1;
 		break;
 	case 1000 + 'J':
-		o->t.ro.no_jitter = 1;
+		o->t.ro.jitter = 0;
+		break;
+	case 1000 + 'j':
+		o->t.ro.jitter = 1;
 		break;
 	case 1000 + 'O':
 		o->t.ro.off_cpu = 1;
@@ -350,7 +356,8 @@ print_kept(struct sp_recorder *r, const struct opts *o)
 	}
 }
 
-/* The sampling intervals: jittered (and what it cost), or fixed. */
+/* The sampling intervals, when --jitter drew them: the draws and what
+ * they cost (fixed ones, the default, go without a word). */
 static void
 jitter_line(struct sp_recorder *r)
 {
@@ -361,9 +368,6 @@ jitter_line(struct sp_recorder *r)
 		(void)fprintf(stderr, "  intervals jittered +-%llu %%, mean rate "
 		    "kept: %llu drawn, %.2f ms of sp-record's time\n", pct, n,
 		    (double)counter(r, "jitter_ns") / 1e6);
-	else
-		(void)fprintf(stderr, "  intervals fixed: a loop in step with "
-		    "the rate is seen at one phase\n");
 }
 
 /* What a person asks first, then the advice (sp_recorder_advice); every

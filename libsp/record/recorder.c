@@ -154,7 +154,7 @@ make(struct sp_recorder *r, struct sp_diag *diag)
 	    spi_events_init(&r->ev, &r->ctx, &r->o) < 0)
 		return sp_diag_set(diag, 0, -ENOMEM, "out of memory");
 	r->drain.id_len = spi_events_id_len(&r->ev);
-	spi_jitter_init(&r->jitter, !r->o.no_jitter, r->o.frequency,
+	spi_jitter_init(&r->jitter, r->o.jitter, r->o.frequency,
 	    max_rate > 0 ? (unsigned long)max_rate : 0);
 	r->ctx.c[C_JITTER_PERCENT] = r->jitter.percent;
 	for (i = 0; i < C_COUNT_; i++)

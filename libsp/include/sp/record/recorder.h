@@ -71,11 +71,14 @@ struct sp_recorder_opts {
 	                        * off CPU, weighed by the nanoseconds until
 	                        * it runs again (SP_SAMPLE_OFF_CPU): needs
 	                        * kernel events (the switch is the kernel's) */
-	int no_jitter;         /* sample at a fixed interval; by default each
-	                        * event's is drawn again every 64 of its
-	                        * samples, within 50 % of the mean (a loop
-	                        * whose period the interval divides is
-	                        * otherwise seen at one phase) */
+	int jitter;            /* draw each event's interval again every 32
+	                        * of its samples, within 25 % of the mean, so
+	                        * that a loop whose period the interval
+	                        * divides is not seen at one phase; 0: fixed
+	                        * intervals, as perf's.  Threads started
+	                        * after the events opened inherit an interval
+	                        * no ioctl reaches, and are sampled at a rate
+	                        * of their own (docs/limits.md) */
 	int raw_stacks;        /* also write each sample's registers and
 	                        * stack bytes (RAWSTACK), for replaying the
 	                        * unwinder offline; large */
