@@ -44,7 +44,7 @@ wl_args() {
 	threads8) echo "threads-O2 8 $MS" ;;
 	deep200) echo "recurse 200 $MS" ;;
 	java) echo "java -XX:+PreserveFramePointer -cp ${T:-}/bin Osr $MS 2" ;;
-	node) echo "node --perf-basic-prof $PWD/tests/workloads/spin.js $MS" ;;
+	node) echo "node --perf-basic-prof --no-logfile-per-isolate --logfile=${T:-}/v8.log $PWD/tests/workloads/spin.js $MS" ;;
 	*) die "unknown workload '$1' (WORKLOADS: tree15 threads8 deep200 java node)" ;;
 	esac
 }
