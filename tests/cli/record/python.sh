@@ -32,7 +32,9 @@ else
 	t=$(counter "$TMP/py312.spl" truncated_stacks)
 	check "python3.12 -X perf: 95% of stacks complete ($t of $n truncated)" \
 	    test "${n:-0}" -gt 0 -a $((t * 100)) -le $((n * 5))
-	$SYM "$TMP/py312.spl" 2>"$TMP/py312.sym" | $FOLD >"$TMP/py312.folded"
+	$SYM "$TMP/py312.spl" 2>"$TMP/py312.sym" >"$TMP/py312.syms"
+	$FOLD "$TMP/py312.syms" >"$TMP/py312.folded"
+	$FOLD --show-hidden "$TMP/py312.syms" >"$TMP/py312.all"
 	rm -f "/tmp/perf-$ppid.map"
 	all=$(fold_total "$TMP/py312.folded")
 	a=$(under "$TMP/py312.folded" work_a)
@@ -54,6 +56,18 @@ else
 	    fold_total)
 	check "python3.12 -X perf: the eval loop stays where it is the leaf ($leaf samples)" \
 	    test "$leaf" -gt 0
+	# py_trampoline_evaluator calls each Python function's trampoline:
+	# machinery between every two Python frames (issue 28.6), hidden like
+	# the eval loop wherever a Python frame stands in for it, and there
+	# with --show-hidden.  (A stack with no Python frame keeps everything:
+	# at startup it writes the perf map, its own work.)
+	tramp=$(fold_count "$TMP/py312.folded" '(^|;)py_trampoline_evaluator(;|$)' '(^|;)<module>(;|$)')
+	tramp=${tramp#* }
+	check "python3.12 -X perf: no py_trampoline_evaluator among the Python frames of the default fold ($tramp samples)" \
+	    test "$tramp" -eq 0
+	tramp=$(fold_count "$TMP/py312.all" ';<module>;(.*;)?py_trampoline_evaluator;main;')
+	check "python3.12 -X perf: --show-hidden keeps it between the Python frames ($tramp samples)" \
+	    test "$tramp" -gt 0
 fi
 
 # --- CPython 3.11: no perf map, nothing hidden (issue 14.12) -----------------
