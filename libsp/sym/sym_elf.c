@@ -4,6 +4,7 @@
  * is looked up and indexed once per run; modules of many processes that
  * map the same file share it.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <inttypes.h>
@@ -286,11 +287,44 @@ add(struct sym_ctx *c, const char *fn, const char *file, uint32_t line)
 }
 
 /*
- * DWARF gives the inline chain, innermost first, and the lines; the
- * machine frame (the outermost) is named by its ELF symbol when there is
- * one: the linkage name, as nm shows it and c++filt demangles it (DWARF's
- * DW_AT_name of a C++ method lacks its class and namespace).
+ * Whether name is mangled (Itanium C++ and Rust legacy "_Z" and a letter
+ * or digit, Rust v0 "_R" and an upper-case letter or digit): a linkage
+ * name, which demangles to the function's qualified name.
  */
+static int
+is_mangled(const char *name)
+{
+	if (name[0] != '_' || name[1] == '\0' || name[2] == '\0')
+		return 0;
+	if (name[1] == 'Z')
+		return isalnum((unsigned char)name[2]) != 0;
+	return name[1] == 'R' && (isupper((unsigned char)name[2]) ||
+	    isdigit((unsigned char)name[2]));
+}
+
+/*
+ * DWARF gives the inline chain, innermost first, and the lines, and names
+ * every frame it knows, the machine frame (the outermost) too, so that
+ * one address has one name whatever aliases .symtab gives it, the one
+ * addr2line and perf show: __ieee754_fmod, not its compatibility alias
+ * __fmod_finite (glibc's libm); systrim, not the clone
+ * systrim.constprop.0.  DWARF's name is the linkage name where it has
+ * one: DW_AT_name of a C++ or Rust function lacks its namespace and
+ * class.  Where it has only that bare name (Rust's line-tables-only
+ * debug information: "unit") and the ELF symbol is mangled
+ * ("_ZN5rtree4unit17h...E"), the symbol names the frame, as addr2line
+ * does.  Where DWARF names no function, the ELF symbol does
+ * (elfsym_int.h: global over weak over local).
+ */
+static const char *
+outer_name(const char *dwarf, const char *elf)
+{
+	if (dwarf == NULL || (elf != NULL && is_mangled(elf) &&
+	    !is_mangled(dwarf)))
+		return elf;
+	return dwarf;
+}
+
 static int
 name_frame(struct sym_ctx *c, struct sym_file *f, uint64_t vaddr,
     const char **outer)
@@ -309,8 +343,8 @@ name_frame(struct sym_ctx *c, struct sym_file *f, uint64_t vaddr,
 	}
 	for (i = 0; i < n; i++) {
 		fn = df[i].function;
-		if (i == n - 1 && name != NULL)
-			fn = name;
+		if (i == n - 1)
+			fn = outer_name(fn, name);
 		*outer = fn != NULL ? fn : "??";
 		had = c->sym.count;
 		err = add(c, *outer, df[i].file, df[i].line);

@@ -89,7 +89,7 @@ else
 	    test "$all" -gt 0 -a $((ev * 10)) -ge "$all"
 	check "python3.11: by default as with --show-hidden (no Python frames)" \
 	    cmp -s "$TMP/py311.folded" "$TMP/py311.all"
-	c=$(grep -E '^_start;__libc_start_main;__libc_start_call_main [0-9]+$' "$TMP/py311.folded" |
+	c=$(grep -E '^_start;__libc_start_main(_impl)?;__libc_start_call_main [0-9]+$' "$TMP/py311.folded" |
 	    fold_total)
 	check "python3.11: no time lands on __libc_start_call_main ($c)" test "$c" -eq 0
 fi
