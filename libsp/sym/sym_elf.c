@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "common/buf_int.h"
+#include "dwarf/cfi_int.h"
 #include "sp/spool/format.h"
 #include "sym_int.h"
 
@@ -127,6 +128,41 @@ spi_sym_mapped_image(const struct sym_ctx *c, const struct sp_module *m,
 	return buf;
 }
 
+/*
+ * An executable's entry point is _start (glibc's and musl's crt1), as
+ * the ELF header says, also where the binary is stripped: its range is
+ * that of the FDE that begins there (.eh_frame, LSB 4.1 §10.6.1).  Without
+ * one, where the code ends is unknown, and the entry stays unnamed.
+ */
+static void
+entry_range(struct sym_file *fl)
+{
+	struct sp_elf_file *b = fl->found.binary;
+	struct sp_cfi_section sec;
+	uint64_t entry, lo, hi;
+	size_t off = 0, next;
+
+	memset(&sec, 0, sizeof(sec));
+	if (b == NULL || spi_elf_file_entry(b, &entry) != 0 ||
+	    spi_elf_file_section(b, ".eh_frame", &sec.data, &sec.len) != 0 ||
+	    spi_elf_file_section_addr(b, ".eh_frame", &sec.vaddr) != 0)
+		return;
+	/* DW_EH_PE_datarel is relative to the GOT (x86-64 psABI). */
+	(void)spi_elf_file_section_addr(b, ".got", &sec.datarel_base);
+	while (off < sec.len) {
+		next = 0;
+		if (spi_cfi_fde_range(&sec, off, &lo, &hi, &next) == 0 &&
+		    lo == entry && hi > lo) {
+			fl->entry = lo;
+			fl->entry_end = hi;
+			return;
+		}
+		if (next <= off)
+			return;
+		off = next;
+	}
+}
+
 /* Opens and indexes fl's files (m: a module of it); marks it usable or
  * not. */
 static int
@@ -167,8 +203,9 @@ file_open(struct sym_ctx *c, struct sym_file *fl, const struct sp_module *m)
 		if (err == -ENOMEM)
 			return err;
 	}
+	entry_range(fl);
 	fl->state = fl->dsyms != NULL || fl->bsyms != NULL ||
-	    fl->dwarf != NULL ? 1 : -1;
+	    fl->dwarf != NULL || fl->entry_end != 0 ? 1 : -1;
 	return 0;
 }
 
@@ -254,7 +291,8 @@ file_vaddr(const struct sym_file *f, const struct sp_module *m, uint64_t off,
 	return -SP_ENOTFOUND;
 }
 
-/* The ELF symbol at vaddr, with *offset_plus1 its offset in it + 1. */
+/* The ELF symbol at vaddr, with *offset_plus1 its offset in it + 1;
+ * _start at a stripped executable's entry point. */
 static const char *
 elf_name(const struct sym_file *f, uint64_t vaddr, uint64_t *offset_plus1)
 {
@@ -265,6 +303,10 @@ elf_name(const struct sym_file *f, uint64_t vaddr, uint64_t *offset_plus1)
 		name = spi_elf_syms_find(f->dsyms, vaddr, &start);
 	if (name == NULL && f->bsyms != NULL)
 		name = spi_elf_syms_find(f->bsyms, vaddr, &start);
+	if (name == NULL && vaddr >= f->entry && vaddr < f->entry_end) {
+		name = "_start";
+		start = f->entry;
+	}
 	*offset_plus1 = name != NULL && start <= vaddr ? vaddr - start + 1 : 0;
 	return name;
 }

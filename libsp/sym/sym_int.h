@@ -32,6 +32,7 @@ struct sym_file {
 	size_t missing;              /* index + 1 in the report, 0 none */
 	uint64_t named;              /* frames it named */
 	int unmapped;                /* reported: an offset outside PT_LOAD */
+	uint64_t entry, entry_end;   /* _start's range, or 0, 0 */
 };
 
 /* A process's perf map, read at most once. */

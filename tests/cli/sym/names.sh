@@ -17,6 +17,26 @@ module_of() {
 leaves() { awk '{ n = $NF; sub(/ [0-9]+$/, ""); k = split($0, f, ";"); c[f[k]] += n }
     END { for (l in c) print c[l], l }' "$1"; }
 
+# frame_names SPOOL PATH: "VADDR NAME" (VADDR decimal, NAME - where
+# sp-sym gave none) for every frame of the modules mapping the ELF file
+# PATH, through its PT_LOAD headers.
+frame_names() {
+	$DUMP --json "$1" | awk -v path="$2" -v loads="$(readelf -lW "$2" | awk '$1 == "LOAD" { print $2, $3, $5 }')" "$HEX_AWK"'
+	function field(k,  v) { if (!match($0, "\"" k "\":(\"[^\"]*\"|[0-9]+)")) return ""
+		v = substr($0, RSTART + length(k) + 3, RLENGTH - length(k) - 3); gsub(/"/, "", v); return v }
+	function vaddr(off,  i, x) {
+		if (!nl) { nl = split(loads, L, "\n")
+			for (i = 1; i <= nl; i++) { split(L[i], x, " "); lo[i] = hex(x[1]); va[i] = hex(x[2]); fs[i] = hex(x[3]) } }
+		for (i = 1; i <= nl; i++) if (off >= lo[i] && off < lo[i] + fs[i]) return off - lo[i] + va[i]
+		return -1
+	}
+	/"kind":"module"/ && field("path") == path { mod[field("id")] = 1 }
+	/"kind":"frame"/ && (field("module") in mod) { ids[++n] = field("id"); rel[field("id")] = field("rel_ip") }
+	/"kind":"symbol"/ { name[field("frame")] = field("name") }
+	END { for (i = 1; i <= n; i++) { id = ids[i]
+		printf "%.0f %s\n", vaddr(rel[id]), (id in name) ? name[id] : "-" } }'
+}
+
 # --- aliases: libm's fmod (issue 28.6) ------------------------------------------
 # glibc's libm has several names at __ieee754_fmod's address: the local
 # __ieee754_fmod, which DWARF, addr2line and perf give, and the global
@@ -60,6 +80,38 @@ else
 			check "with debug information: no frame is named by the alias $g ($n2 samples)" \
 			    test "$n2" -eq 0
 		fi
+	fi
+fi
+
+# --- a stripped executable's entry point: _start (issue 28.6) -------------------
+# The ELF header gives the entry point, and the FDE that begins there its
+# extent: sp-sym names those frames _start, and only those, in a copy of
+# xz stripped of every symbol, with no debug file to be found.
+if ! need xz xz-utils; then
+	skip "a stripped executable's entry point" "no xz, and xz-utils could not be installed (see $TMP/apt.log)"
+else
+	cp "$(command -v xz)" "$TMP/xz" && strip -s "$TMP/xz"
+	entry=$(readelf -hW "$TMP/xz" | awk '/Entry point/ { print $NF }')
+	range=$(readelf -wf "$TMP/xz" | grep -o "pc=0*${entry#0x}\.\.[0-9a-f]*" | head -1)
+	if [ -z "$range" ]; then
+		skip "a stripped executable's entry point" "no FDE of $TMP/xz begins at its entry point $entry"
+	else
+		read -r lo hi < <(awk "$HEX_AWK"'{ sub(/^pc=/, ""); split($0, r, "\\.\\."); printf "%.0f %.0f\n", hex(r[1]), hex(r[2]) }' <<<"$range")
+		check "the copy of xz has no symbols" test -z "$(nm "$TMP/xz" 2>/dev/null)"
+		run $REC -q -F 499 -o "$TMP/xz.spl" -- sh -c "seq 1 1500000 | $TMP/xz -6 -T1 >/dev/null"
+		check "xz: recorded (exit $RC)" test "$RC" -eq 0
+		STACKPULSE_DEBUG_DIRS=$TMP/nodebug $SYM -q -o "$TMP/xz.sym.spl" "$TMP/xz.spl"
+		frame_names "$TMP/xz.sym.spl" "$(realpath "$TMP/xz")" >"$TMP/xz.names"
+		read -r inside named outside < <(awk -v lo="$lo" -v hi="$hi" '
+		    $1 >= lo && $1 < hi { i++; if ($2 == "_start") n++; next }
+		    $2 == "_start" { o++ } END { print i + 0, n + 0, o + 0 }' "$TMP/xz.names")
+		check "xz: every frame in the entry point's FDE ($entry, $range) is named _start ($named of $inside)" \
+		    test "$inside" -gt 0 -a "$named" -eq "$inside"
+		check "xz: no frame elsewhere is named _start ($outside)" test "$outside" -eq 0
+		$FOLD --modules "$TMP/xz.sym.spl" >"$TMP/xz.folded"
+		read -r all root < <(fold_count "$TMP/xz.folded" '^xz(`|\+0x)' '^xz`_start(;|$)')
+		check "xz: its stacks start at _start ($root of $all)" \
+		    test "$all" -gt 0 -a $((root * 100)) -ge $((all * 95))
 	fi
 fi
 
