@@ -253,6 +253,7 @@ sp_recorder_poll(struct sp_recorder *r, int timeout_ms)
 	struct epoll_event ev[16];
 	int err;
 
+	timeout_ms = spi_adapt_wait_ms(&r->adapt, r->o.frequency, timeout_ms);
 	if (epoll_wait(r->ev.epfd, ev, 16, timeout_ms) < 0 && errno != EINTR)
 		return -errno;
 	err = drain(r, 0);
