@@ -408,6 +408,19 @@ name_frame(struct sym_ctx *c, struct sym_file *f, uint64_t vaddr,
 }
 
 int
+spi_sym_elf_unnamed(struct sym_ctx *c, uint32_t module_id,
+    const struct sp_module *m)
+{
+	struct sym_file *f;
+	int err = file_get(c, module_id, m, &f);
+
+	if (err < 0 || f == NULL)
+		return err;
+	err = spi_sym_report_file_frame(c, f);
+	return err < 0 ? err : 2;
+}
+
+int
 spi_sym_elf_frame(struct sym_ctx *c, uint32_t module_id,
     const struct sp_module *m, uint64_t rel_ip)
 {
@@ -429,12 +442,8 @@ spi_sym_elf_frame(struct sym_ctx *c, uint32_t module_id,
 		if (r < 0)
 			return r;
 	}
-	if (r < 0)
-		return r;
-	if (r == 0) {
-		r = spi_sym_report_file_frame(c, f);
+	if (r <= 0)
 		return r < 0 ? r : 2;
-	}
 	f->named++;
 	/* file_get took only modules with a path. */
 	if (sp_python_runtime_path(f->path, strlen(f->path)) &&

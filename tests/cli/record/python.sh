@@ -59,11 +59,12 @@ else
 	# py_trampoline_evaluator calls each Python function's trampoline:
 	# machinery between every two Python frames (issue 28.6), hidden like
 	# the eval loop wherever a Python frame stands in for it, and there
-	# with --show-hidden.  (A stack with no Python frame keeps everything:
-	# at startup it writes the perf map, its own work.)
-	tramp=$(fold_count "$TMP/py312.folded" '(^|;)py_trampoline_evaluator(;|$)' '(^|;)<module>(;|$)')
+	# with --show-hidden.  (As the eval loop's, its time as the leaf is
+	# its own; a stack with no Python frame keeps everything: at startup
+	# it writes the perf map.)
+	tramp=$(fold_count "$TMP/py312.folded" '(^|;)py_trampoline_evaluator;' '(^|;)<module>(;|$)')
 	tramp=${tramp#* }
-	check "python3.12 -X perf: no py_trampoline_evaluator among the Python frames of the default fold ($tramp samples)" \
+	check "python3.12 -X perf: no py_trampoline_evaluator between the Python frames of the default fold ($tramp samples)" \
 	    test "$tramp" -eq 0
 	tramp=$(fold_count "$TMP/py312.all" ';<module>;(.*;)?py_trampoline_evaluator;main;')
 	check "python3.12 -X perf: --show-hidden keeps it between the Python frames ($tramp samples)" \

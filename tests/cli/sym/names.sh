@@ -115,4 +115,47 @@ else
 	fi
 fi
 
+# --- node: its binary named by its symbols, its JIT code by its map (28.6) ------
+# node --perf-basic-prof's map names some builtins inside node's own
+# text (Builtin:JSEntry), which its .symtab names too (Builtins_JSEntry),
+# as it names those the map leaves out (Builtins_ArrayTimSort).  One
+# rule, perf's: a file's code by the file's symbols, anonymous memory
+# (the JIT's code) by the map.
+if ! command -v node >/dev/null; then
+	skip "node's names" "node is not installed (apt-get install nodejs)"
+else
+	run env -C "$TMP" "$PWD/$REC" -q -o node.spl -- node --perf-basic-prof "$PWD/tests/workloads/spin.js" 1500
+	check "node spin.js: recorded (exit $RC)" test "$RC" -eq 0
+	npid=$($DUMP --json "$TMP/node.spl" | grep -o '"kind":"sample","thread":[0-9]*,"pid":[0-9]*' | head -1 | grep -o '[0-9]*$')
+	nmap=/tmp/perf-$npid.map
+	$SYM -q -o "$TMP/node.sym.spl" "$TMP/node.spl"
+	cp "$nmap" "$TMP/node.map" 2>/dev/null
+	rm -f "$nmap"
+	$DUMP --json "$TMP/node.sym.spl" >"$TMP/node.json"
+	nodebin=$(readlink -f "$(command -v node)")
+	# Map entries inside node's mappings: "START SIZE" of its modules
+	# (decimal), then the map's lines.
+	inside=$(awk -v bin="$nodebin" "$HEX_AWK"'
+	    FILENAME != "-" && /"kind":"module"/ && index($0, "\"path\":\"" bin "\"") {
+		match($0, /"start":[0-9]+/); s = substr($0, RSTART + 8, RLENGTH - 8) + 0
+		match($0, /"size":[0-9]+/); n = substr($0, RSTART + 7, RLENGTH - 7) + 0
+		lo[++k] = s; hi[k] = s + n; next }
+	    FILENAME == "-" { a = hex($1); for (i = 1; i <= k; i++) if (a >= lo[i] && a < hi[i]) { c++; break } }
+	    END { print c + 0 }' "$TMP/node.json" - <"$TMP/node.map")
+	symbols() { grep '"kind":"symbol"' "$TMP/node.json" | grep -c "$1"; }
+	bymap=$(symbols '"origin":1,.*"module":"node"')
+	byelf=$(symbols '"origin":2,.*"name":"Builtins_.*"module":"node"')
+	jit=$(symbols '"origin":1,.*"name":"JS:')
+	if [ "$inside" -eq 0 ]; then
+		skip "node's names" "node's perf map ($nmap) names nothing inside node's own mappings"
+	else
+		check "node: no frame of node's binary is named from the perf map ($bymap; the map has $inside entries inside it)" \
+		    test "$bymap" -eq 0
+		check "node: its builtins are named by its .symtab ($byelf Builtins_* frames)" \
+		    test "$byelf" -gt 0
+		check "node: the JIT's code is named from the perf map ($jit JS: frames)" \
+		    test "$jit" -gt 0
+	fi
+fi
+
 done_testing
