@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* .debug_info (DWARF 5 §7.5): unit headers, the unit DIE's bases, and per
  * unit the tree of subprograms and inlined subroutines with code. */
+#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -273,7 +274,8 @@ add_node(struct sp_dwarf *d, struct dw_unit *u, const struct dw_die *die,
 	if (spi_dw_val_ref(u, &die->at[DA_ORIGIN], &n->origin) < 0)
 		(void)spi_dw_val_ref(u, &die->at[DA_SPEC], &n->origin);
 	n->resolved = n->linkage != NULL || n->origin == 0;
-	if (n->linkage != NULL)
+	if (n->linkage != NULL && (n->name == NULL ||
+	    spi_dwarf_mangled(n->linkage)))
 		n->name = n->linkage;
 	*node = (int32_t)cu->nnodes++;
 	return 0;
@@ -423,6 +425,17 @@ unit_of(struct sp_dwarf *d, uint64_t off)
 	return &d->units[lo];
 }
 
+int
+spi_dwarf_mangled(const char *name)
+{
+	if (name[0] != '_' || name[1] == '\0' || name[2] == '\0')
+		return 0;
+	if (name[1] == 'Z')
+		return isalnum((unsigned char)name[2]) != 0;
+	return name[1] == 'R' && (isupper((unsigned char)name[2]) ||
+	    isdigit((unsigned char)name[2]));
+}
+
 /*
  * A C++ or Rust function's DW_AT_name is bare ("_M_lower_bound"); its
  * DW_AT_linkage_name, which demangles to the qualified name with its
@@ -430,7 +443,8 @@ unit_of(struct sp_dwarf *d, uint64_t off)
  * DW_AT_specification leads to, past the abstract instance that
  * DW_AT_abstract_origin names (DWARF 5 §3.3.8.1, §2.13.2).  So the chain
  * is followed until a linkage name is found, the first DW_AT_name kept
- * for functions that have none (C).
+ * for functions that have none (C), or whose linkage name is no mangled
+ * name (C's asm labels: glibc's __GI_ aliases).
  */
 int
 spi_dw_node_name(struct sp_dwarf *d, struct dw_node *n)
@@ -456,16 +470,17 @@ spi_dw_node_name(struct sp_dwarf *d, struct dw_node *n)
 		if (spi_dw_die_read(&c, u, &die) < 0 || die.ab == NULL)
 			break;
 		n->linkage = spi_dw_val_str(&d->s, u, &die.at[DA_LINKAGE]);
-		if (n->linkage != NULL)
-			break;
 		if (n->name == NULL)
 			n->name = spi_dw_val_str(&d->s, u, &die.at[DA_NAME]);
+		if (n->linkage != NULL)
+			break;
 		off = 0;
 		if (spi_dw_val_ref(u, &die.at[DA_ORIGIN], &off) < 0 &&
 		    spi_dw_val_ref(u, &die.at[DA_SPEC], &off) < 0)
 			off = 0;
 	}
-	if (n->linkage != NULL)
+	if (n->linkage != NULL && (n->name == NULL ||
+	    spi_dwarf_mangled(n->linkage)))
 		n->name = n->linkage;
 	n->resolved = 1;
 	return 0;

@@ -4,7 +4,6 @@
  * is looked up and indexed once per run; modules of many processes that
  * map the same file share it.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <inttypes.h>
@@ -329,22 +328,6 @@ add(struct sym_ctx *c, const char *fn, const char *file, uint32_t line)
 }
 
 /*
- * Whether name is mangled (Itanium C++ and Rust legacy "_Z" and a letter
- * or digit, Rust v0 "_R" and an upper-case letter or digit): a linkage
- * name, which demangles to the function's qualified name.
- */
-static int
-is_mangled(const char *name)
-{
-	if (name[0] != '_' || name[1] == '\0' || name[2] == '\0')
-		return 0;
-	if (name[1] == 'Z')
-		return isalnum((unsigned char)name[2]) != 0;
-	return name[1] == 'R' && (isupper((unsigned char)name[2]) ||
-	    isdigit((unsigned char)name[2]));
-}
-
-/*
  * DWARF gives the inline chain, innermost first, and the lines, and names
  * every frame it knows, the machine frame (the outermost) too, so that
  * one address has one name whatever aliases .symtab gives it, the one
@@ -361,10 +344,29 @@ is_mangled(const char *name)
 static const char *
 outer_name(const char *dwarf, const char *elf)
 {
-	if (dwarf == NULL || (elf != NULL && is_mangled(elf) &&
-	    !is_mangled(dwarf)))
+	if (dwarf == NULL || (elf != NULL && spi_dwarf_mangled(elf) &&
+	    !spi_dwarf_mangled(dwarf)))
 		return elf;
 	return dwarf;
+}
+
+/*
+ * A frame's ELF address: a caller's comes rewound by 1 into its call,
+ * which a function's symbol covers even where the call ends it.  An
+ * address pushed rather than returned to (a runtime's fake return
+ * address at a stack's root: a function's first byte) comes rewound into
+ * the padding before that function, which no symbol covers: the frame is
+ * the function's.
+ */
+static uint64_t
+pushed(const struct sym_file *f, uint64_t vaddr)
+{
+	uint64_t off;
+
+	if (elf_name(f, vaddr, &off) == NULL && vaddr < UINT64_MAX &&
+	    elf_name(f, vaddr + 1, &off) != NULL && off == 1)
+		return vaddr + 1;
+	return vaddr;
 }
 
 static int
@@ -433,7 +435,7 @@ spi_sym_elf_frame(struct sym_ctx *c, uint32_t module_id,
 	if (r < 0 || f == NULL)
 		return r;
 	if (f->state > 0 && file_vaddr(f, m, rel_ip, &vaddr) == 0)
-		r = name_frame(c, f, vaddr, &outer);
+		r = name_frame(c, f, pushed(f, vaddr), &outer);
 	else if (f->state > 0 && !f->unmapped) {
 		/* The file's segments do not hold what was mapped. */
 		f->unmapped = 1;

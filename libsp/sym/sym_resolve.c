@@ -209,6 +209,30 @@ pmap_get(struct sym_ctx *c, const struct sp_module *m,
 	return 0;
 }
 
+/*
+ * The entry naming ip, a frame's address: a caller's comes rewound by 1
+ * into its call.  A runtime that pushes a return address of its own (the
+ * root of a BEAM process's stack returns to normal_exit/0) was never
+ * called from the byte before: that byte is in no entry, or in the code
+ * info header the Erlang JIT writes before each function
+ * (NAME-CodeInfoPrologue, data after a call of its own), so the entry
+ * that begins at ip + 1 is the frame's, as perf names it.  A call that
+ * ends a function stays in it.
+ */
+static const struct spi_perf_map_entry *
+pushed_entry(const struct sp_perf_map *map, uint64_t ip)
+{
+	static const char info[] = "-CodeInfoPrologue";
+	const struct spi_perf_map_entry *e = spi_perf_map_find(map, ip), *n;
+	size_t k = sizeof(info) - 1;
+
+	if (e != NULL && !(e->name_len > k &&
+	    memcmp(e->name + e->name_len - k, info, k) == 0))
+		return e;
+	n = ip < UINT64_MAX ? spi_perf_map_find(map, ip + 1) : NULL;
+	return n != NULL && n->start == ip + 1 ? n : e;
+}
+
 int
 spi_sym_pmap_frame(struct sym_ctx *c, const struct sp_module *m, uint64_t ip)
 {
@@ -221,8 +245,11 @@ spi_sym_pmap_frame(struct sym_ctx *c, const struct sp_module *m, uint64_t ip)
 	if (m->pid == 0 || !perf_map_allowed(c, m->host, m->pid))
 		return 0;
 	err = pmap_get(c, m, &map);
-	if (err < 0 || map == NULL || (e = spi_perf_map_find(map, ip)) == NULL)
+	if (err < 0 || map == NULL)
 		return err;
+	e = pushed_entry(map, ip);
+	if (e == NULL)
+		return 0;
 	c->sym.origin = SP_ORIGIN_PERF_MAP;
 	if (spi_perf_map_python(e->name, e->name_len, &fn, &fnlen, &file,
 	    &filelen) && fnlen > 0) {

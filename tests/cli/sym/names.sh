@@ -158,4 +158,84 @@ else
 	fi
 fi
 
+# --- return addresses after a function's last call, and pushed (28.6) -----------
+# The recorder rewinds a caller's return address by 1 into its call.  A
+# call that ends ends_in_call returns to next_fn's first byte: the frame
+# is ends_in_call's.  pushed_root pushes target_fn's address as a root's
+# fake return address: rewound, it lands in the padding before target_fn,
+# which no symbol covers, and the frame is target_fn's (was "??").
+pw=$W/pushed
+read -r eic_end next_start < <(nm -S "$pw" | awk "$HEX_AWK"'
+    $4 == "ends_in_call" { e = hex($1) + hex($2) } $4 == "next_fn" { n = hex($1) }
+    END { printf "%.0f %.0f\n", e, n }')
+read -r root_end target < <(nm -S "$pw" | awk "$HEX_AWK"'
+    $4 == "pushed_root" { e = hex($1) + hex($2) } $4 == "target_fn" { t = hex($1) }
+    END { printf "%.0f %.0f\n", e, t }')
+if [ "$eic_end" != "$next_start" ] || [ "$root_end" -ge "$target" ]; then
+	skip "pushed return addresses" "the assembler laid out $pw otherwise (ends_in_call ends at $eic_end, next_fn at $next_start; pushed_root ends at $root_end, target_fn at $target)"
+else
+	run $REC -q -o "$TMP/pushed.spl" -- "$pw" 1000
+	check "pushed: recorded (exit $RC)" test "$RC" -eq 0
+	$SYM -q "$TMP/pushed.spl" | $FOLD >"$TMP/pushed.folded"
+	n=$(fold_count "$TMP/pushed.folded" ';ends_in_call;spin(;|$)')
+	check "a call that ends its function is that function's frame ($n samples under ends_in_call)" \
+	    test "$n" -gt 0
+	n=$(fold_count "$TMP/pushed.folded" '(^|;)next_fn;')
+	check "... not the next function's ($n samples under next_fn)" test "$n" -eq 0
+	n=$(fold_count "$TMP/pushed.folded" '(^|;)target_fn;spin(;|$)')
+	check "a pushed return address names the function it points to ($n samples under target_fn)" \
+	    test "$n" -gt 0
+	n=$(fold_count "$TMP/pushed.folded" '(^|;)(\?\?|pushed\+0x[0-9a-f]+|pushed_root);spin(;|$)')
+	check "... not the padding before it ($n samples)" test "$n" -eq 0
+fi
+
+# --- Erlang/OTP's JIT with +JPperf true (28.6) -------------------------------------
+# A BEAM process's stack returns at its root to $erts_beamasm:normal_exit/0,
+# an address the runtime pushes; rewound by 1 it lands in the function's
+# code info header (NAME-CodeInfoPrologue in the perf map), which named
+# the root of 15 % of the samples.  And +JPperf true keeps frame pointers:
+# the advice must not say it does not.
+if ! need erlc erlang-base || ! command -v erl >/dev/null; then
+	skip "Erlang's JIT" "no erl and erlc, and erlang-base could not be installed (see $TMP/apt.log)"
+else
+	mkdir -p "$TMP/erl" && cp tests/workloads/espin.erl "$TMP/erl/"
+	(cd "$TMP/erl" && erlc espin.erl)
+	run env -C "$TMP/erl" "$PWD/$REC" -o erl.spl -- erl -noshell +JPperf true -pa . -run espin main 1500
+	check "erl +JPperf true: recorded (exit $RC)" test "$RC" -eq 0
+	check "erl +JPperf true: the advice does not say its JIT keeps no frame pointers" \
+	    test "${ERR/keeps no frame pointers/}" = "$ERR"
+	if has "stacks truncated" "$ERR"; then
+		check "erl +JPperf true: the advice says where its walks end" \
+		    has "beam.smp keeps frame pointers (+JPperf true), but its walks end where an Erlang process's stack meets the scheduler's C stack" "$ERR"
+	fi
+	epid=$($DUMP "$TMP/erl/erl.spl" | awk '$1 == "module" && $NF ~ /\/beam\.smp$/ { print $4; exit }')
+	emap=/tmp/perf-$epid.map
+	$SYM -q -o "$TMP/erl.sym.spl" "$TMP/erl/erl.spl"
+	cp "$emap" "$TMP/erl.map" 2>/dev/null
+	rm -f "$emap"
+	$FOLD "$TMP/erl.sym.spl" >"$TMP/erl.folded"
+	read -r all root < <(fold_count "$TMP/erl.folded" ';\$espin:work/2(;|$)' '^\$erts_beamasm:normal_exit/0;')
+	check "erl: stacks through espin:work/2 start at \$erts_beamasm:normal_exit/0, as perf names it ($root of $all)" \
+	    test "$all" -gt 0 -a $((root * 100)) -ge $((all * 90))
+	n=$(fold_count "$TMP/erl.folded" '^[^;]*-CodeInfoPrologue;')
+	check "erl: no stack starts in a code info header ($n samples)" test "$n" -eq 0
+	# Every frame the map names: the entry holding its address, or for an
+	# address in a code info header or in no entry, the entry starting
+	# right after it (a pushed return address, rewound).
+	$DUMP --json "$TMP/erl.sym.spl" | awk '
+	    /"kind":"frame"/ { match($0, /"id":[0-9]+/); id = substr($0, RSTART + 5, RLENGTH - 5)
+		match($0, /"abs_ip":[0-9]+/); ip[id] = substr($0, RSTART + 9, RLENGTH - 9) }
+	    /"kind":"symbol"/ && /"origin":1,/ { match($0, /"frame":[0-9]+/); id = substr($0, RSTART + 8, RLENGTH - 8)
+		match($0, /"name":"[^"]*"/); print ip[id], substr($0, RSTART + 8, RLENGTH - 9) }' >"$TMP/erl.frames"
+	bad=$(awk "$HEX_AWK"'
+	    FILENAME != "-" { s[++n] = hex($1); e[n] = s[n] + hex($2); $1 = $2 = ""; nm[n] = substr($0, 3); next }
+	    { a = $1 + 0; name = $0; sub(/^[0-9]+ /, "", name); want = ""; after = ""
+		for (i = 1; i <= n; i++) { if (a >= s[i] && a < e[i]) want = nm[i]; if (s[i] == a + 1) after = nm[i] }
+		if ((want == "" || want ~ /-CodeInfoPrologue$/) && after != "") want = after
+		if (want != name) { bad++; if (bad <= 3) printf "0x%x: sp-sym %s, map %s; ", a, name, want } }
+	    END { print bad + 0 }' "$TMP/erl.map" - <"$TMP/erl.frames")
+	check "erl: every frame its perf map names is named as perf names it ($(wc -l <"$TMP/erl.frames") frames; wrong: $bad)" \
+	    test "${bad##*; }" = 0 -a "$(wc -l <"$TMP/erl.frames")" -gt 0
+fi
+
 done_testing
