@@ -67,7 +67,7 @@ spi_adapt_decide(struct rec_adapt *a)
 			a->mode = ADAPT_BIG;
 			return ADAPT_TO_BIG;
 		}
-		if (a->walks >= 2 * SP_STACK_LEARN_WALKS) {
+		if (a->walks >= (uint64_t)2 * SP_STACK_LEARN_WALKS) {
 			a->walks /= 2;
 			a->cut /= 2;
 		}
