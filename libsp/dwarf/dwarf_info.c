@@ -139,6 +139,7 @@ static int
 unit_bases(struct sp_dwarf *d, struct dw_unit *u, const struct dw_die *die)
 {
 	unsigned hdr = u->offsz == 8 ? 16 : 8;
+	uint64_t lang;
 
 	if (base_of(&die->at[DA_STROFF_BASE], hdr, &u->str_offsets_base) < 0 ||
 	    base_of(&die->at[DA_ADDR_BASE], hdr, &u->addr_base) < 0 ||
@@ -152,6 +153,9 @@ unit_bases(struct sp_dwarf *d, struct dw_unit *u, const struct dw_die *die)
 	    spi_dw_val_const(&die->at[DA_STMT_LIST], &u->stmt_list) < 0)
 		return -SP_EFORMAT;
 	u->comp_dir = spi_dw_val_str(&d->s, u, &die->at[DA_COMP_DIR]);
+	/* DWARF 5 §7.12: DW_LANG_Mips_Assembler, what GNU as writes. */
+	u->assembler = spi_dw_val_const(&die->at[DA_LANGUAGE], &lang) == 0 &&
+	    lang == 0x8001;
 	return 0;
 }
 
@@ -254,6 +258,12 @@ add_node(struct sp_dwarf *d, struct dw_unit *u, const struct dw_die *die,
 
 	if (cu->nnodes >= INT32_MAX)
 		return -SP_ELIMIT;
+	/* GNU as writes a subprogram per label of a function, with the
+	 * same range (glibc's syscall wrappers: __sched_yield, sched_yield,
+	 * __GI_sched_yield, ...): no name of the function's own, the ELF
+	 * symbols choose (the line table still gives the lines). */
+	if (u->assembler)
+		return 0;
 	err = spi_dw_die_ranges(&d->s, u, die, add_node_range, &r);
 	if (err || r.n == 0)
 		return err;

@@ -83,6 +83,30 @@ else
 	fi
 fi
 
+# GNU as writes a DWARF subprogram for every label of a function: glibc's
+# syscall wrappers (syscall-template.S) have __sched_yield, sched_yield,
+# __GI_sched_yield... at one range, no name of their own.  Their ELF rule
+# names them: the global symbol, as perf does (was __GI_sched_yield).
+if ! command -v python3 >/dev/null; then
+	skip "assembler functions' names" "no python3 to call sched_yield in a loop"
+else
+	run $REC -q -o "$TMP/yield.spl" -- python3 -c 'import os
+for i in range(300000): os.sched_yield()'
+	check "python3's sched_yield loop: recorded (exit $RC)" test "$RC" -eq 0
+	read -r bid libc < <(module_of "$TMP/yield.spl" '^libc\.so')
+	dbg=/usr/lib/debug/.build-id/${bid:0:2}/${bid:2}.debug
+	a=$(readelf --dyn-syms -W "$libc" | awk '$4 == "FUNC" && $8 ~ /^sched_yield@/ { print $2; exit }')
+	want=$(readelf --dyn-syms -W "$libc" | awk -v a="$a" '$2 == a && $4 == "FUNC" && $5 == "GLOBAL" { n = $8; sub(/@.*/, "", n); print n; exit }')
+	if [ ! -f "$dbg" ] || [ -z "$want" ] || ! readelf --debug-dump=info "$dbg" 2>/dev/null | grep -q 'DW_AT_name.*: __GI_sched_yield$'; then
+		skip "assembler functions' names" "no debug file of libc ($dbg) whose DWARF names sched_yield's labels"
+	else
+		$SYM -q "$TMP/yield.spl" | $FOLD --modules >"$TMP/yield.folded"
+		read -r n k < <(fold_count "$TMP/yield.folded" 'libc\.so\.6`[_A-Za-z]*sched_yield(;| |$)' "libc\\.so\\.6\`$want(;| |\$)")
+		check "sched_yield's frames are named by the global symbol $want ($k of $n)" \
+		    test "$n" -gt 0 -a "$k" -eq "$n"
+	fi
+fi
+
 # --- a stripped executable's entry point: _start (issue 28.6) -------------------
 # The ELF header gives the entry point, and the FDE that begins there its
 # extent: sp-sym names those frames _start, and only those, in a copy of
