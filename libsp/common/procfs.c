@@ -350,6 +350,31 @@ spi_proc_exe_name(pid_t pid, char *buf, size_t cap)
 }
 
 int
+spi_proc_args(pid_t pid, char *buf, size_t cap)
+{
+	char path[64];
+	ssize_t r, i;
+	int fd, err = 0;
+
+	buf[0] = '\0';
+	(void)snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	r = read(fd, buf, cap - 1);
+	if (r < 0)
+		err = -errno;
+	(void)close(fd);
+	if (r <= 0)
+		return err;
+	for (i = 0; i < r; i++)
+		if (buf[i] == '\0')
+			buf[i] = ' ';
+	buf[r] = '\0';
+	return 0;
+}
+
+int
 spi_read_long(const char *path, long *v)
 {
 	char buf[64];

@@ -75,6 +75,10 @@ int spi_proc_comm(pid_t pid, pid_t tid, char *buf, size_t cap);
  * cut to cap - 1 bytes. */
 int spi_proc_exe_name(pid_t pid, char *buf, size_t cap);
 
+/* The arguments of process pid (/proc/PID/cmdline) separated by spaces,
+ * NUL-terminated and cut to cap - 1 bytes ("" when unreadable). */
+int spi_proc_args(pid_t pid, char *buf, size_t cap);
+
 /* Reads a small integer file such as /proc/sys/kernel/perf_event_paranoid. */
 int spi_read_long(const char *path, long *v);
 

@@ -95,9 +95,12 @@ struct sp_dwarf_frame {
  * innermost frame's file and line come from the line table row for addr;
  * each outer frame gets the DW_AT_call_file / DW_AT_call_line of the
  * inlined subroutine it contains.  Function names are the
- * DW_AT_linkage_name (mangled: it demangles to the qualified name, where
- * DW_AT_name of a C++ method is bare), else the DW_AT_name, of the DIE
- * or of those DW_AT_abstract_origin and DW_AT_specification lead to.
+ * DW_AT_linkage_name where it is mangled (spi_dwarf_mangled: it
+ * demangles to the qualified name, where DW_AT_name of a C++ method is
+ * bare), else the DW_AT_name, of the DIE or of those
+ * DW_AT_abstract_origin and DW_AT_specification lead to.  A C function's
+ * linkage name is an asm label (glibc's __GI___clock_gettime for
+ * __clock_gettime), not its name.
  * Returns the number of frames (>= 1); 0 when no
  * unit covers addr; -SP_EFORMAT (or -SP_ELIMIT) when the unit covering
  * addr is malformed (other units stay usable); -ENOMEM; -SP_EUSAGE when
@@ -105,5 +108,12 @@ struct sp_dwarf_frame {
  */
 int spi_dwarf_lookup(struct sp_dwarf *d, uint64_t addr,
     struct sp_dwarf_frame *out, size_t max);
+
+/*
+ * Whether name is mangled, a linkage name that demangles to a qualified
+ * one: Itanium C++ and Rust legacy ("_Z" and a letter or digit), Rust v0
+ * ("_R" and an upper-case letter or digit).  1 or 0.
+ */
+int spi_dwarf_mangled(const char *name);
 
 #endif

@@ -456,6 +456,8 @@ slot(uint32_t name)
 		return DA_RNGL_BASE;
 	case DW_AT_SIBLING:
 		return DA_SIBLING;
+	case DW_AT_LANGUAGE:
+		return DA_LANGUAGE;
 	default:
 		return -1;
 	}

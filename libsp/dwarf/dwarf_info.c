@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* .debug_info (DWARF 5 §7.5): unit headers, the unit DIE's bases, and per
  * unit the tree of subprograms and inlined subroutines with code. */
+#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -138,6 +139,7 @@ static int
 unit_bases(struct sp_dwarf *d, struct dw_unit *u, const struct dw_die *die)
 {
 	unsigned hdr = u->offsz == 8 ? 16 : 8;
+	uint64_t lang;
 
 	if (base_of(&die->at[DA_STROFF_BASE], hdr, &u->str_offsets_base) < 0 ||
 	    base_of(&die->at[DA_ADDR_BASE], hdr, &u->addr_base) < 0 ||
@@ -151,6 +153,9 @@ unit_bases(struct sp_dwarf *d, struct dw_unit *u, const struct dw_die *die)
 	    spi_dw_val_const(&die->at[DA_STMT_LIST], &u->stmt_list) < 0)
 		return -SP_EFORMAT;
 	u->comp_dir = spi_dw_val_str(&d->s, u, &die->at[DA_COMP_DIR]);
+	/* DWARF 5 §7.12: DW_LANG_Mips_Assembler, what GNU as writes. */
+	u->assembler = spi_dw_val_const(&die->at[DA_LANGUAGE], &lang) == 0 &&
+	    lang == 0x8001;
 	return 0;
 }
 
@@ -253,6 +258,12 @@ add_node(struct sp_dwarf *d, struct dw_unit *u, const struct dw_die *die,
 
 	if (cu->nnodes >= INT32_MAX)
 		return -SP_ELIMIT;
+	/* GNU as writes a subprogram per label of a function, with the
+	 * same range (glibc's syscall wrappers: __sched_yield, sched_yield,
+	 * __GI_sched_yield, ...): no name of the function's own, the ELF
+	 * symbols choose (the line table still gives the lines). */
+	if (u->assembler)
+		return 0;
 	err = spi_dw_die_ranges(&d->s, u, die, add_node_range, &r);
 	if (err || r.n == 0)
 		return err;
@@ -273,7 +284,8 @@ add_node(struct sp_dwarf *d, struct dw_unit *u, const struct dw_die *die,
 	if (spi_dw_val_ref(u, &die->at[DA_ORIGIN], &n->origin) < 0)
 		(void)spi_dw_val_ref(u, &die->at[DA_SPEC], &n->origin);
 	n->resolved = n->linkage != NULL || n->origin == 0;
-	if (n->linkage != NULL)
+	if (n->linkage != NULL && (n->name == NULL ||
+	    spi_dwarf_mangled(n->linkage)))
 		n->name = n->linkage;
 	*node = (int32_t)cu->nnodes++;
 	return 0;
@@ -423,6 +435,17 @@ unit_of(struct sp_dwarf *d, uint64_t off)
 	return &d->units[lo];
 }
 
+int
+spi_dwarf_mangled(const char *name)
+{
+	if (name[0] != '_' || name[1] == '\0' || name[2] == '\0')
+		return 0;
+	if (name[1] == 'Z')
+		return isalnum((unsigned char)name[2]) != 0;
+	return name[1] == 'R' && (isupper((unsigned char)name[2]) ||
+	    isdigit((unsigned char)name[2]));
+}
+
 /*
  * A C++ or Rust function's DW_AT_name is bare ("_M_lower_bound"); its
  * DW_AT_linkage_name, which demangles to the qualified name with its
@@ -430,7 +453,8 @@ unit_of(struct sp_dwarf *d, uint64_t off)
  * DW_AT_specification leads to, past the abstract instance that
  * DW_AT_abstract_origin names (DWARF 5 §3.3.8.1, §2.13.2).  So the chain
  * is followed until a linkage name is found, the first DW_AT_name kept
- * for functions that have none (C).
+ * for functions that have none (C), or whose linkage name is no mangled
+ * name (C's asm labels: glibc's __GI_ aliases).
  */
 int
 spi_dw_node_name(struct sp_dwarf *d, struct dw_node *n)
@@ -456,16 +480,17 @@ spi_dw_node_name(struct sp_dwarf *d, struct dw_node *n)
 		if (spi_dw_die_read(&c, u, &die) < 0 || die.ab == NULL)
 			break;
 		n->linkage = spi_dw_val_str(&d->s, u, &die.at[DA_LINKAGE]);
-		if (n->linkage != NULL)
-			break;
 		if (n->name == NULL)
 			n->name = spi_dw_val_str(&d->s, u, &die.at[DA_NAME]);
+		if (n->linkage != NULL)
+			break;
 		off = 0;
 		if (spi_dw_val_ref(u, &die.at[DA_ORIGIN], &off) < 0 &&
 		    spi_dw_val_ref(u, &die.at[DA_SPEC], &off) < 0)
 			off = 0;
 	}
-	if (n->linkage != NULL)
+	if (n->linkage != NULL && (n->name == NULL ||
+	    spi_dwarf_mangled(n->linkage)))
 		n->name = n->linkage;
 	n->resolved = 1;
 	return 0;

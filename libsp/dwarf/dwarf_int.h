@@ -42,7 +42,8 @@ enum {
 /* DWARF 5 §7.5.4, table 7.5: the attributes the readers use. */
 enum {
 	DW_AT_SIBLING = 0x01, DW_AT_NAME = 0x03, DW_AT_STMT_LIST = 0x10,
-	DW_AT_LOW_PC = 0x11, DW_AT_HIGH_PC = 0x12, DW_AT_COMP_DIR = 0x1b,
+	DW_AT_LOW_PC = 0x11, DW_AT_HIGH_PC = 0x12, DW_AT_LANGUAGE = 0x13,
+	DW_AT_COMP_DIR = 0x1b,
 	DW_AT_ABSTRACT_ORIGIN = 0x31, DW_AT_SPECIFICATION = 0x47,
 	DW_AT_RANGES = 0x55, DW_AT_CALL_COLUMN = 0x57, DW_AT_CALL_FILE = 0x58,
 	DW_AT_CALL_LINE = 0x59,
@@ -86,6 +87,8 @@ struct dw_unit {
 	uint64_t stmt_list;
 	int has_stmt_list;
 	const char *comp_dir;
+	int assembler;           /* DW_LANG_Mips_Assembler: its subprograms
+	                          * are labels, aliases among them */
 	struct dw_abbrevs *ab;   /* owned by the sp_dwarf */
 	struct dw_cu *cu;        /* lines and functions, once loaded */
 	int cu_err;              /* of loading them, cached */
@@ -125,7 +128,7 @@ struct dw_abbrevs {
 enum {
 	DA_NAME, DA_LINKAGE, DA_LOW, DA_HIGH, DA_RANGES, DA_ORIGIN, DA_SPEC,
 	DA_CALL_FILE, DA_CALL_LINE, DA_CALL_COLUMN, DA_STMT_LIST, DA_COMP_DIR, DA_STROFF_BASE,
-	DA_ADDR_BASE, DA_RNGL_BASE, DA_SIBLING, DA_NUM
+	DA_ADDR_BASE, DA_RNGL_BASE, DA_SIBLING, DA_LANGUAGE, DA_NUM
 };
 
 struct dw_die {

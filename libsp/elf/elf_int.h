@@ -128,6 +128,14 @@ int spi_elf_file_debuglink(struct sp_elf_file *f, const char **name,
     uint32_t *crc);
 
 /*
+ * The entry point (e_entry) of an executable: ET_EXEC, or ET_DYN with an
+ * interpreter (PT_INTERP) and no DT_SONAME, a position-independent
+ * executable; a shared library that can also run (libc.so.6) is not one.
+ * Returns 0 with *entry, or -SP_ENOTFOUND.
+ */
+int spi_elf_file_entry(struct sp_elf_file *f, uint64_t *entry);
+
+/*
  * Reads up to len bytes at file offset off into buf, fewer where the file
  * ends (as it was when opened).  Returns how many were read: 0 past the
  * end, or when a read fails (the file shrank since).

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The sections of an opened ELF file: found by name, read once through
- * libelf after our bounds, inflated when compressed; the debuglink. */
+ * libelf after our bounds, inflated when compressed; the debuglink, and
+ * an executable's entry point. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -181,5 +182,41 @@ spi_elf_file_debuglink(struct sp_elf_file *f, const char **name,
 		return -SP_EFORMAT;
 	*name = (const char *)p;
 	*crc = sp_le32(p + at);
+	return 0;
+}
+
+/* gABI "Dynamic Section": whether .dynamic has a DT_SONAME entry (a
+ * shared library's, which a position-independent executable lacks). */
+static int
+has_soname(struct sp_elf_file *f)
+{
+	const uint8_t *p, *b;
+	struct sp_cur c;
+	size_t len;
+
+	if (spi_elf_file_section(f, ".dynamic", &p, &len) != 0)
+		return 0;
+	c = sp_cur_make(p, len);
+	while ((b = sp_take(&c, 16)) != NULL && sp_le64(b) != DT_NULL)
+		if (sp_le64(b) == DT_SONAME)
+			return 1;
+	return 0;
+}
+
+int
+spi_elf_file_entry(struct sp_elf_file *f, uint64_t *entry)
+{
+	GElf_Ehdr eh;
+	size_t i;
+	int interp = 0;
+
+	if (gelf_getehdr(f->elf, &eh) == NULL || eh.e_entry == 0)
+		return -SP_ENOTFOUND;
+	for (i = 0; i < f->phnum; i++)
+		interp |= f->ph[i].p_type == PT_INTERP;
+	if (eh.e_type != ET_EXEC &&
+	    (eh.e_type != ET_DYN || !interp || has_soname(f)))
+		return -SP_ENOTFOUND;
+	*entry = eh.e_entry;
 	return 0;
 }

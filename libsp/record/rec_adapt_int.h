@@ -36,7 +36,10 @@ struct rec_adapt {
 	enum rec_adapt_mode mode;
 	uint64_t fit, unfit;  /* ADAPT_LEARN: walks the small copy holds
 	                       * (in a row), walks it would not */
-	uint64_t walks, cut;  /* ADAPT_SMALL: walks, and those it cut */
+	uint64_t walks, cut;  /* ADAPT_SMALL: walks, and those it cut
+	                       * (recent: halved as they grow) */
+	uint64_t batch;       /* ADAPT_SMALL: walks since the last decision */
+	unsigned quiet;       /* decisions in a row that followed no walk */
 };
 
 /* on: no -s (and whole copies not asked for): learn; else off. */
@@ -47,6 +50,11 @@ void spi_adapt_observe(struct rec_adapt *a, const struct sp_unwind_result *res,
 /* After a drain (the records still in the rings were taken with the size
  * before): the move to make, the mode already changed. */
 enum rec_adapt_move spi_adapt_decide(struct rec_adapt *a);
+/* How long the next wait for samples may be, in ms: timeout_ms (-1 for
+ * no end), shortened to a few sampling periods at hz while the small
+ * copy is in use and walks come in, so that stacks that deepen are seen
+ * soon. */
+int spi_adapt_wait_ms(const struct rec_adapt *a, unsigned hz, int timeout_ms);
 
 /* Whether the small copy is the one in use. */
 static inline int

@@ -177,12 +177,65 @@ unwinder_reason(const struct advice *a, char *buf, size_t cap)
 		    "(in the kernel: add --kernel)");
 }
 
-/* Runtimes whose JIT code keeps no frame pointers unless told to. */
+/*
+ * Runtimes whose JIT code keeps no frame pointers unless told to: the
+ * option as a user gives it, the arguments the runtime's process has
+ * when it is on (erl passes +JPperf to beam.smp as -JPperf; OTP's "true"
+ * turns on the perf map and frame pointers), and where walks end with it
+ * on.  Advice must be true: with the option on, it says so.
+ */
 static const struct {
 	const char *exe, *option;
+	const char *on[2];
+	const char *end;
 } jit_options[] = {
-	{ "java", "-XX:+PreserveFramePointer" },
+	{ "java", "-XX:+PreserveFramePointer",
+	    { "-XX:+PreserveFramePointer", NULL }, NULL },
+	{ "beam.smp", "+JPperf true", { "-JPperf true", "-JPperf fp" },
+	    "where an Erlang process's stack meets the scheduler's C stack "
+	    "(a call into C), as perf's walks do" },
 };
+
+/* Whether args (words separated by single spaces) hold the words w. */
+static int
+has_words(const char *args, const char *w)
+{
+	size_t n = strlen(w);
+	const char *p;
+
+	for (p = args; (p = strstr(p, w)) != NULL; p++)
+		if ((p == args || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
+			return 1;
+	return 0;
+}
+
+/* Why the walks in runtime rt's JIT code were cut. */
+static void
+jit_reason(const struct sp_recorder *r, const char *rt, char *why,
+    size_t cap)
+{
+	size_t i, k;
+	int on = 0;
+
+	for (i = 0; i < sizeof(jit_options) / sizeof(*jit_options) &&
+	    strcmp(rt, jit_options[i].exe) != 0; i++)
+		;
+	if (i == sizeof(jit_options) / sizeof(*jit_options)) {
+		(void)snprintf(why, cap, "%s's JIT code keeps no frame pointers "
+		    "(if the runtime has an option to keep them, use it)", rt);
+		return;
+	}
+	for (k = 0; k < 2 && jit_options[i].on[k] != NULL; k++)
+		on |= has_words(r->jit_args, jit_options[i].on[k]);
+	if (!on)
+		(void)snprintf(why, cap, "%s's JIT code keeps no frame "
+		    "pointers unless run with %s", rt, jit_options[i].option);
+	else
+		(void)snprintf(why, cap, "%s keeps frame pointers (%s), but its "
+		    "walks end %s", rt, jit_options[i].option,
+		    jit_options[i].end != NULL ? jit_options[i].end :
+		    "in its JIT code all the same");
+}
 
 /* Why stacks were cut short: in a JIT's code, the runtime's option that
  * keeps frame pointers; else the unwinder's most frequent reason. */
@@ -193,26 +246,14 @@ truncated(struct advice *a)
 	unsigned long long jit = counter(a, "jit_truncated_stacks");
 	const char *rt = sp_recorder_jit_runtime(a->r);
 	double pct = percent(trunc, a->s);
-	char why[160];
-	size_t i;
+	char why[200];
 
 	if (a->s == 0 || pct < TRUNCATED_PERCENT)
 		return;
-	if (rt != NULL && jit * 2 >= trunc) {
-		for (i = 0; i < sizeof(jit_options) / sizeof(*jit_options) &&
-		    strcmp(rt, jit_options[i].exe) != 0; i++)
-			;
-		if (i < sizeof(jit_options) / sizeof(*jit_options))
-			(void)snprintf(why, sizeof(why), "%s's JIT code keeps no "
-			    "frame pointers unless run with %s", rt,
-			    jit_options[i].option);
-		else
-			(void)snprintf(why, sizeof(why), "%s's JIT code keeps no "
-			    "frame pointers (if the runtime has an option to keep "
-			    "them, use it)", rt);
-	} else {
+	if (rt != NULL && jit * 2 >= trunc)
+		jit_reason(a->r, rt, why, sizeof(why));
+	else
 		unwinder_reason(a, why, sizeof(why));
-	}
 	add(a, SP_ADVICE_TRUNCATED, SP_ADVICE_WARNING, pct, "%.0f %% of stacks "
 	    "truncated: %s", pct, why);
 }

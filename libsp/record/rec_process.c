@@ -267,6 +267,11 @@ jit_cut(struct sp_recorder *r, struct rec_proc *p, uint64_t ip)
 	if (p->jit_cut > r->jit_top) {
 		r->jit_top = p->jit_cut;
 		memcpy(r->jit_runtime, p->exe, sizeof(r->jit_runtime));
+		if (r->jit_pid != p->pid) {
+			r->jit_pid = p->pid;
+			(void)spi_proc_args((pid_t)p->pid, r->jit_args,
+			    sizeof(r->jit_args));
+		}
 	}
 }
 

@@ -299,6 +299,7 @@ sp_recorder_poll(struct sp_recorder *r, int timeout_ms)
 	struct epoll_event ev[16];
 	int err;
 
+	timeout_ms = spi_adapt_wait_ms(&r->adapt, r->o.frequency, timeout_ms);
 	if (r->jitter.percent > 0 && (timeout_ms < 0 ||
 	    timeout_ms > SPI_JITTER_POLL_MS))
 		timeout_ms = SPI_JITTER_POLL_MS;

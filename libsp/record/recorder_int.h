@@ -79,6 +79,9 @@ struct sp_recorder {
 	struct rec_ctx ctx;
 	uint64_t jit_top;         /* most jit_cut of one process so far */
 	char jit_runtime[32];     /* that process's executable name */
+	uint32_t jit_pid;         /* that process */
+	char jit_args[256];       /* its arguments, read when it took the
+	                           * lead: the advice's options */
 	struct sp_recorder_opts o;
 	struct rec_events ev;     /* events and rings */
 	struct sp_imap procs;     /* pid -> struct rec_proc */

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "common/buf_int.h"
+#include "dwarf/cfi_int.h"
 #include "sp/spool/format.h"
 #include "sym_int.h"
 
@@ -126,6 +127,41 @@ spi_sym_mapped_image(const struct sym_ctx *c, const struct sp_module *m,
 	return buf;
 }
 
+/*
+ * An executable's entry point is _start (glibc's and musl's crt1), as
+ * the ELF header says, also where the binary is stripped: its range is
+ * that of the FDE that begins there (.eh_frame, LSB 4.1 §10.6.1).  Without
+ * one, where the code ends is unknown, and the entry stays unnamed.
+ */
+static void
+entry_range(struct sym_file *fl)
+{
+	struct sp_elf_file *b = fl->found.binary;
+	struct sp_cfi_section sec;
+	uint64_t entry, lo, hi;
+	size_t off = 0, next;
+
+	memset(&sec, 0, sizeof(sec));
+	if (b == NULL || spi_elf_file_entry(b, &entry) != 0 ||
+	    spi_elf_file_section(b, ".eh_frame", &sec.data, &sec.len) != 0 ||
+	    spi_elf_file_section_addr(b, ".eh_frame", &sec.vaddr) != 0)
+		return;
+	/* DW_EH_PE_datarel is relative to the GOT (x86-64 psABI). */
+	(void)spi_elf_file_section_addr(b, ".got", &sec.datarel_base);
+	while (off < sec.len) {
+		next = 0;
+		if (spi_cfi_fde_range(&sec, off, &lo, &hi, &next) == 0 &&
+		    lo == entry && hi > lo) {
+			fl->entry = lo;
+			fl->entry_end = hi;
+			return;
+		}
+		if (next <= off)
+			return;
+		off = next;
+	}
+}
+
 /* Opens and indexes fl's files (m: a module of it); marks it usable or
  * not. */
 static int
@@ -166,8 +202,9 @@ file_open(struct sym_ctx *c, struct sym_file *fl, const struct sp_module *m)
 		if (err == -ENOMEM)
 			return err;
 	}
+	entry_range(fl);
 	fl->state = fl->dsyms != NULL || fl->bsyms != NULL ||
-	    fl->dwarf != NULL ? 1 : -1;
+	    fl->dwarf != NULL || fl->entry_end != 0 ? 1 : -1;
 	return 0;
 }
 
@@ -253,7 +290,8 @@ file_vaddr(const struct sym_file *f, const struct sp_module *m, uint64_t off,
 	return -SP_ENOTFOUND;
 }
 
-/* The ELF symbol at vaddr, with *offset_plus1 its offset in it + 1. */
+/* The ELF symbol at vaddr, with *offset_plus1 its offset in it + 1;
+ * _start at a stripped executable's entry point. */
 static const char *
 elf_name(const struct sym_file *f, uint64_t vaddr, uint64_t *offset_plus1)
 {
@@ -264,6 +302,10 @@ elf_name(const struct sym_file *f, uint64_t vaddr, uint64_t *offset_plus1)
 		name = spi_elf_syms_find(f->dsyms, vaddr, &start);
 	if (name == NULL && f->bsyms != NULL)
 		name = spi_elf_syms_find(f->bsyms, vaddr, &start);
+	if (name == NULL && vaddr >= f->entry && vaddr < f->entry_end) {
+		name = "_start";
+		start = f->entry;
+	}
 	*offset_plus1 = name != NULL && start <= vaddr ? vaddr - start + 1 : 0;
 	return name;
 }
@@ -286,11 +328,47 @@ add(struct sym_ctx *c, const char *fn, const char *file, uint32_t line)
 }
 
 /*
- * DWARF gives the inline chain, innermost first, and the lines; the
- * machine frame (the outermost) is named by its ELF symbol when there is
- * one: the linkage name, as nm shows it and c++filt demangles it (DWARF's
- * DW_AT_name of a C++ method lacks its class and namespace).
+ * DWARF gives the inline chain, innermost first, and the lines, and names
+ * every frame it knows, the machine frame (the outermost) too, so that
+ * one address has one name whatever aliases .symtab gives it, the one
+ * addr2line and perf show: __ieee754_fmod, not its compatibility alias
+ * __fmod_finite (glibc's libm); systrim, not the clone
+ * systrim.constprop.0.  DWARF's name is the linkage name where it has
+ * one: DW_AT_name of a C++ or Rust function lacks its namespace and
+ * class.  Where it has only that bare name (Rust's line-tables-only
+ * debug information: "unit") and the ELF symbol is mangled
+ * ("_ZN5rtree4unit17h...E"), the symbol names the frame, as addr2line
+ * does.  Where DWARF names no function, the ELF symbol does
+ * (elfsym_int.h: global over weak over local).
  */
+static const char *
+outer_name(const char *dwarf, const char *elf)
+{
+	if (dwarf == NULL || (elf != NULL && spi_dwarf_mangled(elf) &&
+	    !spi_dwarf_mangled(dwarf)))
+		return elf;
+	return dwarf;
+}
+
+/*
+ * A frame's ELF address: a caller's comes rewound by 1 into its call,
+ * which a function's symbol covers even where the call ends it.  An
+ * address pushed rather than returned to (a runtime's fake return
+ * address at a stack's root: a function's first byte) comes rewound into
+ * the padding before that function, which no symbol covers: the frame is
+ * the function's.
+ */
+static uint64_t
+pushed(const struct sym_file *f, uint64_t vaddr)
+{
+	uint64_t off;
+
+	if (elf_name(f, vaddr, &off) == NULL && vaddr < UINT64_MAX &&
+	    elf_name(f, vaddr + 1, &off) != NULL && off == 1)
+		return vaddr + 1;
+	return vaddr;
+}
+
 static int
 name_frame(struct sym_ctx *c, struct sym_file *f, uint64_t vaddr,
     const char **outer)
@@ -309,8 +387,8 @@ name_frame(struct sym_ctx *c, struct sym_file *f, uint64_t vaddr,
 	}
 	for (i = 0; i < n; i++) {
 		fn = df[i].function;
-		if (i == n - 1 && name != NULL)
-			fn = name;
+		if (i == n - 1)
+			fn = outer_name(fn, name);
 		*outer = fn != NULL ? fn : "??";
 		had = c->sym.count;
 		err = add(c, *outer, df[i].file, df[i].line);
@@ -332,6 +410,19 @@ name_frame(struct sym_ctx *c, struct sym_file *f, uint64_t vaddr,
 }
 
 int
+spi_sym_elf_unnamed(struct sym_ctx *c, uint32_t module_id,
+    const struct sp_module *m)
+{
+	struct sym_file *f;
+	int err = file_get(c, module_id, m, &f);
+
+	if (err < 0 || f == NULL)
+		return err;
+	err = spi_sym_report_file_frame(c, f);
+	return err < 0 ? err : 2;
+}
+
+int
 spi_sym_elf_frame(struct sym_ctx *c, uint32_t module_id,
     const struct sp_module *m, uint64_t rel_ip)
 {
@@ -344,7 +435,7 @@ spi_sym_elf_frame(struct sym_ctx *c, uint32_t module_id,
 	if (r < 0 || f == NULL)
 		return r;
 	if (f->state > 0 && file_vaddr(f, m, rel_ip, &vaddr) == 0)
-		r = name_frame(c, f, vaddr, &outer);
+		r = name_frame(c, f, pushed(f, vaddr), &outer);
 	else if (f->state > 0 && !f->unmapped) {
 		/* The file's segments do not hold what was mapped. */
 		f->unmapped = 1;
@@ -353,12 +444,8 @@ spi_sym_elf_frame(struct sym_ctx *c, uint32_t module_id,
 		if (r < 0)
 			return r;
 	}
-	if (r < 0)
-		return r;
-	if (r == 0) {
-		r = spi_sym_report_file_frame(c, f);
+	if (r <= 0)
 		return r < 0 ? r : 2;
-	}
 	f->named++;
 	/* file_get took only modules with a path. */
 	if (sp_python_runtime_path(f->path, strlen(f->path)) &&

@@ -32,6 +32,7 @@ struct sym_file {
 	size_t missing;              /* index + 1 in the report, 0 none */
 	uint64_t named;              /* frames it named */
 	int unmapped;                /* reported: an offset outside PT_LOAD */
+	uint64_t entry, entry_end;   /* _start's range, or 0, 0 */
 };
 
 /* A process's perf map, read at most once. */
@@ -137,12 +138,25 @@ int spi_sym_string(struct sym_ctx *c, const char *s, size_t len,
     uint32_t *id);
 
 /*
- * ELF + DWARF for a file-backed user frame: 1 named; 2 not named, counted
- * in the report under its file; 0 no file to look at (a path that is not
- * absolute); or -errno.
+ * ELF + DWARF for a file-backed user frame: 1 named; 2 not named (the
+ * caller may try the perf map, then counts it with spi_sym_elf_unnamed);
+ * 0 no file to look at (a path that is not absolute); or -errno.
  */
 int spi_sym_elf_frame(struct sym_ctx *c, uint32_t module_id,
     const struct sp_module *m, uint64_t rel_ip);
+
+/* Counts a frame of m that its file did not name in the report, under
+ * the file: 2, or -errno. */
+int spi_sym_elf_unnamed(struct sym_ctx *c, uint32_t module_id,
+    const struct sp_module *m);
+
+/*
+ * The perf map of m's process (where the options allow reading it) for
+ * address ip: 1 named (origin perf map, flagged a Python or JIT frame);
+ * 0 no map, or ip not in it; or -errno.
+ */
+int spi_sym_pmap_frame(struct sym_ctx *c, const struct sp_module *m,
+    uint64_t ip);
 
 /*
  * Where m's process maps m now, into buf (/proc/PID/map_files/START-END),

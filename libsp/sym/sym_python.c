@@ -7,7 +7,9 @@
  * Python frames (from the perf map) and the C functions that do work.
  * Names as in CPython 3.8-3.13 (Python/ceval.c, Objects/call.c,
  * Objects/methodobject.c, Objects/funcobject.c, Modules/main.c,
- * Python/pythonrun.c).
+ * Python/pythonrun.c), and 3.12's -X perf (Python/perf_trampoline.c:
+ * py_trampoline_evaluator calls each Python function's trampoline, so it
+ * stands between every two Python frames).
  */
 #include <string.h>
 
@@ -22,7 +24,7 @@ static const char *const machinery[] = {
 	"_PyObject_Call_Prepend", "_PyObject_FastCallDictTstate",
 	"cfunction_call", "slot_tp_call", "method_call", "run_mod",
 	"run_eval_code_obj", "pyrun_file", "Py_RunMain", "Py_BytesMain",
-	"Py_Main", "_Py_RunMain",
+	"Py_Main", "_Py_RunMain", "py_trampoline_evaluator",
 };
 
 static const char *const prefixes[] = {

@@ -209,9 +209,32 @@ pmap_get(struct sym_ctx *c, const struct sp_module *m,
 	return 0;
 }
 
-/* 1 when the perf map named the frame. */
-static int
-pmap_frame(struct sym_ctx *c, const struct sp_module *m, uint64_t ip)
+/*
+ * The entry naming ip, a frame's address: a caller's comes rewound by 1
+ * into its call.  A runtime that pushes a return address of its own (the
+ * root of a BEAM process's stack returns to normal_exit/0) was never
+ * called from the byte before: that byte is in no entry, or in the code
+ * info header the Erlang JIT writes before each function
+ * (NAME-CodeInfoPrologue, data after a call of its own), so the entry
+ * that begins at ip + 1 is the frame's, as perf names it.  A call that
+ * ends a function stays in it.
+ */
+static const struct spi_perf_map_entry *
+pushed_entry(const struct sp_perf_map *map, uint64_t ip)
+{
+	static const char info[] = "-CodeInfoPrologue";
+	const struct spi_perf_map_entry *e = spi_perf_map_find(map, ip), *n;
+	size_t k = sizeof(info) - 1;
+
+	if (e != NULL && !(e->name_len > k &&
+	    memcmp(e->name + e->name_len - k, info, k) == 0))
+		return e;
+	n = ip < UINT64_MAX ? spi_perf_map_find(map, ip + 1) : NULL;
+	return n != NULL && n->start == ip + 1 ? n : e;
+}
+
+int
+spi_sym_pmap_frame(struct sym_ctx *c, const struct sp_module *m, uint64_t ip)
 {
 	const struct sp_perf_map *map;
 	const struct spi_perf_map_entry *e;
@@ -219,9 +242,14 @@ pmap_frame(struct sym_ctx *c, const struct sp_module *m, uint64_t ip)
 	size_t fnlen, filelen;
 	int err;
 
+	if (m->pid == 0 || !perf_map_allowed(c, m->host, m->pid))
+		return 0;
 	err = pmap_get(c, m, &map);
-	if (err < 0 || map == NULL || (e = spi_perf_map_find(map, ip)) == NULL)
+	if (err < 0 || map == NULL)
 		return err;
+	e = pushed_entry(map, ip);
+	if (e == NULL)
+		return 0;
 	c->sym.origin = SP_ORIGIN_PERF_MAP;
 	if (spi_perf_map_python(e->name, e->name_len, &fn, &fnlen, &file,
 	    &filelen) && fnlen > 0) {
@@ -422,6 +450,24 @@ unnamed_why(struct sym_ctx *c, const struct sp_frame *f,
 	return 0;
 }
 
+/*
+ * One rule for a frame in a file: its own symbols name it, its process's
+ * perf map only what they do not, as perf does.  node's map names some
+ * of its builtins (Builtin:JSEntry), its .symtab all of them
+ * (Builtins_JSEntry).  JIT code in anonymous memory has only the map.
+ * As spi_sym_elf_frame returns.
+ */
+static int
+file_frame(struct sym_ctx *c, const struct sp_frame *f,
+    const struct sp_module *m)
+{
+	int r = spi_sym_elf_frame(c, f->module, m, f->rel_ip);
+
+	if (r == 2 && (r = spi_sym_pmap_frame(c, m, f->abs_ip)) == 0)
+		r = spi_sym_elf_unnamed(c, f->module, m);
+	return r;
+}
+
 int
 spi_sym_resolve_frame(struct sym_ctx *c, const struct sp_frame *f,
     uint32_t frame)
@@ -440,13 +486,12 @@ spi_sym_resolve_frame(struct sym_ctx *c, const struct sp_frame *f,
 		return r;
 	if (is_kernel(f, m))
 		r = kernel_frame(c, m, f->abs_ip);
-	else if (m != NULL && m->pid != 0 &&
-	    perf_map_allowed(c, m->host, m->pid))
-		r = pmap_frame(c, m, f->abs_ip);
-	if (r == 0 && m != NULL && f->mode == SP_FRAME_USER && !(m->flags &
-	    (SP_MOD_KERNEL | SP_MOD_ANON)))
+	else if (m != NULL && f->mode == SP_FRAME_USER &&
+	    !(m->flags & (SP_MOD_KERNEL | SP_MOD_ANON)))
 		r = c->native != NULL ? c->native(c, f->module, m, f) :
-		    spi_sym_elf_frame(c, f->module, m, f->rel_ip);
+		    file_frame(c, f, m);
+	if (r == 0 && m != NULL && !is_kernel(f, m))
+		r = spi_sym_pmap_frame(c, m, f->abs_ip);
 	if (r < 0 || r == 3)
 		return r;
 	if (r == 1)

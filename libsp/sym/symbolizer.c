@@ -105,11 +105,14 @@ native_hook(struct sym_ctx *c, uint32_t module_id, const struct sp_module *m,
 	uint32_t i;
 	int err;
 
-	(void)f;
 	if (s->answering == 0)
 		return 3;
 	a = (size_t)s->answering - 1 < s->out.n ?
 	    &s->out.a[s->answering - 1] : NULL;
+	/* What the file does not name, its process's perf map may. */
+	if ((a == NULL || a->status != SP_NATIVE_NAMED) &&
+	    (err = spi_sym_pmap_frame(c, m, f->abs_ip)) != 0)
+		return err;
 	if (a == NULL || a->status != SP_NATIVE_NAMED) {
 		err = spi_sym_report_frame(c, module_id, m, a == NULL ?
 		    "the native backend gave no answer" : a->status ==

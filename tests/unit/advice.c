@@ -6,6 +6,7 @@
 #include <criterion/criterion.h>
 #include <fcntl.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -219,4 +220,55 @@ Test(rate, the_header_and_the_recorder_state_one_rate)
 	spi_tool_rec_header(&ro, &h);
 	cr_assert_eq(ro.frequency, SP_FREQ_DEFAULT);
 	cr_assert_eq(h.sample_interval_us, 1000000u / SP_FREQ_DEFAULT);
+}
+
+/* A JIT's cut walks: the runtime's option when it is off; when its
+ * process runs with it on, where the walks end instead (issue 28.6:
+ * Erlang's +JPperf true was advised while given). */
+Test(advice, a_jit_option_already_given_is_not_advised)
+{
+	static const struct {
+		const char *exe, *args, *want;
+	} cases[] = {
+		{ "beam.smp", "/usr/lib/erlang/bin/beam.smp -- -root /x",
+		    "beam.smp's JIT code keeps no frame pointers unless run "
+		    "with +JPperf true" },
+		{ "beam.smp", "/usr/lib/erlang/bin/beam.smp -JPperf true -- -x",
+		    "beam.smp keeps frame pointers (+JPperf true), but its walks "
+		    "end where an Erlang process's stack meets the scheduler's "
+		    "C stack" },
+		{ "beam.smp", "beam.smp -JPperf map -JPperf fp",
+		    "beam.smp keeps frame pointers" },
+		{ "beam.smp", "beam.smp -JPperf truely",
+		    "beam.smp's JIT code keeps no frame pointers unless" },
+		{ "java", "java -XX:+PreserveFramePointer -cp . Bench",
+		    "java keeps frame pointers (-XX:+PreserveFramePointer), but "
+		    "its walks end in its JIT code all the same" },
+		{ "node", "node x.js", "node's JIT code keeps no frame pointers "
+		    "(if the runtime has an option to keep them, use it)" },
+	};
+	struct sp_recorder_opts ro = { 0 };
+	struct sp_advice a[SP_ADVICE_MAX];
+	const struct sp_advice *t;
+	size_t i, n;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct sp_recorder *r = recorder(&ro);
+
+		set(r, "kernel_enabled", 1);
+		set(r, "samples", 1000);
+		set(r, "truncated_stacks", 100);
+		set(r, "jit_truncated_stacks", 100);
+		r->jit_top = 100;
+		(void)snprintf(r->jit_runtime, sizeof(r->jit_runtime), "%s",
+		    cases[i].exe);
+		(void)snprintf(r->jit_args, sizeof(r->jit_args), "%s",
+		    cases[i].args);
+		n = sp_recorder_advice(r, &top, a, SP_ADVICE_MAX);
+		t = find(a, n, SP_ADVICE_TRUNCATED);
+		cr_assert_not_null(t, "%s", cases[i].args);
+		cr_assert(strstr(t->text, cases[i].want) != NULL, "%s: %s",
+		    cases[i].args, t->text);
+		done(r);
+	}
 }

@@ -338,6 +338,31 @@ Test(elffile, vaddr_follows_the_load_segments)
 	free(out);
 }
 
+/* The entry point of an executable, as readelf -h gives it; a shared
+ * library has none, also one that runs (libc.so.6: an interpreter, and
+ * a DT_SONAME). */
+Test(elffile, entry_point_of_executables_only)
+{
+	char *out = run("readelf -hW %s", SYMS), *e = strstr(out, "Entry point address:");
+	char *lib = run("ldd %s | awk '/libc\\.so/ { print $3; exit }'", SYMS);
+	unsigned long long want;
+	struct sp_elf_file *f;
+	uint64_t v;
+
+	cr_assert_not_null(e);
+	cr_assert_eq(sscanf(e, "Entry point address: %llx", &want), 1);
+	cr_assert_eq(spi_elf_file_open(SYMS, &f, NULL), 0);
+	cr_assert_eq(spi_elf_file_entry(f, &v), 0);
+	cr_assert_eq(v, want);
+	spi_elf_file_free(f);
+	lib[strcspn(lib, "\n")] = 0;
+	cr_assert_eq(spi_elf_file_open(lib, &f, NULL), 0, "%s", lib);
+	cr_assert_eq(spi_elf_file_entry(f, &v), -SP_ENOTFOUND, "%s", lib);
+	spi_elf_file_free(f);
+	free(lib);
+	free(out);
+}
+
 /* An executable mapping starts on the page that holds the R E segment's
  * first byte, whatever segment the bytes before it belong to. */
 Test(elffile, exec_vaddr_is_the_executable_segments_page)

@@ -32,7 +32,9 @@ else
 	t=$(counter "$TMP/py312.spl" truncated_stacks)
 	check "python3.12 -X perf: 95% of stacks complete ($t of $n truncated)" \
 	    test "${n:-0}" -gt 0 -a $((t * 100)) -le $((n * 5))
-	$SYM "$TMP/py312.spl" 2>"$TMP/py312.sym" | $FOLD >"$TMP/py312.folded"
+	$SYM "$TMP/py312.spl" 2>"$TMP/py312.sym" >"$TMP/py312.syms"
+	$FOLD "$TMP/py312.syms" >"$TMP/py312.folded"
+	$FOLD --show-hidden "$TMP/py312.syms" >"$TMP/py312.all"
 	rm -f "/tmp/perf-$ppid.map"
 	all=$(fold_total "$TMP/py312.folded")
 	a=$(under "$TMP/py312.folded" work_a)
@@ -54,6 +56,19 @@ else
 	    fold_total)
 	check "python3.12 -X perf: the eval loop stays where it is the leaf ($leaf samples)" \
 	    test "$leaf" -gt 0
+	# py_trampoline_evaluator calls each Python function's trampoline:
+	# machinery between every two Python frames (issue 28.6), hidden like
+	# the eval loop wherever a Python frame stands in for it, and there
+	# with --show-hidden.  (As the eval loop's, its time as the leaf is
+	# its own; a stack with no Python frame keeps everything: at startup
+	# it writes the perf map.)
+	tramp=$(fold_count "$TMP/py312.folded" '(^|;)py_trampoline_evaluator;' '(^|;)<module>(;|$)')
+	tramp=${tramp#* }
+	check "python3.12 -X perf: no py_trampoline_evaluator between the Python frames of the default fold ($tramp samples)" \
+	    test "$tramp" -eq 0
+	tramp=$(fold_count "$TMP/py312.all" ';<module>;(.*;)?py_trampoline_evaluator;main;')
+	check "python3.12 -X perf: --show-hidden keeps it between the Python frames ($tramp samples)" \
+	    test "$tramp" -gt 0
 fi
 
 # --- CPython 3.11: no perf map, nothing hidden (issue 14.12) -----------------
@@ -75,7 +90,7 @@ else
 	    test "$all" -gt 0 -a $((ev * 10)) -ge "$all"
 	check "python3.11: by default as with --show-hidden (no Python frames)" \
 	    cmp -s "$TMP/py311.folded" "$TMP/py311.all"
-	c=$(grep -E '^_start;__libc_start_main;__libc_start_call_main [0-9]+$' "$TMP/py311.folded" |
+	c=$(grep -E '^_start;__libc_start_main(_impl)?;__libc_start_call_main [0-9]+$' "$TMP/py311.folded" |
 	    fold_total)
 	check "python3.11: no time lands on __libc_start_call_main ($c)" test "$c" -eq 0
 fi

@@ -29,10 +29,10 @@
 /* Without a stack size the recorder copies SP_STACK_BYTES_DEFAULT, and
  * SP_STACK_BYTES_SMALL once SP_STACK_LEARN_WALKS walks in a row fit in
  * it with 256 bytes to spare; it keeps the default for good after a tenth
- * as many that do not, or when more than 1 in 1000 walks (and more than
- * 2) end at the small copy's end.  The copy is made in the target's time:
- * at 10 kHz, a single thread did 10 % less work with 32 KiB than with
- * 4 KiB (bench/README.md). */
+ * as many that do not, or when more than 1 in 1000 of the recent walks
+ * (and more than 2) end at the small copy's end.  The copy is made in
+ * the target's time: at 10 kHz, a single thread did 10 % less work with
+ * 32 KiB than with 4 KiB (bench/README.md). */
 #define SP_STACK_BYTES_SMALL 4096u
 #define SP_STACK_LEARN_WALKS 1000u
 #define SP_STACK_BYTES_MAX 65528u      /* perf's 16-bit record size limit */
@@ -201,7 +201,9 @@ int sp_recorder_spawn(struct sp_recorder *r, char *const argv[], pid_t *pid,
 
 /*
  * Waits up to timeout_ms for sample data, then drains every ring and
- * writes what it found.  Returns 0, or an error from the writer (-EPIPE,
+ * writes what it found.  While the small stack copy is in use and samples
+ * come in it waits a few sampling periods at most, so that stacks that
+ * deepen are seen soon.  Returns 0, or an error from the writer (-EPIPE,
  * -ENOSPC, ...) after which recording cannot go on.
  */
 int sp_recorder_poll(struct sp_recorder *r, int timeout_ms);
