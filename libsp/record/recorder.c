@@ -277,10 +277,8 @@ drain(struct sp_recorder *r, int all)
 int
 sp_recorder_enable(struct sp_recorder *r, int on)
 {
-	int err;
+	int err, pausing = !on && r->ev.enabled;
 
-	if (!on && r->ev.enabled)
-		r->paused_at = spi_rec_mono_ns();
 	/* Resuming: what the rings hold from before is read first; then a
 	 * wait off the CPU still held from before the pause lost its switch
 	 * in (the switch events were off), whenever its records are read. */
@@ -290,7 +288,13 @@ sp_recorder_enable(struct sp_recorder *r, int on)
 		spi_rec_off_cpu_forget(r, r->paused_at);
 	}
 	r->ev.enabled = on != 0;
-	return spi_events_switch(&r->ev);
+	err = spi_events_switch(&r->ev);
+	/* The pause begins once the events are off: a switch out in the
+	 * ioctls before (slow on a loaded machine) is still sampled, and
+	 * its wait must count as one from before the pause. */
+	if (pausing)
+		r->paused_at = spi_rec_mono_ns();
+	return err;
 }
 
 int
