@@ -239,13 +239,22 @@ map_ring(struct rec_events *e, int i, int fd)
 	return 0;
 }
 
+/* e->first's value for the index i of a tid's first event: i + 1 (the
+ * map's NULL is none), a number never dereferenced. */
+static void *
+index_value(size_t i)
+{
+	/* NOLINTNEXTLINE(performance-no-int-to-ptr) */
+	return (void *)(uintptr_t)(i + 1);
+}
+
 static int
 keep_event(struct rec_events *e, int fd, uint32_t tid, int cpu,
     int sideband, int small)
 {
 	if (spi_grow_zeroed(&e->v, &e->cap, e->n + 1, sizeof(*e->v)) != 0 ||
 	    (spi_imap_get(&e->first, tid) == NULL &&
-	    spi_imap_put(&e->first, tid, (void *)(uintptr_t)(e->n + 1)) != 0))
+	    spi_imap_put(&e->first, tid, index_value(e->n)) != 0))
 		return -ENOMEM;
 	e->v[e->n].fd = fd;
 	e->v[e->n].tid = tid;
@@ -469,8 +478,7 @@ spi_events_drop_small(struct rec_events *e)
 	 * map had room for as many keys. */
 	spi_imap_fini(&e->first);
 	for (i = n; i-- > 0;)
-		(void)spi_imap_put(&e->first, e->v[i].tid,
-		    (void *)(uintptr_t)(i + 1));
+		(void)spi_imap_put(&e->first, e->v[i].tid, index_value(i));
 }
 
 void
