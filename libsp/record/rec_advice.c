@@ -154,9 +154,15 @@ unwinder_reason(const struct advice *a, char *buf, size_t cap)
 	/* The kernel could not read the stack at all (a sample in a page
 	 * fault): no option changes that. */
 	unsigned long long none = counter(a, "unwind_no_stack");
+	/* Go's stack switches no chain leads back from. */
+	unsigned long long sw = counter(a, "unwind_stack_switch");
 	unsigned stack = a->r->o.stack_bytes;
 
-	if (none > info && none > bounds && none > depth && none > regs)
+	if (sw > none && sw > info && sw > bounds && sw > depth && sw > regs)
+		(void)snprintf(buf, cap, "at Go's stack switches (systemstack, "
+		    "mcall), where no frame-pointer chain led back to the "
+		    "goroutine (arm64's leave none; -a and -G record none)");
+	else if (none > info && none > bounds && none > depth && none > regs)
 		(void)snprintf(buf, cap, "the kernel copied no stack for them "
 		    "(samples in page faults or with the stack unreadable)");
 	else if (info > bounds && info > depth && info > regs)

@@ -181,16 +181,33 @@ check_cxx() {
 	work_split cxx "C++ (lld)"
 }
 
-# check_go: arm64 only: gowork (GOARCH=arm64): 99 % of stacks complete
-# (what is left: vdso calls from runtime.nanotime1, which moves sp to g0's
-# stack; issue 28), most samples through its work functions, named here.
+# check_go: arm64 only: gowork (GOARCH=arm64): 99 % of stacks complete or
+# cut only where Go switched stacks (unwind_stack_switch), most samples
+# through its work functions, named here.  On arm64, systemstack, mcall
+# and morestack load g0's frame pointer as they switch (asm_arm64.s), so
+# the kernel's frame-pointer chain does not lead back into the goroutine's
+# stack as it does on x86-64 (perf --call-graph fp stops there too): those
+# stacks are cut, and said to be (before issue 28 they were counted
+# complete: 99 %; honestly, 76 % complete and 24 % at a switch, under
+# TCG).
 check_go() {
-	local n w
+	local n w s t sw cut
 	built gowork "Go (GOARCH=arm64)" || return
 	spool_ok go "Go"
-	complete go "Go" 99
+	s=$(counter "$G/go.spl" samples) t=$(counter "$G/go.spl" truncated_stacks)
+	sw=$(counter "$G/go.spl" unwind_stack_switch)
+	check "Go: at least 99% of stacks complete or cut at a Go stack switch ($t of $s truncated, $sw of them at a switch)" \
+	    test "${s:-0}" -gt 0 -a "$(((${t:-0} - ${sw:-0}) * 100))" -le "${s:-0}"
+	# The summary's advice from 5 % truncated: the switches, not -s.
+	if [ "$((${t:-0} * 20))" -ge "${s:-1}" ]; then
+		check "Go: the advice says the stacks end at Go's stack switches" \
+		    grep -q "at Go's stack switches" "$G/go.err"
+	fi
 	folded go >"$D/go.fold"
 	n=$(fold_total "$D/go.fold")
+	cut=$(fold_count "$D/go.fold" '^\[truncated\];runtime\.(systemstack|mcall|morestack|asmcgocall|sigtramp|nanotime1|walltime)(\.abi0)?(;|$)')
+	check "Go: the stacks cut at a switch end in the switch ($cut of $sw)" \
+	    test "${cut:-0}" -ge "$((${sw:-0} * 97 / 100))"
 	w=$(fold_count "$D/go.fold" '(^|;)main\.(hashWork|allocWork)(;|$)')
 	check "Go: most stacks pass through main.hashWork or main.allocWork, named here ($w of $n)" \
 	    test "${n:-0}" -gt 0 -a "$((${w:-0} * 2))" -ge "${n:-0}"
