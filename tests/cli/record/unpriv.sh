@@ -20,7 +20,11 @@ trap 'echo "$old" >/proc/sys/kernel/perf_event_paranoid' EXIT
 echo 2 >/proc/sys/kernel/perf_event_paranoid
 check "perf_event_paranoid is 2 for the test (was $old)" \
     test "$(cat /proc/sys/kernel/perf_event_paranoid)" -eq 2
-id -u $U >/dev/null 2>&1 || useradd --no-create-home --shell /usr/sbin/nologin $U
+# A group of that name left without its user (seen once: useradd then
+# refuses to make it) is taken as the user's group.
+g=()
+getent group $U >/dev/null && g=(-g $U)
+id -u $U >/dev/null 2>&1 || useradd --no-create-home --shell /usr/sbin/nologin "${g[@]}" $U
 uid=$(id -u $U)
 check "a normal user $U exists (uid $uid)" test -n "$uid" -a "${uid:-0}" -ne 0
 as_user() { setpriv --reuid=$U --regid="$(id -g $U)" --clear-groups "$@"; }
