@@ -307,23 +307,34 @@ sp_process_descendants(pid_t pid, pid_t **pids, size_t *n)
 	return 0;
 }
 
+/* Up to cap - 1 bytes of the small file path into buf: how many, or
+ * -errno. */
+static ssize_t
+read_small(const char *path, char *buf, size_t cap)
+{
+	ssize_t r;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
+
+	if (fd < 0)
+		return -errno;
+	r = read(fd, buf, cap - 1);
+	err = errno;
+	(void)close(fd);
+	return r < 0 ? -err : r;
+}
+
 int
 spi_proc_comm(pid_t pid, pid_t tid, char *buf, size_t cap)
 {
 	char path[64];
 	ssize_t r;
-	int fd;
 
 	(void)snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)pid,
 	    (int)tid);
 	buf[0] = '\0';
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	r = read(fd, buf, cap - 1);
-	(void)close(fd);
+	r = read_small(path, buf, cap);
 	if (r < 0)
-		return -errno;
+		return (int)r;
 	while (r > 0 && buf[r - 1] == '\n')
 		r--;
 	buf[r] = '\0';
@@ -354,19 +365,12 @@ spi_proc_args(pid_t pid, char *buf, size_t cap)
 {
 	char path[64];
 	ssize_t r, i;
-	int fd, err = 0;
 
 	buf[0] = '\0';
 	(void)snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	r = read(fd, buf, cap - 1);
+	r = read_small(path, buf, cap);
 	if (r < 0)
-		err = -errno;
-	(void)close(fd);
-	if (r <= 0)
-		return err;
+		return (int)r;
 	for (i = 0; i < r; i++)
 		if (buf[i] == '\0')
 			buf[i] = ' ';

@@ -255,7 +255,9 @@ const struct sp_cfi_table *spi_rec_range_cfi(struct rec_ctx *r,
 /* The ELF file of range m ([vdso]'s too), to read code from; NULL: none. */
 const struct sp_elf_file *spi_rec_range_elf(const struct rec_range *m);
 
-/* rec_keep.c: whether this host's path leads to another file than f (or
+/* rec_keep.c: whether e (opened, or NULL) has f's build-id; frees e. */
+int spi_rec_same_build(struct sp_elf_file *e, const struct rec_file *f);
+/* Whether this host's path leads to another file than f (or
  * none), so sp-sym would not find f by it: 1 or 0 (0 also for a file
  * without a build-id, which nothing could match). */
 int spi_rec_unreachable(const char *path, const struct rec_file *f);

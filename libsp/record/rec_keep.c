@@ -19,13 +19,22 @@
 #include "rec_ctx_int.h"
 
 int
+spi_rec_same_build(struct sp_elf_file *e, const struct rec_file *f)
+{
+	const uint8_t *id;
+	size_t len;
+	int same = e != NULL && spi_elf_file_build_id(e, &id, &len) == 0 &&
+	    len == f->build_id_len && memcmp(id, f->build_id, len) == 0;
+
+	spi_elf_file_free(e);
+	return same;
+}
+
+int
 spi_rec_unreachable(const char *path, const struct rec_file *f)
 {
 	struct sp_elf_file *e = NULL;
-	const uint8_t *id;
 	struct stat st;
-	size_t len;
-	int same;
 
 	/* No path (anonymous, [vdso]): no file for sp-sym to look for. */
 	if (path[0] != '/' || f->build_id_len == 0)
@@ -37,11 +46,9 @@ spi_rec_unreachable(const char *path, const struct rec_file *f)
 	/* Another inode: the host's own copy of the same build (a
 	 * container's image that is the host's libc) serves sp-sym as
 	 * well; another build would be refused by it. */
-	same = spi_elf_file_open(path, &e, NULL) == 0 &&
-	    spi_elf_file_build_id(e, &id, &len) == 0 &&
-	    len == f->build_id_len && memcmp(id, f->build_id, len) == 0;
-	spi_elf_file_free(e);
-	return !same;
+	if (spi_elf_file_open(path, &e, NULL) != 0)
+		e = NULL;
+	return !spi_rec_same_build(e, f);
 }
 
 /* The bundle beside the spool, made at the first file kept in it; NULL

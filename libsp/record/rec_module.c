@@ -174,9 +174,8 @@ keep_debug_at(struct rec_ctx *r, const struct rec_file *f, const char *root)
 {
 	char path[128 + 2 * SP_BUILD_ID_MAX];
 	struct sp_elf_file *e = NULL;
-	const uint8_t *id;
 	struct stat st;
-	size_t i, len, n;
+	size_t i, n;
 	int fd, err, same;
 
 	n = (size_t)snprintf(path, sizeof(path), "%s%s/.build-id/%02x/", root,
@@ -193,10 +192,9 @@ keep_debug_at(struct rec_ctx *r, const struct rec_file *f, const char *root)
 		return 0;
 	}
 	err = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-	same = err >= 0 && spi_elf_file_open_fd(err, &e, NULL) == 0 &&
-	    spi_elf_file_build_id(e, &id, &len) == 0 &&
-	    len == f->build_id_len && memcmp(id, f->build_id, len) == 0;
-	spi_elf_file_free(e);
+	if (err < 0 || spi_elf_file_open_fd(err, &e, NULL) != 0)
+		e = NULL;
+	same = spi_rec_same_build(e, f);
 	err = same ? spi_rec_keep(r, f, fd, path, 1) : 0;
 	if (err < 0)
 		spi_rec_log(r, "bundle: could not keep %s: %s", path,

@@ -127,14 +127,14 @@ user_frame(struct sp_recorder *r, struct rec_proc *p, uint64_t ip,
 }
 
 /* Adds the kernel callchain's frames; keeps its user frames where they
- * were asked for (r->uchain), else counts those it still has. */
+ * were asked for (after r->nuchain, which the caller zeroes), else
+ * counts those it still has. */
 static int
 kernel_frames(struct sp_recorder *r, const struct rec_sample *smp, size_t *n)
 {
 	uint64_t i;
 	int user = 0, err;
 
-	r->nuchain = 0;
 	for (i = 0; i < smp->nchain; i++) {
 		uint64_t ip = sp_le64(smp->chain + 8 * i);
 

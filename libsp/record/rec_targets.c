@@ -652,9 +652,8 @@ sp_recorder_spawn(struct sp_recorder *r, char *const argv[], pid_t *pid,
     struct sp_diag *diag)
 {
 	struct sp_launch l;
-	int err;
-
 	char file[4096];
+	int err;
 
 	err = sp_process_launch(argv, &l, diag);
 	if (err < 0)

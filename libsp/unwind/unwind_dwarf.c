@@ -378,16 +378,16 @@ jit_ra(const struct sp_unwind_lookup *lk, uint64_t ra)
 	    spi_unwind_code_ra(lk, ra);
 }
 
-/* The CFI says the stack ends here.  Where Go switched stacks it ends
- * only as the CFI of the switch reads it, in the middle of the switch (a
- * sample in systemstack after it moved the stack pointer): the frames
- * above are the kernel's chain's, from its first return address on. */
+/* The walk ends in a frame of end kind (row_for's *end): whole, but at
+ * a Go stack switch (SPI_END_SWITCH), where spi_unwind_splice may go on
+ * from switch_ra, the return address into the switch (0: from the
+ * chain's first return address). */
 static void
-outermost(struct sp_unwind_result *res, int end)
+outermost(struct sp_unwind_result *res, int end, uint64_t switch_ra)
 {
 	res->complete = end != SPI_END_SWITCH;
 	res->error = end != SPI_END_SWITCH ? SP_UNW_OK : SP_UNW_SWITCH;
-	res->switch_ra = 0;
+	res->switch_ra = switch_ra;
 }
 
 void
@@ -448,10 +448,7 @@ spi_unwind_dwarf(const struct sp_uregs *regs, const struct sp_ustack *stk,
 		 * (still on the first stack). */
 		if ((end == SPI_END_ROOT || end == SPI_END_SWITCH) &&
 		    res->n > 1) {
-			res->complete = end == SPI_END_ROOT;
-			res->error = end == SPI_END_ROOT ? SP_UNW_OK :
-			    SP_UNW_SWITCH;
-			res->switch_ra = cur->pc;
+			outermost(res, end, cur->pc);
 			return;
 		}
 		/* The kernel's signal trampoline, whatever CFI it has (arm64's
@@ -471,9 +468,12 @@ spi_unwind_dwarf(const struct sp_uregs *regs, const struct sp_ustack *stk,
 			cut = err == -SP_ETRUNC;
 			stats->cfi_steps++;
 			by_cfi = err == 0;
+			/* RA undefined: outermost, or where the CFI of a
+			 * switch reads it in the middle of the switch (a
+			 * sample in systemstack after it moved the stack
+			 * pointer). */
 			if (err == 0 && !(next->valid & SPI_BIT(SPI_DW_RA))) {
-				/* RA undefined: outermost */
-				outermost(res, end);
+				outermost(res, end, 0);
 				return;
 			}
 		}
@@ -543,7 +543,7 @@ spi_unwind_dwarf(const struct sp_uregs *regs, const struct sp_ustack *stk,
 		if (next->pc == 0) {
 			res->error = SP_UNW_BAD_RA;
 			if (by_cfi)
-				outermost(res, end);
+				outermost(res, end, 0);
 			return;
 		}
 		/* The caller's stack pointer is above; the sampled frame's
