@@ -21,9 +21,9 @@
 # Osr.java on two threads under OpenJDK with -XX:+PreserveFramePointer, its
 # loops replaced on the stack; tests/workloads/spin.js under node
 # --perf-basic-prof, whose map is removed after each run)
-# CONFIGS="sp sp--jitter fp dwarf" (sp--jitter: the sampling intervals
-# jittered, so that the jitter's cost is the difference with sp, printed per
-# rate below each table; spOPTION adds a configuration of sp-record with
+# CONFIGS="sp sp--no-jitter fp dwarf" (sp--no-jitter: the sampling
+# intervals fixed, as perf's, so that the jitter's cost is the difference
+# with sp, printed per rate below each table; spOPTION adds a configuration of sp-record with
 # that option: CONFIGS="sp sp-s32768 fp" sets the default copy size against
 # a fixed one; the verdicts read sp, the default).  CONFIGS="sp old fp" with SP_OLD=PATH
 # adds the sp-record at PATH, built from another commit: a change to the
@@ -246,7 +246,7 @@ measure() {
 }
 
 # --- runs -----------------------------------------------------------------------------
-start=$SECONDS CONFIGS=${CONFIGS:-"sp sp--jitter fp dwarf"}
+start=$SECONDS CONFIGS=${CONFIGS:-"sp sp--no-jitter fp dwarf"}
 note "warm-up (page cache, perf's build-id cache; not measured)"
 for wl in $WORKLOADS; do
 	set_target "$wl"
@@ -320,10 +320,10 @@ summary() {
 			printf "  marginal rec_us per extra sample %s->%s Hz: sp-record %s, perf fp %s, perf dwarf %s (post_us %s)\n",
 			    r[i - 1], r[i], m(r[i - 1], r[i], "sp", rec), m(r[i - 1], r[i], "fp", rec),
 			    m(r[i - 1], r[i], "dwarf", rec), m(r[i - 1], r[i], "dwarf", post)
-		for (i = 1; i <= nr; i++) if ((r[i], "sp--jitter") in n)
+		for (i = 1; i <= nr; i++) if ((r[i], "sp--no-jitter") in n)
 			printf "  jitter at %s Hz: rec_us %.2f vs %.2f fixed, slowdown %.2f vs %.2f, %d vs %d samples\n",
-			    r[i], cpu[r[i], "sp--jitter"], cpu[r[i], "sp"],
-			    slow[r[i], "sp--jitter"], slow[r[i], "sp"], n[r[i], "sp--jitter"], n[r[i], "sp"]
+			    r[i], cpu[r[i], "sp"], cpu[r[i], "sp--no-jitter"],
+			    slow[r[i], "sp"], slow[r[i], "sp--no-jitter"], n[r[i], "sp"], n[r[i], "sp--no-jitter"]
 		for (i = 1; i <= nr; i++)
 			printf "  perf/sp at %s Hz: fp CPU %s, B %s, RSS %s; dwarf CPU (rec+post) %s, B %s, RSS %s\n",
 			    r[i], q(cpu, r[i], "fp"), q(b, r[i], "fp"), q(k, r[i], "fp"),

@@ -34,7 +34,7 @@ usage(int status)
 	    "                 [--children | --no-children]\n"
 	    "                 [-d SECONDS] [-D MSECS] [-m MAX_FRAMES]\n"
 	    "                 [--bundle DIR [--bundle-binaries]] [--keep-unreachable MIB]\n"
-	    "                 [--off-cpu] [--jitter] [--stop] [--raw-stacks]\n"
+	    "                 [--off-cpu] [--no-jitter] [--stop] [--raw-stacks]\n"
 	    "                 [-q] [-o FILE]\n"
 	    "                 (-p PID[,PID...] | -- CMD [ARGS...] |\n"
 	    "                  (-a | -G CGROUP) [-- CMD [ARGS...]])\n"
@@ -43,11 +43,10 @@ usage(int status)
 	    "replaced only once the recording has started.\n"
 	    "  -F, --freq HZ      samples per second per thread (default 1000;\n"
 	    "                     max: the kernel's perf_event_max_sample_rate)\n"
-	    "      --jitter       draw each interval within 25 %% of the mean, so that a\n"
-	    "                     loop in step with the rate is not seen at one\n"
-	    "                     phase (threads started later keep the interval they\n"
-	    "                     inherit: see the man page); --no-jitter: fixed, the\n"
-	    "                     default\n"
+	    "      --no-jitter    sample at fixed intervals, as perf does (on cycles\n"
+	    "                     where there is a PMU); by default they are drawn,\n"
+	    "                     on cpu-clock, so that a loop in step with the rate\n"
+	    "                     is not seen at one phase\n"
 	    "  -s, --stack BYTES  user stack bytes copied per sample, at most 65528\n"
 	    "                     (default: 32768, then 4096 once 1000 walks in a\n"
 	    "                     row fit in it, back if they stop fitting)\n"
@@ -236,10 +235,10 @@ own_option(struct opts *o, int ch, char **argv)
 		o->quiet = 1;
 		break;
 	case 1000 + 'J':
-		o->t.ro.jitter = 0;
+		o->t.ro.fixed_intervals = 1;
 		break;
 	case 1000 + 'j':
-		o->t.ro.jitter = 1;
+		o->t.ro.fixed_intervals = 0;
 		break;
 	case 1000 + 'O':
 		o->t.ro.off_cpu = 1;
@@ -356,18 +355,21 @@ print_kept(struct sp_recorder *r, const struct opts *o)
 	}
 }
 
-/* The sampling intervals, when --jitter drew them: the draws and what
- * they cost (fixed ones, the default, go without a word). */
+/* The sampling intervals, when they were drawn: how, and the samples
+ * dropped to keep the rate (fixed ones, --no-jitter's, go without a
+ * word). */
 static void
 jitter_line(struct sp_recorder *r)
 {
 	unsigned long long pct = counter(r, "jitter_percent");
-	unsigned long long n = counter(r, "jitter_changes");
+	unsigned long long dropped = counter(r, "jitter_dropped");
+	unsigned long long all = dropped + counter(r, "samples");
 
 	if (pct > 0)
-		(void)fprintf(stderr, "  intervals jittered +-%llu %%, mean rate "
-		    "kept: %llu drawn, %.2f ms of sp-record's time\n", pct, n,
-		    (double)counter(r, "jitter_ns") / 1e6);
+		(void)fprintf(stderr, "  intervals jittered: each event's drawn "
+		    "from %llu %% below 1/rate up to it; %llu samples (%.1f %%) "
+		    "dropped to keep the rate\n", pct, dropped, all > 0 ?
+		    100.0 * (double)dropped / (double)all : 0.0);
 }
 
 /* What a person asks first, then the advice (sp_recorder_advice); every

@@ -53,10 +53,11 @@ enum rec_counter {
 	C_MAPS_RESCANS,
 	C_PID_REUSES,         /* known pids found to be new processes */
 	C_THROTTLES,
-	C_JITTER_PERCENT,     /* the intervals' jitter, +- % of the mean; 0:
-	                       * fixed (--no-jitter, or at the kernel's rate) */
-	C_JITTER_CHANGES,     /* intervals drawn and set (PERF_EVENT_IOC_PERIOD) */
-	C_JITTER_NS,          /* the time those ioctls took the recorder */
+	C_JITTER_PERCENT,     /* the intervals' jitter: drawn from this % below
+	                       * 1 / the rate up to it; 0: fixed (--no-jitter,
+	                       * or at the kernel's rate) */
+	C_JITTER_DROPPED,     /* samples dropped to keep the rate: the kernel
+	                       * took them at intervals that short */
 	C_BAD_RECORDS,        /* perf records too short for their fields */
 	C_CFI_STEPS,          /* frames unwound by their CFI */
 	C_CFI_FILES,          /* ELF files whose CFI was loaded */

@@ -50,6 +50,11 @@ pow2_at_least(size_t v)
 	return s;
 }
 
+/*
+ * Jittered (rec_jitter_int.h), the events count time, cpu-clock, and each
+ * opens with an interval of its own (open_sampler) that it keeps;
+ * otherwise cycles where there is a PMU, as perf's, at a frequency.
+ */
 static void
 init_attr(struct rec_events *e, unsigned frequency)
 {
@@ -57,16 +62,21 @@ init_attr(struct rec_events *e, unsigned frequency)
 
 	memset(a, 0, sizeof(*a));
 	a->size = sizeof(*a);
-	a->type = PERF_TYPE_HARDWARE;
-	a->config = PERF_COUNT_HW_CPU_CYCLES;
-	a->freq = 1;
-	a->sample_freq = frequency;
+	a->type = e->jitter != NULL ? PERF_TYPE_SOFTWARE : PERF_TYPE_HARDWARE;
+	a->config = e->jitter != NULL ? PERF_COUNT_SW_CPU_CLOCK :
+	    PERF_COUNT_HW_CPU_CYCLES;
+	a->freq = e->jitter == NULL;
+	if (e->jitter != NULL)
+		a->sample_period = e->jitter->mean_ns;
+	else
+		a->sample_freq = frequency;
 	a->sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
 	    PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
 	if (e->kernel)
 		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
-	/* Off-CPU samples share the rings: the event's id tells them. */
-	if (e->off_cpu)
+	/* Off-CPU samples share the rings: the event's id tells them; and
+	 * jittered, a sample's interval is its event's. */
+	if (e->off_cpu || e->jitter != NULL)
 		a->sample_type |= PERF_SAMPLE_IDENTIFIER;
 	a->sample_regs_user = SPI_ARCH_PERF_REGS;
 	a->sample_stack_user = e->stack_bytes;
@@ -94,7 +104,7 @@ init_attr(struct rec_events *e, unsigned frequency)
 	 * CPU (10 kHz, 8 threads, a 2-CPU VM). */
 	a->watermark = 1;
 	a->wakeup_watermark = (uint32_t)(e->ring_size / 4);
-	e->name = "cycles";
+	e->name = e->jitter != NULL ? "cpu-clock" : "cycles";
 }
 
 int
@@ -119,7 +129,7 @@ spi_events_kernel_chains(const struct rec_events *e)
 
 int
 spi_events_init(struct rec_events *e, struct rec_ctx *ctx,
-    struct sp_recorder_opts *o)
+    struct sp_recorder_opts *o, struct rec_jitter *jitter)
 {
 	size_t stack;
 
@@ -128,6 +138,7 @@ spi_events_init(struct rec_events *e, struct rec_ctx *ctx,
 	e->stack_bytes = o->stack_bytes;
 	e->kernel = o->kernel;
 	e->off_cpu = o->off_cpu;
+	e->jitter = jitter;
 	e->enabled = 1;
 	e->cgroup_fd = -1;
 	e->epfd = epoll_create1(EPOLL_CLOEXEC);
@@ -359,8 +370,11 @@ static int
 open_sampler(struct rec_events *e, uint32_t tid, int i, int small)
 {
 	int on = e->enabled && small == e->small_on;
+	uint64_t ns = 0, id = 0;
 	int fd, err;
 
+	if (e->jitter != NULL)
+		e->attr.sample_period = ns = spi_jitter_draw(e->jitter);
 	e->attr.sample_stack_user = small ? SP_STACK_BYTES_SMALL :
 	    e->stack_bytes;
 	e->attr.disabled = e->at_exec || !on;
@@ -374,8 +388,19 @@ open_sampler(struct rec_events *e, uint32_t tid, int i, int small)
 		err = -errno;
 	else
 		err = 0;
+	/* Ids count events opened since boot: 2^32 is far. */
+	if (err == 0 && e->jitter != NULL && (ioctl(fd, PERF_EVENT_IOC_ID,
+	    &id) < 0 || id > UINT32_MAX))
+		err = id > UINT32_MAX ? -EOVERFLOW : -errno;
 	if (err == 0)
 		err = keep_event(e, fd, tid, e->cpus[i], 0, small);
+	if (err == 0) {
+		e->v[e->n - 1].id = (uint32_t)id;
+		e->v[e->n - 1].ns = ns;
+		if (e->jitter != NULL && (err = spi_imap_put(&e->sampler_ids,
+		    (uint32_t)id, index_value(e->n - 1))) != 0)
+			e->n--;
+	}
 	if (err && fd >= 0)
 		(void)close(fd);
 	e->attr.sample_stack_user = e->stack_bytes;
@@ -479,6 +504,13 @@ spi_events_drop_small(struct rec_events *e)
 	spi_imap_fini(&e->first);
 	for (i = n; i-- > 0;)
 		(void)spi_imap_put(&e->first, e->v[i].tid, index_value(i));
+	if (e->jitter != NULL) {
+		spi_imap_fini(&e->sampler_ids);
+		for (i = 0; i < n; i++)
+			if (!e->v[i].sideband && !e->v[i].off_cpu)
+				(void)spi_imap_put(&e->sampler_ids,
+				    e->v[i].id, index_value(i));
+	}
 }
 
 void
@@ -513,6 +545,7 @@ spi_events_fini(struct rec_events *e)
 	if (e->cgroup_fd >= 0)
 		(void)close(e->cgroup_fd);
 	spi_imap_fini(&e->switch_ids);
+	spi_imap_fini(&e->sampler_ids);
 	spi_imap_fini(&e->first);
 	free(e->v);
 	free(e->rings);
@@ -523,69 +556,15 @@ spi_events_fini(struct rec_events *e)
 	e->epfd = e->cgroup_fd = -1;
 }
 
-/* The sampling event of the size in use of (tid, cpu), NULL: none. */
-static struct rec_event *
-sampler_of(struct rec_events *e, uint32_t tid, uint32_t cpu)
-{
-	void *at = spi_imap_get(&e->first, tid);
-	size_t i;
-
-	if (at == NULL)
-		return NULL;
-	for (i = (uintptr_t)at - 1; i < e->n && e->v[i].tid == tid; i++)
-		if (e->v[i].cpu == (int)cpu && !e->v[i].sideband &&
-		    !e->v[i].off_cpu && e->v[i].small == e->small_on)
-			return &e->v[i];
-	return NULL;
-}
-
-void
-spi_events_sampled(struct rec_events *e, uint32_t tid, uint32_t cpu)
-{
-	struct rec_event *v = sampler_of(e, tid, cpu);
-
-	if (v == NULL)
-		v = sampler_of(e, UINT32_MAX, cpu);
-	if (v != NULL)
-		spi_jitter_taken(&v->jit);
-}
-
 int
-spi_events_jitter(struct rec_events *e, struct rec_jitter *j,
-    uint64_t *changes, uint64_t *ns)
+spi_events_keep(struct rec_events *e, uint64_t id)
 {
-	struct timespec t0, t1;
-	uint64_t value, count;
-	size_t i;
-	/* cpu-clock is an hrtimer: the kernel turned its frequency into a
-	 * period at the open (perf_swevent_init_hrtimer), in nanoseconds. */
-	int freq_mode = e->attr.freq && e->attr.type != PERF_TYPE_SOFTWARE;
+	void *at;
 
-	if (j->percent == 0)
-		return 0;
-	for (i = 0; i < e->n; i++) {
-		struct rec_event *v = &e->v[i];
-
-		if (v->sideband || v->off_cpu || v->small != e->small_on ||
-		    !spi_jitter_due(j, &v->jit))
-			continue;
-		(void)clock_gettime(CLOCK_MONOTONIC, &t0);
-		/* cpu-clock counts nanoseconds (perf_event_open(2): read
-		 * gives the value alone, read_format 0). */
-		if (freq_mode || read(v->fd, &count, sizeof(count)) !=
-		    (ssize_t)sizeof(count))
-			count = UINT64_MAX;
-		value = spi_jitter_next(j, &v->jit, (uint32_t)v->fd, count,
-		    freq_mode);
-		if (ioctl(v->fd, PERF_EVENT_IOC_PERIOD, &value) < 0 &&
-		    errno != ESRCH)
-			return -errno;
-		(void)clock_gettime(CLOCK_MONOTONIC, &t1);
-		*ns += (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000000 +
-		    (t1.tv_nsec - t0.tv_nsec));
-		(*changes)++;
-	}
-	return 0;
+	if (e->jitter == NULL || id > UINT32_MAX ||
+	    (at = spi_imap_get(&e->sampler_ids, (uint32_t)id)) == NULL)
+		return 1;
+	return spi_jitter_keep(e->jitter, e->v[(uintptr_t)at - 1].ns);
 }
 
 int

@@ -47,7 +47,8 @@ struct rec_event {
 	int sideband;         /* a dummy event for the side-band records */
 	int small;            /* a sampling event with the small stack copy */
 	int off_cpu;          /* a context-switch event (--off-cpu) */
-	struct rec_jitter_ev jit; /* a sampling event: its interval's */
+	uint32_t id;          /* jittered, a sampling event's (IOC_ID) */
+	uint64_t ns;          /* jittered, its interval for life */
 };
 
 struct rec_events {
@@ -60,6 +61,7 @@ struct rec_events {
 	int user_chains;          /* the kernel's user callchains too (a Go
 	                           * program's: spi_events_user_chains) */
 	int off_cpu;              /* --off-cpu: context-switch events */
+	struct rec_jitter *jitter; /* the intervals', NULL: fixed */
 	int nr_cpus;
 	int *cpus;                /* online CPU numbers */
 	struct sp_ring *rings;    /* per CPU index; fd -1 until mapped */
@@ -71,6 +73,8 @@ struct rec_events {
 	size_t n, cap;
 	struct sp_imap first;     /* tid (UINT32_MAX: every task's) -> 1 +
 	                           * the index in v of its first event */
+	struct sp_imap sampler_ids; /* jittered: a sampling event's id -> 1 +
+	                           * its index in v */
 	struct sp_imap switch_ids; /* ids of the context-switch events
 	                           * (PERF_SAMPLE_IDENTIFIER leads every
 	                           * sample and ends every trailer) */
@@ -87,11 +91,12 @@ struct rec_events {
 /*
  * Reads the online CPUs and sizes the rings for o (o->frequency and
  * o->stack_bytes resolved; o->ring_stacks 0 is chosen here and written
- * back).  Opens nothing but the epoll descriptor.  0 or -ENOMEM; then
- * spi_events_fini frees what was made.
+ * back), with jitter drawing the sampling events' intervals (on
+ * cpu-clock; NULL: fixed, cycles first).  Opens nothing but the epoll
+ * descriptor.  0 or -ENOMEM; then spi_events_fini frees what was made.
  */
 int spi_events_init(struct rec_events *e, struct rec_ctx *ctx,
-    struct sp_recorder_opts *o);
+    struct sp_recorder_opts *o, struct rec_jitter *jitter);
 /*
  * Asks the kernel for the user callchain of every sample too, by frame
  * pointers, before the first event is opened (later, nothing changes:
@@ -125,20 +130,11 @@ void spi_events_stop(struct rec_events *e);
 void spi_events_close(struct rec_events *e);
 
 /*
- * A sample of thread tid on CPU cpu: counted to the sampling event in use
- * that took it, the thread's own or the CPU's for every task (an
- * inherited copy has no descriptor here: not counted).
+ * Whether to keep a sample of the sampling event of id (or of a copy of
+ * it, which reports its id): by the event's interval, spi_jitter_keep.
+ * 1 when the intervals are fixed, or id is no sampling event's.
  */
-void spi_events_sampled(struct rec_events *e, uint32_t tid, uint32_t cpu);
-/*
- * Draws a new interval from j for each sampling event in use that has
- * none yet or is due (spi_jitter_due), and sets it (PERF_EVENT_IOC_PERIOD;
- * the kernel starts it afresh).  Adds the intervals set to *changes and
- * the time the ioctls took to *ns.  0, or the -errno of an ioctl the
- * kernel refused (a thread gone is not an error).
- */
-int spi_events_jitter(struct rec_events *e, struct rec_jitter *j,
-    uint64_t *changes, uint64_t *ns);
+int spi_events_keep(struct rec_events *e, uint64_t id);
 
 /* Whether a context-switch event's sample carries id. */
 static inline int
@@ -149,11 +145,12 @@ spi_events_is_switch(const struct rec_events *e, uint64_t id)
 }
 
 /* The bytes PERF_SAMPLE_IDENTIFIER adds to every record (struct sp_ring's
- * id_len): 8 with --off-cpu, whose events share the rings, else 0. */
+ * id_len): 8 with --off-cpu, whose events share the rings, or
+ * jittered, whose samples are kept by their event's interval, else 0. */
 static inline size_t
 spi_events_id_len(const struct rec_events *e)
 {
-	return e->off_cpu ? 8 : 0;
+	return e->off_cpu || e->jitter != NULL ? 8 : 0;
 }
 
 #endif

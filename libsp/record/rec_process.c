@@ -434,8 +434,12 @@ on_sample(struct sp_recorder *r, const struct rec_decoded *d)
 	int has_regs = smp->has_regs, complete = 1, err;
 	int off = r->o.off_cpu && spi_events_is_switch(&r->ev, smp->id);
 
-	if (!off)
-		spi_events_sampled(&r->ev, tid, d->cpu);
+	/* Jittered, a sample is kept by its event's interval: dropped, it
+	 * is as if the kernel had not taken it (rec_jitter_int.h). */
+	if (!off && !spi_events_keep(&r->ev, smp->id)) {
+		r->ctx.c[C_JITTER_DROPPED]++;
+		return 0;
+	}
 	r->ctx.now = d->time;
 	if (r->nexited > 0)
 		spi_rec_reap(r, r->ctx.now);

@@ -59,8 +59,7 @@ static const char *const counter_names[C_FALLBACK_FIRST_] = {
 	[C_PID_REUSES] = "pid_reuses",
 	[C_THROTTLES] = "throttles",
 	[C_JITTER_PERCENT] = "jitter_percent",
-	[C_JITTER_CHANGES] = "jitter_changes",
-	[C_JITTER_NS] = "jitter_ns",
+	[C_JITTER_DROPPED] = "jitter_dropped",
 	[C_BAD_RECORDS] = "bad_perf_records",
 	[C_CFI_STEPS] = "cfi_steps",
 	[C_CFI_FILES] = "cfi_files",
@@ -150,13 +149,15 @@ make(struct sp_recorder *r, struct sp_diag *diag)
 	r->ctx.maps_gen = 1; /* a memo of generation 0 is empty */
 	r->fmemo = calloc(FRAME_MEMO, sizeof(*r->fmemo));
 	if (r->ips == NULL || r->uchain == NULL || r->frames == NULL || r->fmemo == NULL ||
-	    r->ctx.cache == NULL || r->ctx.leaf_memo == NULL ||
-	    spi_events_init(&r->ev, &r->ctx, &r->o) < 0)
+	    r->ctx.cache == NULL || r->ctx.leaf_memo == NULL)
 		return sp_diag_set(diag, 0, -ENOMEM, "out of memory");
-	r->drain.id_len = spi_events_id_len(&r->ev);
-	spi_jitter_init(&r->jitter, r->o.jitter, r->o.frequency,
+	spi_jitter_init(&r->jitter, !r->o.fixed_intervals, r->o.frequency,
 	    max_rate > 0 ? (unsigned long)max_rate : 0);
 	r->ctx.c[C_JITTER_PERCENT] = r->jitter.percent;
+	if (spi_events_init(&r->ev, &r->ctx, &r->o, r->jitter.percent > 0 ?
+	    &r->jitter : NULL) < 0)
+		return sp_diag_set(diag, 0, -ENOMEM, "out of memory");
+	r->drain.id_len = spi_events_id_len(&r->ev);
 	for (i = 0; i < C_COUNT_; i++)
 		r->counters[i].name.s = i < C_FALLBACK_FIRST_ ? counter_names[i] :
 		    i < C_UNWIND_FIRST_ ? spi_unwind_fallback_name(
@@ -218,27 +219,6 @@ adapt_stack(struct sp_recorder *r)
 }
 
 /*
- * New intervals for the sampling events due (rec_jitter_int.h), after a
- * drain has counted their samples.  An interval the kernel refuses turns
- * the jitter off, said once: the summary then says the intervals are
- * fixed.
- */
-static void
-jitter(struct sp_recorder *r)
-{
-	int err = spi_events_jitter(&r->ev, &r->jitter,
-	    &r->ctx.c[C_JITTER_CHANGES], &r->ctx.c[C_JITTER_NS]);
-
-	if (err == 0)
-		return;
-	r->jitter.percent = 0;
-	r->ctx.c[C_JITTER_PERCENT] = 0;
-	spi_rec_log(&r->ctx, "the kernel refused a new sampling interval "
-	    "(PERF_EVENT_IOC_PERIOD: %s): the intervals stay fixed, as with "
-	    "--no-jitter", sp_strerror(err));
-}
-
-/*
  * Reads the rings (all: to their heads; else the records older than this
  * call less REC_DRAIN_WRITE_NS), sorts the records by time and processes them where
  * they lie in the rings (only those that wrap around a ring's end are
@@ -270,7 +250,6 @@ drain(struct sp_recorder *r, int all)
 		if (r->ev.rings[k].base != NULL)
 			spi_ring_release(&r->ev.rings[k]);
 	adapt_stack(r);
-	jitter(r);
 	return err;
 }
 
@@ -304,9 +283,6 @@ sp_recorder_poll(struct sp_recorder *r, int timeout_ms)
 	int err;
 
 	timeout_ms = spi_adapt_wait_ms(&r->adapt, r->o.frequency, timeout_ms);
-	if (r->jitter.percent > 0 && (timeout_ms < 0 ||
-	    timeout_ms > SPI_JITTER_POLL_MS))
-		timeout_ms = SPI_JITTER_POLL_MS;
 	if (epoll_wait(r->ev.epfd, ev, 16, timeout_ms) < 0 && errno != EINTR)
 		return -errno;
 	err = drain(r, 0);

@@ -106,8 +106,9 @@ tree_split() {
 
 # check_event: the spool's machine is the guest's; the guest has a CPU
 # PMU where the series says so and none where it says not; sp-record
-# samples cycles where the guest has one and cpu-clock where not, and
-# names the event in its summary and in the spool.
+# samples cpu-clock with its intervals jittered by default, and with
+# --no-jitter cycles where the guest has a PMU and cpu-clock where not,
+# and names the event in its summary and in the spool.
 check_event() {
 	local m pmu ev want
 	m=$($DUMP --json "$G/cmd.spl" | sed -n 's/.*"kind":"header".*"machine":"\([^"]*\)".*/\1/p')
@@ -121,17 +122,21 @@ check_event() {
 	    test -n "$pmu" ;;
 	no) check "the event: the guest has no CPU PMU (${pmu:-none})" test -z "$pmu" ;;
 	esac
+	ev=$(spool_event cmd)
+	check "the event: jittered, the spool names cpu-clock (${ev:-none})" \
+	    test "$ev" = cpu-clock
+	check "the event: jittered, the summary says so" has "intervals jittered" "$(g cmd.err)"
 	want='cpu-clock'
 	[ -n "$pmu" ] && want=cycles
-	ev=$(spool_event cmd)
-	check "the event: the spool names $want (${ev:-none})" test "$ev" = "$want"
-	check "the event: the summary names $want" has "(event $want)" "$(g cmd.err)"
+	ev=$(spool_event fixed)
+	check "the event: --no-jitter, the spool names $want (${ev:-none})" test "$ev" = "$want"
+	check "the event: --no-jitter, the summary names $want" has "(event $want)" "$(g fixed.err)"
 	# cycles in frequency mode starts at a period of 1 as the command's
 	# exec turns it on: a burst of samples in the exec, counted apart
 	# and not as truncated stacks.
 	if [ "$want" = cycles ]; then
 		local ex
-		ex=$(counter "$G/cmd.spl" exec_samples)
+		ex=$(counter "$G/fixed.spl" exec_samples)
 		check "the event: the exec's burst of cycles samples is counted as exec_samples (${ex:-none})" \
 		    test "${ex:-0}" -gt 0
 	fi

@@ -78,6 +78,8 @@ echo "$paranoid" >$O/paranoid
 
 # A command: tree's split, complete stacks, nothing lost at 1 kHz.
 rec cmd -o $O/cmd.spl -- /w/tree 2000 cpu
+# Fixed intervals, as perf's: cycles where the guest has a PMU.
+rec fixed --no-jitter -o $O/fixed.spl -- /w/tree 500 cpu
 
 # Through a signal frame: a handler that spins, interrupting wait_loop.
 rec sig -o $O/sig.spl -- /w/sigspin 1000

@@ -6,9 +6,12 @@
 # fixed intervals sp-record gave 58.5 / 22.6 / 18.9.  With the intervals
 # jittered (--jitter) the split is the program's own, which it measures
 # with its thread's CPU clock, within 3 points (or 4 standard deviations
-# of a share of that many samples, when fewer were taken).  Not the
-# default: threads started after the events opened keep the interval
-# they inherit (sp-record(1)).
+# of a share of that many samples, when fewer were taken).  Jittered is
+# the default: each event samples at an interval of its own, drawn once
+# from 20 % below 1 / rate up to it, and its samples are kept with the
+# chance of that interval over 1 / rate (rec_jitter_int.h), so that
+# threads started later, sampled by copies of the events with their
+# intervals, are sampled at the rate asked for too.
 # perf's split of the same program in the same run is printed beside it,
 # for information: perf samples at fixed intervals.
 #
@@ -18,7 +21,7 @@
 # the timer happen to lock at, and so on the load).
 . "$(dirname "$0")/../lib.bash"
 CPU_S=5	# of the program's CPU time at each rate: ~5000 samples at 1 kHz
-read -ra OPTS <<<"${SP_JITTER_OPTS:---jitter}"
+read -ra OPTS <<<"${SP_JITTER_OPTS:-}"
 
 # truth FILE: "A B C" of the program's "split a= b= c=" line in FILE.
 truth() { sed -n 's/.*split a=\([0-9.]*\) b=\([0-9.]*\) c=\([0-9.]*\).*/\1 \2 \3/p' "$1"; }
@@ -85,22 +88,42 @@ for hz in 1000 500; do
 	echo "# $hz Hz: sp-record $s, perf $ps, against the program's $t (sp's run) and $pt (perf's)"
 done
 
-# The summary says how the intervals were drawn; by default, and with
-# --no-jitter, they are fixed (a short run: what is checked here is the
-# option).
-jit=$(counter "$TMP/1000.spl" jitter_changes)
-check "1000 Hz: the intervals were drawn again and again ($jit times)" \
-    test "${jit:-0}" -gt 10
-for opt in "" --no-jitter; do
-	run $REC $opt -F 1000 -o "$TMP/fixed.spl" -- $W/periodic 0.3
-	check "${opt:-by default}: records" test "$RC" -eq 0
-	check "${opt:-by default}: the summary says nothing of a jitter" \
-	    test -z "$(grep -F 'jittered' <<<"$ERR")"
-	check "${opt:-by default}: jitter_percent 0 and no interval drawn" \
-	    test "$(counter "$TMP/fixed.spl" jitter_percent) $(counter "$TMP/fixed.spl" jitter_changes)" = "0 0"
+# Threads started after the recording did, each with 1.5 s of CPU: each
+# gets one sample per millisecond of its own CPU time within 6 % (the
+# samples dropped to keep the rate are a binomial draw: 1 % is one
+# standard deviation at 1,500 samples).  The first jitter, which drew
+# each event's interval again within 25 % and could not reach the
+# threads' copies, gave 1451 to 1750.
+run env THREADS_CPU=1 $REC "${OPTS[@]}" -F 1000 -o "$TMP/threads.spl" -- \
+    $W/threads-O2 4 1500
+check "4 threads: records" test "$RC" -eq 0
+$DUMP "$TMP/threads.spl" | awk '/^sample / {
+	for (i = 1; i <= NF; i++) if ($i == "tid") n[$(i + 1)]++ }
+    END { for (t in n) print "tid", t, "samples", n[t] }' >"$TMP/threads.n"
+awk 'FNR == NR { if ($1 == "tid" && $3 == "cpu_us") cpu[$2] = $4; next }
+    ($2 in cpu) && cpu[$2] >= 200000 {
+	printf "%.3f %s %d %d\n", $4 / (cpu[$2] / 1000), $2, $4, cpu[$2] / 1000 }' \
+    "$TMP/err" "$TMP/threads.n" | sort -n >"$TMP/threads.r"
+echo "# samples per ms of CPU, tid, samples, CPU ms:" $(cat "$TMP/threads.r")
+check "4 threads: each has one sample per ms of its CPU within 6 % ($(head -1 "$TMP/threads.r" | cut -d' ' -f1) to $(tail -1 "$TMP/threads.r" | cut -d' ' -f1), $(wc -l <"$TMP/threads.r") threads over 0.2 s)" \
+    awk '{ n++; if ($1 < 0.94 || $1 > 1.06) bad++ } END { exit !(n >= 3 && !bad) }' "$TMP/threads.r"
+
+# The summary says how the intervals were drawn; with --no-jitter they
+# are fixed (a short run: what is checked here is the option).
+drop=$(counter "$TMP/1000.spl" jitter_dropped)
+check "1000 Hz: samples were dropped to keep the rate ($drop)" \
+    test "${drop:-0}" -gt 0
+run $REC --no-jitter -F 1000 -o "$TMP/fixed.spl" -- $W/periodic 0.3
+check "--no-jitter: records" test "$RC" -eq 0
+check "--no-jitter: the summary says nothing of a jitter" \
+    test -z "$(grep -F 'jittered' <<<"$ERR")"
+check "--no-jitter: jitter_percent 0 and no sample dropped" \
+    test "$(counter "$TMP/fixed.spl" jitter_percent) $(counter "$TMP/fixed.spl" jitter_dropped)" = "0 0"
+for opt in "" --jitter; do
+	run $REC $opt -F 1000 -o "$TMP/jit.spl" -- $W/periodic 0.3
+	check "${opt:-by default}: the summary states the jitter" has "intervals jittered" "$ERR"
+	check "${opt:-by default}: jitter_percent is the spread (20)" \
+	    test "$(counter "$TMP/jit.spl" jitter_percent)" = 20
+	check "${opt:-by default}: the event is cpu-clock" has "(event cpu-clock)" "$ERR"
 done
-run $REC --jitter -F 1000 -o "$TMP/jit.spl" -- $W/periodic 0.3
-check "--jitter: the summary states the jitter" has "intervals jittered" "$ERR"
-check "--jitter: jitter_percent is the spread (25)" \
-    test "$(counter "$TMP/jit.spl" jitter_percent)" = 25
 done_testing

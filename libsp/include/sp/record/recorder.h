@@ -71,14 +71,16 @@ struct sp_recorder_opts {
 	                        * off CPU, weighed by the nanoseconds until
 	                        * it runs again (SP_SAMPLE_OFF_CPU): needs
 	                        * kernel events (the switch is the kernel's) */
-	int jitter;            /* draw each event's interval again every 32
-	                        * of its samples, within 25 % of the mean, so
-	                        * that a loop whose period the interval
-	                        * divides is not seen at one phase; 0: fixed
-	                        * intervals, as perf's.  Threads started
-	                        * after the events opened inherit an interval
-	                        * no ioctl reaches, and are sampled at a rate
-	                        * of their own (docs/limits.md) */
+	int fixed_intervals;   /* sample at fixed intervals, as perf does (on
+	                        * cycles where there is a PMU).  0: each
+	                        * sampling event counts cpu-clock at an
+	                        * interval of its own, drawn once from 20 %
+	                        * below 1 / frequency up to it, and each
+	                        * sample is kept with the chance of its
+	                        * interval over 1 / frequency: the rate is
+	                        * the one asked for, and a loop whose period
+	                        * the interval divides is not seen at one
+	                        * phase (docs/limits.md) */
 	int raw_stacks;        /* also write each sample's registers and
 	                        * stack bytes (RAWSTACK), for replaying the
 	                        * unwinder offline; large */
