@@ -125,6 +125,25 @@ anchor_sp(struct spi_frame *cur, int cfa_reg, int64_t cfa_off, int fp_saved,
 		cur->r[SPI_DW_SP] = sp;
 }
 
+/*
+ * How far above the CFA the caller's stack pointer is: 0, but where the
+ * return address is saved at the CFA or above it, past its slot.  A
+ * register saved above the CFA is below the caller's frame, so the CFA
+ * understates it: glibc's arm64 _dl_runtime_resolve is entered after the
+ * PLT's "stp x16, x30, [sp, #-16]!" and says x30 is at CFA + 8, its CFA
+ * the stack pointer before that push (dl-trampoline.S adds no 16).  The
+ * walk read the caller's frame 16 bytes low (the signal frame check in
+ * the arm64 VM: 15 of 989 stacks cut, all of them in lazy binding).
+ */
+static uint64_t
+ra_above(const struct sp_cfi_row *row)
+{
+	const struct sp_cfi_rule *ra = &row->regs[SPI_DW_RA];
+
+	return ra->kind == SP_RULE_OFFSET && ra->off >= 0 && ra->off < 256 ?
+	    (uint64_t)ra->off + 8 : 0;
+}
+
 /* DWARF 5 §6.4.4: the caller's registers from a row. */
 static int
 cfi_step(struct spi_walk *w, struct spi_frame *cur, const struct sp_cfi_row *row,
@@ -152,7 +171,7 @@ cfi_step(struct spi_walk *w, struct spi_frame *cur, const struct sp_cfi_row *row
 			return err;
 	/* The CFA is the caller's stack pointer unless a rule says else. */
 	if (row->regs[SPI_DW_SP].kind == SP_RULE_SAME) {
-		next->r[SPI_DW_SP] = cfa;
+		next->r[SPI_DW_SP] = cfa + ra_above(row);
 		next->valid |= SPI_BIT(SPI_DW_SP);
 	}
 	return 0;
@@ -169,6 +188,8 @@ cfi_step(struct spi_walk *w, struct spi_frame *cur, const struct sp_cfi_row *row
 struct step {
 	uint64_t saved;            /* bit i: register i at CFA + off[i] */
 	uint64_t undef;            /* bit i: undefined in the caller */
+	uint32_t sp_off;           /* the caller's stack pointer: CFA + this
+	                            * (ra_above) */
 	int32_t cfa_off;
 	uint8_t cfa_reg;
 	uint8_t simple;            /* 0: not in this form */
@@ -199,6 +220,7 @@ compile(const struct sp_cfi_row *row, struct step *st)
 		return;
 	st->cfa_reg = row->cfa_reg;
 	st->cfa_off = (int32_t)row->cfa_off;
+	st->sp_off = (uint32_t)ra_above(row);
 	for (i = 0; i < SPI_WALK_NREGS; i++) {
 		const struct sp_cfi_rule *ru = &row->regs[i];
 
@@ -243,7 +265,7 @@ simple_step(struct spi_walk *w, const struct spi_frame *cur, const struct step *
 		}
 		next->valid |= SPI_BIT(i);
 	}
-	next->r[SPI_DW_SP] = cfa;
+	next->r[SPI_DW_SP] = cfa + st->sp_off;
 	next->valid |= SPI_BIT(SPI_DW_SP);
 	return 0;
 }

@@ -45,6 +45,22 @@ check "leaf_noframe outside its loop: sampled ($n samples)" test "$n" -ge 10
 check "leaf_noframe outside its loop: every sample unwinds into its caller ($k of $n)" \
     test "$k" -eq "$n"
 
+# A return address saved above the CFA, as glibc's arm64
+# _dl_runtime_resolve's CFI has it after the PLT's push
+# (tests/workloads/pltpush.c): the caller's stack pointer is past its
+# slot.  Taken as the CFA, the walk made no progress: 0 % complete.
+run $REC -o "$TMP/plt.spl" -- $W/pltpush 1500
+if [ "$RC" -eq 2 ] && has "x86-64 only" "$ERR"; then
+	skip "return address above the CFA" "the workload is x86-64 assembly"
+else
+	check "return address above the CFA: records" test "$RC" -eq 0
+	$SYM "$TMP/plt.spl" 2>/dev/null | $FOLD 2>/dev/null >"$TMP/plt.folded"
+	read -r n k < <(fold_count "$TMP/plt.folded" ';resolve(;|$)' ';main;outer;resolve(;|$)')
+	check "return address above the CFA: sampled ($n samples in resolve)" test "$n" -gt 100
+	check "return address above the CFA: at least 99% unwind through outer into main ($k of $n)" \
+	    test "$((k * 100))" -ge "$((n * 99))"
+fi
+
 # A JIT leaf (anonymous memory, no CFI): its caller is main, not skipped.
 run $REC -o "$TMP/jit.spl" -- $W/jit 500
 $DUMP -v "$TMP/jit.spl" | awk '/^sample/ { getline a; getline b
