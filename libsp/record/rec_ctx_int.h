@@ -59,6 +59,9 @@ enum rec_counter {
 	C_JITTER_DROPPED,     /* samples dropped to keep the rate: the kernel
 	                       * took them at intervals that short */
 	C_BAD_RECORDS,        /* perf records too short for their fields */
+	C_CODE_READS,         /* pages of code read from processes */
+	C_CODE_READ_HITS,     /* code reads served from a page read before
+	                       * in the same drain */
 	C_CFI_STEPS,          /* frames unwound by their CFI */
 	C_CFI_FILES,          /* ELF files whose CFI was loaded */
 	C_CFI_CACHE_HITS,     /* CFI steps served from the row cache */
@@ -190,6 +193,23 @@ struct rec_keep {
 };
 
 /* The recorder's state its helpers use; struct sp_recorder holds one. */
+/*
+ * Code bytes read from sampled processes in this drain (rec_process.c
+ * read_code), by 4 KiB page: the unwinder reads a few bytes at a time,
+ * two or three times a sample in JIT code (the leaf memo's check, the
+ * call before a return address), and each process_vm_readv cost 3 us.
+ * The samples of a drain were taken before it, so bytes read once for
+ * all of them are as current as bytes read for each.
+ */
+#define REC_CODE_PAGES 64u
+struct rec_code_page {
+	uint64_t page;                /* its address (4 KiB aligned) */
+	uint64_t gen;                 /* the drain that read it; 0: empty */
+	uint32_t pid;
+	uint32_t len;                 /* bytes read from its start */
+	uint8_t b[4096];
+};
+
 struct rec_ctx {
 	struct sp_writer *w;
 	void (*log)(void *ctx, const char *msg); /* NULL: quiet */
@@ -206,6 +226,8 @@ struct rec_ctx {
 	struct sp_leaf_memo *leaf_memo;
 	uint64_t maps_gen;            /* counts changes to any mappings */
 	uint64_t epochs;              /* code epochs given out (rec_proc) */
+	struct rec_code_page *code;   /* REC_CODE_PAGES, NULL until used */
+	uint64_t drain_gen;           /* drains begun, from 1 */
 	uint64_t c[C_COUNT_];
 };
 

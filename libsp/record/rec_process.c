@@ -192,51 +192,76 @@ find_cfi(void *ctx, uint64_t pc, const struct sp_cfi_table **t,
 	return 0;
 }
 
-/* Code bytes of the sampled process, for the leaf analysis: up to the
- * end of addr's page and then the next page, each read on its own so an
- * unmapped second page still leaves the first.  A sample read from the
- * ring after its process exited can still be analysed when its code is
- * file-backed: then the bytes come from the file; else from the bytes
- * read at that address before (struct code_memo). */
+/* The page of code at page (4 KiB aligned) of process p, read in this
+ * drain (rec_ctx_int.h): NULL when it cannot be read. */
+static const struct rec_code_page *
+code_page(struct rec_ctx *r, const struct rec_proc *p, uint64_t page)
+{
+	struct rec_code_page *cp;
+	struct iovec local, remote;
+	ssize_t got;
+
+	if (r->code == NULL &&
+	    (r->code = calloc(REC_CODE_PAGES, sizeof(*r->code))) == NULL)
+		return NULL;
+	cp = &r->code[((page >> 12) ^ p->pid * 0x9e3779b1u) % REC_CODE_PAGES];
+	if (cp->gen == r->drain_gen && cp->page == page && cp->pid == p->pid) {
+		r->c[C_CODE_READ_HITS]++;
+		return cp->len > 0 ? cp : NULL;
+	}
+	local.iov_base = cp->b;
+	local.iov_len = sizeof(cp->b);
+	/* An address in the other process, never dereferenced here. */
+	/* NOLINTNEXTLINE(performance-no-int-to-ptr) */
+	remote.iov_base = (void *)(uintptr_t)page;
+	remote.iov_len = sizeof(cp->b);
+	got = process_vm_readv((pid_t)p->pid, &local, 1, &remote, 1, 0);
+	cp->page = page;
+	cp->pid = p->pid;
+	cp->gen = r->drain_gen;
+	cp->len = got > 0 ? (uint32_t)got : 0;
+	r->c[C_CODE_READS]++;
+	return cp->len > 0 ? cp : NULL;
+}
+
+/* Code bytes of the sampled process, for the leaf analysis: from the
+ * pages read in this drain, up to the first that cannot be read.  A
+ * sample read from the ring after its process exited can still be
+ * analysed when its code is file-backed: then the bytes come from the
+ * file; else from the bytes read at that address before (struct
+ * code_memo). */
 static size_t
 read_code(void *ctx, uint64_t addr, uint8_t *buf, size_t len)
 {
-	struct rec_proc *p = ((const struct walk *)ctx)->p;
+	const struct walk *w = ctx;
+	struct rec_proc *p = w->p;
 	struct code_memo *cm = &p->code[(addr ^ addr >> 4) % CODE_MEMO];
 	const struct rec_range *m;
 	const struct sp_elf_file *elf;
-	uint64_t page_end = (addr | 4095) + 1;
-	size_t first = page_end - addr < len ? (size_t)(page_end - addr) : len;
-	struct iovec local[2], remote[2];
-	ssize_t got;
-	int n = 1;
+	size_t got = 0;
 
-	local[0].iov_base = buf;
-	local[0].iov_len = first;
-	/* An address in the other process, never dereferenced here. */
-	/* NOLINTNEXTLINE(performance-no-int-to-ptr) */
-	remote[0].iov_base = (void *)(uintptr_t)addr;
-	remote[0].iov_len = first;
-	if (first < len) {
-		local[1].iov_base = buf + first;
-		local[1].iov_len = len - first;
-		/* NOLINTNEXTLINE(performance-no-int-to-ptr) */
-		remote[1].iov_base = (void *)(uintptr_t)page_end;
-		remote[1].iov_len = len - first;
-		n = 2;
+	while (got < len) {
+		uint64_t a = addr + got, page = a & ~(uint64_t)4095;
+		const struct rec_code_page *cp = code_page(w->r, p, page);
+		size_t off = (size_t)(a - page), k;
+
+		if (cp == NULL || cp->len <= off)
+			break;
+		k = cp->len - off < len - got ? cp->len - off : len - got;
+		memcpy(buf + got, cp->b + off, k);
+		got += k;
+		if (off + k < sizeof(cp->b))
+			break;
 	}
-	got = process_vm_readv((pid_t)p->pid, local, (unsigned long)n, remote,
-	    (unsigned long)n, 0);
 	m = spi_rec_find_range(p, addr);
 	elf = m != NULL ? spi_rec_range_elf(m) : NULL;
 	if (got > 0) {
 		if (m != NULL && elf == NULL) {
 			cm->addr = addr;
-			cm->len = (size_t)got < sizeof(cm->b) ? (size_t)got :
-			    sizeof(cm->b);
+			cm->len = got < sizeof(cm->b) ? got : sizeof(cm->b);
 			memcpy(cm->b, buf, cm->len);
 		}
-		return (size_t)got;
+		return got;
 	}
 	if (m == NULL || elf == NULL) {
 		if (cm->len == 0 || cm->addr != addr)

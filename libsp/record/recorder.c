@@ -60,6 +60,8 @@ static const char *const counter_names[C_FALLBACK_FIRST_] = {
 	[C_THROTTLES] = "throttles",
 	[C_JITTER_PERCENT] = "jitter_percent",
 	[C_JITTER_DROPPED] = "jitter_dropped",
+	[C_CODE_READS] = "code_pages_read",
+	[C_CODE_READ_HITS] = "code_read_hits",
 	[C_BAD_RECORDS] = "bad_perf_records",
 	[C_CFI_STEPS] = "cfi_steps",
 	[C_CFI_FILES] = "cfi_files",
@@ -231,6 +233,7 @@ drain(struct sp_recorder *r, int all)
 	size_t i;
 	int k, swept = 0, err;
 
+	r->ctx.drain_gen++;
 	if ((err = spi_drain_read(&r->drain, r->ev.rings, r->ev.nr_cpus,
 	    until)) != 0)
 		return err;
@@ -425,6 +428,7 @@ sp_recorder_free(struct sp_recorder *r)
 	free(r->tg.pids);
 	spi_unwind_cache_free(r->ctx.cache); /* before the tables it points into */
 	spi_leaf_memo_free(r->ctx.leaf_memo);
+	free(r->ctx.code);
 	spi_cfi_table_free(r->ctx.vdso);
 	while (r->ctx.files != NULL) {
 		struct rec_file *f = r->ctx.files;
