@@ -72,10 +72,11 @@ create_tmp(struct sp_output_file *o, mode_t mode, int exists)
 	for (n = 0; n < 100; n++) {
 		(void)snprintf(o->tmp, len, "%.*s.%s.%ld-%u", dirlen, o->target,
 		    base, (long)getpid(), n);
-		/* A new file gets 0644 less the umask, as open(2) would give
-		 * it; a replaced one keeps its mode exactly. */
+		/* A new file gets 0600, as perf.data does: profiles hold
+		 * command lines, paths and names.  A replaced one keeps its
+		 * mode exactly. */
 		fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
-		    exists ? 0600 : 0644);
+		    0600);
 		if (fd >= 0 || errno != EEXIST)
 			break;
 	}
@@ -104,14 +105,14 @@ output_free(struct sp_output_file *o)
 static int
 open_target(struct sp_output_file *o, const char *path, int flags)
 {
-	mode_t mode = 0644;
+	mode_t mode = 0600;
 	int exists;
 
 	o->name = o->path = path;
 	o->target = replaced(path, &mode, &exists);
 	if (o->target != NULL)
 		return create_tmp(o, mode, exists);
-	return open(path, O_WRONLY | O_CREAT | O_CLOEXEC | flags, 0644);
+	return open(path, O_WRONLY | O_CREAT | O_CLOEXEC | flags, 0600);
 }
 
 int
@@ -129,7 +130,7 @@ sp_output_redirect(struct sp_output_file *o, const char *path,
 	/* No temporary (a directory that takes no new file): write in
 	 * place. */
 	if (fd < 0)
-		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	(void)fflush(stdout);
 	if (fd < 0 || (fd != STDOUT_FILENO && dup2(fd, STDOUT_FILENO) < 0)) {
 		err = -errno;

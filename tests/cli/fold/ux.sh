@@ -104,6 +104,12 @@ check "sp-flame -o FILE with bad input: exit 1, FILE kept" \
     test "$RC" -eq 1 -a "$(cat "$TMP/o/keep.svg")" = old
 run $FLAME -o "$TMP/o/new.svg" "$TMP/bad.folded"
 check "... and no new file" test "$(leftovers)" -eq 0
+# New outputs are 0600, as perf.data: profiles hold command lines and
+# paths.  (umask 022 would leave 0644 of 0666.)
+run sh -c "umask 022; exec $FLAME -o '$TMP/o/fresh.svg' '$TMP/good.folded'"
+check "a new output file is created 0600 ($(stat -c %a "$TMP/o/fresh.svg" 2>/dev/null))" \
+    test "$(stat -c %a "$TMP/o/fresh.svg" 2>/dev/null)" = 600
+rm -f "$TMP/o/fresh.svg"
 run sh -c "trap '' XFSZ; ulimit -f 1; exec $FLAME -o '$TMP/o/keep.svg' '$TMP/good.folded'"
 check "sp-flame -o FILE failing half-way: exit 1, the reason" \
     test "$RC" -eq 1 -a "$ERR" = "sp-flame: $TMP/o/keep.svg: File too large"
