@@ -133,6 +133,27 @@ parse_args(int argc, char **argv, struct opts *o)
 	o->in = optind < argc ? argv[optind] : "-";
 }
 
+
+/* Input that is no folded text and no spool, known by its first bytes:
+ * said at once, with what to run instead (a perf.data gave a line of
+ * "NUL byte in the line" per line). */
+static void
+not_folded(const char *name, const char *buf, size_t n)
+{
+	if (n >= 8 && (memcmp(buf, "PERFILE2", 8) == 0 ||
+	    memcmp(buf, "2ELIFREP", 8) == 0))
+		errx(1, "%s: this is a perf recording (perf.data), not folded "
+		    "stacks: perf script -i %s | stackcollapse-perf.pl | "
+		    "sp-flame", name, name);
+	if (n >= 2 && (unsigned char)buf[0] == 0x1f &&
+	    (unsigned char)buf[1] == 0x8b)
+		errx(1, "%s: gzip-compressed data, not folded stacks: zcat "
+		    "%s | sp-flame (a pprof profile is read by pprof)", name,
+		    name);
+	if (n >= 4 && memcmp(buf, "\177ELF", 4) == 0)
+		errx(1, "%s: an ELF file, not folded stacks: record it with "
+		    "sp-record, then sp-sym | sp-fold | sp-flame", name);
+}
 /* Reads path ("-": standard input) into a new tree, reporting bad lines
  * as "FILE: line N: reason"; exits 1 on errors. */
 static struct sp_flame *
@@ -157,6 +178,8 @@ load(const struct opts *o, const char *path)
 			continue;
 		if (n < 0)
 			err(1, "%s", name);
+		if (sp_flame_lines(f) == 0)
+			not_folded(name, buf, (size_t)n);
 		if ((rc = sp_flame_feed(f, buf, (size_t)n)) == -SP_EFORMAT)
 			errx(1, "%s: this is a spool; run sp-fold first: "
 			    "sp-fold %s | sp-flame", name, fd == STDIN_FILENO ?

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <zlib.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -167,6 +168,91 @@ fail(struct sp_diag *diag, uint64_t off, int err, const char *msg)
 	return sp_diag_set(diag, off, err, "%s", msg);
 }
 
+/* Whether p[0..len) inflates (gzip) to a spool's magic. */
+static int
+gzipped_spool(const uint8_t *p, size_t len)
+{
+	uint8_t out[SP_MAGIC_LEN];
+	z_stream z;
+	int ok;
+
+	memset(&z, 0, sizeof(z));
+	if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK)
+		return 0;
+	z.next_in = (Bytef *)(uintptr_t)p;
+	z.avail_in = (uInt)(len < 65536 ? len : 65536);
+	z.next_out = out;
+	z.avail_out = sizeof(out);
+	(void)inflate(&z, Z_SYNC_FLUSH);
+	ok = z.avail_out == 0 && memcmp(out, magic, sizeof(out)) == 0;
+	(void)inflateEnd(&z);
+	return ok;
+}
+
+/* Whether the first line of p[0..len) reads as folded stacks: printable
+ * text, and a count after its last space. */
+static int
+folded_text(const uint8_t *p, size_t len)
+{
+	size_t i, space = 0;
+
+	for (i = 0; i < len && p[i] != '\n'; i++) {
+		if (p[i] < 0x20 && p[i] != '\t')
+			return 0;
+		if (p[i] == ' ')
+			space = i;
+	}
+	if (i == len && len < 4096)
+		return 0; /* a first line cut short: not enough to tell */
+	if (space == 0 || space + 1 >= i)
+		return 0;
+	while (++space < i)
+		if (p[space] < '0' || p[space] > '9')
+			return 0;
+	return 1;
+}
+
+/*
+ * Not a spool: what the data looks like, for a message that says what to
+ * do with it (a perf.data given to sp-fold got "bad magic").
+ */
+static int
+not_a_spool(const uint8_t *p, size_t len, struct sp_diag *diag)
+{
+	const char *what = NULL;
+	size_t i = 0;
+
+	if (len >= 8 && (memcmp(p, "PERFILE2", 8) == 0 ||
+	    memcmp(p, "2ELIFREP", 8) == 0))
+		what = "this is a perf recording (perf record's perf.data); "
+		    "stackpulse cannot read it: perf script | "
+		    "stackcollapse-perf.pl gives folded stacks for sp-flame, "
+		    "or record with sp-record";
+	else if (len >= 2 && p[0] == 0x1f && p[1] == 0x8b)
+		what = gzipped_spool(p, len) ? "a gzip-compressed spool: "
+		    "gunzip it first (zcat FILE | sp-fold -)" :
+		    "gzip-compressed data, such as a pprof profile (sp-fold "
+		    "--pprof writes them; read them with pprof): not a spool";
+	else if (len >= 4 && memcmp(p, "\177ELF", 4) == 0)
+		what = "an ELF file (a program or a library), not a spool: "
+		    "record it with sp-record -- PROGRAM";
+	else if (folded_text(p, len))
+		what = "folded stacks (text, as sp-fold writes), not a spool: "
+		    "pipe them to sp-flame";
+	if (what == NULL) {
+		while (i < len && (p[i] == ' ' || p[i] == '\n' ||
+		    p[i] == '\t' || p[i] == '\r'))
+			i++;
+		if (i < len && (p[i] == '{' || p[i] == '['))
+			what = "JSON (a speedscope profile or a Chrome trace, "
+			    "as sp-fold writes them?), not a spool: open it in "
+			    "its viewer";
+	}
+	if (what != NULL)
+		return fail(diag, 0, -SP_EMAGIC, what);
+	return fail(diag, 0, -SP_EMAGIC, "not a spool: bad magic");
+}
+
 int
 sp_header_decode(const uint8_t *p, size_t len, struct sp_header *h,
     struct sp_diag *diag)
@@ -176,7 +262,7 @@ sp_header_decode(const uint8_t *p, size_t len, struct sp_header *h,
 	memset(h, 0, sizeof(*h));
 	if (len > 0 &&
 	    memcmp(p, magic, len < SP_MAGIC_LEN ? len : SP_MAGIC_LEN) != 0)
-		return fail(diag, 0, -SP_EMAGIC, "not a spool: bad magic");
+		return not_a_spool(p, len, diag);
 	if (len < OFF_FLAGS)
 		return fail(diag, len, -SP_ETRUNC, "data ends inside the header");
 	h->version = sp_le16(p + OFF_VERSION);

@@ -35,6 +35,46 @@ for t in sp-dump sp-sym sp-fold sp-merge; do
 	check "$t: 100 bytes of a header are not a spool" test "$RC" -eq 1 -a \
 	    "$ERR" = "$t: $TMP/cut100.spl: offset 0x64: not a spool: incomplete header (100 of 216 bytes)"
 done
+# --- what else a user hands a reader: known by its content (issue 29) ------
+# A perf recording (made by perf where it runs), folded text, a gzipped
+# spool, a pprof profile, JSON and a program: each named, with what to
+# run instead, in every reader tool and in sp-flame.
+if command -v perf >/dev/null && HOME=$TMP perf record -q -o "$TMP/perf.data" -- true \
+    >/dev/null 2>&1; then
+	for t in sp-dump sp-sym sp-fold sp-merge; do
+		reader $t "$TMP/perf.data"
+		check "$t: a perf.data is named as perf's, with perf script" \
+		    eval 'test "$RC" -eq 1 && has "this is a perf recording" "$ERR" && has "perf script" "$ERR"'
+	done
+	run $FLAME "$TMP/perf.data"
+	check "sp-flame: a perf.data is named as perf's, at once" \
+	    eval 'test "$RC" -eq 1 && has "perf recording" "$ERR" && test "$(wc -l <<<"$ERR")" -eq 1'
+else
+	skip "a perf.data given to the readers" "perf is not installed or does not run on this kernel"
+fi
+DUMP_BIN=build/bin/sp-dump
+printf 'main;run;work_a 12\nmain;run;work_b 3\n' >"$TMP/text.folded"
+gzip -c "$TMP/ref.spl" >"$TMP/ref.spl.gz"
+printf '{"$schema":"https://www.speedscope.app/file-format-schema.json"}\n' >"$TMP/x.json"
+for t in sp-dump sp-sym sp-fold sp-merge; do
+	reader $t "$TMP/text.folded"
+	check "$t: folded text is named, with sp-flame" \
+	    eval 'test "$RC" -eq 1 && has "folded stacks" "$ERR" && has "sp-flame" "$ERR"'
+	reader $t "$TMP/ref.spl.gz"
+	check "$t: a gzipped spool is named, with gunzip" \
+	    eval 'test "$RC" -eq 1 && has "gzip-compressed spool" "$ERR"'
+	reader $t "$TMP/x.json"
+	check "$t: JSON is named" eval 'test "$RC" -eq 1 && has "JSON" "$ERR"'
+	reader $t "$DUMP_BIN"
+	check "$t: a program is named" eval 'test "$RC" -eq 1 && has "an ELF file" "$ERR"'
+done
+$FOLD --pprof -o "$TMP/ref.pb.gz" "$TMP/ref.spl" 2>/dev/null
+reader sp-fold "$TMP/ref.pb.gz"
+check "sp-fold: a pprof profile is named as gzip data, pprof's" \
+    eval 'test "$RC" -eq 1 && has "pprof" "$ERR"'
+run $FLAME "$TMP/ref.spl.gz"
+check "sp-flame: gzip data is named, with zcat" eval 'test "$RC" -eq 1 && has "zcat" "$ERR"'
+
 for t in sp-sym sp-merge; do
 	reader $t "$TMP/empty.spl"
 	check "$t: no output file is left for an empty input" test ! -e "$TMP/out.spl"
