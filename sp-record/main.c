@@ -87,6 +87,9 @@ usage(int status)
 	    "      --raw-stacks   also store each sample's registers and stack\n"
 	    "                     bytes (for replaying the unwinder; large)\n"
 	    "  -o, --output FILE  where to write the spool\n"
+	    "  -g, --call-graph dwarf[,SIZE]  perf's spellings, accepted: stacks\n"
+	    "                     are always recorded, unwound by DWARF CFI as they\n"
+	    "                     are taken (SIZE: the stack copy, as -s)\n"
 	    "  -q, --quiet        no status line, no summary and no advice\n"
 	    "  -h, --help         this text\n"
 	    "      --version      version, spool format and build-id\n");
@@ -138,6 +141,7 @@ struct opts {
 	int quiet;
 	const char *cgroup; /* -G: the processes of a cgroup; a command only
 	                     * times it, as with -a */
+	const char *perf_habit; /* -g or --call-graph dwarf: said once */
 };
 
 static int
@@ -174,6 +178,7 @@ static const struct option longopts[] = {
 	{ "all-cpus", no_argument, NULL, 'a' },
 	{ "bundle", required_argument, NULL, 'b' },
 	{ "bundle-binaries", no_argument, NULL, 'B' },
+	{ "call-graph", required_argument, NULL, 1000 + 'g' },
 	{ "cgroup", required_argument, NULL, 'G' },
 	{ "children", no_argument, NULL, 'c' },
 	{ "no-children", no_argument, NULL, 'C' },
@@ -184,10 +189,12 @@ static const struct option longopts[] = {
 	{ "keep-unreachable", required_argument, NULL, 1000 + 'U' },
 	{ "kernel", no_argument, NULL, 'k' },
 	{ "max-frames", required_argument, NULL, 'm' },
-	/* The default since attaching stopped no more; kept so that
-	 * scripts that asked for it keep working. */
+	/* The default now; kept so that scripts that asked for it keep
+	 * working. */
 	{ "jitter", no_argument, NULL, 1000 + 'j' },
 	{ "no-jitter", no_argument, NULL, 1000 + 'J' },
+	/* The default since attaching stopped no more; kept so that
+	 * scripts that asked for it keep working. */
 	{ "no-stop", no_argument, NULL, 'N' },
 	{ "off-cpu", no_argument, NULL, 1000 + 'O' },
 	{ "output", required_argument, NULL, 'o' },
@@ -200,11 +207,41 @@ static const struct option longopts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
+/*
+ * perf record's --call-graph MODE: dwarf (with the stack copy's size) is
+ * what sp-record always does, at record time; the other modes are
+ * perf's alone.
+ */
+static void
+call_graph(struct opts *o, const char *arg)
+{
+	const char *size;
+
+	if (strncmp(arg, "dwarf", 5) != 0 || (arg[5] != '\0' &&
+	    arg[5] != ','))
+		errx(2, "--call-graph %s: sp-record records stacks one way, "
+		    "unwinding them by DWARF CFI as they are taken (perf's "
+		    "\"dwarf\", without the copies in the file): use "
+		    "--call-graph dwarf[,SIZE], or leave it out", arg);
+	size = arg[5] == ',' ? arg + 6 : NULL;
+	if (size != NULL)
+		o->t.ro.stack_bytes = (unsigned)spi_tool_int(
+		    "--call-graph dwarf,SIZE", size, 8, SP_STACK_BYTES_MAX) &
+		    ~7u;
+	o->perf_habit = "--call-graph dwarf";
+}
+
 /* The options sp-top has not (spi_tool_rec_option has the others). */
 static void
 own_option(struct opts *o, int ch, char **argv)
 {
 	switch (ch) {
+	case 'g':
+		o->perf_habit = "-g";
+		break;
+	case 1000 + 'g':
+		call_graph(o, optarg);
+		break;
 	case 'G':
 		o->cgroup = optarg;
 		break;
@@ -286,12 +323,15 @@ parse_args(int argc, char **argv, struct opts *o)
 	o->out = "sp.spl";
 	o->t.ro.keep_unreachable = SP_KEEP_UNREACHABLE_DEFAULT;
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, "+:ab:cd:D:F:G:hkm:o:p:qs:", longopts,
+	while ((ch = getopt_long(argc, argv, "+:ab:cd:D:F:gG:hkm:o:p:qs:", longopts,
 	    NULL)) != -1)
 		if (!spi_tool_rec_option(&o->t, ch, optarg))
 			own_option(o, ch, argv);
 	spi_tool_rec_args(&o->t, argc, argv);
 	check_targets(o, argv);
+	if (o->perf_habit != NULL && !o->quiet)
+		warnx("%s: stacks are always recorded, unwound by DWARF CFI as "
+		    "they are taken; nothing to turn on", o->perf_habit);
 	/* -o -: no place beside it; the recorder says so if it matters. */
 	if (o->bundle == NULL && sp_bundle_beside(o->out, o->keep_dir,
 	    sizeof(o->keep_dir)) == 0)

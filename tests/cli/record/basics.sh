@@ -618,10 +618,24 @@ run $REC -o "$TMP/x.spl" -- /nonexistent/cmd
 check "a command that cannot run is named" has "cannot run /nonexistent/cmd" "$ERR"
 run $REC -o "$TMP/x.spl"
 check "no target is a usage error" test "$RC" -eq 2
+# perf's habits (issue 29 §3): -g and --call-graph dwarf[,SIZE] are what
+# sp-record always does, said once; other modes are refused by name.
+run $REC -g -o "$TMP/g.spl" -- $W/tree 100
+check "-g is accepted: records" test "$RC" -eq 0
+check "-g: said once that stacks are always recorded" \
+    test "$(grep -c 'stacks are always recorded' <<<"$ERR")" -eq 1
+run $REC -q -g -o "$TMP/g.spl" -- $W/tree 100
+check "-g -q: nothing said of it" test "$RC" -eq 0 -a -z "$(grep -F "always recorded" <<<"$ERR")"
+run $REC -q --call-graph dwarf,16384 -o "$TMP/g.spl" -- $W/tree 100
+check "--call-graph dwarf,16384: records with a copy of 16384 bytes" \
+    test "$RC" -eq 0 -a "$(counter "$TMP/g.spl" stack_bytes)" = 16384
+run $REC -q --call-graph lbr -o "$TMP/g.spl" -- true
+check "--call-graph lbr: refused by name (exit 2)" \
+    eval 'test "$RC" -eq 2 && has "--call-graph lbr" "$ERR"'
 run $REC --help
 check "help exits 0" test "$RC" -eq 0
 for opt in --freq --stack --kernel --children --no-children --duration --delay --pid --stop \
-    --output --quiet --max-frames --bundle --bundle-binaries; do
+    --output --quiet --max-frames --bundle --bundle-binaries --call-graph --no-jitter; do
 	check "man page documents $opt" grep -q -- "${opt//-/\\\\-}" sp-record/sp-record.1
 	check "help documents $opt" has "$opt" "$OUT"
 done
