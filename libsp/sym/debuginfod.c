@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -175,6 +176,63 @@ from_http(const char *server, const char *rel, int tmp, struct fetch *f)
 }
 
 /*
+ * Reads fds a and b until both end: a into abuf (up to acap bytes, *an
+ * read), b into bbuf likewise; what does not fit is read and dropped.
+ */
+static void
+drain_two(int a, char *abuf, size_t acap, size_t *an, int b, char *bbuf,
+    size_t bcap, size_t *bn)
+{
+	struct pollfd pf[2] = { { a, POLLIN, 0 }, { b, POLLIN, 0 } };
+	char sink[512];
+
+	while (pf[0].fd >= 0 || pf[1].fd >= 0) {
+		int i;
+
+		if (poll(pf, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			return;
+		}
+		for (i = 0; i < 2; i++) {
+			char *buf = i == 0 ? abuf : bbuf;
+			size_t cap = i == 0 ? acap : bcap, *got = i == 0 ?
+			    an : bn;
+			ssize_t r;
+
+			if (pf[i].fd < 0 || pf[i].revents == 0)
+				continue;
+			r = *got < cap ? read(pf[i].fd, buf + *got, cap - *got) :
+			    read(pf[i].fd, sink, sizeof(sink));
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r <= 0)
+				pf[i].fd = -1;
+			else if (*got < cap)
+				*got += (size_t)r;
+		}
+	}
+}
+
+/* The last line of s with text in it, cut at its end; NULL: none. */
+static char *
+last_line(char *s)
+{
+	char *end = s + strlen(s), *start;
+
+	while (end > s && (end[-1] == '\n' || end[-1] == '\r' ||
+	    end[-1] == ' '))
+		end--;
+	if (end == s)
+		return NULL;
+	*end = '\0';
+	start = end;
+	while (start > s && start[-1] != '\n')
+		start--;
+	return start;
+}
+
+/*
  * An https:// server through elfutils' debuginfod-find, which puts the
  * file in the same cache and prints its path: 0 with path, 1 not, 2
  * there is no debuginfod-find.
@@ -183,13 +241,19 @@ static int
 from_helper(const char *server, const char *cache, const char *idhex,
     char *path, size_t cap, struct fetch *f)
 {
-	int p[2], status;
-	char out[PATH_MAX + 1], secs[16];
-	size_t n = 0;
+	int p[2], e[2], status;
+	char out[PATH_MAX + 1], err[512], secs[16], *why;
+	size_t n = 0, ne = 0;
 	pid_t pid;
 
 	if (pipe2(p, O_CLOEXEC) < 0) {
 		say(f, "%s: %s", server, strerror(errno));
+		return 1;
+	}
+	if (pipe2(e, O_CLOEXEC) < 0) {
+		say(f, "%s: %s", server, strerror(errno));
+		(void)close(p[0]);
+		(void)close(p[1]);
 		return 1;
 	}
 	(void)snprintf(secs, sizeof(secs), "%d", f->timeout_ms / 1000);
@@ -197,7 +261,7 @@ from_helper(const char *server, const char *cache, const char *idhex,
 	if (pid == 0) {
 		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
 
-		if (dup2(p[1], 1) < 0 || (null >= 0 && dup2(null, 2) < 0) ||
+		if (dup2(p[1], 1) < 0 || dup2(e[1], 2) < 0 ||
 		    (null >= 0 && dup2(null, 0) < 0) ||
 		    setenv("DEBUGINFOD_URLS", server, 1) < 0 ||
 		    setenv("DEBUGINFOD_CACHE_PATH", cache, 1) < 0 ||
@@ -209,27 +273,25 @@ from_helper(const char *server, const char *cache, const char *idhex,
 		_exit(errno == ENOENT ? 127 : 126);
 	}
 	(void)close(p[1]);
+	(void)close(e[1]);
 	if (pid < 0) {
 		(void)close(p[0]);
+		(void)close(e[0]);
 		say(f, "%s: %s", server, strerror(errno));
 		return 1;
 	}
-	for (;;) {
-		ssize_t r = read(p[0], out + n, sizeof(out) - 1 - n);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		n += (size_t)r;
-		if (n == sizeof(out) - 1)
-			break;
-	}
+	/* Both until they end: its path on one, why it found none on the
+	 * other ("Server query failed: No route to host"), either of which
+	 * could fill while the other is read. */
+	drain_two(p[0], out, sizeof(out) - 1, &n, e[0], err, sizeof(err) - 1,
+	    &ne);
 	(void)close(p[0]);
+	(void)close(e[0]);
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
 	out[n] = '\0';
 	out[strcspn(out, "\n")] = '\0';
+	err[ne] = '\0';
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
 		say(f, "%s: https needs elfutils' debuginfod-find on the PATH "
 		    "(Debian package debuginfod); stackpulse speaks plain "
@@ -238,7 +300,11 @@ from_helper(const char *server, const char *cache, const char *idhex,
 	}
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || out[0] == '\0' ||
 	    strlen(out) >= cap) {
-		say(f, "%s: debuginfod-find found none", server);
+		why = last_line(err);
+		if (why != NULL)
+			say(f, "%s: debuginfod-find found none: %s", server, why);
+		else
+			say(f, "%s: debuginfod-find found none", server);
 		return 1;
 	}
 	memcpy(path, out, strlen(out) + 1);

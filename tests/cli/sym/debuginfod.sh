@@ -113,6 +113,17 @@ check "the report says what the server did" has "$url: Connection refused" "$ERR
 run env DEBUGINFOD_URLS="https://127.0.0.1:$port" PATH=/nonexistent $SYM -o /dev/null "$TMP/tree.spl"
 check "https without debuginfod-find: exit 0" test "$RC" -eq 0
 check "and the report says what it needs" has "https needs elfutils' debuginfod-find" "$ERR"
+# With it, a server that cannot be reached is said as debuginfod-find
+# says it (it said "found none", its stderr dropped).
+if command -v debuginfod-find >/dev/null; then
+	rm -rf "$TMP/cache"
+	run env DEBUGINFOD_URLS="https://127.0.0.1:$(free_port)" $SYM -o /dev/null "$TMP/tree.spl"
+	check "https through debuginfod-find: exit 0" test "$RC" -eq 0
+	check "its reason is in the report (Connection refused)" \
+	    has "debuginfod-find found none: Server query failed: Connection refused" "$ERR"
+else
+	skip "https through debuginfod-find" "debuginfod-find is not installed (Debian package debuginfod)"
+fi
 
 # A server that sends another file under the build-id: not taken.
 if command -v python3 >/dev/null; then
