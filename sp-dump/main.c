@@ -58,24 +58,12 @@ usage(int status)
 	exit(status);
 }
 
-/* Writes s[0..len) as a JSON string; bytes >= 0x80 as \u00XX. */
+/* Writes s[0..len) as a JSON string (common/json_int.h: valid UTF-8 as
+ * it is, other bytes as U+FFFD). */
 static void
 json_str(const char *s, size_t len)
 {
-	size_t i;
-
-	(void)putchar('"');
-	for (i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (c == '"' || c == '\\')
-			(void)printf("\\%c", c);
-		else if (c < 0x20 || c >= 0x7f)
-			(void)printf("\\u%04x", c);
-		else
-			(void)putchar(c);
-	}
-	(void)putchar('"');
+	spi_tool_json_str(stdout, s, len);
 }
 
 static void

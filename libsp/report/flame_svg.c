@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/json_int.h"
 #include "flame_int.h"
 #include "sp/report/demangle.h"
 
@@ -502,39 +503,18 @@ color(const struct render *r, const char *s, size_t len, double d,
 	}
 }
 
-/* Length of the valid UTF-8 sequence at s[i..len) (Unicode 15 §3.9,
- * table 3-7) that XML 1.0 §2.2 allows as a character, or 0. */
+/* Length of the valid UTF-8 sequence at s[i..len) (spi_utf8_len) that
+ * XML 1.0 §2.2 allows as a character, or 0. */
 static size_t
 xml_char(const unsigned char *s, size_t len, size_t i)
 {
-	unsigned c = s[i], lo = 0x80, hi = 0xbf;
-	size_t n, k;
+	size_t n;
 
-	if (c < 0x80)
-		return c >= 0x20 || c == '\t' ? 1 : 0;
-	if (c >= 0xc2 && c <= 0xdf)
-		n = 2;
-	else if (c >= 0xe0 && c <= 0xef)
-		n = 3;
-	else if (c >= 0xf0 && c <= 0xf4)
-		n = 4;
-	else
-		return 0;
-	if (c == 0xe0)
-		lo = 0xa0;
-	else if (c == 0xed)
-		hi = 0x9f;	/* no surrogates */
-	else if (c == 0xf0)
-		lo = 0x90;
-	else if (c == 0xf4)
-		hi = 0x8f;
-	if (n > len - i || s[i + 1] < lo || s[i + 1] > hi)
-		return 0;
-	for (k = 2; k < n; k++)
-		if (s[i + k] < 0x80 || s[i + k] > 0xbf)
-			return 0;
+	if (s[i] < 0x80)
+		return s[i] >= 0x20 || s[i] == '\t' ? 1 : 0;
+	n = spi_utf8_len(s, len, i);
 	/* U+FFFE and U+FFFF are not XML characters. */
-	if (c == 0xef && s[i + 1] == 0xbf && s[i + 2] >= 0xbe)
+	if (n == 3 && s[i] == 0xef && s[i + 1] == 0xbf && s[i + 2] >= 0xbe)
 		return 0;
 	return n;
 }

@@ -16,6 +16,7 @@
 
 #include "common/buf_int.h"
 #include "common/intern_int.h"
+#include "common/json_int.h"
 #include "fold_int.h"
 #include "sp/report/demangle.h"
 #include "sp/report/pprof.h"
@@ -112,8 +113,11 @@ string_index(struct pp *p, const char *s, size_t len)
 		p->strtab.err = -ENOMEM;
 		return 0;
 	}
+	/* A proto3 string is UTF-8 (pprof's Go decoder checks): names are
+	 * any bytes, written as common/json_int.h has them. */
 	key(&p->strtab, PROFILE_STRING_TABLE, WT_LEN);
-	spi_buf_str(&p->strtab, s, len);
+	spi_buf_varint(&p->strtab, spi_utf8_size(s, len));
+	spi_utf8_put(&p->strtab, s, len);
 	return p->nstrings++;
 }
 

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "common/buf_int.h"
+#include "common/json_int.h"
 #include "common/intern_int.h"
 #include "fold_int.h"
 #include "sp/report/speedscope.h"
@@ -42,24 +43,7 @@ struct scope {
 static void
 put_json(struct sp_buf *b, const char *s, size_t len)
 {
-	static const char hex[] = "0123456789abcdef";
-	size_t i;
-
-	for (i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (c == '"' || c == '\\') {
-			spi_buf_u8(b, '\\');
-			spi_buf_u8(b, c);
-		} else if (c < 0x20) {
-			char e[6] = { '\\', 'u', '0', '0', hex[c >> 4],
-				hex[c & 15] };
-
-			spi_buf_put(b, e, sizeof(e));
-		} else {
-			spi_buf_u8(b, c);
-		}
-	}
+	spi_json_put(b, s, len);
 }
 
 /* The index of frame name s[0..len), added when new. */

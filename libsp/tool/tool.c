@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/json_int.h"
 #include "sp/spool/replay.h"
 #include "sp/tool/tool.h"
 #include "sp/tool/version.h"
@@ -151,6 +152,12 @@ spi_tool_replay(const char *path)
 		spi_tool_fail(err, SP_TOOL_INPUT, path, err == -SP_EMAGIC ||
 		    err == -SP_EVERSION || err == -SP_EFORMAT ? &diag : NULL);
 	return r;
+}
+
+void
+spi_tool_json_str(FILE *out, const char *s, size_t len)
+{
+	spi_json_fput(out, s, len);
 }
 
 double

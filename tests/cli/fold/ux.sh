@@ -151,6 +151,52 @@ if $REC -q -o "$TMP/jit.spl" -- $W/jit 400 >"$TMP/jit.out" 2>&1 &&
 else
 	skip "';' in names" "the jit workload could not be recorded here"
 fi
+# Names are any bytes (a perf map's, a symbol table's): every JSON output
+# is valid UTF-8, a valid name (naïve) kept as it is and each byte that
+# starts no character as U+FFFD.  Python's json.load refused speedscope
+# files with such a name before.
+if $REC -q -o "$TMP/jit8.spl" -- $W/jit 400 >"$TMP/jit8.out" 2>&1 &&
+    jpid=$($DUMP --json "$TMP/jit8.spl" | grep -o '"kind":"sample","thread":[0-9]*,"pid":[0-9]*' |
+    head -1 | grep -o '[0-9]*$') && [ -f "/tmp/perf-$jpid.map" ]; then
+	mkdir -p "$TMP/maps8"
+	sed "s/jit_spin_loop/na\xc3\xafve\xff\xfeloop/" "/tmp/perf-$jpid.map" >"$TMP/maps8/perf-$jpid.map"
+	rm -f "/tmp/perf-$jpid.map"
+	$SYM -q --perf-maps all --perf-map-dir "$TMP/maps8" -o "$TMP/jit8.sym.spl" "$TMP/jit8.spl"
+	for out in --speedscope --chrome-trace dump; do
+		if [ $out = dump ]; then
+			$DUMP --json "$TMP/jit8.sym.spl" >"$TMP/j8.json"
+		else
+			$FOLD $out -o "$TMP/j8.json" "$TMP/jit8.sym.spl"
+		fi
+		run python3 -c 'import json, sys
+f = open(sys.argv[1], encoding="utf-8", errors="strict")
+t = f.read()
+[json.loads(l) for l in t.splitlines() if l.strip()] if sys.argv[2] == "dump" else json.loads(t)
+sys.exit(0 if "na\u00efve\ufffd\ufffdloop" in t else 3)' "$TMP/j8.json" $out
+		check "${out#--}: valid UTF-8 JSON, naïve kept, the bad bytes U+FFFD (rc $RC)" test "$RC" -eq 0
+	done
+	# pprof's string table: proto3 strings, UTF-8 (Go's decoder checks).
+	$FOLD --pprof -o "$TMP/j8.pb.gz" "$TMP/jit8.sym.spl"
+	run python3 -c 'import gzip, sys
+b = gzip.open(sys.argv[1]).read()
+def varint(i):
+    v = s = 0
+    while True:
+        c = b[i]; i += 1; v |= (c & 127) << s; s += 7
+        if c < 128: return v, i
+i, strs = 0, []
+while i < len(b):
+    k, i = varint(i)
+    if k & 7 == 0: _, i = varint(i); continue
+    if k & 7 != 2: sys.exit(4)
+    n, i = varint(i)
+    if k >> 3 == 6: strs.append(b[i:i + n].decode("utf-8", "strict"))
+    i += n
+sys.exit(0 if "na\u00efve\ufffd\ufffdloop" in strs else 3)' "$TMP/j8.pb.gz"
+	check "pprof: its strings are UTF-8, naïve kept, the bad bytes U+FFFD (rc $RC)" test "$RC" -eq 0
+else
+	skip "names with bytes that are not UTF-8" "the jit workload could not be recorded here"
+fi
 printf 'a;x\\;y 2\n' >"$TMP/bs.folded"
 run $FLAME "$TMP/bs.folded"
 check "sp-flame splits '\\;' as flamegraph.pl does: frames 'x\\' and 'y'" \

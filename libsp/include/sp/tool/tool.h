@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "sp/record/recorder.h"
 
@@ -72,6 +73,10 @@ void spi_tool_input(const char *path, const char *what, const char *usage);
  * Returns (a tool goes on with the names as they are).
  */
 void spi_tool_demangle_failed(const char *why);
+
+/* s[0..len) to out as a JSON string, quoted: the one writer every JSON
+ * output uses (valid UTF-8 as it is, other bytes as U+FFFD). */
+void spi_tool_json_str(FILE *out, const char *s, size_t len);
 
 /* Seconds of CLOCK_MONOTONIC, for a tool's timing and status lines. */
 double spi_tool_now(void);
