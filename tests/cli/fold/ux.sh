@@ -131,15 +131,22 @@ check "-o through a symbolic link writes the file it points to" eval \
     'test "$RC" -eq 0 -a -L "$TMP/o/keep-link" && grep -q "main;run;work_a" "$TMP/o/keep.svg"'
 
 # --- 3. names every reader keeps whole, fractions, modules -------------------------
+# jit_renamed NAME SPOOL MAPS: records the jit workload into SPOOL and
+# writes its perf map into the directory MAPS with its loop renamed by
+# the sed replacement NAME; fails where it cannot be recorded.
+jit_renamed() {
+	local jpid
+	$REC -q -o "$2" -- $W/jit 400 >"$2.out" 2>&1 &&
+	    jpid=$($DUMP --json "$2" | grep -o '"kind":"sample","thread":[0-9]*,"pid":[0-9]*' |
+	    head -1 | grep -o '[0-9]*$') && [ -f "/tmp/perf-$jpid.map" ] || return 1
+	mkdir -p "$3"
+	sed "s/jit_spin_loop/$1/" "/tmp/perf-$jpid.map" >"$3/perf-$jpid.map"
+	rm -f "/tmp/perf-$jpid.map"
+}
 # A JIT frame named like a Java method ("Lcom/x/Foo;run"): sp-fold must
 # write it so that splitting at every ';' (flamegraph.pl, inferno,
 # speedscope) keeps it one frame, and sp-flame must draw that frame.
-if $REC -q -o "$TMP/jit.spl" -- $W/jit 400 >"$TMP/jit.out" 2>&1 &&
-    jpid=$($DUMP --json "$TMP/jit.spl" | grep -o '"kind":"sample","thread":[0-9]*,"pid":[0-9]*' |
-    head -1 | grep -o '[0-9]*$') && [ -f "/tmp/perf-$jpid.map" ]; then
-	mkdir -p "$TMP/maps"
-	sed 's/jit_spin_loop/Lcom\/x\/Foo;run/' "/tmp/perf-$jpid.map" >"$TMP/maps/perf-$jpid.map"
-	rm -f "/tmp/perf-$jpid.map"
+if jit_renamed 'Lcom\/x\/Foo;run' "$TMP/jit.spl" "$TMP/maps"; then
 	$SYM -q --perf-maps all --perf-map-dir "$TMP/maps" "$TMP/jit.spl" |
 	    $FOLD >"$TMP/jit.folded"
 	check "a ';' in a name is written ':'" grep -q 'Lcom/x/Foo:run' "$TMP/jit.folded"
@@ -155,12 +162,7 @@ fi
 # is valid UTF-8, a valid name (naïve) kept as it is and each byte that
 # starts no character as U+FFFD.  Python's json.load refused speedscope
 # files with such a name before.
-if $REC -q -o "$TMP/jit8.spl" -- $W/jit 400 >"$TMP/jit8.out" 2>&1 &&
-    jpid=$($DUMP --json "$TMP/jit8.spl" | grep -o '"kind":"sample","thread":[0-9]*,"pid":[0-9]*' |
-    head -1 | grep -o '[0-9]*$') && [ -f "/tmp/perf-$jpid.map" ]; then
-	mkdir -p "$TMP/maps8"
-	sed "s/jit_spin_loop/na\xc3\xafve\xff\xfeloop/" "/tmp/perf-$jpid.map" >"$TMP/maps8/perf-$jpid.map"
-	rm -f "/tmp/perf-$jpid.map"
+if jit_renamed 'na\xc3\xafve\xff\xfeloop' "$TMP/jit8.spl" "$TMP/maps8"; then
 	$SYM -q --perf-maps all --perf-map-dir "$TMP/maps8" -o "$TMP/jit8.sym.spl" "$TMP/jit8.spl"
 	for out in --speedscope --chrome-trace dump; do
 		if [ $out = dump ]; then
