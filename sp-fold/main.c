@@ -13,6 +13,7 @@
 #include "sp/common/output.h"
 #include "sp/report/demangle.h"
 #include "sp/report/fold.h"
+#include "sp/report/perf_script.h"
 #include "sp/report/pprof.h"
 #include "sp/report/speedscope.h"
 #include "sp/spool/replay.h"
@@ -25,6 +26,7 @@ struct opts {
 	int pprof;
 	int speedscope;
 	int chrome;
+	int perf_script;
 	int no_demangle;
 };
 
@@ -37,7 +39,8 @@ usage(int status)
 	    "               [--per-process | --per-thread] [--show-hidden]\n"
 	    "               [--lines] [--modules] [--no-inline]\n"
 	    "               [--user-only | --kernel-only]\n"
-	    "               [--max-depth N] [--pprof | --speedscope | --chrome-trace]\n"
+	    "               [--max-depth N]\n"
+	    "               [--pprof | --speedscope | --chrome-trace | --perf-script]\n"
 	    "               [--on-cpu | --off-cpu | --preempted | --both]\n"
 	    "               [--no-demangle]\n"
 	    "               [-o FILE] [FILE | -]\n"
@@ -79,6 +82,9 @@ usage(int status)
 	    "      --chrome-trace  write Chrome's trace event format instead (JSON,\n"
 	    "                      for Perfetto, chrome://tracing or speedscope):\n"
 	    "                      a track per thread, a span per frame in time\n"
+	    "      --perf-script   write text in perf script's form instead, which\n"
+	    "                      speedscope, the Firefox Profiler, FlameGraph's\n"
+	    "                      stackcollapse-perf.pl and inferno import\n"
 	    "      --no-demangle   C++ and Rust names as the spool has them\n"
 	    "                      (mangled; by default c++filt demangles them)\n"
 	    "  -o, --output FILE   where to write (default: standard output)\n"
@@ -121,6 +127,7 @@ set_time(struct opts *o, enum sp_fold_time t)
 static const struct option longopts[] = {
 	{ "both", no_argument, NULL, 1000 + 'B' },
 	{ "chrome-trace", no_argument, NULL, 1000 + 'T' },
+	{ "perf-script", no_argument, NULL, 1000 + 'P' },
 	{ "comm", required_argument, NULL, 'c' },
 	{ "from", required_argument, NULL, 'f' },
 	{ "help", no_argument, NULL, 'h' },
@@ -171,6 +178,10 @@ output_option(struct opts *o, int ch, char **argv)
 		break;
 	case 1000 + 'T':
 		o->chrome = 1;
+		o->fo.flags |= SP_FOLD_ORDER;
+		break;
+	case 1000 + 'P':
+		o->perf_script = 1;
 		o->fo.flags |= SP_FOLD_ORDER;
 		break;
 	case 'g':
@@ -267,13 +278,16 @@ parse_args(int argc, char **argv, struct opts *o)
 	if ((o->fo.flags & SP_FOLD_USER_ONLY) &&
 	    (o->fo.flags & SP_FOLD_KERNEL_ONLY))
 		errx(2, "--user-only and --kernel-only exclude each other");
-	if (o->pprof + o->speedscope + o->chrome > 1)
-		errx(2, "--pprof, --speedscope and --chrome-trace exclude each "
-		    "other");
+	if (o->pprof + o->speedscope + o->chrome + o->perf_script > 1)
+		errx(2, "--pprof, --speedscope, --chrome-trace and --perf-script "
+		    "exclude each other");
 	if ((o->speedscope || o->chrome) && o->fo.root != SP_FOLD_ROOT_NONE)
 		errx(2, "--%s writes a profile per thread: "
 		    "--per-process and --per-thread do not apply",
 		    o->chrome ? "chrome-trace" : "speedscope");
+	if (o->perf_script && o->fo.root != SP_FOLD_ROOT_NONE)
+		errx(2, "--perf-script writes each sample with its comm, pid "
+		    "and tid: --per-process and --per-thread do not apply");
 	/* --from is inclusive, --to exclusive. */
 	if (o->from != NULL && o->to != NULL && o->fo.from_ns >= o->fo.to_ns)
 		errx(2, "--from %s --to %s: the time range is empty (--from "
@@ -453,6 +467,9 @@ main(int argc, char **argv)
 		    stdout);
 	else if (o.chrome)
 		e = sp_chrome_trace_write(f, sp_replay_defs(r),
+		    sp_replay_header(r), stdout);
+	else if (o.perf_script)
+		e = sp_perf_script_write(f, sp_replay_defs(r),
 		    sp_replay_header(r), stdout);
 	else
 		e = sp_fold_write(f, sp_replay_defs(r), stdout);

@@ -141,6 +141,45 @@ run "$FOLD" --chrome-trace --speedscope "$TMP/th.sym.spl"
 check "--chrome-trace --speedscope: exit 2, said" \
     test "$RC" -eq 2 -a -n "$(grep -F 'exclude each other' <<<"$ERR")"
 
+# --- perf script's text (issue 29 §4) ------------------------------------------
+# Read back as stackcollapse-perf.pl and speedscope's importer read it:
+# events split at empty lines, a header "comm pid/tid time: period
+# event:", frames "address function (module)" leaf first.  Folded root
+# first, kernel frames marked _[k] (as stackcollapse-perf.pl --kernel
+# does), the stacks and their counts are sp-fold's own.
+run "$FOLD" --perf-script -o "$TMP/th.perf.txt" "$TMP/th.sym.spl"
+check "--perf-script: exit 0" test "$RC" -eq 0
+"$FOLD" "$TMP/th.sym.spl" | LC_ALL=C sort >"$TMP/th.want"
+python3 - "$TMP/th.perf.txt" >"$TMP/th.back" <<'EOF2'
+import re, sys, collections
+folded, events, bad = collections.Counter(), 0, 0
+for raw in open(sys.argv[1], encoding="utf-8").read().split("\n\n"):
+    lines = [l for l in raw.split("\n") if l]
+    if not lines:
+        continue
+    if not re.match(r"^(\S.+?)\s+(\d+)/(\d+)\s+\d+\.\d{6}: \d+ \S+:$", lines[0]):
+        bad += 1
+        continue
+    frames = []
+    for l in lines[1:]:
+        m = re.match(r"^\s*(\w+)\s*(.+) \((\S*)\)$", l)
+        if not m:
+            bad += 1
+            break
+        frames.append(m.group(2) + ("_[k]" if m.group(3) == "[kernel.kallsyms]" else ""))
+    events += 1
+    folded[";".join(reversed(frames))] += 1
+for k in sorted(folded):
+    print(k, folded[k])
+print("events", events, "bad", bad, file=sys.stderr)
+EOF2
+LC_ALL=C sort -o "$TMP/th.back" "$TMP/th.back"
+check "--perf-script read back and folded is sp-fold's fold ($(wc -l <"$TMP/th.back") stacks)" \
+    cmp -s "$TMP/th.want" "$TMP/th.back"
+check "--perf-script: a header line per sample ($(grep -c ' cpu-clock:$\| cycles:$' "$TMP/th.perf.txt") of $($FOLD "$TMP/th.sym.spl" | awk '{ n += $NF } END { print n }'))" \
+    test "$(grep -c ' cpu-clock:$\| cycles:$' "$TMP/th.perf.txt")" -eq \
+    "$($FOLD "$TMP/th.sym.spl" | awk '{ n += $NF } END { print n }')"
+
 # In speedscope itself.
 PW=$PWD/build/node_modules/playwright-core
 if [ -n "${NO_BROWSER:-}" ]; then
@@ -171,5 +210,20 @@ print([e for e in json.load(open(sys.argv[1]))["traceEvents"] if e["ph"] == "M"]
 	    th.trace.json "$first" "$threads" "$PWD/$TMP/chrome" |
 	    sed 's/^\(PASS\|FAIL\) speedscope:/\1 speedscope, --chrome-trace:/'
 	echo "screenshot: $TMP/chrome/speedscope.png"
+	# And perf script's text, as speedscope's Linux perf importer reads
+	# it: a profile per comm, pid and tid.
+	mkdir -p "$TMP/perfscript"
+	IFS=$'\t' read -r first nperf < <(python3 -c 'import re, sys
+seen = []
+for l in open(sys.argv[1], encoding="utf-8"):
+    m = re.match(r"^(\S.+?)\s+(\d+)/(\d+)\s", l)
+    if m and m.groups() not in seen:
+        seen.append(m.groups())
+print("%s pid: %s tid: %s\t%d" % (seen[0] + (len(seen),)))' "$TMP/th.perf.txt")
+	timeout 90 node tests/cli/fold/speedscope-browser.js "$PW" \
+	    "$PWD/${schema%/*}/index.html" "$PWD/$TMP/th.perf.txt" \
+	    th.perf.txt "$first" "$nperf" "$PWD/$TMP/perfscript" |
+	    sed 's/^\(PASS\|FAIL\) speedscope:/\1 speedscope, --perf-script:/'
+	echo "screenshot: $TMP/perfscript/speedscope.png"
 fi
 done_testing
