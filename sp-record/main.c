@@ -76,6 +76,9 @@ usage(int status)
 	    "  -a, --all-cpus     every process on every CPU, kernel threads too\n"
 	    "                     (root or CAP_PERFMON); until -d, Ctrl-C, or a\n"
 	    "                     command given after it exits\n"
+	    "  -C, --cpu LIST     sample on these CPUs only (0,2-3): with -p or -G\n"
+	    "                     while the targets run there, else every process\n"
+	    "                     on them, as perf's -C\n"
 	    "  -G, --cgroup PATH  every process of a cgroup v2 directory and its\n"
 	    "                     descendants, those started later too (a\n"
 	    "                     container, a systemd service); PATH relative\n"
@@ -142,6 +145,7 @@ struct opts {
 	const char *cgroup; /* -G: the processes of a cgroup; a command only
 	                     * times it, as with -a */
 	const char *perf_habit; /* -g or --call-graph dwarf: said once */
+	int cpus[SP_TOOL_MAX_CPUS]; /* -C, each once */
 };
 
 static int
@@ -181,7 +185,8 @@ static const struct option longopts[] = {
 	{ "call-graph", required_argument, NULL, 1000 + 'g' },
 	{ "cgroup", required_argument, NULL, 'G' },
 	{ "children", no_argument, NULL, 'c' },
-	{ "no-children", no_argument, NULL, 'C' },
+	{ "cpu", required_argument, NULL, 'C' },
+	{ "no-children", no_argument, NULL, 1000 + 'c' },
 	{ "delay", required_argument, NULL, 'D' },
 	{ "duration", required_argument, NULL, 'd' },
 	{ "freq", required_argument, NULL, 'F' },
@@ -206,6 +211,42 @@ static const struct option longopts[] = {
 	{ "version", no_argument, NULL, 1000 + 'V' },
 	{ NULL, 0, NULL, 0 },
 };
+
+/*
+ * -C LIST: CPU numbers and ranges, perf's "0,2-3"; each kept once, in
+ * o->t.ro.cpus.
+ */
+static void
+cpu_list(struct opts *o, const char *arg)
+{
+	const char *p = arg;
+	char *end;
+
+	while (*p != '\0') {
+		long lo, hi, c;
+		size_t i;
+
+		lo = hi = *p >= '0' && *p <= '9' ? strtol(p, &end, 10) : -1;
+		if (lo >= 0 && *end == '-' && end[1] >= '0' && end[1] <= '9')
+			hi = strtol(end + 1, &end, 10);
+		if (lo < 0 || hi < lo || hi >= 4096 || (*end != ',' &&
+		    *end != '\0'))
+			errx(2, "-C %s: not a list of CPUs (numbers and ranges "
+			    "below 4096: 0,2-3)", arg);
+		for (c = lo; c <= hi; c++) {
+			for (i = 0; i < o->t.ro.ncpus && o->cpus[i] != c; i++)
+				;
+			if (i < o->t.ro.ncpus)
+				continue;
+			if (o->t.ro.ncpus == SP_TOOL_MAX_CPUS)
+				errx(2, "-C %s: more than %d CPUs", arg,
+				    SP_TOOL_MAX_CPUS);
+			o->cpus[o->t.ro.ncpus++] = (int)c;
+		}
+		p = *end == ',' ? end + 1 : end;
+	}
+	o->t.ro.cpus = o->cpus;
+}
 
 /*
  * perf record's --call-graph MODE: dwarf (with the stack copy's size) is
@@ -309,7 +350,8 @@ check_targets(const struct opts *o, char **argv)
 		    "-G", t->system ? "" : " of the cgroup");
 	if (t->cmd != NULL && t->npids > 0)
 		pids_and_args(t, strcmp(argv[optind - 1], "--") == 0);
-	if (t->cmd == NULL && t->npids == 0 && !t->system && o->cgroup == NULL)
+	if (t->cmd == NULL && t->npids == 0 && !t->system && o->cgroup == NULL &&
+	    t->ro.ncpus == 0)
 		errx(2, "give -p PID, -a, -G CGROUP or -- CMD (see sp-record "
 		    "--help)");
 }
@@ -323,12 +365,20 @@ parse_args(int argc, char **argv, struct opts *o)
 	o->out = "sp.spl";
 	o->t.ro.keep_unreachable = SP_KEEP_UNREACHABLE_DEFAULT;
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, "+:ab:cd:D:F:gG:hkm:o:p:qs:", longopts,
+	while ((ch = getopt_long(argc, argv, "+:ab:cC:d:D:F:gG:hkm:o:p:qs:", longopts,
 	    NULL)) != -1)
-		if (!spi_tool_rec_option(&o->t, ch, optarg))
+		if (ch == 'C')
+			cpu_list(o, optarg);
+		else if (ch == 1000 + 'c')
+			(void)spi_tool_rec_option(&o->t, 'C', NULL);
+		else if (!spi_tool_rec_option(&o->t, ch, optarg))
 			own_option(o, ch, argv);
 	spi_tool_rec_args(&o->t, argc, argv);
 	check_targets(o, argv);
+	/* -C without -p or -G is perf's: every process on those CPUs, a
+	 * command only timing it. */
+	if (o->t.ro.ncpus > 0 && o->t.npids == 0 && o->cgroup == NULL)
+		o->t.system = 1;
 	if (o->perf_habit != NULL && !o->quiet)
 		warnx("%s: stacks are always recorded, unwound by DWARF CFI as "
 		    "they are taken; nothing to turn on", o->perf_habit);
@@ -403,7 +453,8 @@ jitter_line(struct sp_recorder *r)
 {
 	unsigned long long pct = counter(r, "jitter_percent");
 	unsigned long long dropped = counter(r, "jitter_dropped");
-	unsigned long long all = dropped + counter(r, "samples");
+	/* Of every sample the kernel took: idle ones (-a) included. */
+	unsigned long long all = counter(r, "sample_events");
 
 	if (pct > 0)
 		(void)fprintf(stderr, "  intervals jittered: each event's drawn "

@@ -14,10 +14,27 @@
 #include "rec_events_int.h"
 #include "unwind/arch_int.h"
 
+/* Whether cpu is among want[0..n) (want NULL: every CPU). */
 static int
-online_cpus(struct rec_events *e)
+wanted(const int *want, size_t n, long cpu)
+{
+	size_t i;
+
+	if (want == NULL)
+		return 1;
+	for (i = 0; i < n; i++)
+		if (want[i] == cpu)
+			return 1;
+	return 0;
+}
+
+/* The online CPUs, of want[0..nwant) when it is not NULL: -ENODEV with
+ * e->bad_cpu when one of those is not online. */
+static int
+online_cpus(struct rec_events *e, const int *want, size_t nwant)
 {
 	long n = sysconf(_SC_NPROCESSORS_CONF), i, k = 0;
+	size_t w;
 	char path[64];
 
 	if (n <= 0 || n > 4096)
@@ -33,10 +50,20 @@ online_cpus(struct rec_events *e)
 		    "/sys/devices/system/cpu/cpu%ld/online", i);
 		if (spi_read_long(path, &on) == 0 && on == 0)
 			continue; /* cpu0 has no such file: online */
+		if (!wanted(want, nwant, i))
+			continue;
 		e->rings[k].fd = -1;
 		e->cpus[k++] = (int)i;
 	}
 	e->nr_cpus = (int)k;
+	for (w = 0; want != NULL && w < nwant; w++) {
+		for (i = 0; i < k && e->cpus[i] != want[w]; i++)
+			;
+		if (i == k) {
+			e->bad_cpu = want[w];
+			return -ENODEV;
+		}
+	}
 	return 0;
 }
 
@@ -131,6 +158,7 @@ int
 spi_events_init(struct rec_events *e, struct rec_ctx *ctx,
     struct sp_recorder_opts *o, struct rec_jitter *jitter)
 {
+	int err;
 	size_t stack;
 
 	memset(e, 0, sizeof(*e));
@@ -142,8 +170,10 @@ spi_events_init(struct rec_events *e, struct rec_ctx *ctx,
 	e->enabled = 1;
 	e->cgroup_fd = -1;
 	e->epfd = epoll_create1(EPOLL_CLOEXEC);
-	if (e->epfd < 0 || online_cpus(e) < 0)
+	if (e->epfd < 0)
 		return -ENOMEM;
+	if ((err = online_cpus(e, o->cpus, o->ncpus)) < 0)
+		return err;
 	stack = o->stack_bytes > 4096 ? o->stack_bytes : 4096;
 	if (o->ring_stacks == 0) {
 		size_t n = SP_RING_AUTO_BYTES / stack /

@@ -63,7 +63,8 @@ struct rec_events {
 	int off_cpu;              /* --off-cpu: context-switch events */
 	struct rec_jitter *jitter; /* the intervals', NULL: fixed */
 	int nr_cpus;
-	int *cpus;                /* online CPU numbers */
+	int *cpus;                /* online CPU numbers (of those asked) */
+	int bad_cpu;              /* one asked for that is not online */
 	struct sp_ring *rings;    /* per CPU index; fd -1 until mapped */
 	size_t ring_size;
 	int epfd;                 /* readable when a ring wakes */
@@ -93,7 +94,8 @@ struct rec_events {
  * o->stack_bytes resolved; o->ring_stacks 0 is chosen here and written
  * back), with jitter drawing the sampling events' intervals (on
  * cpu-clock; NULL: fixed, cycles first).  Opens nothing but the epoll
- * descriptor.  0 or -ENOMEM; then spi_events_fini frees what was made.
+ * descriptor.  0, -ENOMEM, or -ENODEV when a CPU o asks for is not
+ * online (e->bad_cpu); then spi_events_fini frees what was made.
  */
 int spi_events_init(struct rec_events *e, struct rec_ctx *ctx,
     struct sp_recorder_opts *o, struct rec_jitter *jitter);

@@ -100,6 +100,7 @@ make(struct sp_recorder *r, struct sp_diag *diag)
 	struct utsname u;
 	long max_rate = 0;
 	size_t i;
+	int err;
 
 	if (r->o.frequency == 0)
 		r->o.frequency = SP_FREQ_DEFAULT;
@@ -156,8 +157,14 @@ make(struct sp_recorder *r, struct sp_diag *diag)
 	spi_jitter_init(&r->jitter, !r->o.fixed_intervals, r->o.frequency,
 	    max_rate > 0 ? (unsigned long)max_rate : 0);
 	r->ctx.c[C_JITTER_PERCENT] = r->jitter.percent;
-	if (spi_events_init(&r->ev, &r->ctx, &r->o, r->jitter.percent > 0 ?
-	    &r->jitter : NULL) < 0)
+	err = spi_events_init(&r->ev, &r->ctx, &r->o, r->jitter.percent > 0 ?
+	    &r->jitter : NULL);
+	if (err == -ENODEV)
+		return sp_diag_set(diag, 0, -SP_EUSAGE, "CPU %d is not online "
+		    "(/sys/devices/system/cpu/cpu%d/online); the online CPUs are "
+		    "listed in /sys/devices/system/cpu/online", r->ev.bad_cpu,
+		    r->ev.bad_cpu);
+	if (err < 0)
 		return sp_diag_set(diag, 0, -ENOMEM, "out of memory");
 	r->drain.id_len = spi_events_id_len(&r->ev);
 	for (i = 0; i < C_COUNT_; i++)

@@ -635,7 +635,7 @@ check "--call-graph lbr: refused by name (exit 2)" \
 run $REC --help
 check "help exits 0" test "$RC" -eq 0
 for opt in --freq --stack --kernel --children --no-children --duration --delay --pid --stop \
-    --output --quiet --max-frames --bundle --bundle-binaries --call-graph --no-jitter; do
+    --output --quiet --max-frames --bundle --bundle-binaries --call-graph --no-jitter --cpu; do
 	check "man page documents $opt" grep -q -- "${opt//-/\\\\-}" sp-record/sp-record.1
 	check "help documents $opt" has "$opt" "$OUT"
 done

@@ -108,4 +108,36 @@ t1=$(date +%s.%N)
 check "-a -- sleep 1: exit 0, ends with the command ($(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f s", b - a }'))" \
     awk -v rc="$RC" -v a="$t0" -v b="$t1" 'BEGIN { exit !(rc == 0 && b - a < 10) }'
 check "and its spool reads back" "$DUMP" --check "$TMP/cmd.spl"
+# -C LIST, perf's: events on those CPUs only.  Alone (a command only
+# times it) every process on them; with -p a target while it runs there.
+# Each workload is pinned with taskset, so where its samples fall is
+# known whatever the scheduler does.
+ncpu=$(nproc)
+if [ "$ncpu" -lt 2 ] || ! command -v taskset >/dev/null; then
+	skip "-C" "one CPU, or no taskset: nothing to tell CPUs apart"
+else
+	run "$REC" -C 1 -o "$TMP/c1.spl" -- taskset -c 1 $W/tree-O2 300
+	check "-C 1 -- CMD pinned to CPU 1: exit 0" test "$RC" -eq 0
+	cpus=$($DUMP "$TMP/c1.spl" | awk '/^sample / { for (i = 1; i <= NF; i++)
+	    if ($i == "cpu") c[$(i + 1)]++ } END { for (k in c) printf "%s%d ", k, c[k] }')
+	check "-C 1: every sample was taken on CPU 1 ($cpus)" \
+	    eval '[ -n "$cpus" ] && ! grep -qv "^1:" <<<"$(tr " " "\n" <<<"$cpus" | grep .)"'
+	check "-C 1: the pinned command is sampled ($(sample_pids "$TMP/c1.spl" | wc -l) pids)" \
+	    test "$($FOLD "$TMP/c1.spl" 2>/dev/null | grep -c 'tree-O2')" -gt 0
+	taskset -c 0 $W/tree-O2 3000 2>/dev/null &
+	p0=$!
+	running $p0 $W/tree-O2
+	run "$REC" -C 1 -p $p0 -d 1 -o "$TMP/cp.spl"
+	check "-p PID -C 1, PID pinned to CPU 0: no sample of it ($(counter "$TMP/cp.spl" samples))" \
+	    test "$RC" -eq 0 -a "$(counter "$TMP/cp.spl" samples)" -eq 0
+	run "$REC" -C 0 -p $p0 -d 1 -o "$TMP/cp0.spl"
+	check "-p PID -C 0: sampled there ($(counter "$TMP/cp0.spl" samples))" \
+	    test "$RC" -eq 0 -a "$(counter "$TMP/cp0.spl" samples)" -gt 100
+	kill $p0 2>/dev/null; wait $p0 2>/dev/null
+fi
+run "$REC" -C 4095 -d 1 -o "$TMP/cx.spl"
+check "-C with a CPU not online: exit 2, named" \
+    test "$RC" -eq 2 -a -n "$(grep -F 'CPU 4095 is not online' <<<"$ERR")"
+run "$REC" -C 1-0 -d 1 -o "$TMP/cx.spl"
+check "-C 1-0: exit 2, said" test "$RC" -eq 2 -a -n "$(grep -F 'not a list of CPUs' <<<"$ERR")"
 done_testing

@@ -81,6 +81,11 @@ struct sp_recorder_opts {
 	                        * the one asked for, and a loop whose period
 	                        * the interval divides is not seen at one
 	                        * phase (docs/limits.md) */
+	/* The CPUs to sample on (perf's -C): events open on those only, so
+	 * a thread is sampled while it runs there.  NULL: every online CPU.
+	 * A CPU listed that is not online is refused. */
+	const int *cpus;
+	size_t ncpus;
 	int raw_stacks;        /* also write each sample's registers and
 	                        * stack bytes (RAWSTACK), for replaying the
 	                        * unwinder offline; large */

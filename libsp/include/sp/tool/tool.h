@@ -125,6 +125,9 @@ struct sp_replay *spi_tool_replay(const char *path);
 #define SP_TOOL_MAX_SECONDS (86400L * 365)
 
 /* What the recording options say, the recorder's own and the targets. */
+/* The most CPUs -C lists. */
+#define SP_TOOL_MAX_CPUS 4096
+
 struct sp_tool_rec_opts {
 	struct sp_recorder_opts ro;   /* -F, -s, -m, -k; children at the end */
 	uint32_t pids[SP_TOOL_MAX_PIDS]; /* -p, each once */
