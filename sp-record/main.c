@@ -85,6 +85,8 @@ usage(int status)
 	    "                     to /sys/fs/cgroup or absolute\n"
 	    "  -p, --pid PID,...  attach to running processes, a comma-separated\n"
 	    "                     list (may repeat; a repeated pid is one target)\n"
+	    "  -t, --tid TID,...  those threads only, as perf's -t (and the threads\n"
+	    "                     they start): their processes are attached\n"
 	    "      --stop         stop the targets (SIGSTOP) while attaching; they\n"
 	    "                     see it: a blocked system call fails with EINTR\n"
 	    "      --raw-stacks   also store each sample's registers and stack\n"
@@ -146,6 +148,7 @@ struct opts {
 	                     * times it, as with -a */
 	const char *perf_habit; /* -g or --call-graph dwarf: said once */
 	int cpus[SP_TOOL_MAX_CPUS]; /* -C, each once */
+	uint32_t tids[SP_TOOL_MAX_PIDS]; /* -t, each once */
 };
 
 static int
@@ -208,6 +211,7 @@ static const struct option longopts[] = {
 	{ "raw-stacks", no_argument, NULL, 'R' },
 	{ "stack", required_argument, NULL, 's' },
 	{ "stop", no_argument, NULL, 'S' },
+	{ "tid", required_argument, NULL, 't' },
 	{ "version", no_argument, NULL, 1000 + 'V' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -246,6 +250,51 @@ cpu_list(struct opts *o, const char *arg)
 		p = *end == ',' ? end + 1 : end;
 	}
 	o->t.ro.cpus = o->cpus;
+}
+
+/* The process of thread tid (/proc/TID/status's Tgid), or 0. */
+static uint32_t
+tgid_of(uint32_t tid)
+{
+	char path[64], line[128];
+	unsigned long v = 0;
+	FILE *f;
+
+	(void)snprintf(path, sizeof(path), "/proc/%u/status", tid);
+	if ((f = fopen(path, "re")) == NULL)
+		return 0;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, "Tgid: %lu", &v) == 1)
+			break;
+	(void)fclose(f);
+	return v <= UINT32_MAX ? (uint32_t)v : 0;
+}
+
+/*
+ * -t TID,...: those threads only (perf's -t), each in its process, which
+ * is attached as with -p.
+ */
+static void
+tid_list(struct opts *o, const char *arg)
+{
+	size_t i, k, before = o->t.ro.ntids;
+
+	spi_tool_pids("-t", arg, o->tids, SP_TOOL_MAX_PIDS, &o->t.ro.ntids);
+	o->t.ro.tids = o->tids;
+	for (i = before; i < o->t.ro.ntids; i++) {
+		uint32_t pid = tgid_of(o->tids[i]);
+
+		if (pid == 0)
+			errx(1, "-t %u: no such thread (/proc/%u/status)",
+			    o->tids[i], o->tids[i]);
+		for (k = 0; k < o->t.npids && o->t.pids[k] != pid; k++)
+			;
+		if (k == o->t.npids) {
+			if (o->t.npids == SP_TOOL_MAX_PIDS)
+				errx(2, "at most %d processes", SP_TOOL_MAX_PIDS);
+			o->t.pids[o->t.npids++] = pid;
+		}
+	}
 }
 
 /*
@@ -365,10 +414,12 @@ parse_args(int argc, char **argv, struct opts *o)
 	o->out = "sp.spl";
 	o->t.ro.keep_unreachable = SP_KEEP_UNREACHABLE_DEFAULT;
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, "+:ab:cC:d:D:F:gG:hkm:o:p:qs:", longopts,
+	while ((ch = getopt_long(argc, argv, "+:ab:cC:d:D:F:gG:hkm:o:p:qs:t:", longopts,
 	    NULL)) != -1)
 		if (ch == 'C')
 			cpu_list(o, optarg);
+		else if (ch == 't')
+			tid_list(o, optarg);
 		else if (ch == 1000 + 'c')
 			(void)spi_tool_rec_option(&o->t, 'C', NULL);
 		else if (!spi_tool_rec_option(&o->t, ch, optarg))

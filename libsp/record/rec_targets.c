@@ -231,6 +231,18 @@ inherited(const struct rec_proc *p, uint32_t tid)
 	    start > p->listed_until + 1;
 }
 
+/* Whether tid is one of the threads asked for (sp_recorder_opts.tids). */
+static int
+asked_tid(const struct sp_recorder *r, uint32_t tid)
+{
+	size_t i;
+
+	for (i = 0; i < r->o.ntids; i++)
+		if (r->o.tids[i] == tid)
+			return 1;
+	return 0;
+}
+
 /*
  * Opens the events of every thread of pid not covered yet.  late: after
  * the attach, where a thread not covered is most often one whose event is
@@ -247,6 +259,11 @@ open_threads(struct sp_recorder *r, uint32_t pid, int late, int *opened)
 	*opened = 0;
 	for (i = 0; err == 0 && i < n; i++) {
 		if (spi_imap_get(&r->tg.covered, (uint32_t)tids[i]) != NULL)
+			continue;
+		/* -t: a thread not asked for gets no events; one started by
+		 * a thread asked for inherited them, and is covered. */
+		if (r->o.tids != NULL && !asked_tid(r, (uint32_t)tids[i]) &&
+		    !(late && inherited(p, (uint32_t)tids[i])))
 			continue;
 		if (late && inherited(p, (uint32_t)tids[i])) {
 			err = spi_imap_put(&r->tg.covered, (uint32_t)tids[i],

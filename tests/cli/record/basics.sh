@@ -614,6 +614,25 @@ run $REC -o "$TMP/x.spl" -p 999999999
 check "-p with no such process fails" test "$RC" -ne 0
 run $REC -o "$TMP/x.spl" -p 4194303
 check "no such process is named" has "no such process: 4194303" "$ERR"
+# -t TID, perf's: that thread only, its process attached.
+$W/threads-O2 4 4000 >/dev/null 2>&1 &
+tp=$!
+running $tp $W/threads-O2
+for i in $(seq 50); do
+	[ "$(ls /proc/$tp/task 2>/dev/null | wc -l)" -ge 5 ] && break
+	sleep 0.1
+done
+t1=$(ls /proc/$tp/task | sort -n | sed -n 3p)
+run $REC -t "$t1" -d 1 -o "$TMP/t.spl"
+tids=$($DUMP "$TMP/t.spl" | awk '/^sample / { for (i = 1; i <= NF; i++)
+    if ($i == "tid") n[$(i + 1)]++ } END { for (t in n) printf "%s:%d ", t, n[t] }')
+check "-t TID: exit 0, samples of that thread only ($tids; asked $t1)" \
+    eval 'test "$RC" -eq 0 && test "${tids%% *}" != "" && test -z "$(tr " " "\n" <<<"$tids" | grep . | grep -v "^$t1:")"'
+check "-t TID: its process's modules are known (frames resolve)" \
+    test "$($FOLD "$TMP/t.spl" 2>/dev/null | grep -c 'threads-O2')" -gt 0
+kill $tp 2>/dev/null; wait $tp 2>/dev/null
+run $REC -t 4194303 -o "$TMP/x.spl"
+check "-t with no such thread: named" has "-t 4194303: no such thread" "$ERR"
 run $REC -o "$TMP/x.spl" -- /nonexistent/cmd
 check "a command that cannot run is named" has "cannot run /nonexistent/cmd" "$ERR"
 run $REC -o "$TMP/x.spl"
@@ -635,7 +654,7 @@ check "--call-graph lbr: refused by name (exit 2)" \
 run $REC --help
 check "help exits 0" test "$RC" -eq 0
 for opt in --freq --stack --kernel --children --no-children --duration --delay --pid --stop \
-    --output --quiet --max-frames --bundle --bundle-binaries --call-graph --no-jitter --cpu; do
+    --output --quiet --max-frames --bundle --bundle-binaries --call-graph --no-jitter --cpu --tid; do
 	check "man page documents $opt" grep -q -- "${opt//-/\\\\-}" sp-record/sp-record.1
 	check "help documents $opt" has "$opt" "$OUT"
 done

@@ -86,6 +86,11 @@ struct sp_recorder_opts {
 	 * A CPU listed that is not online is refused. */
 	const int *cpus;
 	size_t ncpus;
+	/* Only these threads of the processes attached (perf's -t), and the
+	 * threads they start (which inherit their events); the others get
+	 * no events.  The caller's, read while recording.  NULL: all. */
+	const uint32_t *tids;
+	size_t ntids;
 	int raw_stacks;        /* also write each sample's registers and
 	                        * stack bytes (RAWSTACK), for replaying the
 	                        * unwinder offline; large */
