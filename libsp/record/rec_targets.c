@@ -231,16 +231,23 @@ inherited(const struct rec_proc *p, uint32_t tid)
 	    start > p->listed_until + 1;
 }
 
+/* Whether id is among v[0..n). */
+static int
+listed(const uint32_t *v, size_t n, uint32_t id)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (v[i] == id)
+			return 1;
+	return 0;
+}
+
 /* Whether tid is one of the threads asked for (sp_recorder_opts.tids). */
 static int
 asked_tid(const struct sp_recorder *r, uint32_t tid)
 {
-	size_t i;
-
-	for (i = 0; i < r->o.ntids; i++)
-		if (r->o.tids[i] == tid)
-			return 1;
-	return 0;
+	return listed(r->o.tids, r->o.ntids, tid);
 }
 
 /*
@@ -287,12 +294,7 @@ open_threads(struct sp_recorder *r, uint32_t pid, int late, int *opened)
 static int
 is_target(const struct sp_recorder *r, uint32_t pid)
 {
-	size_t i;
-
-	for (i = 0; i < r->tg.n; i++)
-		if (r->tg.pids[i] == pid)
-			return 1;
-	return 0;
+	return listed(r->tg.pids, r->tg.n, pid);
 }
 
 /*
