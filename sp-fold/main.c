@@ -34,7 +34,7 @@ static void
 usage(int status)
 {
 	(void)fprintf(status ? stderr : stdout,
-	    "usage: sp-fold [--pid PID] [--tid TID] [--comm NAME]\n"
+	    "usage: sp-fold [--pid PID] [--tid TID] [--comm NAME] [--cpu CPU]\n"
 	    "               [--from SECONDS] [--to SECONDS]\n"
 	    "               [--per-process | --per-thread] [--show-hidden]\n"
 	    "               [--lines] [--modules] [--no-inline]\n"
@@ -50,6 +50,7 @@ usage(int status)
 	    "  -p, --pid PID       only samples of process PID\n"
 	    "  -t, --tid TID       only samples of thread TID\n"
 	    "  -c, --comm NAME     only samples of threads named NAME\n"
+	    "      --cpu CPU       only samples taken on CPU (a number)\n"
 	    "  -f, --from SECONDS  only samples at or after SECONDS from the start\n"
 	    "  -T, --to SECONDS    only samples before SECONDS from the start\n"
 	    "  -P, --per-process   root frame comm-PID\n"
@@ -129,6 +130,7 @@ static const struct option longopts[] = {
 	{ "chrome-trace", no_argument, NULL, 1000 + 'T' },
 	{ "perf-script", no_argument, NULL, 1000 + 'P' },
 	{ "comm", required_argument, NULL, 'c' },
+	{ "cpu", required_argument, NULL, 1000 + 'u' },
 	{ "from", required_argument, NULL, 'f' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "kernel-only", no_argument, NULL, 'k' },
@@ -253,6 +255,10 @@ value_option(struct opts *o, int ch, char **argv)
 		o->fo.flags |= SP_FOLD_TID;
 		o->fo.tid = parse_u32("--tid", optarg);
 		break;
+	case 1000 + 'u':
+		o->fo.flags |= SP_FOLD_CPU;
+		o->fo.cpu = parse_u32("--cpu", optarg);
+		break;
 	default:
 		output_option(o, ch, argv);
 	}
@@ -314,6 +320,9 @@ filters(const struct opts *o, char *buf, size_t cap)
 		    fo->tid);
 	if (fo->comm != NULL && n < cap)
 		n += (size_t)snprintf(buf + n, cap - n, " --comm %s", fo->comm);
+	if ((fo->flags & SP_FOLD_CPU) && n < cap)
+		n += (size_t)snprintf(buf + n, cap - n, " --cpu %" PRIu32,
+		    fo->cpu);
 	if (o->from != NULL && n < cap)
 		n += (size_t)snprintf(buf + n, cap - n, " --from %s", o->from);
 	if (o->to != NULL && n < cap)

@@ -254,7 +254,8 @@ sp_fold_sample(struct sp_fold *f, const struct sp_defs *d,
 		return err;
 	t = &f->threads[s->thread - 1];
 	if (!t->pass || !in_window(f, s->time) || s->kind > SP_SAMPLE_PREEMPTED ||
-	    !counts_kind(f, s->kind)) {
+	    !counts_kind(f, s->kind) ||
+	    ((f->o.flags & SP_FOLD_CPU) && s->cpu != f->o.cpu)) {
 		f->st.filtered++;
 		return 0;
 	}

@@ -27,6 +27,7 @@ FLAME=${FLAME:-$BIN/sp-flame}
 DUMP=${DUMP:-$BIN/sp-dump}
 MERGE=${MERGE:-$BIN/sp-merge}
 TOP=${TOP:-$BIN/sp-top}
+REPORT=${REPORT:-$BIN/sp-report}
 W=build/tests
 mkdir -p "$TMP"
 

@@ -4,7 +4,7 @@
 # a number or pid out of range is refused in one line of the same form
 # (sp/tool/tool.h), naming the option, the range and the value.
 . "$(dirname "$0")/../lib.bash"
-for t in sp-dump sp-flame sp-fold sp-merge sp-record sp-sym; do
+for t in sp-dump sp-flame sp-fold sp-merge sp-record sp-report sp-sym; do
 	bin=$BIN/$t
 	id=$(readelf -n "$bin" | sed -n 's/^ *Build ID: //p')
 	run $bin --version

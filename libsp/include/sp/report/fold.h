@@ -50,6 +50,7 @@ enum sp_fold_flag {
 	SP_FOLD_MODULES = 1 << 9,     /* "module`function" for named frames */
 	SP_FOLD_ORDER = 1 << 10,      /* also keep every counted sample, in
 	                               * order (sp_fold_order: timelines) */
+	SP_FOLD_CPU = 1 << 11,        /* only samples taken on cpu */
 };
 
 /*
@@ -81,6 +82,7 @@ struct sp_fold_options {
 	unsigned flags;        /* enum sp_fold_flag */
 	enum sp_fold_root root;
 	uint32_t pid, tid;
+	uint32_t cpu;          /* with SP_FOLD_CPU */
 	const char *comm;      /* NULL: any; else the thread's comm, exactly */
 	/* Nanoseconds since the header's start_mono_ns. */
 	uint64_t from_ns, to_ns;
