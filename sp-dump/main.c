@@ -39,9 +39,9 @@ usage(int status)
 	    "               [-o FILE] [FILE | -]\n"
 	    "Show a spool's header, modules, threads, process events, samples\n"
 	    "with their stacks and summary counters.\n"
-	    "  -c, --check   validate only; the exit status says (not with\n"
+	    "      --check   validate only; the exit status says (not with\n"
 	    "                --stats)\n"
-	    "  -s, --stats   record counts and bytes per kind, bytes per sample,\n"
+	    "      --stats   record counts and bytes per kind, bytes per sample,\n"
 	    "                summary counters\n"
 	    "  -j, --json    JSON Lines, one object per record (with --stats:\n"
 	    "                one object)\n"
@@ -661,7 +661,7 @@ main(int argc, char **argv)
 	int ch, status;
 
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, ":chjo:sv", opts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, ":hjo:v", opts, NULL)) != -1) {
 		switch (ch) {
 		case 'c':
 			set_mode(&d, MODE_CHECK);

@@ -32,18 +32,18 @@ usage(int status)
 	    "                [-o FILE] [FILE | -]\n"
 	    "Draw folded stacks (\"root;...;leaf COUNT\" lines) as an\n"
 	    "interactive SVG flame graph on standard output (or -o FILE).\n"
-	    "  -t, --title TEXT     the title (default \"Flame Graph\")\n"
+	    "      --title TEXT     the title (default \"Flame Graph\")\n"
 	    "      --countname NAME what the counts are (default \"samples\";\n"
 	    "                       \"ns\" for sp-fold --off-cpu, --preempted or\n"
 	    "                       --both)\n"
-	    "  -w, --width PX       image width in pixels (default 1200)\n"
-	    "  -i, --icicle         root at the top, callees below\n"
-	    "  -c, --colors SCHEME  hot (default), module, or lang (native,\n"
+	    "      --width PX       image width in pixels (default 1200)\n"
+	    "      --icicle         root at the top, callees below\n"
+	    "      --colors SCHEME  hot (default), module, or lang (native,\n"
 	    "                       Python, kernel and JIT in their own hues)\n"
-	    "  -d, --diff BEFORE    differential: red grew, blue shrank since\n"
+	    "      --diff BEFORE    differential: red grew, blue shrank since\n"
 	    "                       the folded stacks in BEFORE\n"
-	    "  -m, --minwidth PX    leave out frames narrower (default 0.1)\n"
-	    "  -s, --skip-bad       warn about bad lines and draw the rest\n"
+	    "      --minwidth PX    leave out frames narrower (default 0.1)\n"
+	    "      --skip-bad       warn about bad lines and draw the rest\n"
 	    "      --no-demangle    C++ and Rust names as the input has them\n"
 	    "                       (by default c++filt demangles them)\n"
 	    "  -o, --output FILE    where to write (default: standard output)\n"
@@ -75,7 +75,7 @@ parse_args(int argc, char **argv, struct opts *o)
 
 	sp_flame_svg_defaults(&o->svg);
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, ":c:d:him:o:st:w:", longopts,
+	while ((ch = getopt_long(argc, argv, ":ho:", longopts,
 	    NULL)) != -1) {
 		switch (ch) {
 		case 'c':

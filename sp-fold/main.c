@@ -49,10 +49,10 @@ usage(int status)
 	    "a name is written ':').\n"
 	    "  -p, --pid PID       only samples of process PID\n"
 	    "  -t, --tid TID       only samples of thread TID\n"
-	    "  -c, --comm NAME     only samples of threads named NAME\n"
+	    "      --comm NAME     only samples of threads named NAME\n"
 	    "      --cpu CPU       only samples taken on CPU (a number)\n"
 	    "  -f, --from SECONDS  only samples at or after SECONDS from the start\n"
-	    "  -T, --to SECONDS    only samples before SECONDS from the start\n"
+	    "      --to SECONDS    only samples before SECONDS from the start\n"
 	    "  -P, --per-process   root frame comm-PID\n"
 	    "  -R, --per-thread    root frame comm-PID/TID\n"
 	    "  -H, --show-hidden   keep frames hidden by default (interpreter\n"
@@ -62,8 +62,8 @@ usage(int status)
 	    "                      sp-flame --colors module)\n"
 	    "  -I, --no-inline     one frame per machine frame (no inline frames)\n"
 	    "  -u, --user-only     drop kernel frames\n"
-	    "  -k, --kernel-only   drop user frames\n"
-	    "  -d, --max-depth N   keep the N frames nearest the root, then\n"
+	    "      --kernel-only   drop user frames\n"
+	    "      --max-depth N   keep the N frames nearest the root, then\n"
 	    "                      [deeper]\n"
 	    "      --on-cpu        only time on CPU, counted in samples (the\n"
 	    "                      default for spools without off-CPU samples)\n"
@@ -76,7 +76,7 @@ usage(int status)
 	    "                      the root [off-cpu], preempted ones under\n"
 	    "                      [preempted] (the default for spools with\n"
 	    "                      off-CPU samples)\n"
-	    "  -g, --pprof         write a gzip'd pprof profile instead\n"
+	    "      --pprof         write a gzip'd pprof profile instead\n"
 	    "  -S, --speedscope    write speedscope JSON instead: a profile per\n"
 	    "                      thread, samples in time order (its Time Order\n"
 	    "                      view), each weighing the sampling period\n"
@@ -271,7 +271,7 @@ parse_args(int argc, char **argv, struct opts *o)
 	int ch;
 
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, ":HIMPRST:c:d:f:ghklo:p:t:u",
+	while ((ch = getopt_long(argc, argv, ":HIMPRSf:hlo:p:t:u",
 	    longopts, NULL)) != -1) {
 		for (i = 0; i < sizeof(flag_opts) / sizeof(*flag_opts) &&
 		    flag_opts[i].ch != ch; i++)

@@ -30,7 +30,7 @@ usage(int status)
 	    "another; each input keeps its host, so equal PIDs from\n"
 	    "different hosts stay apart.\n"
 	    "  -o, --output FILE  write FILE instead of standard output\n"
-	    "  -s, --skip-bad     skip inputs that can't be read and go on\n"
+	    "      --skip-bad     skip inputs that can't be read and go on\n"
 	    "  -q, --quiet        no report on standard error\n"
 	    "  -h, --help         this text\n"
 	    "      --version      version, spool format and build-id\n"
@@ -53,7 +53,7 @@ parse_args(int argc, char **argv, struct opts *o)
 
 	o->out = "-";
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, ":ho:qs", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, ":ho:q", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'h':
 			usage(0);

@@ -41,7 +41,7 @@ usage(int status)
 	    "                 [--pid PID] [--tid TID] [--comm NAME] [--cpu CPU]\n"
 	    "                 [--from SECONDS] [--to SECONDS]\n"
 	    "                 [--on-cpu | --off-cpu | --preempted]\n"
-	    "                 [--no-sym] [-d DIR] [--bundle DIR] [--no-demangle]\n"
+	    "                 [--no-sym] [--debug-dir DIR] [-b DIR] [--no-demangle]\n"
 	    "                 [-q] [-o FILE] [FILE | -]\n"
 	    "What is hot in a spool, and who calls it: the recording's quality,\n"
 	    "then its functions by self share (the samples they are the leaf\n"
@@ -55,14 +55,16 @@ usage(int status)
 	    "      --callees NAME   the functions NAME calls and the paths out\n"
 	    "      --percent-limit PCT  leave out rows under PCT %% (default 0.5)\n"
 	    "  -n, --max-rows N     at most N rows (default 40; 0: all)\n"
-	    "  -w, --width COLUMNS  fit this width (default: the terminal's, else 80)\n"
-	    "  -p, --pid PID, -t, --tid TID, -c, --comm NAME, --cpu CPU,\n"
-	    "  -f, --from SECONDS, -T, --to SECONDS: only those samples, as sp-fold\n"
+	    "      --width COLUMNS  fit this width (default: the terminal's, else 80)\n"
+	    "  -p, --pid PID        only samples of process PID\n"
+	    "  -t, --tid TID        only samples of thread TID\n"
+	    "      --comm NAME, --cpu CPU, -f, --from SECONDS, --to SECONDS\n"
+	    "                       only those samples, as sp-fold's\n"
 	    "      --on-cpu | --off-cpu | --preempted  the time to count (default:\n"
 	    "                       on-CPU samples)\n"
 	    "      --no-sym         use the names the spool has (sp-sym's), name\n"
 	    "                       nothing\n"
-	    "  -d, --debug-dir DIR  also look for debug files there, as sp-sym -d\n"
+	    "      --debug-dir DIR  also look for debug files there, as sp-sym's\n"
 	    "  -b, --bundle DIR     a recorder's bundle, as sp-sym --bundle\n"
 	    "      --no-demangle    C++ and Rust names as the spool has them\n"
 	    "  -q, --quiet          no quality lines above the table\n"
@@ -215,7 +217,7 @@ parse_args(int argc, char **argv, struct opts *o)
 	o->ro.max_rows = 40;
 	o->fo.time = SP_FOLD_TIME_AUTO;
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, ":b:c:d:f:hn:o:p:qs:t:T:w:",
+	while ((ch = getopt_long(argc, argv, ":b:f:hn:o:p:qt:",
 	    longopts, NULL)) != -1)
 		option(o, ch, argv);
 	if (o->ro.callers != NULL && o->ro.callees != NULL)

@@ -44,27 +44,27 @@ usage(int status)
 	    "Name the frames of a spool (ELF symbols, DWARF lines and inline\n"
 	    "frames, perf maps, kallsyms) and write a symbolized spool.\n"
 	    "  -o, --output FILE     where to write it (default: standard output)\n"
-	    "  -d, --debug-dir DIR   look for DIR/.build-id/xx/rest.debug (may\n"
+	    "      --debug-dir DIR   look for DIR/.build-id/xx/rest.debug (may\n"
 	    "                        repeat; then STACKPULSE_DEBUG_DIRS, or\n"
 	    "                        /usr/lib/debug)\n"
 	    "  -r, --sysroot DIR     the recorded machine's files are under DIR\n"
 	    "  -b, --bundle DIR      use the bundle sp-record --bundle kept first\n"
 	    "                        (default: FILE.bundle, if sp-record made it)\n"
-	    "  -m, --perf-map-dir DIR  perf-PID.map files are in DIR (default /tmp)\n"
+	    "      --perf-map-dir DIR  perf-PID.map files are in DIR (default /tmp)\n"
 	    "  -p, --perf-maps-for PID,...  read only these processes' perf maps\n"
 	    "                        (and Python runtimes')\n"
 	    "  -P, --perf-maps all|none  read every recorded process's perf map\n"
 	    "                        (the default: the bundle's, or one its user\n"
 	    "                        owns, not modified after the recording), or\n"
 	    "                        none\n"
-	    "  -k, --kallsyms FILE   kernel symbols of the recorded boot\n"
+	    "      --kallsyms FILE   kernel symbols of the recorded boot\n"
 	    "      --no-kallsyms     name no kernel frames (they keep addresses)\n"
 	    "      --debuginfod URLS  ask these debuginfod servers (space-\n"
 	    "                        separated; default: DEBUGINFOD_URLS) for\n"
 	    "                        debug files nothing here has; cached where\n"
 	    "                        elfutils' client caches them\n"
 	    "      --no-debuginfod   ask none, whatever DEBUGINFOD_URLS says\n"
-	    "  -s, --strict          exit 1 when a frame stayed address-only\n"
+	    "      --strict          exit 1 when a frame stayed address-only\n"
 	    "  -q, --quiet           no report\n"
 	    "  -h, --help            this text\n"
 	    "      --version         version, spool format and build-id\n"
@@ -130,7 +130,7 @@ parse_args(int argc, char **argv, struct opts *o)
 
 	o->out = "-";
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, ":b:d:hk:m:o:P:p:qr:s", longopts,
+	while ((ch = getopt_long(argc, argv, ":b:ho:P:p:qr:", longopts,
 	    NULL)) != -1) {
 		switch (ch) {
 		case 'b':

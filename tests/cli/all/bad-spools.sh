@@ -19,7 +19,7 @@ mkdir -p "$empty"
 tool() {
 	case $1 in
 	sp-dump) run timeout $LIMIT $DUMP --check "$2" ;;
-	sp-sym) run timeout $LIMIT $SYM -q --sysroot "$empty" -d "$empty" \
+	sp-sym) run timeout $LIMIT $SYM -q --sysroot "$empty" --debug-dir "$empty" \
 	    --perf-map-dir "$empty" --kallsyms "$TMP/kallsyms" \
 	    -o "$TMP/sym.spl" "$2" ;;
 	sp-fold) run timeout $LIMIT $FOLD -o "$TMP/fold.txt" "$2" ;;

@@ -23,6 +23,24 @@ for t in sp-dump sp-flame sp-fold sp-merge sp-record sp-report sp-sym; do
 	    test "$RC" -eq 2 -a "$ERR" = "$t: option '-Z' is not known (see $t --help)"
 	check "$t --help names --version" has "--version" "$(cd "$TMP" && "$OLDPWD/$bin" --help)"
 done
+# One letter, one meaning where a user types both (issue 29 §3): the
+# letters sp-record and sp-top give a meaning (-d duration, -k kernel, -s
+# stack, -c children, -g call graph, -t thread, -w and -i sp-top's) mean
+# nothing else elsewhere; those options are long-only there.
+for a in "sp-sym -d" "sp-sym -k" "sp-sym -s" "sp-sym -m" "sp-fold -d" "sp-fold -k" \
+    "sp-fold -c" "sp-fold -g" "sp-fold -T" "sp-flame -d" "sp-flame -s" "sp-flame -t" \
+    "sp-flame -w" "sp-flame -i" "sp-flame -c" "sp-flame -m" "sp-dump -s" "sp-dump -c" \
+    "sp-merge -s" "sp-report -d" "sp-report -s" "sp-report -c" "sp-report -w"; do
+	t=${a% *} opt=${a#* }
+	run $BIN/$t $opt x
+	check "$t $opt: long-only, refused (exit 2, '$ERR')" \
+	    test "$RC" -eq 2 -a "$ERR" = "$t: option '$opt' is not known (see $t --help)"
+done
+for a in "sp-fold -p" "sp-fold -t" "sp-sym -b" "sp-report -p" "sp-report -t" "sp-report -n"; do
+	t=${a% *} opt=${a#* }
+	check "$t --help keeps $opt, which means what sp-record's does" \
+	    has "  $opt, " "$($BIN/$t --help)"
+done
 run $BIN/sp-record -o
 check "a missing value is named" \
     test "$RC" -eq 2 -a "$ERR" = "sp-record: option '-o' needs a value (see sp-record --help)"

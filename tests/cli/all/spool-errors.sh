@@ -20,7 +20,7 @@ reader() {
 	rm -f "$TMP/out.spl"
 	case $1 in
 	sp-dump) run $DUMP --check "$2" ;;
-	sp-sym) run $SYM -q -d "$empty" -o "$TMP/out.spl" "$2" ;;
+	sp-sym) run $SYM -q --debug-dir "$empty" -o "$TMP/out.spl" "$2" ;;
 	sp-fold) run $FOLD -o "$TMP/fold.txt" "$2" ;;
 	sp-merge) run $MERGE -q -o "$TMP/out.spl" "$2" ;;
 	esac

@@ -64,12 +64,12 @@ cp "$TMP/out" "$TMP/launch.out"
 check "launch: recorded" test "$RC" -eq 0 -a ! -e "$L/c-gone.so"
 check "launch: the newline is kept in the module path" \
     grep -qF 'lib dir/b\u000anewline.so"' <($DUMP --json "$TMP/launch.spl")
-run $SYM -d "$TMP/empty" --kallsyms /dev/null -o "$TMP/s1.spl" "$TMP/launch.spl"
+run $SYM --debug-dir "$TMP/empty" --kallsyms /dev/null -o "$TMP/s1.spl" "$TMP/launch.spl"
 check "launch: the space and newline libraries resolve to themselves" \
     libs_named "$TMP/s1.spl" "$TMP/launch.out" "A B"
 check "launch: the deleted library is reported missing, by path" \
     grep -qF "$L/c-gone.so (build-id" <<<"$ERR"
-run $SYM --bundle "$TMP/B1" -d "$TMP/empty" --kallsyms /dev/null \
+run $SYM --bundle "$TMP/B1" --debug-dir "$TMP/empty" --kallsyms /dev/null \
     -o "$TMP/s2.spl" "$TMP/launch.spl"
 check "launch: with the bundle all three resolve to themselves" \
     libs_named "$TMP/s2.spl" "$TMP/launch.out" "A B C"
@@ -90,7 +90,7 @@ check "attach: \\012 read back as the newline, as launched" \
     grep -qF 'lib dir/b\u000anewline.so"' <($DUMP --json "$TMP/attach.spl")
 check "attach: the deleted library is flagged deleted, its name clean" \
     grep -qE 'flags 0x8 .*lib dir/c-gone\.so$' <($DUMP "$TMP/attach.spl")
-run $SYM --bundle "$TMP/B2" -d "$TMP/empty" --kallsyms /dev/null \
+run $SYM --bundle "$TMP/B2" --debug-dir "$TMP/empty" --kallsyms /dev/null \
     -o "$TMP/s3.spl" "$TMP/attach.spl"
 check "attach: with the bundle all three resolve to themselves" \
     libs_named "$TMP/s3.spl" "$TMP/attach.out" "A B C"
@@ -102,7 +102,7 @@ mkdir -p "$TMP/maps" "$TMP/outside"
 cp "/tmp/perf-$jpid.map" "$TMP/outside/real.map"
 jitsym() {
 	run timeout 300 $SYM --perf-maps all --perf-map-dir "$TMP/maps" \
-	    -d "$TMP/empty" --kallsyms /dev/null -o "$TMP/j.spl" "$TMP/jit.spl"
+	    --debug-dir "$TMP/empty" --kallsyms /dev/null -o "$TMP/j.spl" "$TMP/jit.spl"
 	$DUMP "$TMP/j.spl" | grep -c 'jit_spin_loop'
 }
 cp "$TMP/outside/real.map" "$TMP/maps/perf-$jpid.map"
@@ -127,7 +127,7 @@ aid=$(readelf -n $W/liba.so | sed -n 's/.*Build ID: //p')
 rm -rf "$TMP/B7" && cp -a "$TMP/B1" "$TMP/B7" && rm -rf "$L"
 cp $W/liba.so "$TMP/outside/a.so"	# the right build-id, outside
 ln -sf "$PWD/$TMP/outside/a.so" "$TMP/B7/binaries/$aid"
-run $SYM --bundle "$TMP/B7" -d "$TMP/empty" --kallsyms /dev/null \
+run $SYM --bundle "$TMP/B7" --debug-dir "$TMP/empty" --kallsyms /dev/null \
     -o "$TMP/s7.spl" "$TMP/launch.spl"
 check "bundle symlink: the others still resolve from the bundle" \
     libs_named "$TMP/s7.spl" "$TMP/launch.out" "B C"
@@ -139,7 +139,7 @@ mkdir -p "$TMP/B8/perf-maps"
 cp "$TMP/outside/real.map" "$TMP/B8/perf-maps/perf-$jpid.map"
 bsym() {
 	run $SYM --bundle "$TMP/B8" --perf-maps all --perf-map-dir "$TMP/empty" \
-	    -d "$TMP/empty" -o "$TMP/j.spl" "$TMP/jit.spl"
+	    --debug-dir "$TMP/empty" -o "$TMP/j.spl" "$TMP/jit.spl"
 	$DUMP "$TMP/j.spl" | grep -c 'jit_spin_loop'
 }
 check "bundle perf map: read from the bundle" test "$(bsym)" -gt 0
