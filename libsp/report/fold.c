@@ -402,6 +402,27 @@ keep_frame(const struct sp_fold *f, const struct sp_defs *d, uint32_t id,
 	    (f->o.flags & SP_FOLD_SHOW_HIDDEN);
 }
 
+/*
+ * Whether frame id is CPython 3.12's perf trampoline evaluator
+ * (Python/perf_trampoline.c): glue that calls each Python function's
+ * trampoline, so its time as a leaf is the call's, which the Python frame
+ * under it stands for.  Unlike the eval loop it does no work of its own.
+ */
+static int
+trampoline_glue(const struct sp_defs *d, uint32_t id)
+{
+	static const char name[] = "py_trampoline_evaluator";
+	const struct sp_symbol *sym = sp_defs_symbol(d, id);
+	const struct sp_str *fn;
+
+	if (sym == NULL || !(sym->flags & SP_SYM_HIDDEN))
+		return 0;
+	fn = sp_defs_string(d, sym->lines[sym->count - 1].function);
+	return fn != NULL && fn->len >= sizeof(name) - 1 &&
+	    memcmp(fn->s, name, sizeof(name) - 1) == 0 &&
+	    (fn->len == sizeof(name) - 1 || fn->s[sizeof(name) - 1] == '.');
+}
+
 /* Whether one of the n frames (leaf first) is a Python function's. */
 static int
 has_python_frame(const struct sp_defs *d, const uint32_t *frames, size_t n)
@@ -445,10 +466,12 @@ sp_fold_frames(const struct sp_fold *f, const struct sp_defs *d,
 	/* Keep in place, then reverse into root-first order.  Interpreter
 	 * machinery goes only where Python frames stand in its place, and
 	 * never the leaf: its time is its own (Python 3.11 without a perf
-	 * map: the eval loop's self time, a quarter of the profile). */
+	 * map: the eval loop's self time, a quarter of the profile); but the
+	 * perf trampoline's glue, whose time is the call's. */
 	py = has_python_frame(d, *frames, depth);
 	for (i = 0, k = 0; i < depth; i++)
-		if (keep_frame(f, d, (*frames)[i], py && i > 0))
+		if (keep_frame(f, d, (*frames)[i], py && (i > 0 ||
+		    trampoline_glue(d, (*frames)[i]))))
 			(*frames)[k++] = (*frames)[i];
 	for (i = 0, j = k; i < j / 2; i++) {
 		tmp = (*frames)[i];

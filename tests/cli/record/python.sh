@@ -59,12 +59,13 @@ else
 	# py_trampoline_evaluator calls each Python function's trampoline:
 	# machinery between every two Python frames (issue 28.6), hidden like
 	# the eval loop wherever a Python frame stands in for it, and there
-	# with --show-hidden.  (As the eval loop's, its time as the leaf is
-	# its own; a stack with no Python frame keeps everything: at startup
-	# it writes the perf map.)
-	tramp=$(fold_count "$TMP/py312.folded" '(^|;)py_trampoline_evaluator;' '(^|;)<module>(;|$)')
+	# with --show-hidden.  Unlike the eval loop it does no work of its
+	# own, so as the leaf it goes too, its time the Python frame's under
+	# it.  (A stack with no Python frame keeps everything: at startup it
+	# writes the perf map.)
+	tramp=$(fold_count "$TMP/py312.folded" '(^|;)py_trampoline_evaluator(;|$)' '(^|;)<module>(;|$)')
 	tramp=${tramp#* }
-	check "python3.12 -X perf: no py_trampoline_evaluator between the Python frames of the default fold ($tramp samples)" \
+	check "python3.12 -X perf: no py_trampoline_evaluator in a default fold's Python stacks, leaf or not ($tramp samples)" \
 	    test "$tramp" -eq 0
 	tramp=$(fold_count "$TMP/py312.all" ';<module>;(.*;)?py_trampoline_evaluator;main;')
 	check "python3.12 -X perf: --show-hidden keeps it between the Python frames ($tramp samples)" \

@@ -36,7 +36,7 @@ rm "$TMP/bin/tree"	# from now on only the bundle has it
 # sym [ARGS]: sp-sym on the recording, bounded; RC, ERR; fold in $TMP/fold.
 sym() {
 	run bash -c "ulimit -v $VMEM; exec timeout $LIMIT $SYM \
-	    --kallsyms /dev/null -d '$TMP/empty' -o '$TMP/s.spl' $*"
+	    --kallsyms /dev/null --debug-dir '$TMP/empty' -o '$TMP/s.spl' $*"
 	$FOLD "$TMP/s.spl" >"$TMP/fold" 2>/dev/null
 }
 # sane NAME: finished, no sanitizer, every sample copied.
