@@ -224,17 +224,19 @@ static void
 cpu_list(struct opts *o, const char *arg)
 {
 	const char *p = arg;
-	char *end;
 
 	while (*p != '\0') {
-		long lo, hi, c;
+		char *end = NULL;
+		long lo = -1, hi, c;
 		size_t i;
 
-		lo = hi = *p >= '0' && *p <= '9' ? strtol(p, &end, 10) : -1;
-		if (lo >= 0 && *end == '-' && end[1] >= '0' && end[1] <= '9')
+		if (*p >= '0' && *p <= '9')
+			lo = strtol(p, &end, 10);
+		hi = lo;
+		if (end != NULL && *end == '-' && end[1] >= '0' && end[1] <= '9')
 			hi = strtol(end + 1, &end, 10);
-		if (lo < 0 || hi < lo || hi >= 4096 || (*end != ',' &&
-		    *end != '\0'))
+		if (end == NULL || lo < 0 || hi < lo || hi >= 4096 ||
+		    (*end != ',' && *end != '\0'))
 			errx(2, "-C %s: not a list of CPUs (numbers and ranges "
 			    "below 4096: 0,2-3)", arg);
 		for (c = lo; c <= hi; c++) {
@@ -264,8 +266,10 @@ tgid_of(uint32_t tid)
 	if ((f = fopen(path, "re")) == NULL)
 		return 0;
 	while (fgets(line, sizeof(line), f) != NULL)
-		if (sscanf(line, "Tgid: %lu", &v) == 1)
+		if (strncmp(line, "Tgid:", 5) == 0) {
+			v = strtoul(line + 5, NULL, 10);
 			break;
+		}
 	(void)fclose(f);
 	return v <= UINT32_MAX ? (uint32_t)v : 0;
 }
@@ -421,7 +425,7 @@ parse_args(int argc, char **argv, struct opts *o)
 		else if (ch == 't')
 			tid_list(o, optarg);
 		else if (ch == 1000 + 'c')
-			(void)spi_tool_rec_option(&o->t, 'C', NULL);
+			(void)spi_tool_rec_option(&o->t, 'C', optarg);
 		else if (!spi_tool_rec_option(&o->t, ch, optarg))
 			own_option(o, ch, argv);
 	spi_tool_rec_args(&o->t, argc, argv);

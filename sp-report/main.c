@@ -332,7 +332,7 @@ quality(const struct opts *o, const struct sp_fold *f,
 	if (st.counted > 0)
 		(void)fprintf(out, " over %.1f s", (double)(st.last_ns -
 		    st.first_ns) / 1e9);
-	(void)fprintf(out, "\n%llu lost (%.1f %%)", lost, samples + lost ?
+	(void)fprintf(out, "\n%llu lost (%.1f %%)", lost, (samples + lost) ?
 	    100.0 * (double)lost / (double)(samples + lost) : 0.0);
 	if (samples > 0)
 		(void)fprintf(out, ", %.1f %% of stacks complete",

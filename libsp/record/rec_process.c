@@ -204,7 +204,8 @@ code_page(struct rec_ctx *r, const struct rec_proc *p, uint64_t page)
 	if (r->code == NULL &&
 	    (r->code = calloc(REC_CODE_PAGES, sizeof(*r->code))) == NULL)
 		return NULL;
-	cp = &r->code[((page >> 12) ^ p->pid * 0x9e3779b1u) % REC_CODE_PAGES];
+	cp = &r->code[((page >> 12) ^ (uint64_t)p->pid * 0x9e3779b1u) %
+	    REC_CODE_PAGES];
 	if (cp->gen == r->drain_gen && cp->page == page && cp->pid == p->pid) {
 		r->c[C_CODE_READ_HITS]++;
 		return cp->len > 0 ? cp : NULL;

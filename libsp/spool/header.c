@@ -3,6 +3,8 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+/* next_in becomes const: the input is never written. */
+#define ZLIB_CONST
 #include <zlib.h>
 #include <sys/utsname.h>
 #include <time.h>
@@ -179,7 +181,7 @@ gzipped_spool(const uint8_t *p, size_t len)
 	memset(&z, 0, sizeof(z));
 	if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK)
 		return 0;
-	z.next_in = (Bytef *)(uintptr_t)p;
+	z.next_in = p;
 	z.avail_in = (uInt)(len < 65536 ? len : 65536);
 	z.next_out = out;
 	z.avail_out = sizeof(out);
