@@ -70,6 +70,8 @@ ascii(const char *s, size_t n)
 static int
 append(struct sink *k, const char *s, size_t n)
 {
+	if (n == 0)
+		return 1; /* rust-demangle.c gives an empty name as NULL, 0 */
 	if (k->over || n > SP_DEMANGLE_NAME_MAX - k->len) {
 		k->over = 1;
 		return 0;
@@ -91,6 +93,39 @@ put(const char *s, size_t n, void *opaque)
 }
 
 /*
+ * Whether the Rust v0 symbol w has a binder of more than BINDER_MAX
+ * lifetimes: "F" (a fn type) or "D" (a dyn type), "G", their count in
+ * base 62 and "_" (the v0 mangling's binder).  rust-demangle.c prints
+ * each of them in a loop, which also turns where it prints nothing (the
+ * instantiating crate, an impl's own path): there the callback never
+ * sees it, and 20 bytes of name ask for 2^64 turns.  Real code binds a
+ * few lifetimes; the test is on the bytes, so an identifier holding
+ * such bytes ("DGEMM_") leaves its name mangled too.
+ */
+#define BINDER_MAX 64
+static int
+huge_binder(const char *w)
+{
+	static const char digits[] = "0123456789abcdefghijklmnopqrstuvwxyz"
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+	const char *p = w, *d;
+	unsigned long x;
+	int n;
+
+	while ((p = strchr(p + 1, 'G')) != NULL) {
+		if (p[-1] != 'F' && p[-1] != 'D')
+			continue;
+		/* Three digits are past BINDER_MAX (62 * 62 at least). */
+		for (x = 0, n = 0; n < 3 && p[1 + n] != '\0' &&
+		    (d = strchr(digits, p[1 + n])) != NULL; n++)
+			x = x * 62 + (unsigned long)(d - digits);
+		if (n == 3 || (p[1 + n] == '_' && n > 0 && x + 2 > BINDER_MAX))
+			return 1;
+	}
+	return 0;
+}
+
+/*
  * Appends c++filt's text of the NUL-terminated word w to k: 1 when
  * demangled, 0 when it is not a mangled name (nothing appended), or
  * k->over set.
@@ -106,7 +141,9 @@ word(struct sink *k, const char *w)
 	if (w[0] == '.')
 		(void)append(k, ".", 1);
 	/* cplus_demangle, auto style: Rust first (its legacy names are
-	 * Itanium names too), then C++. */
+	 * Itanium names too), then C++, which wants "_Z". */
+	if (w[skip] == '_' && w[skip + 1] == 'R' && huge_binder(w + skip))
+		return 0;
 	done = rust_demangle_callback(w + skip, CXXFILT_FLAGS, put, k);
 	if (!done && !k->over) {
 		k->len = start + (w[0] == '.');

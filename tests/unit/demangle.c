@@ -261,6 +261,9 @@ Test(demangle, rust_names_lose_their_hashes)
 		{ "_RNvMNtCs9ltgdHTiPiY_4core3fmtNtB2_9Formatter3pad",
 		    "<core::fmt::Formatter>::pad" },
 		{ "_RINvCs1234_3foo3barReEB2_", "foo::bar::<&str>" },
+		/* A crate of an empty name, which the demangler passes as
+		 * NULL and 0 bytes (found by fuzzing: UBSan's memcpy). */
+		{ "_RNvC01f", "[0]::f" },
 		/* C++: a::h0123456789abcdef(), which only looks like it. */
 		{ "_ZN1a17h0123456789abcdefEv", "a::h0123456789abcdef()" },
 	};
@@ -407,32 +410,43 @@ rust_bomb(int k, const char *leaf)
  * The same names small (their whole text kept) and with 40 levels
  * (2^40 bytes of text asked for): the demanglers are stopped at
  * SP_DEMANGLE_NAME_MAX bytes, the names stay mangled, and it is quick
- * (a second for all, under ASan; c++filt would not end).
+ * (a second for all, under ASan; c++filt would not end).  And a Rust
+ * binder of 2^59 lifetimes where nothing is printed (the instantiating
+ * crate's path, found by fuzzing), next to binders of 2 and 37 in a
+ * name printed: the big one is not tried (c++filt would not end).
  */
 Test(demangle, names_asking_for_endless_text_stay_mangled, .timeout = 20)
 {
-	char *small[3] = { cxx_bomb(2), rust_bomb(2, "h"),
-		rust_bomb(2, "NtC1au3_9ca") };
-	char *big[3] = { cxx_bomb(40), rust_bomb(40, "h"),
-		rust_bomb(40, "NtC1au3_9ca") };
-	static const char *const want[3] = {
+	char *small[5] = { cxx_bomb(2), rust_bomb(2, "h"),
+		rust_bomb(2, "NtC1au3_9ca"), strdup("_RINvC1a1fFG0_RL1_hEuE"),
+		strdup("_RINvC1a1fFGz_EuE") };
+	char *big[5] = { cxx_bomb(40), rust_bomb(40, "h"),
+		rust_bomb(40, "NtC1au3_9ca"),
+		strdup("_RNvC1a1fINvC1b1gFGzzzzzzzzzz_EuEE"),
+		strdup("_RINvC1a1fFGA0_EuE") };
+	static const char *const want[5] = {
 		"f(a, aa<a, a>, ab<aa<a, a>, aa<a, a> >)",
 		"a::f::<(u8,), ((u8,), (u8,)), (((u8,), (u8,)), ((u8,), "
 		    "(u8,)))>",
 		"a::f::<(a::\xc3\xa9,), ((a::\xc3\xa9,), (a::\xc3\xa9,)), "
 		    "(((a::\xc3\xa9,), (a::\xc3\xa9,)), ((a::\xc3\xa9,), "
 		    "(a::\xc3\xa9,)))>",
+		"a::f::<for<'a, 'b> fn(&'a u8)>",
+		"a::f::<for<'a, 'b, 'c, 'd, 'e, 'f, 'g, 'h, 'i, 'j, 'k, 'l, 'm, "
+		    "'n, 'o, 'p, 'q, 'r, 's, 't, 'u, 'v, 'w, 'x, 'y, 'z, '_26, "
+		    "'_27, '_28, '_29, '_30, '_31, '_32, '_33, '_34, '_35, "
+		    "'_36> fn()>",
 	};
 	struct sp_demangle *dm = demangler(NULL);
 	size_t i, len;
 
-	for (i = 0; i < 3; i++) {
+	for (i = 0; i < 5; i++) {
 		cr_assert_lt(strlen(big[i]), 1024, "%s", big[i]);
 		cr_assert_eq(sp_demangle_add(dm, small[i], strlen(small[i])), 1);
 		cr_assert_eq(sp_demangle_add(dm, big[i], strlen(big[i])), 1);
 	}
 	cr_assert_eq(sp_demangle_run(dm, 1, NULL), 0);
-	for (i = 0; i < 3; i++) {
+	for (i = 0; i < 5; i++) {
 		cr_assert_str_eq(shown(dm, small[i]), want[i]);
 		cr_assert_null(sp_demangle_get(dm, big[i], strlen(big[i]),
 		    &len), "%s", big[i]);

@@ -14,7 +14,9 @@
  * As c++filt reads a line, each word of a name (a run of letters, digits
  * and "_$.") is demangled and the rest copied, so "libx.so`_Z1fv:x.cc:3"
  * is shown as "libx.so`f():x.cc:3".  As c++filt, a C++ name of more than
- * 1024 bytes is left as it is (libiberty's recursion limit).
+ * 1024 bytes is left as it is (libiberty's recursion limit); unlike it, so
+ * is a Rust v0 name with a binder of more than 64 lifetimes (on which
+ * c++filt can loop for ever; docs/limits.md).
  *
  * A name is demangled when it has a word starting with "_Z" and a letter
  * or digit, or "_R" and an upper-case letter or digit (at the start of
