@@ -6,18 +6,20 @@
 # binary. Debian ships libelf only as a glibc static archive (libelf-dev) and
 # Zydis only as a shared library (libzydis-dev); neither links into a musl
 # program. So we take Debian's pristine upstream tarballs (elfutils, zydis,
-# zlib; Debian patches are NOT applied) plus libzycore-dev's headers, verify
-# pinned sha256 sums, and build small static archives twice: with musl-gcc
-# (the shipped binary) and with gcc (tests, sanitizers, fuzzing).
+# zlib, libiberty; Debian patches are NOT applied) plus libzycore-dev's
+# headers, verify pinned sha256 sums, and build small static archives twice:
+# with musl-gcc (the shipped binary) and with gcc (tests, sanitizers,
+# fuzzing); libiberty's demanglers a third time with ASan+UBSan.
 set -euo pipefail
 
 usage() {
     cat <<'EOF'
 Usage: ./configure.sh [--prefix DIR] [--deps-src DIR] [--fetch-only DIR] [--aarch64] [--help]
   --prefix DIR     install prefix for build/config.ninja (default /usr/local)
-  --deps-src DIR   directory already holding the four pinned files (elfutils,
-                   zydis, zlib orig tarballs + libzycore-dev .deb): no fetching
-  --fetch-only DIR fetch and verify the four pinned files into DIR, then stop
+  --deps-src DIR   directory already holding the five pinned files (elfutils,
+                   zydis, zlib, libiberty orig tarballs + libzycore-dev .deb):
+                   no fetching
+  --fetch-only DIR fetch and verify the five pinned files into DIR, then stop
                    (for a later --deps-src DIR on a host without network)
   --aarch64        also prepare the arm64 build now, as `ninja aarch64` does
                    when first asked: install the cross compiler, fetch
@@ -214,17 +216,19 @@ ELFUTILS_TAR=elfutils_0.188.orig.tar.bz2
 ZYDIS_TAR=zydis_4.0.0.orig.tar.gz
 ZLIB_TAR=zlib_1.2.13.dfsg.orig.tar.bz2
 ZYCORE_DEB=libzycore-dev_1.4.1-1_amd64.deb
+LIBIBERTY_TAR=libiberty_20230104.orig.tar.xz
 PINNED="\
 fb8b0e8d0802005b9a309c60c1d8de32dd2951b56f0c3a3cb56d21ce01595dff  $ELFUTILS_TAR
 e990107f80c62afc1deb51de230023a1098db801b8ea6bf483e296d45459e234  $ZYDIS_TAR
 71feb7947e3c00ef125f83b79a4e529bde31171e5babe48b391f06758d1ab0a1  $ZLIB_TAR
-20daa9552e632c9a08443690c6933c34f2f63a8d2eb60125688823a20f7322c3  $ZYCORE_DEB"
-# The arm64 build (ninja aarch64): the same elfutils and zlib tarballs, and
-# musl for arm64 (no Zydis: it decodes x86 only).
+20daa9552e632c9a08443690c6933c34f2f63a8d2eb60125688823a20f7322c3  $ZYCORE_DEB
+f0c873589b983a2e82287d1beea3b230959803121ede290154d44008984013ef  $LIBIBERTY_TAR"
+# The arm64 build (ninja aarch64): the same elfutils, zlib and libiberty
+# tarballs, and musl for arm64 (no Zydis: it decodes x86 only).
 MUSL_ARM64_DEB=musl-dev_1.2.3-1_arm64.deb
 MUSL_ARM64_SHA256=55c2ca4bc3041c8ed8ac7dc3ef6080d9551a21650568b2fd7610b59eaf98a4f4
 PINNED_AARCH64="\
-$(grep -e " $ELFUTILS_TAR\$" -e " $ZLIB_TAR\$" <<<"$PINNED")
+$(grep -e " $ELFUTILS_TAR\$" -e " $ZLIB_TAR\$" -e " $LIBIBERTY_TAR\$" <<<"$PINNED")
 $MUSL_ARM64_SHA256  $MUSL_ARM64_DEB"
 declare -A SUM
 while read -r _sum _file; do SUM[$_file]=$_sum; done <<<"$PINNED
@@ -302,7 +306,8 @@ stamp_text() {
 deps_current() {
     local a
     [ -f "$DEPS/.stamp" ] && [ "$(cat "$DEPS/.stamp")" = "$(stamp_text)" ] || return 1
-    for a in "$DEPS"/{musl,glibc}/lib/lib{elf,Zydis,z}.a; do [ -f "$a" ] || return 1; done
+    for a in "$DEPS"/{musl,glibc}/lib/lib{elf,Zydis,z,iberty-demangle}.a \
+        "$DEPS/asan/lib/libiberty-demangle.a"; do [ -f "$a" ] || return 1; done
 }
 
 # ---------------------------------------------------------------- fetch
@@ -431,17 +436,18 @@ $PINNED_AARCH64}"; die "apt-get not available"; }
         echo "configure: warning: apt-get update got no source index from the machine's apt sources (no network, or no mirror answering?)" >&2
 }
 
-# fetch_sources: the four pinned files into $SRC (with --aarch64, the
+# fetch_sources: the five pinned files into $SRC (with --aarch64, the
 # fifth, musl-dev for arm64, too).
 fetch_sources() {
     local bad=0
     mkdir -p "$SRC"
-    say "fetching elfutils, zydis, zlib sources and libzycore-dev${aarch64:+ and musl-dev:arm64}"
+    say "fetching elfutils, zydis, zlib, libiberty sources and libzycore-dev${aarch64:+ and musl-dev:arm64}"
     private_apt ${aarch64:+arm64}
     fetch_file src elfutils "$ELFUTILS_TAR" "${SUM[$ELFUTILS_TAR]}" || bad=1
     fetch_file src zydis "$ZYDIS_TAR" "${SUM[$ZYDIS_TAR]}" || bad=1
     fetch_file src zlib "$ZLIB_TAR" "${SUM[$ZLIB_TAR]}" || bad=1
     fetch_file deb libzycore-dev "$ZYCORE_DEB" "${SUM[$ZYCORE_DEB]}" || bad=1
+    fetch_file src libiberty "$LIBIBERTY_TAR" "${SUM[$LIBIBERTY_TAR]}" || bad=1
     [ -z "$aarch64" ] || fetch_file deb musl-dev:arm64 "$MUSL_ARM64_DEB" "${SUM[$MUSL_ARM64_DEB]}" || bad=1
     rm -rf "$DEPS/apt/lists" "$DEPS/apt/cache"   # ~40 MB of indexes, only needed for fetching
     [ "$bad" = 0 ] || { deps_src_recipe "$PINNED${aarch64:+
@@ -487,6 +493,20 @@ write_elfutils_config() {
 EOF
 }
 
+# libiberty's config.h normally comes from its ./configure; the three files
+# built (cp-demangle.c, rust-demangle.c, safe-ctype.c) read only these: C99
+# headers that glibc and musl both have.
+write_iberty_config() {
+    mkdir -p "$1/iberty"
+    cat >"$1/iberty/config.h" <<'EOF'
+/* generated by stackpulse configure.sh for libiberty's demanglers only */
+#define HAVE_STDLIB_H 1
+#define HAVE_STRING_H 1
+#define HAVE_LIMITS_H 1
+#define HAVE_ALLOCA_H 1
+EOF
+}
+
 # Smoke test: the archives link statically and work.
 write_deps_test() {
     cat >"$1/deps_test.c" <<'EOF'
@@ -494,18 +514,43 @@ write_deps_test() {
 #include <stdio.h>
 #include <string.h>
 #include <zlib.h>
+#include <libiberty/demangle.h>
 #ifdef DEPS_ZYDIS
 #include <Zydis/Zydis.h>
 #endif
+static void put(const char *s, size_t n, void *o) { strncat(o, s, n); }
 int main(void) {
+    char dm[64] = "";
     if (elf_version(EV_CURRENT) == EV_NONE) return 1;
 #ifdef DEPS_ZYDIS
     ZydisDecoder d;
     if (!ZYAN_SUCCESS(ZydisDecoderInit(&d, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64))) return 2;
 #endif
+    if (!cplus_demangle_v3_callback("_ZN1a1fEi", DMGL_PARAMS, put, dm) || strcmp(dm, "a::f(int)") != 0) return 3;
     return strcmp(zlibVersion(), ZLIB_VERSION) != 0 || puts("deps ok") < 0;
 }
 EOF
+}
+
+# build_iberty NAME CC [CROSS [CFLAGS...]]: libiberty's demanglers into
+# build/deps/NAME/lib/libiberty-demangle.a, their header into
+# include/libiberty/.  Only the three files the Itanium C++ and Rust
+# demanglers need, not the whole libiberty (pex, obstack, ...): they
+# carry the GCC runtime linking exception, the rest of libiberty does
+# not.  CFLAGS replace the usual ones (the ASan build's).
+build_iberty() {
+    local name=$1 cc=$2 cross=${3:-} out=$DEPS/$1 obj=$DEPS/obj/$1/iberty i=$DEPS/x/libiberty flags ccv
+    shift 3 || shift $#
+    if [ $# -gt 0 ]; then flags=("$@"); else read -ra flags <<<"$CFLAGS_DEPS"; fi
+    read -ra ccv <<<"$cc"
+    say "building libiberty's demanglers ($name)"
+    rm -rf "$obj" && mkdir -p "$obj" "$out/lib" "$out/include/libiberty"
+    printf '%s\n' "$i/libiberty/"{cp-demangle,rust-demangle,safe-ctype}.c |
+        compile "iberty-$name" "$obj" "${ccv[@]}" "${flags[@]}" -DHAVE_CONFIG_H \
+        -I"$DEPS/x/gen/iberty" -I"$i/include"
+    rm -f "$out/lib/libiberty-demangle.a"
+    run "iberty-$name" "${cross}ar" rcs "$out/lib/libiberty-demangle.a" "$obj"/*.o
+    cp "$i/include/"{demangle.h,libiberty.h,ansidecl.h} "$out/include/libiberty/"
 }
 
 # build_flavor NAME CC [CROSS]: zlib, libelf and Zydis into
@@ -542,11 +587,12 @@ build_flavor() {
         -std=gnu99 -D_GNU_SOURCE -DHAVE_CONFIG_H -I"$x/gen" -I"$e/libelf" -I"$e/lib" -I"$out/include"
     run "libelf-$name" "${cross}ar" rcs "$out/lib/libelf.a" "$obj"/elf/*.o
     cp "$e/libelf/libelf.h" "$e/libelf/gelf.h" "$e/libelf/nlist.h" "$out/include/"
+    build_iberty "$name" "$cc" "$cross"
 
     # Zydis 4 needs no generated Zydis/ZycoreExportConfig.h: the *_STATIC_BUILD
     # defines select static linkage, and it uses only Zycore's headers (no
     # Zycore code), taken from the libzycore-dev .deb. C11 as upstream's CMake.
-    local zydis=(-DDEPS_ZYDIS -DZYDIS_STATIC_BUILD -DZYCORE_STATIC_BUILD) libs=(libelf.a libZydis.a libz.a)
+    local zydis=(-DDEPS_ZYDIS -DZYDIS_STATIC_BUILD -DZYCORE_STATIC_BUILD) libs=(libelf.a libZydis.a libz.a libiberty-demangle.a)
     if [ -z "$cross" ]; then
         say "building Zydis ($name)"
         printf '%s\n' "$x/zydis/src/"*.c | compile "zydis-$name" "$obj/zydis" "${ccv[@]}" "${flags[@]}" \
@@ -555,7 +601,7 @@ build_flavor() {
         run "zydis-$name" ar rcs "$out/lib/libZydis.a" "$obj"/zydis/*.o
         cp -R "$x/zydis/include/Zydis" "$x/zycore/usr/include/Zycore" "$out/include/"
     else
-        zydis=() libs=(libelf.a libz.a)
+        zydis=() libs=(libelf.a libz.a libiberty-demangle.a)
     fi
 
     say "testing static link ($name)"
@@ -571,15 +617,22 @@ build_flavor() {
 build_deps() {
     local x=$DEPS/x
     rm -rf "$DEPS/.stamp" "$x" "$DEPS/obj"
-    mkdir -p "$x/elfutils" "$x/zydis" "$x/zycore" "$x/gen"
+    mkdir -p "$x/elfutils" "$x/zydis" "$x/zycore" "$x/libiberty" "$x/gen"
     say "unpacking sources"
     run unpack tar -xjf "$SRC/$ELFUTILS_TAR" -C "$x/elfutils" --strip-components=1
     run unpack tar -xzf "$SRC/$ZYDIS_TAR" -C "$x/zydis" --strip-components=1
     run unpack dpkg-deb -x "$SRC/$ZYCORE_DEB" "$x/zycore"
+    run unpack tar -xJf "$SRC/$LIBIBERTY_TAR" -C "$x/libiberty" --strip-components=1
     write_elfutils_config "$x/gen"
+    write_iberty_config "$x/gen"
     write_deps_test "$x/gen"
     build_flavor musl musl-gcc
     build_flavor glibc gcc
+    # The demanglers read names from files the tools are given: the unit
+    # tests and tools under ASan+UBSan check them too (the other
+    # archives of that build are glibc's, as before).
+    build_iberty asan gcc "" -O1 -g -fPIC -fsanitize=address,undefined \
+        -fno-omit-frame-pointer -fno-sanitize-recover=all
     rm -rf "$x" "$DEPS/obj"      # keep only the installed copies
     stamp_text >"$DEPS/.stamp"
 }
@@ -603,7 +656,8 @@ aarch64_stamp_text() {
 aarch64_current() {
     local d=$DEPS/aarch64
     [ -f "$d/.stamp" ] && [ "$(cat "$d/.stamp")" = "$(aarch64_stamp_text)" ] &&
-        [ -f "$d/lib/libelf.a" ] && [ -f "$d/lib/libz.a" ] && [ -f "$d/sysroot/$MUSL_SPECS" ]
+        [ -f "$d/lib/libelf.a" ] && [ -f "$d/lib/libz.a" ] && [ -f "$d/lib/libiberty-demangle.a" ] &&
+        [ -f "$d/sysroot/$MUSL_SPECS" ]
 }
 
 # The cross compiler, its binutils and arm64's kernel headers (only a
@@ -627,7 +681,7 @@ aarch64_tools() {
 aarch64_sources() {
     local f missing=() bad=0
     SRC=${deps_src:-$DEPS/src}
-    for f in "$ELFUTILS_TAR" "$ZLIB_TAR" "$MUSL_ARM64_DEB"; do
+    for f in "$ELFUTILS_TAR" "$ZLIB_TAR" "$LIBIBERTY_TAR" "$MUSL_ARM64_DEB"; do
         [ -f "$SRC/$f" ] || missing+=("$f")
     done
     [ ${#missing[@]} -gt 0 ] || return 0
@@ -639,6 +693,7 @@ aarch64_sources() {
         case $f in
             "$ELFUTILS_TAR") fetch_file src elfutils "$f" "${SUM[$f]}" || bad=1 ;;
             "$ZLIB_TAR") fetch_file src zlib "$f" "${SUM[$f]}" || bad=1 ;;
+            "$LIBIBERTY_TAR") fetch_file src libiberty "$f" "${SUM[$f]}" || bad=1 ;;
             *) fetch_file deb musl-dev:arm64 "$f" "${SUM[$f]}" || bad=1 ;;
         esac
     done
@@ -681,10 +736,12 @@ aarch64_deps() {
     aarch64_sources
     verify_sums "$SRC" "$PINNED_AARCH64"
     rm -rf "$d" "$x" "$DEPS/obj" "$LOG"/*-aarch64.log
-    mkdir -p "$x/elfutils" "$x/gen"
+    mkdir -p "$x/elfutils" "$x/libiberty" "$x/gen"
     say "unpacking sources (aarch64)"
     run unpack-aarch64 tar -xjf "$SRC/$ELFUTILS_TAR" -C "$x/elfutils" --strip-components=1
+    run unpack-aarch64 tar -xJf "$SRC/$LIBIBERTY_TAR" -C "$x/libiberty" --strip-components=1
     write_elfutils_config "$x/gen"
+    write_iberty_config "$x/gen"
     write_deps_test "$x/gen"
     aarch64_sysroot
     build_flavor aarch64 "${AARCH64}gcc -specs $d/sysroot/$MUSL_SPECS --sysroot=$d/sysroot" "$AARCH64"
@@ -733,16 +790,17 @@ dep_defs="-DZYDIS_STATIC_BUILD -DZYCORE_STATIC_BUILD"
 vars=(
     prefix "$prefix"  musl_cc musl-gcc  cc gcc  clang clang
     musl_dep_cflags "-I$deps/musl/include -isystem $deps/musl/kinclude $dep_defs"
-    musl_dep_libs "$deps/musl/lib/libelf.a $deps/musl/lib/libZydis.a $deps/musl/lib/libz.a"
+    musl_dep_libs "$deps/musl/lib/libelf.a $deps/musl/lib/libZydis.a $deps/musl/lib/libz.a $deps/musl/lib/libiberty-demangle.a"
     glibc_dep_cflags "-I$deps/glibc/include $dep_defs"
-    glibc_dep_libs "$deps/glibc/lib/libelf.a $deps/glibc/lib/libZydis.a $deps/glibc/lib/libz.a"
+    glibc_dep_libs "$deps/glibc/lib/libelf.a $deps/glibc/lib/libZydis.a $deps/glibc/lib/libz.a $deps/glibc/lib/libiberty-demangle.a"
+    asan_dep_libs "$deps/glibc/lib/libelf.a $deps/glibc/lib/libZydis.a $deps/glibc/lib/libz.a $deps/asan/lib/libiberty-demangle.a"
     criterion_cflags "$(pkg-config --cflags criterion | trim)"
     criterion_libs "$(pkg-config --libs criterion | trim)"
     # ninja aarch64's (the files are there once --aarch64-deps has run)
     aarch64_cross "$AARCH64"
     aarch64_cc "${AARCH64}gcc -specs $deps/aarch64/sysroot/$MUSL_SPECS --sysroot=$deps/aarch64/sysroot"
     aarch64_dep_cflags "-I$deps/aarch64/include -isystem $deps/aarch64/kinclude"
-    aarch64_dep_libs "$deps/aarch64/lib/libelf.a $deps/aarch64/lib/libz.a"
+    aarch64_dep_libs "$deps/aarch64/lib/libelf.a $deps/aarch64/lib/libz.a $deps/aarch64/lib/libiberty-demangle.a"
 )
 header="# generated by configure.sh — do not edit"
 tee build/config.sh.tmp <<<"$header" >build/config.ninja.tmp

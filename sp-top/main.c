@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -264,6 +265,8 @@ struct live {
 	struct sp_symbolizer *sym;
 	struct sp_top *top;
 	const char *what;       /* "pid 123" or the command */
+	uint32_t kthread;       /* a -p target that is a kernel thread, 0 none */
+	int only_kthreads;      /* every -p target is one */
 	double start;
 	int ui;                 /* on a terminal */
 	int ended;              /* the targets are gone */
@@ -277,23 +280,70 @@ pct(uint64_t part, uint64_t whole)
 	return whole ? 100.0 * (double)part / (double)whole : 0.0;
 }
 
-/* A view with no rows says why, as sp-record's summary would
- * (sp_recorder_advice): its first warning, "the target was idle". */
+/* Prints a line of the view; on a terminal cut to cols - 1 columns, so
+ * that no line wraps (the last column would move the cursor on). */
+static void __attribute__((format(printf, 3, 4)))
+view_line(const struct live *l, int cols, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	/* A false report of clang-tidy's, as in sp_diag_set. */
+	/* NOLINTNEXTLINE(clang-analyzer-valist.Uninitialized) */
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if (l->ui && cols > 1 && (size_t)cols < sizeof(buf))
+		buf[cols - 1] = '\0';
+	(void)printf("%s\n", buf);
+}
+
+/*
+ * A view with no rows says why.  A kernel thread has no user stack to
+ * show; a window after the samples stopped is idle (the recorder's
+ * advice, of the whole run, says nothing then); else as sp-record's
+ * summary would (sp_recorder_advice): its first warning, "the target
+ * was idle", but not on the last view, which that advice on standard
+ * error follows.
+ */
 static void
-hint(const struct live *l)
+hint(const struct live *l, const struct sp_top_view *v, int cols)
 {
 	struct sp_advice a[SP_ADVICE_MAX];
 	struct sp_advice_opts ao = { .sz = sizeof(ao), .tool = "sp-top" };
-	size_t n = sp_recorder_advice(l->r, &ao, a, SP_ADVICE_MAX), i;
+	size_t n, i;
 
+	if (l->kthread != 0 && !l->o->t.ro.kernel) {
+		view_line(l, cols, "  (pid %u is a kernel thread: it has no user "
+		    "stack; -k shows its kernel stacks, -a every process's)",
+		    l->kthread);
+		return;
+	}
+	if (v->samples == 0 && l->o->window > 0 &&
+	    sp_recorder_counter(l->r, "samples") > 0) {
+		view_line(l, cols, "  (no samples in the last %u s: the target was "
+		    "idle%s)", l->o->window, l->ui ? "; w shows all since the "
+		    "start" : "");
+		return;
+	}
+	if (l->last)
+		return;
+	n = sp_recorder_advice(l->r, &ao, a, SP_ADVICE_MAX);
 	for (i = 0; i < n && i < SP_ADVICE_MAX; i++)
 		if (a[i].level == SP_ADVICE_WARNING) {
-			(void)printf("  (%s)\n", a[i].text);
+			view_line(l, cols, "  (%s)", a[i].text);
 			return;
 		}
 }
 
-/* Prints one view; on a terminal from the top of a cleared screen. */
+/* The keys, on a line of their own under the rows: 40 columns. */
+#define KEYS "[s]elf [t]otal t[h]reads [w]indow [q]uit"
+
+/* Prints one view; on a terminal from the top of a cleared screen, each
+ * line cut to the terminal's width. */
 static int
 show(struct live *l)
 {
@@ -308,8 +358,10 @@ show(struct live *l)
 	    o->order == SP_TOP_TOTAL ? "total" : "threads";
 
 	term_size(&trows, &cols);
+	/* The title, the counts, the column heads, the keys, and the
+	 * cursor's line. */
 	if (max == 0)
-		max = l->ui ? (trows > 6 ? (size_t)trows - 5 : 1) : 20;
+		max = l->ui ? (trows > 7 ? (size_t)trows - 6 : 1) : 20;
 	err = sp_top_view(l->top, now_ns(), o->window, o->order, max, &v);
 	if (err < 0)
 		return err;
@@ -321,49 +373,43 @@ show(struct live *l)
 		(void)snprintf(win, sizeof(win), "the last %u s", o->window);
 	else
 		(void)snprintf(win, sizeof(win), "since the start");
-	(void)printf("sp-top: %s, %s %u Hz, %s, by %s%s\n", l->what,
+	view_line(l, cols, "sp-top: %s, %s %u Hz, %s, by %s%s", l->what,
 	    sp_recorder_event(l->r) ? sp_recorder_event(l->r) : "-",
 	    o->t.ro.frequency, win, order,
 	    l->ended ? " (the targets exited)" : "");
-	(void)printf("samples %llu (%.0f/s), lost %llu (%.1f %%), complete "
-	    "stacks %.1f %%%s\n", (unsigned long long)v.samples,
+	view_line(l, cols, "samples %llu (%.0f/s), lost %llu (%.1f %%), complete "
+	    "stacks %.1f %%", (unsigned long long)v.samples,
 	    v.seconds > 0 ? (double)v.samples / v.seconds : 0.0, lost,
 	    pct(lost, all + lost), pct(v.samples - v.empty - v.truncated,
-	    v.samples), l->ui ? "   [s]elf [t]otal t[h]reads [w]indow [q]uit" :
-	    "");
+	    v.samples));
 	if (o->order == SP_TOP_THREADS)
-		(void)printf("%7s %9s %8s  %-16s %s\n", "SHARE%", "SAMPLES",
+		view_line(l, cols, "%7s %9s %8s  %-16s %s", "SHARE%", "SAMPLES",
 		    "TID", "THREAD", "HOTTEST (SELF%)");
 	else
-		(void)printf("%7s %7s %9s  %s\n", "SELF%", "TOTAL%", "SAMPLES",
+		view_line(l, cols, "%7s %7s %9s  %s", "SELF%", "TOTAL%", "SAMPLES",
 		    "FUNCTION");
 	for (i = 0; i < v.nrows; i++) {
 		const struct sp_top_row *r = &v.rows[i];
-		char line[1024];
-		int n;
 
 		if (o->order == SP_TOP_THREADS)
-			n = snprintf(line, sizeof(line), "%7.1f %9llu %8u  "
-			    "%-16s %s (%.1f)", pct(r->total, v.samples),
+			view_line(l, cols, "%7.1f %9llu %8u  %-16s %s (%.1f)",
+			    pct(r->total, v.samples),
 			    (unsigned long long)r->total, r->tid, r->name,
 			    r->module ? r->module : "-", pct(r->self,
 			    r->total));
 		else
-			n = snprintf(line, sizeof(line), "%7.1f %7.1f %9llu  "
-			    "%s%s%s%s", pct(r->self, v.samples), pct(r->total,
-			    v.samples), (unsigned long long)(o->order ==
-			    SP_TOP_TOTAL ? r->total : r->self), r->name,
-			    r->module ? "  [" : "", r->module ? r->module : "",
-			    r->module ? "]" : "");
-		if (n < 0)
-			continue;
-		if (l->ui && cols > 1 && (size_t)cols < sizeof(line))
-			line[cols - 1] = '\0';
-		(void)printf("%s\n", line);
+			view_line(l, cols, "%7.1f %7.1f %9llu  %s%s%s%s",
+			    pct(r->self, v.samples), pct(r->total, v.samples),
+			    (unsigned long long)(o->order == SP_TOP_TOTAL ?
+			    r->total : r->self), r->name, r->module ? "  [" :
+			    "", r->module ? r->module : "", r->module ? "]" :
+			    "");
 	}
-	if (v.nrows == 0 && !l->last)
-		hint(l);
-	if (!l->ui)
+	if (v.nrows == 0)
+		hint(l, &v, cols);
+	if (l->ui)
+		view_line(l, cols, "%s", KEYS);
+	else
 		(void)putchar('\n');
 	(void)fflush(stdout);
 	return 0;
@@ -480,6 +526,78 @@ run(struct live *l, pid_t child)
 
 /* ------------------------------------------------------------ start */
 
+/* Whether pid is a kernel thread: PF_KTHREAD (include/linux/sched.h) in
+ * the flags of /proc/PID/stat, its ninth field (proc(5)), after the
+ * comm in parentheses, which may hold anything. */
+#define PF_KTHREAD 0x00200000u
+static int
+kernel_thread(uint32_t pid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long flags;
+	ssize_t n;
+	int fd, field;
+
+	(void)snprintf(path, sizeof(path), "/proc/%u/stat", pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	(void)close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	/* After the comm: state (field 3) and five more, then flags. */
+	if ((p = strrchr(buf, ')')) == NULL)
+		return 0;
+	for (field = 2; field < 9; field++)
+		if ((p = strchr(p + 1, ' ')) == NULL)
+			return 0;
+	errno = 0;
+	flags = strtoul(p + 1, &p, 10);
+	return errno == 0 && *p == ' ' && (flags & PF_KTHREAD) != 0;
+}
+
+/* Which -p targets are kernel threads: sp-top then says so, not what
+ * sp-record would advise. */
+static void
+find_kthreads(struct live *l)
+{
+	const struct opts *o = l->o;
+	size_t i, n = 0;
+
+	for (i = 0; i < o->t.npids; i++)
+		if (kernel_thread(o->t.pids[i])) {
+			if (l->kthread == 0)
+				l->kthread = o->t.pids[i];
+			n++;
+		}
+	l->only_kthreads = n > 0 && n == o->t.npids;
+}
+
+/*
+ * What perf top shows in its warning box: why the view was empty or
+ * short, and what to change: the recorder's warnings (spi_tool_advice's),
+ * but for a kernel thread, which has no user stack, that is said
+ * instead of "add --children": its children are kernel threads too.
+ */
+static void
+advise(const struct live *l)
+{
+	struct sp_advice a[SP_ADVICE_MAX];
+	struct sp_advice_opts ao = { .sz = sizeof(ao), .tool = "sp-top" };
+	size_t n = sp_recorder_advice(l->r, &ao, a, SP_ADVICE_MAX), i;
+
+	if (l->kthread != 0 && !l->o->t.ro.kernel)
+		warnx("pid %u is a kernel thread: it has no user stack to "
+		    "sample; -k (--kernel) samples its kernel stacks, -a "
+		    "every process", l->kthread);
+	for (i = 0; i < n && i < SP_ADVICE_MAX; i++)
+		if (a[i].level == SP_ADVICE_WARNING && !(l->only_kthreads &&
+		    (a[i].kind == SP_ADVICE_CHILDREN ||
+		    a[i].kind == SP_ADVICE_CHILDREN_RUNNING)))
+			warnx("%s", a[i].text);
+}
+
 /* The spool: -o's file (in place once the recording started), or an
  * unnamed one that the tail alone reads. */
 static int
@@ -585,6 +703,7 @@ main(int argc, char **argv)
 		(void)snprintf(what, sizeof(what), "pid %u%s", o.t.pids[0],
 		    o.t.npids > 1 ? " and more" : "");
 	l.what = what;
+	find_kthreads(&l);
 	child = start(&l, &fd);
 	l.start = spi_tool_now();
 	l.ui = !o.batch && isatty(STDOUT_FILENO);
@@ -600,9 +719,7 @@ main(int argc, char **argv)
 		rc = sp_recorder_finish(l.r);
 	if (rc < 0)
 		errx(1, "%s", sp_strerror(rc));
-	/* What perf top shows in its warning box: why the view was empty or
-	 * short, and what to change. */
-	spi_tool_advice(l.r, "sp-top", 0, 0);
+	advise(&l);
 	if (o.out != NULL)
 		(void)fprintf(stderr, "sp-top: the spool is in %s\n", o.out);
 	sp_top_free(l.top);

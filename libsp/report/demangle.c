@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Demangled names for the readers (sp/report/demangle.h): which names to send,
- * the table of what came back, Rust's cleanup.  The child and the
- * exchange with it are in demangle_child.c.
+ * Demangled names for the readers (sp/report/demangle.h): which names to
+ * demangle, the table of their texts, Rust's cleanup.  The text itself,
+ * c++filt's, is made by libiberty's demanglers in demangle_iberty.c.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -19,16 +19,11 @@ sp_demangle_new(const char *prog, struct sp_demangle **out)
 {
 	struct sp_demangle *dm;
 
+	(void)prog; /* no program runs any more */
 	*out = NULL;
 	dm = calloc(1, sizeof(*dm));
 	if (dm == NULL)
 		return -ENOMEM;
-	dm->prog = strdup(prog != NULL ? prog : "c++filt");
-	if (dm->prog == NULL) {
-		free(dm);
-		return -ENOMEM;
-	}
-	dm->fd = -1;
 	*out = dm;
 	return 0;
 }
@@ -38,25 +33,13 @@ sp_demangle_free(struct sp_demangle *dm)
 {
 	if (dm == NULL)
 		return;
-	spi_demangle_stop(dm);
 	spi_intern_fini(&dm->names);
 	free(dm->e);
 	free(dm->queue);
 	spi_buf_fini(&dm->res);
-	spi_buf_fini(&dm->ans);
-	spi_buf_fini(&dm->out);
-	free(dm->ansv);
-	free(dm->prog);
+	free(dm->text.p);
+	free(dm->text.word);
 	free(dm);
-}
-
-/* What c++filt takes as part of a symbol (binutils cxxfilt.c:
- * alphanumerics and the target's "_$."). */
-static int
-symbol_byte(unsigned char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-	    (c >= '0' && c <= '9') || c == '_' || c == '$' || c == '.';
 }
 
 static int
@@ -83,13 +66,13 @@ has_word(const char *s, size_t len, char c)
 		if (s[i] == '_' && s[i + 1] == c &&
 		    ((n >= 'A' && n <= 'Z') || (n >= '0' && n <= '9') ||
 		    (c == 'Z' && n >= 'a' && n <= 'z')) &&
-		    (i == 0 || !symbol_byte((unsigned char)s[i - 1])))
+		    (i == 0 || !spi_demangle_symbol_byte((unsigned char)s[i - 1])))
 			return 1;
 	}
 	return 0;
 }
 
-/* Whether s[0..len) is sent to c++filt. */
+/* Whether s[0..len) is to be demangled. */
 static int
 wanted(const char *s, size_t len)
 {
@@ -112,7 +95,7 @@ rust_legacy(const char *s, size_t len)
 	for (i = 0; i + 20 <= len; i++) {
 		if (memcmp(s + i, "17h", 3) != 0 || s[i + 19] != 'E' ||
 		    (i + 20 < len && s[i + 20] != '.' &&
-		    symbol_byte((unsigned char)s[i + 20])))
+		    spi_demangle_symbol_byte((unsigned char)s[i + 20])))
 			continue;
 		for (k = 0; k < 16 && is_hex((unsigned char)s[i + 3 + k]); k++)
 			;
@@ -134,7 +117,7 @@ hash_at(const char *p, size_t n, size_t i)
 	for (k = 0; k < 16; k++)
 		if (!is_hex((unsigned char)p[i + 3 + k]))
 			return 0;
-	return i + 19 == n || !symbol_byte((unsigned char)p[i + 19]);
+	return i + 19 == n || !spi_demangle_symbol_byte((unsigned char)p[i + 19]);
 }
 
 /* The length of "[hex]" (1 to 16 digits) after an identifier's byte at
@@ -144,7 +127,7 @@ disambiguator_at(const char *p, size_t n, size_t i)
 {
 	size_t k;
 
-	if (i == 0 || p[i] != '[' || !symbol_byte((unsigned char)p[i - 1]))
+	if (i == 0 || p[i] != '[' || !spi_demangle_symbol_byte((unsigned char)p[i - 1]))
 		return 0;
 	for (k = 1; i + k < n && k <= 17 && is_hex((unsigned char)p[i + k]);
 	    k++)
@@ -182,25 +165,22 @@ rust_clean(const char *name, size_t len, char *p, size_t n)
 	return o;
 }
 
-/* The text c++filt gave for queued entry id (1-based): kept when it
+/* Keeps the text t->p[0..t->len) of entry id (1-based), cleaned, when it
  * differs from the name and fits the limits. */
 static void
-result(struct sp_demangle *dm, uint32_t id, char *text, size_t n)
+result(struct sp_demangle *dm, uint32_t id, struct dm_text *t)
 {
 	const struct sp_intern_entry *ie = &dm->names.entries[id - 1];
 	const char *name = (const char *)spi_buf_at(&dm->names.keys, ie->off);
 	struct dm_entry *e = &dm->e[id - 1];
+	size_t n = rust_clean(name, ie->len, t->p, t->len);
 
-	e->state = DM_RAW;
-	if (n > SP_DEMANGLE_NAME_MAX)
-		return;
-	n = rust_clean(name, ie->len, text, n);
-	if ((n == ie->len && memcmp(text, name, n) == 0) ||
+	if ((n == ie->len && memcmp(t->p, name, n) == 0) ||
 	    dm->kept + n > SP_DEMANGLE_KEPT_MAX(dm->sent))
 		return;
 	e->off = dm->res.len;
 	e->len = (uint32_t)n;
-	spi_buf_put(&dm->res, text, n);
+	spi_buf_put(&dm->res, t->p, n);
 	if (dm->res.err)
 		return;
 	dm->kept += n;
@@ -210,32 +190,34 @@ result(struct sp_demangle *dm, uint32_t id, char *text, size_t n)
 int
 sp_demangle_run(struct sp_demangle *dm, int last, struct sp_diag *diag)
 {
-	char none[1] = "";
+	const struct sp_intern_entry *ie;
 	size_t i;
-	int err;
+	int rc = 0;
 
-	if (dm->failed || dm->nq == 0)
+	(void)last; /* names may follow any run */
+	if (dm->failed)
 		return 0;
-	err = spi_demangle_exchange(dm, last, diag);
-	for (i = 0; i < dm->nq && err == 0; i++) {
-		/* result() cleans the text in place: writable bytes, which
-		 * an empty answer of an empty batch does not have. */
-		result(dm, dm->queue[i], dm->ansv[i].len > 0 ?
-		    (char *)dm->ans.p + dm->ansv[i].off : none,
-		    dm->ansv[i].len);
-		err = dm->res.err;
-	}
-	if (err != 0) {
-		/* Earlier batches stay; this one's answers cannot be trusted
-		 * to be its names'. */
-		for (i = 0; i < dm->nq; i++)
-			dm->e[dm->queue[i] - 1].state = DM_RAW;
-		dm->failed = 1;
-		spi_demangle_stop(dm);
+	for (i = 0; i < dm->nq && rc >= 0; i++) {
+		ie = &dm->names.entries[dm->queue[i] - 1];
+		dm->e[dm->queue[i] - 1].state = DM_RAW;
+		dm->sent += ie->len;
+		rc = spi_demangle_text(&dm->text, (const char *)spi_buf_at(
+		    &dm->names.keys, ie->off), ie->len);
+		if (rc > 0) {
+			result(dm, dm->queue[i], &dm->text);
+			rc = dm->res.err;
+		}
+		if (rc == -E2BIG)
+			rc = 0; /* shown as it is */
 	}
 	dm->nq = 0;
-	return err == -ENOMEM ? sp_diag_set(diag, 0, err, "%s",
-	    sp_strerror(err)) : err;
+	if (rc < 0) {
+		/* Out of memory: the names without a text stay as they
+		 * are, from now on all of them. */
+		dm->failed = 1;
+		return sp_diag_set(diag, 0, rc, "%s", sp_strerror(rc));
+	}
+	return 0;
 }
 
 int

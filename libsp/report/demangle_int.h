@@ -2,12 +2,12 @@
 #ifndef SP_DEMANGLE_INT_H
 #define SP_DEMANGLE_INT_H
 
-/* The demangler's state, shared by demangle.c (the names and their
- * results), which calls demangle_child.c (c++filt and the exchange). */
+/* The demangler's state, shared by demangle.c (which names, their
+ * results), which calls demangle_iberty.c (c++filt's text of a name, by
+ * libiberty's demanglers in the process). */
 
 #include <stddef.h>
 #include <stdint.h>
-#include <sys/types.h>
 
 #include "common/buf_int.h"
 #include "common/intern_int.h"
@@ -15,47 +15,44 @@
 
 enum { DM_QUEUED, DM_DONE, DM_RAW };
 
-/* An answer of c++filt: a line of text in ans, without its newline. */
-struct dm_answer {
-	size_t off;
-	size_t len;             /* SIZE_MAX: longer than SP_DEMANGLE_NAME_MAX */
-};
-
-/* A name sent (or to be sent), by its intern id - 1. */
+/* A name queued, by its intern id - 1. */
 struct dm_entry {
 	size_t off;             /* DM_DONE: its text in res */
 	uint32_t len;
 	uint8_t state;
 };
 
+/* The text of one name, and a copy of the word being demangled (the
+ * demanglers read NUL-terminated strings); each SP_DEMANGLE_NAME_MAX
+ * bytes (+ 1), allocated on first use. */
+struct dm_text {
+	char *p;
+	size_t len;
+	char *word;
+};
+
 struct sp_demangle {
-	char *prog;
 	struct sp_intern names;    /* name -> id */
 	struct dm_entry *e;
 	size_t ne, cape;
-	uint32_t *queue;           /* ids of the next batch, in order */
+	uint32_t *queue;           /* ids of the next run, in order */
 	size_t nq, capq;
 	struct sp_buf res;         /* the texts kept */
 	uint64_t sent, kept;       /* bytes, for SP_DEMANGLE_KEPT_MAX */
-	pid_t pid;                 /* 0 before the child started */
-	int fd;                    /* our end of its input and output */
-	int failed;                /* the child failed once: no more */
-	struct sp_buf out;         /* the batch being written */
-	struct sp_buf ans;         /* the batch's answers */
-	struct dm_answer *ansv;    /* one per queued name, in order */
-	size_t nans, capans;
-	int overlong;              /* the line being read passed the limit */
+	int failed;                /* out of memory once: no more */
+	struct dm_text text;
 };
 
 /*
- * Sends the queued names to the child (started on the first call) and
- * reads an answer per name into ans and ansv, as sp_demangle_run says
- * (last, the errors).
+ * c++filt's text of name s[0..len) (no NUL nor newline in it) into
+ * t->p[0..t->len): 1 when some word of it was demangled, 0 when the
+ * text is the name's own (t->len not set), -E2BIG when the text would
+ * be longer than SP_DEMANGLE_NAME_MAX (or the name is), -ENOMEM.
  */
-int spi_demangle_exchange(struct sp_demangle *dm, int last,
-    struct sp_diag *diag);
+int spi_demangle_text(struct dm_text *t, const char *s, size_t len);
 
-/* Closes the child's input and waits for it to exit. */
-void spi_demangle_stop(struct sp_demangle *dm);
+/* Whether c++filt takes byte c as part of a symbol (binutils cxxfilt.c:
+ * alphanumerics and the target's "_$."). */
+int spi_demangle_symbol_byte(unsigned char c);
 
 #endif

@@ -4,12 +4,15 @@
  * in a ring of SP_TOP_WINDOW_MAX + 1 seconds and in one table since the
  * start; a view sums a window's tables, resolves each distinct stack once
  * (cached until invalidated) into the functions it holds, and ranks them.
+ * Functions are told apart by their names as the symbolizer gives them
+ * (C++ and Rust ones mangled) and shown demangled (sp/report/demangle.h).
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/buf_int.h"
+#include "sp/report/demangle.h"
 #include "sp/report/top.h"
 
 #define NSEC 1000000000ull
@@ -117,6 +120,7 @@ struct sinfo {
 
 struct fn {
 	char *name, *module;
+	char *shown;            /* name demangled; NULL: as it is */
 	uint64_t self, total;
 	uint32_t mark;
 };
@@ -124,6 +128,7 @@ struct fn {
 struct sp_top {
 	const struct sp_defs *defs;
 	struct sp_symbolizer *sym;
+	struct sp_demangle *dm;
 	struct bucket b[NBUCKETS];
 	struct cmap all;
 	uint64_t first_sec, last_sec;   /* + 1; 0 none yet */
@@ -157,6 +162,10 @@ sp_top_new(const struct sp_defs *defs, struct sp_symbolizer *sym,
 	t = calloc(1, sizeof(*t));
 	if (t == NULL)
 		return -ENOMEM;
+	if (sp_demangle_new(NULL, &t->dm) < 0) {
+		free(t);
+		return -ENOMEM;
+	}
 	t->defs = defs;
 	t->sym = sym;
 	*out = t;
@@ -223,6 +232,24 @@ same(const char *a, const char *b)
 	return a == NULL || b == NULL ? a == b : strcmp(a, b) == 0;
 }
 
+/* fn's name as people read it: demangled, once, when it is made.  Only
+ * memory can fail; a name that does not demangle is shown as it is. */
+static int
+demangle(struct sp_top *t, struct fn *fn)
+{
+	const char *s;
+	size_t len = strlen(fn->name);
+
+	if (sp_demangle_add(t->dm, fn->name, len) <= 0)
+		return 0;
+	if (sp_demangle_run(t->dm, 0, NULL) < 0)
+		return -ENOMEM;
+	s = sp_demangle_get(t->dm, fn->name, len, &len);
+	if (s != NULL && (fn->shown = strndup(s, len)) == NULL)
+		return -ENOMEM;
+	return 0;
+}
+
 /* The function of a resolved frame: by name and module. */
 static int
 fn_of(struct sp_top *t, const struct sp_resolved_frame *f, uint32_t *out)
@@ -250,9 +277,11 @@ fn_of(struct sp_top *t, const struct sp_resolved_frame *f, uint32_t *out)
 		fn = &t->fns[t->nfns];
 		fn->name = strdup(f->name);
 		fn->module = f->module != NULL ? strdup(f->module) : NULL;
-		if (fn->name == NULL || (f->module != NULL && fn->module == NULL)) {
+		if (fn->name == NULL || (f->module != NULL &&
+		    fn->module == NULL) || demangle(t, fn) < 0) {
 			free(fn->name);
 			free(fn->module);
+			memset(fn, 0, sizeof(*fn));
 			return -ENOMEM;
 		}
 		*v = ++t->nfns;
@@ -375,6 +404,12 @@ by_total(const void *a, const void *b)
 	return by_self(a, b);
 }
 
+static const char *
+shown(const struct fn *fn)
+{
+	return fn->shown != NULL ? fn->shown : fn->name;
+}
+
 static int
 add_row(struct sp_top *t, size_t *n, struct sp_top_row **r)
 {
@@ -408,7 +443,8 @@ thread_rows(struct sp_top *t, size_t *n)
 		for (j = 0; j < t->tfn.cap; j++)
 			if (t->tfn.k[j] >> 32 == th && t->tfn.v[j] > r->self) {
 				r->self = t->tfn.v[j];
-				r->module = t->fns[(uint32_t)t->tfn.k[j] - 1].name;
+				r->module = shown(&t->fns[
+				    (uint32_t)t->tfn.k[j] - 1]);
 			}
 	}
 	return 0;
@@ -467,7 +503,8 @@ sp_top_view(struct sp_top *t, uint64_t now_ns, unsigned window_s,
 	if (order == SP_TOP_THREADS) {
 		if ((err = thread_rows(t, &n)) < 0)
 			return err;
-		qsort(t->rows, n, sizeof(*t->rows), by_total);
+		if (n > 0) /* rows is NULL before the first */
+			qsort(t->rows, n, sizeof(*t->rows), by_total);
 	} else {
 		for (i = 0; i < t->nfns; i++) {
 			if (t->fns[i].total == 0 || (order == SP_TOP_SELF &&
@@ -475,13 +512,14 @@ sp_top_view(struct sp_top *t, uint64_t now_ns, unsigned window_s,
 				continue;
 			if ((err = add_row(t, &n, &r)) < 0)
 				return err;
-			r->name = t->fns[i].name;
+			r->name = shown(&t->fns[i]);
 			r->module = t->fns[i].module;
 			r->self = t->fns[i].self;
 			r->total = t->fns[i].total;
 		}
-		qsort(t->rows, n, sizeof(*t->rows), order == SP_TOP_TOTAL ?
-		    by_total : by_self);
+		if (n > 0)
+			qsort(t->rows, n, sizeof(*t->rows), order ==
+			    SP_TOP_TOTAL ? by_total : by_self);
 	}
 	out->rows = t->rows;
 	out->nrows = n < max ? n : max;
@@ -504,7 +542,9 @@ sp_top_free(struct sp_top *t)
 	for (i = 0; i < t->nfns; i++) {
 		free(t->fns[i].name);
 		free(t->fns[i].module);
+		free(t->fns[i].shown);
 	}
+	sp_demangle_free(t->dm);
 	free(t->fns);
 	free(t->st);
 	free(t->fnpool);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# configure.sh's fetching, as a fresh machine does it: the four pinned files
+# configure.sh's fetching, as a fresh machine does it: the five pinned files
 # come through the machine's own apt sources (a suite that answers 404 for a
 # file only moves on to the next version that names it), and a fetch that
 # cannot succeed ends in one short error naming each file, its sha256 and the
@@ -10,7 +10,7 @@ src=$TMP/src
 rm -rf "$src"
 
 pins=$(sed -n 's/^\([0-9a-f]\{64\}\)  \$\([A-Z_]*\)"\{0,1\}$/\1 \2/p' configure.sh)
-check "configure.sh pins four files" test "$(wc -l <<<"$pins")" -eq 4
+check "configure.sh pins five files" test "$(wc -l <<<"$pins")" -eq 5
 
 run ./configure.sh --fetch-only "$src"
 if [ "$RC" -ne 0 ] && has "apt-get update got no source index" "$ERR"; then
@@ -24,10 +24,10 @@ else
 			{ bad=$((bad + 1)); echo "    $var ($file): missing or wrong sum"; }
 	done <<<"$pins"
 	check "each fetched file has its pinned sha256" test "$bad" -eq 0
-	check "nothing but the four files is downloaded (no .dsc, no Debian diff)" \
-	    test "$(find "$src" -type f | wc -l)" -eq 4
+	check "nothing but the five files is downloaded (no .dsc, no Debian diff)" \
+	    test "$(find "$src" -type f | wc -l)" -eq 5
 	check "configure says where each file came from" \
-	    test "$(grep -c '^configure: fetched ' "$TMP/out")" -eq 4
+	    test "$(grep -c '^configure: fetched ' "$TMP/out")" -eq 5
 fi
 
 # No network at all (a new network namespace has only a down loopback): the
@@ -39,11 +39,11 @@ if unshare -n true 2>/dev/null; then
 	check "without network: names the zlib tarball and its sha256" \
 	    grep -qE 'could not fetch zlib_1\.2\.13\.dfsg\.orig\.tar\.bz2 \(sha256 [0-9a-f]{64}\)' "$TMP/err"
 	check "without network: every pinned file is named" \
-	    test "$(grep -c 'could not fetch' "$TMP/err")" -eq 4
+	    test "$(grep -c 'could not fetch' "$TMP/err")" -eq 5
 	check "without network: gives the --deps-src recipe" \
 	    has "./configure.sh --deps-src DIR" "$ERR"
-	check "without network: the recipe lists the four files with sums" \
-	    test "$(grep -cE '^configure:   [^ ]+  sha256 [0-9a-f]{64}$' "$TMP/err")" -eq 4
+	check "without network: the recipe lists the five files with sums" \
+	    test "$(grep -cE '^configure:   [^ ]+  sha256 [0-9a-f]{64}$' "$TMP/err")" -eq 5
 	check "without network: no apt output on the terminal" \
 	    test "$(grep -c '^E: \|^Err:\|^W: ' "$TMP/err")" -eq 0
 	check "without network: under 20 lines" test "$(wc -l <"$TMP/err")" -lt 20

@@ -3,8 +3,8 @@
 # hot_a, hot_b and hot_c (tests/workloads/split.c) shows that split within
 # 5 points after 3 s, as text snapshots without a terminal and on a
 # terminal under tmux (keys s, t, h, w, q sent with send-keys, the screen
-# read with capture-pane); -o keeps the spool; -p attaches; -a shows every
-# process; errors.
+# read with capture-pane; at 80 and 100 columns no line wraps); -o keeps
+# the spool; -p attaches; -a shows every process; errors.
 # asan: TOP=build/asan/sp-top/sp-top
 . "$(dirname "$0")/../lib.bash"
 TOP=${TOP:-$BIN/sp-top} DUMP=$BIN/sp-dump W=build/tests
@@ -163,4 +163,30 @@ run $DUMP --check "$TMP/top.spl"
 n=$(counter "$TMP/top.spl" samples)
 check "-o kept a finished spool with the samples ($n)" \
     test "$RC" -eq 0 -a -n "$(grep finished <<<"$OUT")" -a "${n:-0}" -gt 1000
+# 80 and 100 columns, C++ names longer than either: each line is cut to
+# the width, none wraps, the keys are whole on a line of their own, the
+# names demangled.
+for cols in 80 100; do
+	# A tmux server of its own: the last one may still be going away.
+	sock=sp-top-test-$$-$cols
+	rm -f "$TMP/top.rc"
+	tm -f /dev/null new-session -d -s top -x $cols -y 24 \
+	    "$TOP -- $PWD/$W/cxx-O2 20000; echo \$? >$TMP/top.rc; sleep 60"
+	check "$cols columns: the first view within 10 s" until_screen '^ *SELF%' 10
+	sleep 2.2
+	screen "$TMP/tty$cols.out"
+	long=$(awk -v c=$cols 'length($0) >= c' "$TMP/tty$cols.out" | wc -l)
+	check "$cols columns: no line as wide as the screen ($long)" test "$long" -eq 0
+	check "$cols columns: the counts on the second line, the heads on the third (nothing wrapped)" \
+	    awk 'NR == 1 { ok = /^sp-top: / } NR == 2 { ok = ok && /^samples [0-9]+ / }
+		NR == 3 { ok = ok && /^ +SELF% +TOTAL% +SAMPLES  FUNCTION$/ } END { exit !ok }' "$TMP/tty$cols.out"
+	check "$cols columns: the keys whole on a line of their own" \
+	    grep -qx '\[s\]elf \[t\]otal t\[h\]reads \[w\]indow \[q\]uit' "$TMP/tty$cols.out"
+	check "$cols columns: a demangled C++ name on the screen" \
+	    grep -qE '  shapes::Spinner::spin\(unsigned long\)  \[cxx-O2\]$' "$TMP/tty$cols.out"
+	tm send-keys -t top q
+	for i in $(seq 100); do [ -s "$TMP/top.rc" ] && break; sleep 0.1; done
+	check "$cols columns: q ends it, exit 0" test "$(cat "$TMP/top.rc" 2>/dev/null)" = 0
+	tm kill-server 2>/dev/null
+done
 done_testing
