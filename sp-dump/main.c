@@ -48,7 +48,7 @@ usage(int status)
 	    "  -v, --verbose also show strings, frames and stack nodes\n"
 	    "      --no-demangle\n"
 	    "                C++ and Rust names as the spool has them (mangled;\n"
-	    "                by default c++filt demangles them)\n"
+	    "                by default they are demangled)\n"
 	    "  -o, --output FILE\n"
 	    "                where to write (default: standard output)\n"
 	    "  -h, --help    this text\n"
@@ -98,7 +98,7 @@ text_str(const struct sp_str *s)
 /*
  * Sends the names of frames[0..n) and their inlined callees (all: sym
  * set, a SYMBOL's lines) that are new to the demangler, one exchange
- * with c++filt for them all; says once when it cannot.
+ * for them all; says once when it cannot.
  */
 static void
 demangle(const struct dump *d, const uint32_t *frames, size_t n,

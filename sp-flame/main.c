@@ -45,7 +45,7 @@ usage(int status)
 	    "      --minwidth PX    leave out frames narrower (default 0.1)\n"
 	    "      --skip-bad       warn about bad lines and draw the rest\n"
 	    "      --no-demangle    C++ and Rust names as the input has them\n"
-	    "                       (by default c++filt demangles them)\n"
+	    "                       (by default they are demangled)\n"
 	    "  -o, --output FILE    where to write (default: standard output)\n"
 	    "  -h, --help           this text\n"
 	    "      --version        version, spool format and build-id\n"

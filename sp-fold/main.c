@@ -87,7 +87,7 @@ usage(int status)
 	    "                      speedscope, the Firefox Profiler, FlameGraph's\n"
 	    "                      stackcollapse-perf.pl and inferno import\n"
 	    "      --no-demangle   C++ and Rust names as the spool has them\n"
-	    "                      (mangled; by default c++filt demangles them)\n"
+	    "                      (mangled; by default they are demangled)\n"
 	    "  -o, --output FILE   where to write (default: standard output)\n"
 	    "  -h, --help          this text\n"
 	    "      --version       version, spool format and build-id\n"
