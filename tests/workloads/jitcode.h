@@ -53,7 +53,10 @@ perf_map_create(void)
 	char path[64];
 
 	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)getpid());
-	return fopen(path, "w");
+	/* A file an earlier process of this pid left (a test stopped half
+	 * way: a symlink) is not written through: a new one is made. */
+	unlink(path);
+	return fopen(path, "wx");
 }
 
 #endif
