@@ -21,9 +21,12 @@
 # Osr.java on two threads under OpenJDK with -XX:+PreserveFramePointer, its
 # loops replaced on the stack; tests/workloads/spin.js under node
 # --perf-basic-prof, whose map is removed after each run)
-# CONFIGS="sp sp--no-jitter fp dwarf" (sp--no-jitter: the sampling
-# intervals fixed, as perf's, so that the jitter's cost is the difference
-# with sp, printed per rate below each table; spOPTION adds a configuration of sp-record with
+# CONFIGS="sp sp--no-jitter sp--call-graph=fp fp dwarf" (sp--no-jitter:
+# the sampling intervals fixed, as perf's, so that the jitter's cost is
+# the difference with sp, printed per rate below each table;
+# sp--call-graph=fp: the kernel's frame-pointer walks, no stack copy, the
+# cheapest mode, next to perf's fp; the workloads keep no frame pointers,
+# so both walk short: the cost is what it measures); spOPTION adds a configuration of sp-record with
 # that option: CONFIGS="sp sp-s32768 fp" sets the default copy size against
 # a fixed one; the verdicts read sp, the default).  CONFIGS="sp old fp" with SP_OLD=PATH
 # adds the sp-record at PATH, built from another commit: a change to the
@@ -246,7 +249,7 @@ measure() {
 }
 
 # --- runs -----------------------------------------------------------------------------
-start=$SECONDS CONFIGS=${CONFIGS:-"sp sp--no-jitter fp dwarf"}
+start=$SECONDS CONFIGS=${CONFIGS:-"sp sp--no-jitter sp--call-graph=fp fp dwarf"}
 note "warm-up (page cache, perf's build-id cache; not measured)"
 for wl in $WORKLOADS; do
 	set_target "$wl"

@@ -59,11 +59,16 @@ inside(const uint8_t *p, size_t len, const void *q, uint64_t n)
 static void
 decode(const uint8_t *p, size_t len, size_t id_len)
 {
-	struct rec_format f = { id_len, 0 };
+	struct rec_format f = { id_len, 0, 0, 0 };
 	struct rec_decoded d;
 	const struct rec_sample *s = &d.u.sample;
+	unsigned v;
 
-	for (f.callchain = 0; f.callchain < 2; f.callchain++) {
+	/* Every sample layout: callchain, period (-e), no stack (fp). */
+	for (v = 0; v < 8; v++) {
+		f.callchain = (v & 1) != 0;
+		f.period = (v & 2) != 0;
+		f.no_stack = (v & 4) != 0;
 		if (spi_rec_decode(&f, p, len, &d) < 0)
 			continue;
 		if (d.kind == REC_SAMPLE) {

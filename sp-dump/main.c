@@ -365,6 +365,8 @@ print_recording(const struct dump *d, const struct sp_recording *g)
 		{ SP_RECORDING_CGROUP, "cgroup" },
 		{ SP_RECORDING_OFF_CPU, "off-cpu" },
 		{ SP_RECORDING_PREEMPTED, "preempted-apart" },
+		{ SP_RECORDING_COUNTS, "counts-events" },
+		{ SP_RECORDING_FP, "frame-pointer-stacks" },
 	};
 	const char *sep = "";
 	size_t i;
@@ -372,17 +374,22 @@ print_recording(const struct dump *d, const struct sp_recording *g)
 	if (d->json) {
 		(void)fputs("{\"kind\":\"recording\",\"event\":", stdout);
 		json_sp_str(&g->event);
-		(void)printf(",\"frequency\":%u,\"stack_bytes\":%u,"
-		    "\"flags\":%u,\"command\":", g->frequency, g->stack_bytes,
-		    g->flags);
+		(void)printf(",\"frequency\":%u,\"period\":%llu,"
+		    "\"stack_bytes\":%u,\"flags\":%u,\"command\":",
+		    g->frequency, (unsigned long long)g->period,
+		    g->stack_bytes, g->flags);
 		json_sp_str(&g->command);
 		(void)fputs("}\n", stdout);
 		return;
 	}
 	(void)fputs("recording: event ", stdout);
 	text_str(&g->event);
-	(void)printf(", %u Hz, %u stack bytes, ", g->frequency,
-	    g->stack_bytes);
+	if (g->period != 0)
+		(void)printf(", every %llu%s", (unsigned long long)g->period,
+		    (g->flags & SP_RECORDING_COUNTS) ? "" : " ns");
+	else
+		(void)printf(", %u Hz", g->frequency);
+	(void)printf(", %u stack bytes, ", g->stack_bytes);
 	for (i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
 		if (g->flags & flags[i].bit) {
 			(void)printf("%s%s", sep, flags[i].name);

@@ -32,10 +32,13 @@ usage(int status)
 	    "                [-o FILE] [FILE | -]\n"
 	    "Draw folded stacks (\"root;...;leaf COUNT\" lines) as an\n"
 	    "interactive SVG flame graph on standard output (or -o FILE).\n"
-	    "      --title TEXT     the title (default \"Flame Graph\")\n"
-	    "      --countname NAME what the counts are (default \"samples\";\n"
-	    "                       \"ns\" for sp-fold --off-cpu, --preempted or\n"
-	    "                       --both)\n"
+	    "      --title TEXT     the title (default: the input's \"# title:\"\n"
+	    "                       line, which sp-fold writes for off-CPU time\n"
+	    "                       and events; else \"Flame Graph\")\n"
+	    "      --countname NAME what the counts are (default: the input's\n"
+	    "                       \"# countname:\" line, \"ns\" for sp-fold's\n"
+	    "                       off-CPU time, the event for -e; else\n"
+	    "                       \"samples\")\n"
 	    "      --width PX       image width in pixels (default 1200)\n"
 	    "      --icicle         root at the top, callees below\n"
 	    "      --colors SCHEME  hot (default), module, or lang (native,\n"
@@ -241,6 +244,11 @@ main(int argc, char **argv)
 	if (o.diff != NULL)
 		before = load(&o, o.diff);
 	o.svg.before = before;
+	/* What sp-fold's header says the counts are, unless told. */
+	if (o.svg.countname == NULL && sp_flame_countname(f)[0] != '\0')
+		o.svg.countname = sp_flame_countname(f);
+	if (o.svg.title == NULL && sp_flame_title(f)[0] != '\0')
+		o.svg.title = sp_flame_title(f);
 	if (!o.no_demangle)
 		o.svg.demangle = dm = demangle(f, before);
 	if (o.svg.colors == SP_FLAME_MODULE && before == NULL &&

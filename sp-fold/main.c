@@ -480,7 +480,7 @@ main(int argc, char **argv)
 	else if (o.perf_script)
 		e = sp_perf_script_write(f, sp_replay_defs(r),
 		    sp_replay_header(r), stdout);
-	else
+	else if ((e = sp_fold_write_header(f, sp_replay_defs(r), stdout)) == 0)
 		e = sp_fold_write(f, sp_replay_defs(r), stdout);
 	/* Memory, or a stack the spool does not define (-SP_EREF). */
 	if (e < 0 && e != -EIO) {

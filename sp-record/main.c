@@ -30,8 +30,8 @@ static void
 usage(int status)
 {
 	(void)fprintf(status ? stderr : stdout,
-	    "usage: sp-record [-F HZ|max] [-s STACK_BYTES] [--kernel]\n"
-	    "                 [--children | --no-children]\n"
+	    "usage: sp-record [-F HZ|max] [-e EVENT [-c PERIOD]] [-s STACK_BYTES]\n"
+	    "                 [--kernel] [--children | --no-children]\n"
 	    "                 [-d SECONDS] [-D MSECS] [-m MAX_FRAMES]\n"
 	    "                 [--bundle DIR [--bundle-binaries]] [--keep-unreachable MIB]\n"
 	    "                 [--off-cpu] [--no-jitter] [--stop] [--raw-stacks]\n"
@@ -47,6 +47,16 @@ usage(int status)
 	    "                     where there is a PMU); by default they are drawn,\n"
 	    "                     on cpu-clock, so that a loop in step with the rate\n"
 	    "                     is not seen at one phase\n"
+	    "  -e, --event EVENT  what the samples count, as perf's -e (-e list:\n"
+	    "                     the events): cpu-clock (default), task-clock,\n"
+	    "                     page-faults, minor-faults, major-faults,\n"
+	    "                     context-switches, cpu-migrations; with a PMU\n"
+	    "                     cycles, instructions, cache-misses,\n"
+	    "                     branch-misses; EVENT:u, user time only.  A\n"
+	    "                     sample of an event that counts weighs its\n"
+	    "                     events (a software one's: every event)\n"
+	    "  -c, --count PERIOD a sample every PERIOD events (nanoseconds of\n"
+	    "                     cpu-clock and task-clock), as perf's -c\n"
 	    "  -s, --stack BYTES  user stack bytes copied per sample, at most 65528\n"
 	    "                     (default: 32768, then 4096 once 1000 walks in a\n"
 	    "                     row fit in it, back if they stop fitting)\n"
@@ -55,7 +65,7 @@ usage(int status)
 	    "                     weighed by the time until it runs again, blocked\n"
 	    "                     and preempted apart; sp-fold --off-cpu (blocked),\n"
 	    "                     --preempted or --both folds it\n"
-	    "  -c, --children     follow child processes: those forked after the\n"
+	    "      --children     follow child processes: those forked after the\n"
 	    "                     start and, with -p, those running already (the\n"
 	    "                     default with a command)\n"
 	    "      --no-children  record the command's own process only\n"
@@ -95,6 +105,9 @@ usage(int status)
 	    "  -g, --call-graph dwarf[,SIZE]  perf's spellings, accepted: stacks\n"
 	    "                     are always recorded, unwound by DWARF CFI as they\n"
 	    "                     are taken (SIZE: the stack copy, as -s)\n"
+	    "      --call-graph fp  the kernel's frame-pointer walks instead: no\n"
+	    "                     stack copy, no unwinding, the cheapest; whole\n"
+	    "                     only for code that keeps frame pointers\n"
 	    "  -q, --quiet        no status line, no summary and no advice\n"
 	    "  -h, --help         this text\n"
 	    "      --version      version, spool format and build-id\n");
@@ -187,9 +200,11 @@ static const struct option longopts[] = {
 	{ "bundle-binaries", no_argument, NULL, 'B' },
 	{ "call-graph", required_argument, NULL, 1000 + 'g' },
 	{ "cgroup", required_argument, NULL, 'G' },
-	{ "children", no_argument, NULL, 'c' },
+	{ "children", no_argument, NULL, SP_TOOL_OPT_CHILDREN },
 	{ "cpu", required_argument, NULL, 'C' },
-	{ "no-children", no_argument, NULL, 1000 + 'c' },
+	{ "no-children", no_argument, NULL, SP_TOOL_OPT_NO_CHILDREN },
+	{ "count", required_argument, NULL, 'c' },
+	{ "event", required_argument, NULL, 'e' },
 	{ "delay", required_argument, NULL, 'D' },
 	{ "duration", required_argument, NULL, 'd' },
 	{ "freq", required_argument, NULL, 'F' },
@@ -303,20 +318,26 @@ tid_list(struct opts *o, const char *arg)
 
 /*
  * perf record's --call-graph MODE: dwarf (with the stack copy's size) is
- * what sp-record always does, at record time; the other modes are
- * perf's alone.
+ * what sp-record does by default, at record time; fp is the kernel's
+ * frame-pointer walk; lbr is perf's alone.
  */
 static void
 call_graph(struct opts *o, const char *arg)
 {
 	const char *size;
 
+	if (strcmp(arg, "fp") == 0) {
+		o->t.ro.fp_chains = 1;
+		return;
+	}
 	if (strncmp(arg, "dwarf", 5) != 0 || (arg[5] != '\0' &&
 	    arg[5] != ','))
-		errx(2, "--call-graph %s: sp-record records stacks one way, "
-		    "unwinding them by DWARF CFI as they are taken (perf's "
-		    "\"dwarf\", without the copies in the file): use "
-		    "--call-graph dwarf[,SIZE], or leave it out", arg);
+		errx(2, "--call-graph %s: sp-record walks stacks two ways: by "
+		    "DWARF CFI as they are taken (the default, perf's "
+		    "\"dwarf\" without the copies in the file), or by frame "
+		    "pointers in the kernel (fp, the cheapest, whole only for "
+		    "code that keeps them): use --call-graph dwarf[,SIZE] or "
+		    "--call-graph fp", arg);
 	size = arg[5] == ',' ? arg + 6 : NULL;
 	if (size != NULL)
 		o->t.ro.stack_bytes = (unsigned)spi_tool_int(
@@ -418,14 +439,12 @@ parse_args(int argc, char **argv, struct opts *o)
 	o->out = "sp.spl";
 	o->t.ro.keep_unreachable = SP_KEEP_UNREACHABLE_DEFAULT;
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, "+:ab:cC:d:D:F:gG:hkm:o:p:qs:t:", longopts,
+	while ((ch = getopt_long(argc, argv, "+:ab:c:C:d:D:e:F:gG:hkm:o:p:qs:t:", longopts,
 	    NULL)) != -1)
 		if (ch == 'C')
 			cpu_list(o, optarg);
 		else if (ch == 't')
 			tid_list(o, optarg);
-		else if (ch == 1000 + 'c')
-			(void)spi_tool_rec_option(&o->t, 'C', optarg);
 		else if (!spi_tool_rec_option(&o->t, ch, optarg))
 			own_option(o, ch, argv);
 	spi_tool_rec_args(&o->t, argc, argv);
@@ -546,6 +565,10 @@ print_summary(struct sp_recorder *r, struct sp_writer *w, const struct opts *o,
 	if (o->t.system)
 		(void)fprintf(stderr, ", CPUs %.0f %% idle", percent(
 		    counter(r, "idle_samples"), s + counter(r, "idle_samples")));
+	if (counter(r, "event_count") > 0)
+		(void)fprintf(stderr, "\n  %llu %s in the samples (each weighs "
+		    "the events since its last)", counter(r, "event_count"),
+		    sp_recorder_event(r));
 	out_size(size, sizeof(size), bytes);
 	(void)fprintf(stderr, "\n  spool %s", size);
 	if (s > 0)

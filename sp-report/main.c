@@ -327,7 +327,11 @@ quality(const struct opts *o, const struct sp_fold *f,
 	if (rec != NULL && rec->event.len > 0)
 		(void)fprintf(out, " of %.*s", (int)rec->event.len,
 		    rec->event.s);
-	if (rec != NULL && rec->frequency > 0)
+	if (rec != NULL && rec->period > 0)
+		(void)fprintf(out, " every %llu%s", (unsigned long long)
+		    rec->period, (rec->flags & SP_RECORDING_COUNTS) ? "" :
+		    " ns");
+	else if (rec != NULL && rec->frequency > 0)
 		(void)fprintf(out, " at %u Hz", rec->frequency);
 	if (st.counted > 0)
 		(void)fprintf(out, " over %.1f s", (double)(st.last_ns -
@@ -338,6 +342,12 @@ quality(const struct opts *o, const struct sp_fold *f,
 		(void)fprintf(out, ", %.1f %% of stacks complete",
 		    100.0 - 100.0 * (double)cut / (double)samples);
 	(void)fprintf(out, "\n");
+	/* The table's shares are then of events, not of samples. */
+	if (rec != NULL && (rec->flags & SP_RECORDING_COUNTS))
+		(void)fprintf(out, "shares of %.*s: %llu counted in the samples "
+		    "(each weighs the events since its last)\n",
+		    (int)rec->event.len, rec->event.s, counter(d,
+		    "event_count"));
 	if (st.filtered > 0 || o->fo.comm != NULL || (o->fo.flags &
 	    (SP_FOLD_PID | SP_FOLD_TID | SP_FOLD_CPU | SP_FOLD_FROM |
 	    SP_FOLD_TO)))

@@ -51,7 +51,8 @@ usage(int status)
 {
 	(void)fprintf(status ? stderr : stdout,
 	    "usage: sp-top [-F HZ|max] [-s STACK_BYTES] [-m MAX_FRAMES] [-k]\n"
-	    "              [-c | --no-children] [-d SECONDS] [-i SECONDS]\n"
+	    "              [--children | --no-children] [-e EVENT [-c PERIOD]]\n"
+	    "              [-d SECONDS] [-i SECONDS]\n"
 	    "              [-w SECONDS] [-n ROWS] [--total | --threads]\n"
 	    "              [--batch] [-o FILE]\n"
 	    "              (-p PID[,PID...] | -a | -- CMD [ARGS...])\n"
@@ -69,7 +70,10 @@ usage(int status)
 	    "                     (default: 32768, then 4096 while the walks fit)\n"
 	    "  -m, --max-frames N deepest stack kept (default 1024)\n"
 	    "  -k, --kernel       add kernel callchains\n"
-	    "  -c, --children     follow child processes (default with a command)\n"
+	    "  -e, --event EVENT  sample EVENT, as perf's -e (-e list: the events;\n"
+	    "                     default cpu-clock); rows count its samples\n"
+	    "  -c, --count PERIOD a sample every PERIOD events (ns of a clock)\n"
+	    "      --children     follow child processes (default with a command)\n"
 	    "      --no-children  the command's own process only\n"
 	    "  -d, --duration S   stop after S seconds (default: until the targets\n"
 	    "                     exit, q or Ctrl-C)\n"
@@ -110,8 +114,10 @@ now_ns(void)
 static const struct option longopts[] = {
 	{ "all-cpus", no_argument, NULL, 'a' },
 	{ "batch", no_argument, NULL, 'B' },
-	{ "children", no_argument, NULL, 'c' },
-	{ "no-children", no_argument, NULL, 'C' },
+	{ "children", no_argument, NULL, SP_TOOL_OPT_CHILDREN },
+	{ "no-children", no_argument, NULL, SP_TOOL_OPT_NO_CHILDREN },
+	{ "count", required_argument, NULL, 'c' },
+	{ "event", required_argument, NULL, 'e' },
 	{ "duration", required_argument, NULL, 'd' },
 	{ "freq", required_argument, NULL, 'F' },
 	{ "help", no_argument, NULL, 'h' },
@@ -178,7 +184,7 @@ parse_args(int argc, char **argv, struct opts *o)
 	o->interval = 1;
 	o->window_keyed = 5;
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, "+:acd:F:hi:km:n:o:p:s:w:",
+	while ((ch = getopt_long(argc, argv, "+:ac:d:e:F:hi:km:n:o:p:s:w:",
 	    longopts, NULL)) != -1)
 		if (!spi_tool_rec_option(&o->t, ch, optarg))
 			own_option(o, ch, argv);

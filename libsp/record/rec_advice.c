@@ -157,8 +157,16 @@ unwinder_reason(const struct advice *a, char *buf, size_t cap)
 	/* Go's stack switches no chain leads back from. */
 	unsigned long long sw = counter(a, "unwind_stack_switch");
 	unsigned stack = a->r->o.stack_bytes;
+	/* By frame pointers (--call-graph fp): walks that ended where one
+	 * was missing. */
+	unsigned long long fp = counter(a, "unwind_fp_end");
 
-	if (sw > none && sw > info && sw > bounds && sw > depth && sw > regs)
+	if (fp > 0 && fp >= depth)
+		(void)snprintf(buf, cap, "the kernel's frame-pointer walks "
+		    "(--call-graph fp) end in code that keeps no frame pointer "
+		    "(glibc's start code, libraries built without them); "
+		    "without --call-graph fp sp-record unwinds them by CFI");
+	else if (sw > none && sw > info && sw > bounds && sw > depth && sw > regs)
 		(void)snprintf(buf, cap, "at Go's stack switches (systemstack, "
 		    "mcall), where no frame-pointer chain led back to the "
 		    "goroutine (arm64's leave none; -a and -G record none)");

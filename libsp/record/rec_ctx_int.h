@@ -58,6 +58,8 @@ enum rec_counter {
 	                       * or at the kernel's rate) */
 	C_JITTER_DROPPED,     /* samples dropped to keep the rate: the kernel
 	                       * took them at intervals that short */
+	C_EVENT_COUNT,        /* of an event that counts (-e): the events
+	                       * the samples written stand for */
 	C_BAD_RECORDS,        /* perf records too short for their fields */
 	C_CODE_READS,         /* pages of code read from processes */
 	C_CODE_READ_HITS,     /* code reads served from a page read before

@@ -77,6 +77,8 @@ sample(const struct rec_format *f, struct sp_cur *c, struct rec_decoded *out)
 	out->time = sp_rd_u64(c);
 	out->cpu = sp_rd_u32(c);
 	(void)sp_rd_u32(c);                /* res */
+	if (f->period)
+		s->period = sp_rd_u64(c);
 	if (f->callchain) {
 		s->nchain = sp_rd_u64(c);
 		if (c->err == 0 && s->nchain > sp_cur_left(c) / 8)
@@ -84,8 +86,10 @@ sample(const struct rec_format *f, struct sp_cur *c, struct rec_decoded *out)
 		if (c->err == 0)
 			s->chain = sp_take(c, (size_t)s->nchain * 8);
 	}
-	read_regs(c, s);
-	read_stack(c, &s->stk);
+	if (!f->no_stack) {
+		read_regs(c, s);
+		read_stack(c, &s->stk);
+	}
 	return c->err ? -SP_EFORMAT : 0;
 }
 

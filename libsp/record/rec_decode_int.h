@@ -21,6 +21,10 @@
 struct rec_format {
 	size_t id_len;        /* 8 with PERF_SAMPLE_IDENTIFIER, else 0 */
 	int callchain;        /* samples carry PERF_SAMPLE_CALLCHAIN */
+	int period;           /* and PERF_SAMPLE_PERIOD (an event that
+	                       * counts, -e) */
+	int no_stack;         /* and no REGS_USER, STACK_USER (by frame
+	                       * pointers) */
 };
 
 enum rec_kind {
@@ -35,10 +39,11 @@ enum rec_kind {
 	REC_SWITCH            /* PERF_RECORD_SWITCH and _CPU_WIDE */
 };
 
-/* A PERF_RECORD_SAMPLE of sample_type [IDENTIFIER] TID TIME CPU
- * [CALLCHAIN] REGS_USER STACK_USER. */
+/* A PERF_RECORD_SAMPLE of sample_type [IDENTIFIER] TID TIME CPU [PERIOD]
+ * [CALLCHAIN] [REGS_USER STACK_USER]. */
 struct rec_sample {
 	uint64_t id;          /* the event's id (id_len 8), else 0 */
+	uint64_t period;      /* the events it closed (PERIOD), else 0 */
 	int in_kernel;        /* taken in the kernel (header's cpumode) */
 	const uint8_t *chain; /* nchain little-endian u64, or NULL */
 	uint64_t nchain;

@@ -78,40 +78,60 @@ pow2_at_least(size_t v)
 }
 
 /*
- * Jittered (rec_jitter_int.h), the events count time, cpu-clock, and each
- * opens with an interval of its own (open_sampler) that it keeps;
- * otherwise cycles where there is a PMU, as perf's, at a frequency.
+ * Jittered (rec_jitter_int.h), the events count time, cpu-clock (or
+ * task-clock, asked for), and each opens with an interval of its own
+ * (open_sampler) that it keeps; otherwise the event asked for, by default
+ * cycles where there is a PMU, as perf's, at a frequency or a period.
  */
 static void
-init_attr(struct rec_events *e, unsigned frequency)
+init_attr(struct rec_events *e, const struct sp_recorder_opts *o)
 {
 	struct perf_event_attr *a = &e->attr;
+	/* perf's default at fixed intervals; with a period given, it is of
+	 * time (-c in ns, cpu-clock). */
+	int cycles = e->sel.deflt && e->jitter == NULL && o->period == 0;
 
 	memset(a, 0, sizeof(*a));
 	a->size = sizeof(*a);
-	a->type = e->jitter != NULL ? PERF_TYPE_SOFTWARE : PERF_TYPE_HARDWARE;
-	a->config = e->jitter != NULL ? PERF_COUNT_SW_CPU_CLOCK :
-	    PERF_COUNT_HW_CPU_CYCLES;
-	a->freq = e->jitter == NULL;
+	a->type = cycles ? PERF_TYPE_HARDWARE : e->sel.type;
+	a->config = cycles ? PERF_COUNT_HW_CPU_CYCLES : e->sel.config;
+	e->name = cycles ? "cycles" : e->sel.name;
+	a->freq = e->jitter == NULL && o->period == 0;
 	if (e->jitter != NULL)
 		a->sample_period = e->jitter->mean_ns;
+	else if (o->period != 0)
+		a->sample_period = o->period;
 	else
-		a->sample_freq = frequency;
-	a->sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
-	    PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
-	if (e->kernel)
+		a->sample_freq = o->frequency;
+	a->sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU;
+	if (!e->fp)
+		a->sample_type |= PERF_SAMPLE_REGS_USER |
+		    PERF_SAMPLE_STACK_USER;
+	/* By frequency, the kernel's period moves: each sample says its
+	 * own.  Not with a period given, where it is known: a software
+	 * event asked for PERIOD at a fixed period samples every event
+	 * (perf_swevent_event), whatever the period. */
+	if (e->counts && o->period == 0)
+		a->sample_type |= PERF_SAMPLE_PERIOD;
+	if (e->kernel || e->fp)
 		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
 	/* Off-CPU samples share the rings: the event's id tells them; and
 	 * jittered, a sample's interval is its event's. */
 	if (e->off_cpu || e->jitter != NULL)
 		a->sample_type |= PERF_SAMPLE_IDENTIFIER;
-	a->sample_regs_user = SPI_ARCH_PERF_REGS;
-	a->sample_stack_user = e->stack_bytes;
-	a->exclude_callchain_user = 1;
+	if (!e->fp) {
+		a->sample_regs_user = SPI_ARCH_PERF_REGS;
+		a->sample_stack_user = e->stack_bytes;
+	}
+	/* By frame pointers (--call-graph fp), the kernel's user chain is
+	 * the stack: spi_events_user_chains's, from the start. */
+	a->exclude_callchain_user = !e->fp;
+	a->exclude_callchain_kernel = e->fp && !e->kernel;
+	e->user_chains = e->fp;
 	/* Time in the kernel is sampled whenever the kernel allows it (a
 	 * profile without it answers another question than perf's); its
-	 * callchains only with --kernel. */
-	a->exclude_kernel = 0;
+	 * callchains only with --kernel.  An event:u, never. */
+	a->exclude_kernel = e->sel.user_only;
 	a->exclude_hv = 1;
 	/* mmap turns the side-band records on; mmap2 picks their format
 	 * (with inode and device). */
@@ -131,7 +151,6 @@ init_attr(struct rec_events *e, unsigned frequency)
 	 * CPU (10 kHz, 8 threads, a 2-CPU VM). */
 	a->watermark = 1;
 	a->wakeup_watermark = (uint32_t)(e->ring_size / 4);
-	e->name = e->jitter != NULL ? "cpu-clock" : "cycles";
 }
 
 int
@@ -156,7 +175,8 @@ spi_events_kernel_chains(const struct rec_events *e)
 
 int
 spi_events_init(struct rec_events *e, struct rec_ctx *ctx,
-    struct sp_recorder_opts *o, struct rec_jitter *jitter)
+    struct sp_recorder_opts *o, const struct rec_evsel *sel,
+    struct rec_jitter *jitter)
 {
 	int err;
 	size_t stack;
@@ -167,7 +187,10 @@ spi_events_init(struct rec_events *e, struct rec_ctx *ctx,
 	e->kernel = o->kernel;
 	e->off_cpu = o->off_cpu;
 	e->jitter = jitter;
+	e->fp = o->fp_chains;
 	e->enabled = 1;
+	e->sel = *sel;
+	e->counts = !sel->clock;
 	e->cgroup_fd = -1;
 	e->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (e->epfd < 0)
@@ -194,7 +217,7 @@ spi_events_init(struct rec_events *e, struct rec_ctx *ctx,
 		e->ring_size = SP_RING_MAX;
 	while ((size_t)e->nr_cpus * e->ring_size > SP_RING_TOTAL_MAX)
 		e->ring_size /= 2;
-	init_attr(e, o->frequency);
+	init_attr(e, o);
 	return 0;
 }
 
@@ -219,7 +242,7 @@ open_event(struct rec_events *e, uint32_t tid, int cpu)
 
 	if (fd >= 0)
 		return fd;
-	if (e->attr.type == PERF_TYPE_HARDWARE &&
+	if (e->attr.type == PERF_TYPE_HARDWARE && e->sel.deflt &&
 	    (fd == -ENOENT || fd == -EOPNOTSUPP || fd == -ENODEV ||
 	    fd == -EINVAL)) {
 		e->attr.type = PERF_TYPE_SOFTWARE;
@@ -618,4 +641,32 @@ spi_kernel_supported(const char *release)
 {
 	return spi_kernel_at_least(release, SPI_KERNEL_MIN_MAJOR,
 	    SPI_KERNEL_MIN_MINOR);
+}
+
+int
+spi_events_probe(struct rec_events *e, struct sp_diag *diag)
+{
+	struct perf_event_attr a = e->attr;
+	int fd;
+
+	if (e->sel.deflt)
+		return 0;
+	a.disabled = 1;
+	a.inherit = 0;
+	a.exclude_kernel = 1; /* what paranoid allows: the event is asked */
+	fd = spi_perf_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd >= 0) {
+		(void)close(fd);
+		return 0;
+	}
+	if (fd != -ENOENT && fd != -EOPNOTSUPP && fd != -ENODEV &&
+	    fd != -EINVAL)
+		return 0;
+	return sp_diag_set(diag, 0, -ENOENT, "event %s: the kernel has no such "
+	    "event here (perf_event_open: %s)%s", e->name, sp_strerror(fd),
+	    a.type == PERF_TYPE_HARDWARE ? "; it is counted by the CPU's "
+	    "performance monitoring unit, which this machine does not give "
+	    "(a VM without a virtual PMU, or a CPU perf does not know); "
+	    "sample time with -e cpu-clock, or count it where there is one" :
+	    "");
 }

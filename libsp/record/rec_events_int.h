@@ -20,6 +20,7 @@
 #include "common/imap_int.h"
 #include "perf_int.h"
 #include "rec_ctx_int.h"
+#include "rec_evsel_int.h"
 #include "rec_jitter_int.h"
 #include "sp/record/recorder.h"
 
@@ -54,8 +55,13 @@ struct rec_event {
 struct rec_events {
 	struct rec_ctx *ctx;      /* the log, and the ring counters */
 	struct perf_event_attr attr; /* the sampling events' */
-	const char *name;         /* "cycles", or "cpu-clock" after a
-	                           * fallback */
+	const char *name;         /* the event's: "cycles", or "cpu-clock"
+	                           * after a fallback, or the one asked for */
+	struct rec_evsel sel;     /* what was asked for (o->event) */
+	int counts;               /* its samples weigh the events since the
+	                           * last (PERF_SAMPLE_PERIOD) */
+	int fp;                   /* user stacks are the kernel's frame-
+	                           * pointer chains: no registers, no copy */
 	unsigned stack_bytes;     /* the default copy's size (-s) */
 	int kernel;               /* kernel callchains asked for */
 	int user_chains;          /* the kernel's user callchains too (a Go
@@ -92,13 +98,22 @@ struct rec_events {
 /*
  * Reads the online CPUs and sizes the rings for o (o->frequency and
  * o->stack_bytes resolved; o->ring_stacks 0 is chosen here and written
- * back), with jitter drawing the sampling events' intervals (on
- * cpu-clock; NULL: fixed, cycles first).  Opens nothing but the epoll
+ * back), sampling sel, with jitter drawing the sampling events' intervals
+ * (of a clock; NULL: fixed, cycles first by default).  Opens nothing but the epoll
  * descriptor.  0, -ENOMEM, or -ENODEV when a CPU o asks for is not
  * online (e->bad_cpu); then spi_events_fini frees what was made.
  */
 int spi_events_init(struct rec_events *e, struct rec_ctx *ctx,
-    struct sp_recorder_opts *o, struct rec_jitter *jitter);
+    struct sp_recorder_opts *o, const struct rec_evsel *sel,
+    struct rec_jitter *jitter);
+/*
+ * Whether the kernel has the event asked for: opened once on this thread,
+ * off, and closed.  0; or -ENOENT (also for EOPNOTSUPP, ENODEV, EINVAL: a
+ * PMU event on a machine without one), with diag saying so; other errors
+ * are the attaching's to report.  The default event is not tried (cycles
+ * falls back to cpu-clock).
+ */
+int spi_events_probe(struct rec_events *e, struct sp_diag *diag);
 /*
  * Asks the kernel for the user callchain of every sample too, by frame
  * pointers, before the first event is opened (later, nothing changes:

@@ -390,12 +390,38 @@ user_frames(struct sp_recorder *r, struct rec_proc *p,
 	return 0;
 }
 
+/* By frame pointers (--call-graph fp): the kernel's user chain
+ * (r->uchain) is the stack, as the unwinder would give it. */
+static int
+chain_frames(struct sp_recorder *r, struct rec_proc *p, size_t *n,
+    int *complete)
+{
+	struct walk w = { &r->ctx, p };
+	struct sp_unwind_lookup lk = { .find = find_cfi, .ctx = &w };
+	struct sp_unwind_result res;
+	size_t i;
+	int err;
+
+	spi_unwind_chain(&lk, r->uchain, r->nuchain, r->ips,
+	    r->o.max_frames - *n, &res);
+	for (i = 0; i < res.n; i++) {
+		err = user_frame(r, p, r->ips[i], &r->frames[(*n)++]);
+		if (err)
+			return err;
+	}
+	*complete = res.complete;
+	if (!res.complete)
+		r->ctx.c[C_UNW(res.error)]++;
+	return 0;
+}
+
 /* A sample, or with off (--off-cpu) a switch off CPU, which waits for its
  * thread's switch in (hold_off_cpu). */
 static int
-write_sample(struct sp_recorder *r, uint32_t pid, uint32_t tid, uint32_t cpu,
-    size_t n, int complete, int off)
+write_sample(struct sp_recorder *r, const struct rec_decoded *d, size_t n,
+    int complete, int off)
 {
+	uint32_t pid = d->pid, tid = d->tid;
 	struct sp_record rec;
 	int err;
 
@@ -413,7 +439,12 @@ write_sample(struct sp_recorder *r, uint32_t pid, uint32_t tid, uint32_t cpu,
 	memset(&rec, 0, sizeof(rec));
 	rec.kind = SP_REC_SAMPLE;
 	rec.u.sample.time = r->ctx.now;
-	rec.u.sample.cpu = cpu;
+	rec.u.sample.cpu = d->cpu;
+	/* An event that counts: the events since its last sample, the
+	 * sample's own by frequency, else the period. */
+	rec.u.sample.weight = !r->ev.counts || off ? 1 :
+	    d->u.sample.period > 0 ? d->u.sample.period :
+	    r->o.period > 0 ? r->o.period : 1;
 	err = sp_writer_stack(r->ctx.w, r->frames, n, &rec.u.sample.stack);
 	if (err == 0)
 		err = spi_rec_thread_id(r, pid, tid, &rec.u.sample.thread);
@@ -421,8 +452,10 @@ write_sample(struct sp_recorder *r, uint32_t pid, uint32_t tid, uint32_t cpu,
 		return spi_rec_hold_off_cpu(r, tid, &rec.u.sample);
 	if (err == 0)
 		err = put(r, &rec, NULL);
-	if (err == 0)
+	if (err == 0) {
 		r->ctx.c[C_SAMPLES]++;
+		r->ctx.c[C_EVENT_COUNT] += r->ev.counts ? rec.u.sample.weight : 0;
+	}
 	return err;
 }
 
@@ -459,6 +492,7 @@ on_sample(struct sp_recorder *r, const struct rec_decoded *d)
 	size_t n = 0;
 	int has_regs = smp->has_regs, complete = 1, err;
 	int off = r->o.off_cpu && spi_events_is_switch(&r->ev, smp->id);
+	uint64_t upc = regs->r[SPI_PERF_PC];
 
 	/* Jittered, a sample is kept by its event's interval: dropped, it
 	 * is as if the kernel had not taken it (rec_jitter_int.h). */
@@ -514,20 +548,30 @@ on_sample(struct sp_recorder *r, const struct rec_decoded *d)
 	 * image's mappings is no frame of it (seen 1 ms after the exec, in
 	 * sp-record's own code).  The process has no user stack yet: the
 	 * kernel's is the whole stack, counted as exec_samples. */
+	if (r->ev.fp) {
+		/* By frame pointers: the user chain instead (the same
+		 * exec's chain is the old image's). */
+		has_regs = r->nuchain > 0;
+		upc = has_regs ? r->uchain[0] : 0;
+	}
 	if (smp->in_kernel && (p->awaiting_exec || (p->exec_time != 0 &&
 	    r->ctx.now - p->exec_time < EXEC_WINDOW_NS && (!has_regs ||
-	    spi_rec_find_range(p, regs->r[SPI_PERF_PC]) == NULL)))) {
+	    spi_rec_find_range(p, upc) == NULL)))) {
 		has_regs = 0;
 		r->ctx.c[C_EXEC_SAMPLES] += !off;
 	}
-	if (has_regs) {
+	if (has_regs && r->ev.fp) {
+		err = chain_frames(r, p, &n, &complete);
+		if (err)
+			return err;
+	} else if (has_regs) {
 		err = user_frames(r, p, regs, &smp->stk, &n, &complete, off);
 		if (err)
 			return err;
 	} else if (n == 0) {
 		r->ctx.c[C_UNW(SP_UNW_NO_REGS)]++;
 	}
-	err = write_sample(r, pid, tid, d->cpu, n, complete, off);
+	err = write_sample(r, d, n, complete, off);
 	/* A RAWSTACK follows its SAMPLE: a switch's is written later, at its
 	 * switch in, so the raw copy is of CPU samples only. */
 	if (err == 0 && has_regs && r->o.raw_stacks && !off)
@@ -539,7 +583,9 @@ int
 spi_rec_process(struct sp_recorder *r, const uint8_t *rec, size_t len)
 {
 	struct rec_format f = { spi_events_id_len(&r->ev),
-		(r->ev.attr.sample_type & PERF_SAMPLE_CALLCHAIN) != 0 };
+		(r->ev.attr.sample_type & PERF_SAMPLE_CALLCHAIN) != 0,
+		(r->ev.attr.sample_type & PERF_SAMPLE_PERIOD) != 0,
+		(r->ev.attr.sample_type & PERF_SAMPLE_STACK_USER) == 0 };
 	struct rec_decoded d;
 	int bad = spi_rec_decode(&f, rec, len, &d) < 0;
 

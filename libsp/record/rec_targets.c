@@ -90,8 +90,12 @@ write_recording(struct sp_recorder *r)
 	rec.kind = SP_REC_RECORDING;
 	rec.u.recording.event.s = r->ev.name;
 	rec.u.recording.event.len = (uint32_t)strlen(r->ev.name);
-	rec.u.recording.frequency = r->o.frequency;
-	rec.u.recording.stack_bytes = r->o.stack_bytes;
+	/* By a period, a clock's rate is its inverse; a count has none. */
+	rec.u.recording.frequency = r->o.period == 0 ? r->o.frequency :
+	    r->ev.counts ? 0 : r->o.period >= 1000000000ull ? 1 :
+	    (uint32_t)(1000000000ull / r->o.period);
+	rec.u.recording.period = r->o.period;
+	rec.u.recording.stack_bytes = r->o.fp_chains ? 0 : r->o.stack_bytes;
 	rec.u.recording.flags = (spi_events_kernel_chains(&r->ev) ?
 	    SP_RECORDING_KERNEL : 0) |
 	    (r->o.children ? SP_RECORDING_CHILDREN : 0) |
@@ -99,7 +103,9 @@ write_recording(struct sp_recorder *r)
 	    (r->ev.cgroup_fd >= 0 ? SP_RECORDING_CGROUP : 0) |
 	    (r->o.off_cpu ? SP_RECORDING_OFF_CPU : 0) |
 	    (r->ctx.c[C_OFF_CPU_APART] ? SP_RECORDING_PREEMPTED : 0) |
-	    (r->ev.attr.exclude_kernel ? 0 : SP_RECORDING_KERNEL_TIME);
+	    (r->ev.attr.exclude_kernel ? 0 : SP_RECORDING_KERNEL_TIME) |
+	    (r->ev.counts ? SP_RECORDING_COUNTS : 0) |
+	    (r->o.fp_chains ? SP_RECORDING_FP : 0);
 	rec.u.recording.command.s = cmd;
 	rec.u.recording.command.len = (uint32_t)strlen(cmd);
 	return sp_writer_put(r->ctx.w, &rec, NULL);

@@ -291,6 +291,42 @@ add_stack(struct sp_flame *f, const char *s, int depth, uint64_t count)
 	return 0;
 }
 
+/* A comment line before the stacks: "# countname: NAME" or "# title:
+ * TEXT" is kept (cut to fit, a NUL ends it), anything else skipped. */
+static void
+header(struct sp_flame *f, const char *s, size_t len)
+{
+	static const char cn[] = "# countname: ", ti[] = "# title: ";
+	char *dst = NULL;
+	size_t skip = 0, n;
+
+	if (len > sizeof(cn) - 1 && memcmp(s, cn, sizeof(cn) - 1) == 0) {
+		dst = f->countname;
+		skip = sizeof(cn) - 1;
+	} else if (len > sizeof(ti) - 1 && memcmp(s, ti, sizeof(ti) - 1) == 0) {
+		dst = f->title;
+		skip = sizeof(ti) - 1;
+	}
+	if (dst == NULL)
+		return;
+	n = len - skip < SP_FLAME_HEADER_MAX - 1 ? len - skip :
+	    SP_FLAME_HEADER_MAX - 1;
+	memcpy(dst, s + skip, n);
+	dst[n] = '\0';
+}
+
+const char *
+sp_flame_countname(const struct sp_flame *f)
+{
+	return f->countname;
+}
+
+const char *
+sp_flame_title(const struct sp_flame *f)
+{
+	return f->title;
+}
+
 /* One line without its newline (see sp/report/flame.h for what is accepted). */
 static int
 add_line(struct sp_flame *f, const char *s, size_t len)
@@ -311,6 +347,11 @@ add_line(struct sp_flame *f, const char *s, size_t len)
 		len--;
 	if (len == 0)
 		return 0;
+	if (!f->stacks && s[0] == '#') {
+		header(f, s, len);
+		return 0;
+	}
+	f->stacks = 1;
 	if (memchr(s, '\0', len) != NULL) {
 		bad_line(f, "NUL byte in the line");
 		return 0;

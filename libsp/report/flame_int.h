@@ -38,6 +38,9 @@ struct sp_flame {
 	unsigned decimals;  /* totals are in 10^-decimals samples */
 	uint32_t *path;     /* one line's frame offsets in the line */
 	uint32_t *path_len;
+	int stacks;         /* a stack line was read: no more headers */
+	char countname[SP_FLAME_HEADER_MAX]; /* "# countname: " before them */
+	char title[SP_FLAME_HEADER_MAX];     /* "# title: " before them */
 };
 
 /* The child of parent named name[0..len), or FLAME_NONE. */

@@ -486,15 +486,34 @@ sp_fold_frames(const struct sp_fold *f, const struct sp_defs *d,
 	return 0;
 }
 
-/* The RECORDING frequency's period, else interval_ns (the header's). */
+/* The RECORDING's period of time: its period (-c of a clock), else its
+ * frequency's, else interval_ns (the header's); 0 for an event that
+ * counts, whose samples weigh events, not time. */
 static uint64_t
 period_ns(const struct sp_defs *d, uint64_t interval_ns)
 {
 	const struct sp_recording *r = sp_defs_recording(d);
 
+	if (r != NULL && (r->flags & SP_RECORDING_COUNTS))
+		return 0;
+	if (r != NULL && r->period != 0)
+		return r->period;
 	if (r != NULL && r->frequency != 0)
 		return 1000000000ull / r->frequency;
 	return interval_ns;
+}
+
+int
+sp_fold_counts_events(const struct sp_defs *d, struct sp_str *event)
+{
+	const struct sp_recording *r = sp_defs_recording(d);
+
+	event->s = "";
+	event->len = 0;
+	if (r == NULL)
+		return 0;
+	*event = r->event;
+	return (r->flags & SP_RECORDING_COUNTS) != 0;
 }
 
 uint64_t

@@ -451,3 +451,40 @@ spi_fold_text_free(struct spi_fold_text *ft)
 	free(ft->t.frames);
 	free(ft);
 }
+
+int
+sp_fold_write_header(const struct sp_fold *f, const struct sp_defs *d,
+    FILE *out)
+{
+	struct sp_str ev;
+	int counts = sp_fold_counts_events(d, &ev);
+	struct sp_fold_stats st;
+	const char *title;
+
+	/* No stacks, no header: the output stays empty. */
+	sp_fold_get_stats(f, &st);
+	if (st.counted == 0)
+		return 0;
+	if (counts) {
+		if (fprintf(out, "# countname: %.*s\n# title: Flame Graph of "
+		    "%.*s\n", (int)ev.len, ev.s, (int)ev.len, ev.s) < 0)
+			return -EIO;
+		return 0;
+	}
+	switch (sp_fold_unit(f, d, NULL)) {
+	case SP_FOLD_TIME_OFF_CPU:
+		title = "Off-CPU Time (blocked)";
+		break;
+	case SP_FOLD_TIME_PREEMPTED:
+		title = "Preempted Time (waiting for a CPU)";
+		break;
+	case SP_FOLD_TIME_BOTH:
+		title = "On- and Off-CPU Time";
+		break;
+	default:
+		return 0;
+	}
+	if (fprintf(out, "# countname: ns\n# title: %s\n", title) < 0)
+		return -EIO;
+	return 0;
+}

@@ -133,8 +133,8 @@ sp_perf_script_write(struct sp_fold *f, const struct sp_defs *d,
 		    PRIu64 ": %" PRIu64 " %s:\n", t != NULL ? t->pid : 0,
 		    t != NULL ? t->tid : 0, o[i].time / 1000000000u,
 		    o[i].time % 1000000000u / 1000u,
-		    o[i].kind == SP_SAMPLE_CPU ? (period ? period : 1) :
-		    o[i].weight, o[i].kind == SP_SAMPLE_CPU ? event :
+		    o[i].kind == SP_SAMPLE_CPU ? (period ? period : 1) *
+		    o[i].weight : o[i].weight, o[i].kind == SP_SAMPLE_CPU ? event :
 		    o[i].kind == SP_SAMPLE_PREEMPTED ? "preempted-time" :
 		    "offcpu-time");
 		for (k = nf; k-- > 0;)

@@ -70,6 +70,9 @@ struct pp {
 	enum sp_fold_time unit;      /* resolved: not AUTO */
 	unsigned kinds;              /* the sample kinds shown: 1 << kind */
 	uint64_t unit_period;        /* ns a CPU sample counts with BOTH */
+	int counts;                  /* CPU samples weigh events (-e) */
+	char event[64];              /* of which event */
+	uint64_t event_period;       /* its -c, 0: by frequency */
 };
 
 static void
@@ -392,7 +395,10 @@ encode_parts(struct pp *p, const struct sp_header *h, struct sp_buf *head,
 		return err;
 	p->unit = sp_fold_unit(p->f, p->d, &p->unit_period);
 	p->kinds = spi_fold_kinds(p->f, p->d);
-	if (p->kinds & 1u << SP_SAMPLE_CPU) {
+	/* An event that counts: its events, by name (page-faults/count). */
+	if ((p->kinds & 1u << SP_SAMPLE_CPU) && p->counts) {
+		value_type(p, head, PROFILE_SAMPLE_TYPE, p->event, "count");
+	} else if (p->kinds & 1u << SP_SAMPLE_CPU) {
 		value_type(p, head, PROFILE_SAMPLE_TYPE, "samples", "count");
 		if (p->period != 0)
 			value_type(p, head, PROFILE_SAMPLE_TYPE, "cpu",
@@ -414,6 +420,10 @@ encode_parts(struct pp *p, const struct sp_header *h, struct sp_buf *head,
 	if (p->period != 0) {
 		value_type(p, tail, PROFILE_PERIOD_TYPE, "cpu", "nanoseconds");
 		field_varint(tail, PROFILE_PERIOD, p->period);
+	} else if (p->counts) {
+		value_type(p, tail, PROFILE_PERIOD_TYPE, p->event, "count");
+		if (p->event_period != 0)
+			field_varint(tail, PROFILE_PERIOD, p->event_period);
 	}
 	return 0;
 }
@@ -450,6 +460,7 @@ sp_pprof_encode(struct sp_fold *f, const struct sp_defs *d,
     const struct sp_header *h, unsigned char **out, size_t *len)
 {
 	struct pp p;
+	struct sp_str ev;
 	struct sp_buf head = { 0 }, tail = { 0 }, all = { 0 };
 	const struct sp_buf *bufs[] = { &p.strtab, &p.functions, &p.locations,
 		&p.samples, &p.sbody, &p.sub, &p.sub2, &head, &tail, &all };
@@ -461,6 +472,12 @@ sp_pprof_encode(struct sp_fold *f, const struct sp_defs *d,
 	p.f = f;
 	p.d = d;
 	p.period = spi_fold_period_ns(d, h);
+	p.counts = sp_fold_counts_events(d, &ev);
+	(void)snprintf(p.event, sizeof(p.event), "%.*s", ev.len > 0 &&
+	    ev.len < sizeof(p.event) ? (int)ev.len : 6, ev.len > 0 &&
+	    ev.len < sizeof(p.event) ? ev.s : "events");
+	p.event_period = sp_defs_recording(d) != NULL ?
+	    sp_defs_recording(d)->period : 0;
 	/* Frame ids index directly; the two markers follow the last id. */
 	p.nframes = (size_t)sp_defs_count(d, SP_REC_FRAME) + 1;
 	p.nmods = (size_t)sp_defs_count(d, SP_REC_MODULE) + 1;

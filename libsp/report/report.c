@@ -279,13 +279,16 @@ table(struct rep *r, FILE *out)
 	/* "%7.2f %7.2f %8llu  " before the name: 26 columns. */
 	size_t namew = r->width > 40 ? r->width - 26 : 14;
 	size_t modw = fnrows ? namew / 3 : 0;
+	struct sp_str ev;
 	int err;
 
 	if ((err = ordered(r, &order)) < 0)
 		return err;
 	if (fnrows)
 		namew -= modw + 1;
-	(void)fprintf(out, "  Self%%  Total%%  Samples  ");
+	/* An event that counts (-e): its events, not samples. */
+	(void)fprintf(out, "  Self%%  Total%%  %s  ",
+	    sp_fold_counts_events(r->d, &ev) ? " Events" : "Samples");
 	put_cut(out, head, strlen(head), namew, fnrows);
 	(void)fprintf(out, "%s\n", fnrows ? " Module" : "");
 	for (i = 0; i < r->nrows; i++) {

@@ -184,9 +184,11 @@ put_profile(struct scope *sc, struct sp_buf *b, const struct sp_fold_sampled *o,
 			end = (o[i].time >= t0 ? o[i].time - t0 : 0) +
 			    period * o[i].weight;
 		}
+	/* Not of time: the weights' sum (samples, or an event's count). */
 	if (period == 0) {
 		start = 0;
-		end = count;
+		for (i = first, end = 0; i < n; i++)
+			end += of(&o[i], thread, kind) ? o[i].weight : 0;
 	}
 	PUT(b, "{\"type\":\"sampled\",\"name\":\"");
 	put_thread_name(b, sc->d, thread);

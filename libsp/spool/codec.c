@@ -284,6 +284,8 @@ dec_recording(struct sp_cur *c, struct sp_recording *r)
 	r->stack_bytes = sp_rd_u32v(c);
 	r->flags = sp_rd_u32v(c);
 	rd_sp_str(c, &r->command);
+	/* Appended: absent in older spools. */
+	r->period = sp_cur_left(c) > 0 ? sp_rd_varint(c) : 0;
 	return NULL;
 }
 
@@ -453,6 +455,8 @@ enc_recording(struct sp_buf *b, const struct sp_recording *r)
 	spi_buf_varint(b, r->stack_bytes);
 	spi_buf_varint(b, r->flags);
 	spi_buf_str(b, r->command.s, r->command.len);
+	if (r->period != 0)
+		spi_buf_varint(b, r->period);
 }
 
 /* The timed kinds: their delta comes first or third (docs). */

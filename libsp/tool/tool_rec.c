@@ -3,11 +3,14 @@
  * resolved before the spool's header is written, and the advice printed
  * as both tools print it. */
 #include <err.h>
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "common/procfs_int.h"
+#include "record/rec_evsel_int.h"
 #include "sp/record/recorder.h"
 #include "sp/spool/spool.h"
 #include "sp/tool/tool.h"
@@ -41,6 +44,38 @@ stack_bytes(const char *arg)
 	return v;
 }
 
+/* -c PERIOD, perf's.  Before it was perf's, -c was --children: an -c
+ * with no number after it is one of those. */
+static unsigned long long
+period(const char *arg)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(arg, &end, 10);
+	if (arg[0] < '0' || arg[0] > '9' || *end != '\0' || errno != 0)
+		errx(2, "-c %s: -c is the sampling period now, as perf's (-c "
+		    "PERIOD: a sample every PERIOD events, nanoseconds of "
+		    "cpu-clock); follow child processes with --children", arg);
+	if (v == 0 || v > (1ull << 62))
+		errx(2, "-c %s: a period from 1 to 2^62", arg);
+	return v;
+}
+
+/* -e list: perf list's, for the events -e knows. */
+static void
+list_events(void)
+{
+	const char *name, *what;
+	size_t i;
+
+	for (i = 0; sp_event_info(i, &name, &what); i++)
+		(void)printf("  %-18s %s\n", name, what);
+	(void)printf("A name with :u samples user time only.\n");
+	exit(0);
+}
+
 int
 spi_tool_rec_option(struct sp_tool_rec_opts *t, int ch, const char *arg)
 {
@@ -48,9 +83,17 @@ spi_tool_rec_option(struct sp_tool_rec_opts *t, int ch, const char *arg)
 	case 'a':
 		t->system = 1;
 		return 1;
+	case SP_TOOL_OPT_CHILDREN:
+	case SP_TOOL_OPT_NO_CHILDREN:
+		t->children = ch == SP_TOOL_OPT_CHILDREN;
+		return 1;
 	case 'c':
-	case 'C':
-		t->children = ch == 'c';
+		t->ro.period = period(arg);
+		return 1;
+	case 'e':
+		if (strcmp(arg, "list") == 0)
+			list_events();
+		t->ro.event = arg;
 		return 1;
 	case 'd':
 		t->duration = spi_tool_real("-d seconds", arg, 0, 1,
@@ -89,6 +132,8 @@ void
 spi_tool_rec_header(struct sp_recorder_opts *ro, struct sp_header *h)
 {
 	long max_rate;
+	struct rec_evsel sel;
+	char why[512];
 
 	if (ro->frequency == 0)
 		ro->frequency = SP_FREQ_DEFAULT;
@@ -99,9 +144,15 @@ spi_tool_rec_header(struct sp_recorder_opts *ro, struct sp_header *h)
 	if (sp_header_init_host(h) < 0)
 		err(1, "reading host facts");
 	/* The RECORDING record says ro->frequency: the header the same rate
-	 * (0, "unknown", only while -F max is unresolved). */
+	 * (0, "unknown", only while -F max is unresolved).  A period of a
+	 * clock is its interval; an event that counts has none in time. */
 	if (ro->frequency != SP_FREQ_MAX)
 		h->sample_interval_us = 1000000u / ro->frequency;
+	if (spi_evsel_parse(ro->event, &sel, why, sizeof(why)) == 0 &&
+	    !sel.clock)
+		h->sample_interval_us = 0;
+	else if (ro->period != 0)
+		h->sample_interval_us = (uint32_t)(ro->period / 1000);
 }
 
 void

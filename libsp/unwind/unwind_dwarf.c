@@ -20,6 +20,7 @@ static const char *const error_names[SP_UNW_ERRORS_] = {
 	[SP_UNW_BAD_RA] = "unwind_bad_ra",
 	[SP_UNW_NO_STACK] = "unwind_no_stack",
 	[SP_UNW_SWITCH] = "unwind_stack_switch",
+	[SP_UNW_FP_END] = "unwind_fp_end",
 };
 
 const char *

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "arch_int.h"
+#include "dwarf/cfi_int.h"
 #include "unwind/cfi_table_int.h"
 #include "unwind/walk_int.h"
 
@@ -130,13 +131,62 @@ spi_unwind_scan_step(const struct spi_walk *w, const struct spi_frame *cur,
 	return 0;
 }
 
+/* Whether the function at pc (module-relative in t) starts a stack: Go's
+ * roots, or CFI that leaves the return address undefined. */
+static int
+stack_root(const struct sp_cfi_table *t, uint64_t pc)
+{
+	struct sp_cfi_row row;
+
+	if (spi_cfi_table_stack_end(t, pc) == SPI_END_ROOT)
+		return 1;
+	return spi_cfi_table_row(t, pc, &row) == 0 &&
+	    row.regs[SPI_DW_RA].kind == SP_RULE_UNDEF;
+}
+
+/*
+ * chain[i..n) as return addresses, rewound, after ips[0..res->n), until
+ * one is in no module (the walk's end) or max; res->complete where the
+ * last is a stack's start.  roots_only: only Go's starts end it (a
+ * splice); else any.  Returns how many were added.
+ */
+static size_t
+walk_chain(const struct sp_unwind_lookup *lk, const uint64_t *chain,
+    size_t i, size_t n, uint64_t *ips, size_t max,
+    struct sp_unwind_result *res, int roots_only)
+{
+	const struct sp_cfi_table *t;
+	uint64_t bias, ra;
+	size_t added = 0;
+
+	for (; i < n; i++) {
+		ra = spi_arch_code_addr(chain[i]);
+		/* The chain's end: a frame pointer that was none. */
+		if (ra < 4096 || lk->find(lk->ctx, ra - 1, &t, &bias) != 0)
+			break;
+		if (res->n == max) {
+			res->error = SP_UNW_DEPTH;
+			return added;
+		}
+		ips[res->n++] = ra - 1;
+		added++;
+		if (t != NULL && (roots_only ? spi_cfi_table_stack_end(t,
+		    ra - 1 - bias) == SPI_END_ROOT : stack_root(t,
+		    ra - 1 - bias))) {
+			res->complete = 1;
+			res->error = SP_UNW_OK;
+			break;
+		}
+	}
+	return added;
+}
+
 size_t
 spi_unwind_splice(const struct sp_unwind_lookup *lk, const uint64_t *chain,
     size_t n, uint64_t *ips, size_t max, struct sp_unwind_result *res)
 {
-	const struct sp_cfi_table *t;
-	uint64_t bias, ra;
-	size_t i, added = 0;
+	size_t i, added;
+	enum sp_unwind_error before = res->error;
 
 	if (res->error != SP_UNW_SWITCH)
 		return 0;
@@ -148,19 +198,23 @@ spi_unwind_splice(const struct sp_unwind_lookup *lk, const uint64_t *chain,
 			i++;
 		i++;
 	}
-	for (; i < n && res->n < max; i++) {
-		ra = spi_arch_code_addr(chain[i]);
-		/* The chain's end: a frame pointer that was none. */
-		if (ra < 4096 || lk->find(lk->ctx, ra - 1, &t, &bias) != 0)
-			break;
-		ips[res->n++] = ra - 1;
-		added++;
-		if (t != NULL && spi_cfi_table_stack_end(t, ra - 1 - bias) ==
-		    SPI_END_ROOT) {
-			res->complete = 1;
-			res->error = SP_UNW_OK;
-			break;
-		}
-	}
+	added = walk_chain(lk, chain, i, n, ips, max, res, 1);
+	/* Cut at max: still the switch that stopped the walk. */
+	if (!res->complete)
+		res->error = before;
 	return added;
+}
+
+void
+spi_unwind_chain(const struct sp_unwind_lookup *lk, const uint64_t *chain,
+    size_t n, uint64_t *ips, size_t max, struct sp_unwind_result *res)
+{
+	memset(res, 0, sizeof(*res));
+	res->error = n == 0 ? SP_UNW_NO_REGS : SP_UNW_FP_END;
+	if (n == 0 || max == 0) {
+		res->error = n == 0 ? SP_UNW_NO_REGS : SP_UNW_DEPTH;
+		return;
+	}
+	ips[res->n++] = spi_arch_code_addr(chain[0]);
+	(void)walk_chain(lk, chain, 1, n, ips, max, res, 0);
 }

@@ -142,6 +142,35 @@ check_event() {
 	fi
 }
 
+# check_counts: -e instructions where the guest has a PMU (each sample
+# weighs the instructions it stands for, tree's split in them), refused
+# by name where it has none; -e page-faults everywhere; --call-graph fp's
+# walks of tree from its leaves to main.
+check_counts() {
+	local pmu ev n k
+	pmu=$(grep -xE 'armv8_pmuv3[_0-9]*|cpu|cpu_core|cpu_atom' "$G/pmus" | tr '\n' ' ')
+	if [ -n "$pmu" ]; then
+		spool_ok instr "-e instructions"
+		ev=$(spool_event instr)
+		check "-e instructions: the spool names it (${ev:-none})" test "$ev" = instructions
+		check "-e instructions: the summary counts them" has "instructions in the samples" "$(g instr.err)"
+		work_split instr "-e instructions"
+	else
+		check "-e instructions without a PMU: refused, saying why" \
+		    has "performance monitoring unit" "$(g instr.err)"
+	fi
+	spool_ok faults "-e page-faults"
+	ev=$(spool_event faults)
+	check "-e page-faults: the spool names it (${ev:-none})" test "$ev" = page-faults
+	check "-e page-faults: every fault a sample, its weight 1" \
+	    test "$(counter "$G/faults.spl" event_count)" = "$(counter "$G/faults.spl" samples)"
+	spool_ok fp "--call-graph fp"
+	folded fp >"$D/fp.fold"
+	read -r n k <<<"$(fold_count "$D/fp.fold" ';leaf_[ab](;|$)' ';main;run;work_[ab];leaf_[ab](;|$)')"
+	check "--call-graph fp: the kernel's walks reach main from tree's leaves ($k of $n)" \
+	    test "${n:-0}" -gt 50 -a "$((${k:-0} * 100))" -ge "$((${n:-0} * 95))"
+}
+
 # check_pac: arm64 only: tree built with -mbranch-protection=standard,
 # the guest's CPU signing return addresses: complete stacks, the split
 # and the names as for the plain build.
@@ -421,6 +450,7 @@ guest_checks() {
 	G=$1 ROOT=$2 D=$3 ARCH=$4 PMU=$5
 	check_command
 	check_event
+	check_counts
 	check_signal
 	[ "$ARCH" != arm64 ] || check_pac
 	[ "$ARCH" != arm64 ] || check_cxx

@@ -80,6 +80,13 @@ echo "$paranoid" >$O/paranoid
 rec cmd -o $O/cmd.spl -- /w/tree 2000 cpu
 # Fixed intervals, as perf's: cycles where the guest has a PMU.
 rec fixed --no-jitter -o $O/fixed.spl -- /w/tree 500 cpu
+# A hardware event that counts (-e), recorded where the guest has a PMU
+# and refused by name where not; a software one everywhere.
+rec instr -e instructions -o $O/instr.spl -- /w/tree 500 cpu
+rec faults -e page-faults -o $O/faults.spl -- /w/tree 300 cpu
+# The kernel's frame-pointer walks (--call-graph fp) of tree, built with
+# frame pointers.
+rec fp --call-graph fp -o $O/fp.spl -- /w/tree 500 cpu
 
 # Through a signal frame: a handler that spins, interrupting wait_loop.
 rec sig -o $O/sig.spl -- /w/sigspin 1000

@@ -69,13 +69,13 @@ check "-D 600 threads: their starts are recorded ($forks)" test "$forks" -ge 4
 
 # --- a child forked during the delay, with --children ------------------------
 # forker 2 900: a child that spins 900 ms from the start, then another.
-run $REC -c -D 300 -o "$TMP/fork.spl" -- $W/forker 2 900
+run $REC --children -D 300 -o "$TMP/fork.spl" -- $W/forker 2 900
 kid=$(grep -o 'child=[0-9]*' "$TMP/out" | head -1 | cut -d= -f2)
 n=$(samples_json "$TMP/fork.spl" | grep -c "\"pid\":${kid:-x},")
-check "-c -D 300: the child forked while waiting is followed and sampled ($n)" \
+check "--children -D 300: the child forked while waiting is followed and sampled ($n)" \
     test "$n" -gt 0
 f=$(sample_ms "$TMP/fork.spl" | first)
-check "-c -D 300: nothing sampled before 300 ms (the first at ${f:-none} ms)" \
+check "--children -D 300: nothing sampled before 300 ms (the first at ${f:-none} ms)" \
     test -n "$f" -a "${f:-0}" -ge 300
 
 # --- attach ------------------------------------------------------------------

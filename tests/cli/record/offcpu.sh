@@ -142,7 +142,7 @@ check "--speedscope: exit 0" test "$RC" -eq 0
 scope=$(python3 - "$TMP/oc.json" "$TMP/off.fold" <<'EOF'
 import json, re, sys
 d = json.load(open(sys.argv[1]))
-off = sum(int(l.rsplit(" ", 1)[1]) for l in open(sys.argv[2]))
+off = sum(int(l.rsplit(" ", 1)[1]) for l in open(sys.argv[2]) if not l.startswith("#"))
 # The main thread's: its tid is the pid.  (The helper thread is named
 # offcpu-main too until it renames itself, and on a loaded machine it
 # may go off CPU before that: a profile of its own, tid not the pid.)

@@ -7,8 +7,9 @@
  * unwinds their user stacks as samples arrive, tracks mappings and
  * process lifecycle, and writes everything to a caller-owned spool writer.
  *
- * Events: hardware cycles, or the software cpu-clock when the kernel
- * refuses cycles.  One event per target thread and CPU, with inherit so
+ * Events: cpu-clock at intervals drawn per event (the default), cycles at
+ * fixed ones (or cpu-clock where the kernel refuses cycles), or the event
+ * asked for.  One event per target thread and CPU, with inherit so
  * new threads (and, with children set, new processes) are followed; all
  * events of one CPU share that CPU's ring, and rings are drained together
  * and merged by timestamp, so an mmap or exec takes effect before the
@@ -81,6 +82,30 @@ struct sp_recorder_opts {
 	                        * the one asked for, and a loop whose period
 	                        * the interval divides is not seen at one
 	                        * phase (docs/limits.md) */
+	/* What the events count, as perf spells it (perf's -e): cpu-clock,
+	 * task-clock, page-faults (faults), minor-faults, major-faults,
+	 * context-switches (cs), cpu-migrations (migrations), and with a PMU
+	 * cycles, instructions, cache-misses, branch-misses; ":u" after one
+	 * samples user time only (sp_event_info lists them).  NULL: as
+	 * fixed_intervals says.  Of an event that counts something other than
+	 * time, each sample weighs the events it stands for (sp_sample.weight,
+	 * SP_RECORDING_COUNTS): its intervals are the kernel's, by frequency
+	 * (a PMU's) or period, not drawn; and not with off_cpu, whose
+	 * weights are time.  A software event that counts (faults, switches,
+	 * migrations) samples every event unless period says otherwise: the
+	 * kernel's frequency mode misweighs their bursts.  A PMU event the
+	 * machine has not is refused (-ENOENT), never replaced. */
+	const char *event;
+	/* A sample every period events (perf's -c), nanoseconds of the
+	 * clocks; fixed, not drawn.  0: frequency decides (or 1, above). */
+	unsigned long long period;
+	/* User stacks as the kernel walks them by frame pointers (perf
+	 * --call-graph fp): no stack copy and no unwinding, the cheapest
+	 * mode; whole only for code that keeps frame pointers (a walk ends
+	 * where one is missing, and is counted complete only where it ends
+	 * in a function whose CFI says a stack starts there: _start, clone,
+	 * Go's goexit). */
+	int fp_chains;
 	/* The CPUs to sample on (perf's -C): events open on those only, so
 	 * a thread is sampled while it runs there.  NULL: every online CPU.
 	 * A CPU listed that is not online is refused. */
@@ -285,8 +310,13 @@ unsigned long long sp_recorder_counter(struct sp_recorder *r,
  */
 const char *sp_recorder_jit_runtime(const struct sp_recorder *r);
 
-/* The event actually used: "cycles" or "cpu-clock" (NULL before attach). */
+/* The event actually used: "cycles" or "cpu-clock" by default, else the
+ * one asked for (NULL before attach). */
 const char *sp_recorder_event(const struct sp_recorder *r);
+
+/* The events sp_recorder_opts.event knows, i from 0: 1 with *name and
+ * *what (a few words) set, 0 past the last. */
+int sp_event_info(size_t i, const char **name, const char **what);
 
 /*
  * Advice: what the counters of a recording say a person would want to

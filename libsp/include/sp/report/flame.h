@@ -27,6 +27,12 @@
  *     added to the samples before it), an empty stack or frame name, a
  *     NUL byte, more than SP_FLAME_DEPTH_MAX frames, more than
  *     SP_FLAME_LINE_MAX bytes.
+ *   - lines that begin with '#' before the first stack are comments
+ *     (flamegraph.pl skips them as bad lines, speedscope as no stack);
+ *     "# countname: NAME" and "# title: TEXT" among them, which sp-fold
+ *     writes when its counts are not samples of time (off-CPU
+ *     nanoseconds, an event's count), say what the counts are
+ *     (sp_flame_header).
  * Totals are exact: integers while every count is one, else in units of
  * 10^-sp_flame_decimals() samples (the most decimals of any count).
  * Memory stays bounded: one line at a time (at most SP_FLAME_LINE_MAX
@@ -50,6 +56,7 @@
 #define SP_FLAME_NAMES_MAX ((size_t)256 << 20)   /* bytes of names */
 #define SP_FLAME_BAD_KEEP 16             /* bad lines kept for reports */
 #define SP_FLAME_DECIMALS_MAX 9          /* decimals of a count kept */
+#define SP_FLAME_HEADER_MAX 128          /* bytes of a header's value */
 
 struct sp_flame;
 struct sp_demangle;
@@ -86,6 +93,11 @@ int sp_flame_parse(const char *text, size_t len, struct sp_flame **out);
 /* Samples of all stacks (the root's width), in 10^-sp_flame_decimals()
  * samples. */
 uint64_t sp_flame_samples(const struct sp_flame *f);
+
+/* What the input's header said the counts are ("ns", "page-faults") and
+ * its title; "" for what it did not say.  Valid as f is. */
+const char *sp_flame_countname(const struct sp_flame *f);
+const char *sp_flame_title(const struct sp_flame *f);
 
 /* Decimals of the tree's unit: 0 while every count was an integer, else
  * the most decimals of a count (at most SP_FLAME_DECIMALS_MAX). */

@@ -177,6 +177,27 @@ struct sp_fold_entry {
 };
 
 /*
+ * Before sp_fold_write's stacks, where the counts are not samples of time:
+ * "# countname: ns" and "# title: Off-CPU Time (blocked)" for off-CPU,
+ * preempted or both times, "# countname: EVENT" and a title for an event
+ * that counts (sp_fold_counts_events); nothing for CPU samples, nor when
+ * no sample was counted (the output stays empty).  sp-flame
+ * reads them (sp/report/flame.h); flamegraph.pl skips them as bad lines.
+ * 0 or -EIO.
+ */
+int sp_fold_write_header(const struct sp_fold *f, const struct sp_defs *d,
+    FILE *out);
+
+/*
+ * What a CPU sample of the spool stands for: 1 when it weighs the events
+ * of an event that counts (sp-record -e page-faults: its count is
+ * events), 0 when it is one sampling period of time.  *event: the
+ * recording's event ("cpu-clock", "page-faults"; len 0 when the spool
+ * does not say), valid as d is.
+ */
+int sp_fold_counts_events(const struct sp_defs *d, struct sp_str *event);
+
+/*
  * The time f counts (AUTO resolved by the samples counted so far), and
  * with period_ns not NULL, the nanoseconds a CPU sample stands for
  * (counted with BOTH; d the spool's definitions).

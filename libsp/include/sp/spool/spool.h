@@ -161,7 +161,8 @@ struct sp_sample {
 	uint32_t kind;        /* enum sp_sample_kind */
 	/* What kind counts: 1 for a CPU sample (readers set it; a writer
 	 * takes 0 as 1), the nanoseconds (> 0) of an off-CPU or preempted
-	 * one. */
+	 * one; of a CPU sample of a recording that counts events
+	 * (SP_RECORDING_COUNTS), the events it stands for. */
 	uint64_t weight;
 };
 
@@ -226,13 +227,16 @@ struct sp_symbol {
 };
 
 struct sp_recording {
-	struct sp_str event;
-	uint32_t frequency;
+	struct sp_str event;  /* perf's name: cpu-clock, cycles, page-faults */
+	uint32_t frequency;   /* Hz asked for; 0 with a fixed period */
 	uint32_t stack_bytes;
 	uint32_t flags;       /* SP_RECORDING_*: kernel callchains, children
 	                       * followed, kernel time sampled, the whole
 	                       * system, a cgroup */
 	struct sp_str command;
+	/* A sample every period events (perf's -c; ns for cpu-clock and
+	 * task-clock), 0: by frequency.  Appended: 0 in older spools. */
+	uint64_t period;
 };
 
 /*
@@ -260,6 +264,15 @@ struct sp_rawstack {
 #define SP_RECORDING_PREEMPTED 64u  /* preemptions kept apart from them
                                      * (SP_SAMPLE_PREEMPTED): the kernel
                                      * marks them (Linux 4.17) */
+#define SP_RECORDING_COUNTS 128u    /* the event counts something other
+                                     * than time (perf's -e page-faults):
+                                     * a CPU sample's weight is the
+                                     * events since its event's last
+                                     * sample, and frequency is no
+                                     * sampling period */
+#define SP_RECORDING_FP 256u        /* user stacks are the kernel's
+                                     * frame-pointer walks (--call-graph
+                                     * fp), not unwound by CFI */
 
 /*
  * One decoded record.  For definitions, id is the id the record defines.

@@ -134,17 +134,25 @@ struct sp_tool_rec_opts {
 	size_t npids;
 	double duration;              /* -d seconds, 0: until the targets end */
 	int system;                   /* -a: every process */
-	int children;                 /* -c 1, --no-children 0, -1 not said */
+	int children;                 /* --children 1, --no-children 0, -1
+	                               * not said */
 	char **cmd;                   /* the command after the options, or NULL */
 };
 
 /* Before the options: nothing said (t zeroed, children -1). */
 void spi_tool_rec_init(struct sp_tool_rec_opts *t);
 
+/* getopt_long()'s values for --children and --no-children, long-only:
+ * -c is perf's period. */
+#define SP_TOOL_OPT_CHILDREN 2001
+#define SP_TOOL_OPT_NO_CHILDREN 2002
+
 /*
  * One option as getopt_long() returned it, if it is a shared one: 'F'
- * (-F HZ or max), 's' (-s, a multiple of 8), 'm', 'k', 'c', 'C'
- * (--no-children), 'd', 'p', 'a'; arg is optarg.  Returns 1 when it set
+ * (-F HZ or max), 's' (-s, a multiple of 8), 'm', 'k', 'e' (-e EVENT,
+ * "list": the events, printed, exit 0), 'c' (-c PERIOD; an old -c for
+ * --children, not a number, is told so), SP_TOOL_OPT_CHILDREN,
+ * SP_TOOL_OPT_NO_CHILDREN, 'd', 'p', 'a'; arg is optarg.  Returns 1 when it set
  * t, 0 for any other ch (the tool's own).  A bad value prints one line
  * naming the option and exits 2 (as spi_tool_int).
  */
