@@ -109,7 +109,8 @@ check "80x24: the table's heading" grep -qE "$TABLE" "$TMP/screen"
 check "80x24: the first row, selected, is spin ($(selected))" \
     test "$(grep -A1 -E "$TABLE" "$TMP/screen" | sed -n '2s/^>/ /p' | awk '{ print $4 }')" = spin
 s=$(share spin)
-check "80x24: spin's self share $s % is the text view's ($text_self %)" test "$s" = "$text_self"
+check "80x24: spin's self share $s % is the text view's ($text_self %)" \
+    test -n "$s" -a "$s" = "$text_self"
 check "80x24: spin's self share $s %: the leaf of the work (90 % or more)" \
     awk -v s="${s:-0}" 'BEGIN { exit !(s >= 90) }'
 long=$(awk 'length($0) >= 80' "$TMP/screen" | wc -l)
@@ -125,7 +126,7 @@ check "Enter: spin's callers leaf_a $a %, leaf_b $b % (60 / 40 within 6 points)"
     eval 'near "$a" 60 && near "$b" 40'
 run $REPORT --callers spin "$TMP/tree.spl"
 check "Enter: leaf_a's share is --callers spin's" \
-    test "$a" = "$(awk '$4 == "leaf_a" { print $1; exit }' <<<"$OUT")"
+    test -n "$a" -a "$a" = "$(awk '$4 == "leaf_a" { print $1; exit }' <<<"$OUT")"
 check "Enter: the first caller is selected ($(selected))" \
     test "$(selected | awk '{ print $4 }')" = leaf_a
 tm send-keys -t $pane Escape
