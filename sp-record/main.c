@@ -269,53 +269,6 @@ cpu_list(struct opts *o, const char *arg)
 	o->t.ro.cpus = o->cpus;
 }
 
-/* The process of thread tid (/proc/TID/status's Tgid), or 0. */
-static uint32_t
-tgid_of(uint32_t tid)
-{
-	char path[64], line[128];
-	unsigned long v = 0;
-	FILE *f;
-
-	(void)snprintf(path, sizeof(path), "/proc/%u/status", tid);
-	if ((f = fopen(path, "re")) == NULL)
-		return 0;
-	while (fgets(line, sizeof(line), f) != NULL)
-		if (strncmp(line, "Tgid:", 5) == 0) {
-			v = strtoul(line + 5, NULL, 10);
-			break;
-		}
-	(void)fclose(f);
-	return v <= UINT32_MAX ? (uint32_t)v : 0;
-}
-
-/*
- * -t TID,...: those threads only (perf's -t), each in its process, which
- * is attached as with -p.
- */
-static void
-tid_list(struct opts *o, const char *arg)
-{
-	size_t i, k, before = o->t.ro.ntids;
-
-	spi_tool_pids("-t", arg, o->tids, SP_TOOL_MAX_PIDS, &o->t.ro.ntids);
-	o->t.ro.tids = o->tids;
-	for (i = before; i < o->t.ro.ntids; i++) {
-		uint32_t pid = tgid_of(o->tids[i]);
-
-		if (pid == 0)
-			errx(1, "-t %u: no such thread (/proc/%u/status)",
-			    o->tids[i], o->tids[i]);
-		for (k = 0; k < o->t.npids && o->t.pids[k] != pid; k++)
-			;
-		if (k == o->t.npids) {
-			if (o->t.npids == SP_TOOL_MAX_PIDS)
-				errx(2, "at most %d processes", SP_TOOL_MAX_PIDS);
-			o->t.pids[o->t.npids++] = pid;
-		}
-	}
-}
-
 /*
  * perf record's --call-graph MODE: dwarf (with the stack copy's size) is
  * what sp-record does by default, at record time; fp is the kernel's
@@ -444,7 +397,7 @@ parse_args(int argc, char **argv, struct opts *o)
 		if (ch == 'C')
 			cpu_list(o, optarg);
 		else if (ch == 't')
-			tid_list(o, optarg);
+			spi_tool_rec_tids(&o->t, o->tids, optarg);
 		else if (!spi_tool_rec_option(&o->t, ch, optarg))
 			own_option(o, ch, argv);
 	spi_tool_rec_args(&o->t, argc, argv);

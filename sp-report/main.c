@@ -13,11 +13,13 @@
 #include <unistd.h>
 
 #include "sp/common/output.h"
+#include "sp/report/browse.h"
 #include "sp/report/demangle.h"
 #include "sp/report/fold.h"
 #include "sp/report/report.h"
 #include "sp/spool/replay.h"
 #include "sp/sym/sym.h"
+#include "sp/tool/screen.h"
 #include "sp/tool/tool.h"
 
 struct opts {
@@ -25,6 +27,7 @@ struct opts {
 	struct sp_report_options ro;
 	const char *in, *out;
 	int no_sym, no_demangle, quiet;
+	int interactive, rows_given;
 	const char *dirs[SP_DEBUG_DIRS_MAX];
 	size_t ndirs;
 	const char *bundle;
@@ -36,8 +39,8 @@ usage(int status)
 {
 	(void)fprintf(status ? stderr : stdout,
 	    "usage: sp-report [--sort symbol|total|module|pid|tid|comm] [--children]\n"
-	    "                 [--callers NAME | --callees NAME]\n"
-	    "                 [--percent-limit PCT] [-n ROWS] [-w COLUMNS]\n"
+	    "                 [--callers NAME | --callees NAME] [-i]\n"
+	    "                 [--percent-limit PCT] [-n ROWS] [--width COLUMNS]\n"
 	    "                 [--pid PID] [--tid TID] [--comm NAME] [--cpu CPU]\n"
 	    "                 [--from SECONDS] [--to SECONDS]\n"
 	    "                 [--on-cpu | --off-cpu | --preempted]\n"
@@ -53,8 +56,13 @@ usage(int status)
 	    "      --callers NAME   the functions that call NAME and the paths\n"
 	    "                       into it, with their shares\n"
 	    "      --callees NAME   the functions NAME calls and the paths out\n"
+	    "  -i, --interactive    browse it on the terminal: j/k or the arrows\n"
+	    "                       move, Enter opens a function's callers and\n"
+	    "                       callees, Esc (h, Backspace, left) goes back,\n"
+	    "                       q quits\n"
 	    "      --percent-limit PCT  leave out rows under PCT %% (default 0.5)\n"
-	    "  -n, --max-rows N     at most N rows (default 40; 0: all)\n"
+	    "  -n, --max-rows N     at most N rows (default 40, with -i all;\n"
+	    "                       0: all)\n"
 	    "      --width COLUMNS  fit this width (default: the terminal's, else 80)\n"
 	    "  -p, --pid PID        only samples of process PID\n"
 	    "  -t, --tid TID        only samples of thread TID\n"
@@ -86,6 +94,7 @@ static const struct option longopts[] = {
 	{ "debug-dir", required_argument, NULL, 'd' },
 	{ "from", required_argument, NULL, 'f' },
 	{ "help", no_argument, NULL, 'h' },
+	{ "interactive", no_argument, NULL, 'i' },
 	{ "max-rows", required_argument, NULL, 'n' },
 	{ "no-demangle", no_argument, NULL, 1000 + 'D' },
 	{ "no-sym", no_argument, NULL, 1000 + 'S' },
@@ -159,7 +168,9 @@ option(struct opts *o, int ch, char **argv)
 		o->fo.from_ns = seconds("--from", optarg);
 		break;
 	case 'h': usage(0); break;
+	case 'i': o->interactive = 1; break;
 	case 'n':
+		o->rows_given = 1;
 		o->ro.max_rows = (unsigned)spi_tool_int("-n rows", optarg, 0,
 		    1000000);
 		break;
@@ -207,6 +218,20 @@ option(struct opts *o, int ch, char **argv)
 	}
 }
 
+/* -i: the terminal is the output, and shows every row by default. */
+static void
+interactive_args(struct opts *o)
+{
+	if (!isatty(STDOUT_FILENO))
+		errx(2, "-i needs a terminal: standard output is not one (drop "
+		    "-i to write the report as text)");
+	if (o->out != NULL)
+		errx(2, "-i shows the report on the terminal: -o does not "
+		    "apply (drop -o, or -i to write it to a file)");
+	if (!o->rows_given)
+		o->ro.max_rows = 0;
+}
+
 static void
 parse_args(int argc, char **argv, struct opts *o)
 {
@@ -217,7 +242,7 @@ parse_args(int argc, char **argv, struct opts *o)
 	o->ro.max_rows = 40;
 	o->fo.time = SP_FOLD_TIME_AUTO;
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, ":b:f:hn:o:p:qt:",
+	while ((ch = getopt_long(argc, argv, ":b:f:hin:o:p:qt:",
 	    longopts, NULL)) != -1)
 		option(o, ch, argv);
 	if (o->ro.callers != NULL && o->ro.callees != NULL)
@@ -232,6 +257,8 @@ parse_args(int argc, char **argv, struct opts *o)
 		errx(2, "one spool at a time (%d given); to report on several, "
 		    "merge them first: sp-merge A B | sp-report", argc - optind);
 	o->in = optind < argc ? argv[optind] : "-";
+	if (o->interactive)
+		interactive_args(o);
 	if (o->ro.width == 0 && isatty(STDOUT_FILENO) &&
 	    ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 40)
 		o->ro.width = ws.ws_col;
@@ -356,6 +383,96 @@ quality(const struct opts *o, const struct sp_fold *f,
 	(void)fputc('\n', out);
 }
 
+/* The report as text, to -o's file or standard output: 0 or
+ * sp_report_write's error (no output left then). */
+static int
+text(const struct opts *o, struct sp_fold *f, const struct sp_defs *d)
+{
+	struct sp_output_file out;
+	struct sp_diag diag;
+	int e;
+
+	if (sp_output_redirect(&out, o->out, &diag) < 0)
+		errx(1, "%s", diag.msg);
+	if (!o->quiet)
+		quality(o, f, d, stdout);
+	e = sp_report_write(f, d, &o->ro, stdout);
+	if (e < 0 && e != -EIO) {
+		sp_output_discard(&out);
+		return e;
+	}
+	if (sp_output_commit(&out, &diag) < 0)
+		errx(1, "%s", diag.msg);
+	return 0;
+}
+
+/* What a key does in the browser: perf report's and less's keys. */
+static int
+action(int key)
+{
+	switch (key) {
+	case 'k': case SPI_KEY_UP: return SP_BROWSE_UP;
+	case 'j': case SPI_KEY_DOWN: return SP_BROWSE_DOWN;
+	case 'b': case SPI_KEY_PAGE_UP: return SP_BROWSE_PAGE_UP;
+	case ' ': case SPI_KEY_PAGE_DOWN: return SP_BROWSE_PAGE_DOWN;
+	case 'g': case SPI_KEY_HOME: return SP_BROWSE_FIRST;
+	case 'G': case SPI_KEY_END: return SP_BROWSE_LAST;
+	case '\r': case '\n': case 'l': case SPI_KEY_RIGHT:
+		return SP_BROWSE_OPEN;
+	case SPI_KEY_ESC: case SPI_KEY_LEFT: case 'h': case 127: case '\b':
+		return SP_BROWSE_BACK;
+	default: return -1;
+	}
+}
+
+/*
+ * -i: the report browsed on the terminal until q, a signal (exit 128 +
+ * its number, the terminal given back either way), or the terminal's
+ * end.  Returns
+ * 0 or the browser's error.
+ */
+static int
+browse(const struct opts *o, struct sp_fold *f, const struct sp_defs *d)
+{
+	struct sp_browse *b;
+	char *head = NULL;
+	size_t len = 0;
+	FILE *ms;
+	int rows, cols, key = SPI_KEY_NONE, a, e;
+
+	if ((ms = open_memstream(&head, &len)) == NULL)
+		errx(1, "out of memory");
+	if (!o->quiet)
+		quality(o, f, d, ms);
+	if (fclose(ms) != 0)
+		errx(1, "out of memory");
+	e = sp_browse_new(f, d, &o->ro, head, &b);
+	free(head);
+	if (e < 0)
+		return e;
+	spi_screen_signals();
+	spi_screen_open(1);
+	for (;;) {
+		if ((a = action(key)) >= 0)
+			e = sp_browse_act(b, (enum sp_browse_action)a);
+		spi_screen_size(&rows, &cols);
+		if (e == 0)
+			e = sp_browse_draw(b, (unsigned)rows, (unsigned)cols,
+			    stdout);
+		if (e < 0 || spi_screen_stopped())
+			break;
+		key = spi_screen_key(-1);
+		if (key == 'q' || key == 'Q' || key == SPI_KEY_GONE)
+			break;
+	}
+	spi_screen_close();
+	sp_browse_free(b);
+	/* Ended by a signal: the status a shell gives for it. */
+	if (spi_screen_stopped())
+		exit(128 + spi_screen_stopped());
+	return e;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -363,7 +480,6 @@ main(int argc, char **argv)
 	struct sp_demangle *dm = NULL;
 	struct sp_fold *f = NULL;
 	struct sp_replay *in, *r;
-	struct sp_output_file out;
 	struct sp_diag diag;
 	struct sp_fold_stats st;
 	int e;
@@ -390,23 +506,16 @@ main(int argc, char **argv)
 		errx(1, "%s: no sample to report (%" PRIu64 " in the spool%s)",
 		    strcmp(o.in, "-") == 0 ? "stdin" : o.in, st.samples,
 		    st.filtered ? ", all filtered out" : "");
-	if (sp_output_redirect(&out, o.out, &diag) < 0)
-		errx(1, "%s", diag.msg);
-	if (!o.quiet)
-		quality(&o, f, sp_replay_defs(r), stdout);
-	e = sp_report_write(f, sp_replay_defs(r), &o.ro, stdout);
-	if (e == -SP_ENOTFOUND) {
-		sp_output_discard(&out);
+	if (o.interactive)
+		e = browse(&o, f, sp_replay_defs(r));
+	else
+		e = text(&o, f, sp_replay_defs(r));
+	if (e == -SP_ENOTFOUND)
 		errx(1, "%s: no sampled function is named %s (names as the "
 		    "table shows them, or module`name)", o.in, o.ro.callers ?
 		    o.ro.callers : o.ro.callees);
-	}
-	if (e < 0 && e != -EIO) {
-		sp_output_discard(&out);
+	if (e < 0)
 		spi_tool_fail(e, SP_TOOL_INPUT, o.in, NULL);
-	}
-	if (sp_output_commit(&out, &diag) < 0)
-		errx(1, "%s", diag.msg);
 	sp_fold_free(f);
 	sp_demangle_free(dm);
 	if (r != in)

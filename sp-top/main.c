@@ -13,10 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
-#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -26,6 +24,7 @@
 #include "sp/spool/tail.h"
 #include "sp/spool/writer.h"
 #include "sp/sym/symbolizer.h"
+#include "sp/tool/screen.h"
 #include "sp/tool/tool.h"
 
 #define BATCH 1024
@@ -38,13 +37,12 @@ struct opts {
 	size_t rows;
 	const char *out;        /* -o: keep the spool */
 	int batch;              /* text snapshots, even on a terminal */
+	int no_demangle;        /* names as the symbolizer gives them */
+	uint32_t tids[SP_TOOL_MAX_PIDS]; /* -t, each once */
 	enum sp_top_order order;
 };
 
-static volatile sig_atomic_t stop_requests;
 static struct sp_output_file out;
-static struct termios saved_tty;
-static int tty_raw, alt_screen;
 
 static void
 usage(int status)
@@ -54,8 +52,9 @@ usage(int status)
 	    "              [--children | --no-children] [-e EVENT [-c PERIOD]]\n"
 	    "              [-d SECONDS] [-i SECONDS]\n"
 	    "              [-w SECONDS] [-n ROWS] [--total | --threads]\n"
-	    "              [--batch] [-o FILE]\n"
-	    "              (-p PID[,PID...] | -a | -- CMD [ARGS...])\n"
+	    "              [--no-demangle] [--batch] [-o FILE]\n"
+	    "              (-p PID[,PID...] | -t TID[,TID...] | -a |\n"
+	    "               -- CMD [ARGS...])\n"
 	    "Record processes and show their hottest functions, refreshed as\n"
 	    "they run: each function's share of the samples as the leaf (self)\n"
 	    "and anywhere in the stack (total), the sample rate, lost events\n"
@@ -84,22 +83,16 @@ usage(int status)
 	    "                     holds; 20 without one)\n"
 	    "      --total        sort by total at the start\n"
 	    "      --threads      show threads at the start\n"
+	    "      --no-demangle  C++ and Rust names as the binaries have them\n"
 	    "      --batch        text snapshots even on a terminal\n"
 	    "  -o, --output FILE  keep the spool in FILE (for sp-sym, sp-fold...)\n"
 	    "  -p, --pid PID,...  attach to running processes\n"
+	    "  -t, --tid TID,...  those threads only, as sp-record's -t and perf's\n"
 	    "  -a, --all-cpus     every process on the machine (root or\n"
 	    "                     CAP_PERFMON), as perf top\n"
 	    "  -h, --help         this text\n"
 	    "      --version      version, spool format and build-id\n");
 	exit(status);
-}
-
-static void
-on_signal(int sig)
-{
-	(void)sig;
-	if (stop_requests++ > 0)
-		_exit(130);
 }
 
 static uint64_t
@@ -124,12 +117,14 @@ static const struct option longopts[] = {
 	{ "interval", required_argument, NULL, 'i' },
 	{ "kernel", no_argument, NULL, 'k' },
 	{ "max-frames", required_argument, NULL, 'm' },
+	{ "no-demangle", no_argument, NULL, 1000 + 'D' },
 	{ "rows", required_argument, NULL, 'n' },
 	{ "output", required_argument, NULL, 'o' },
 	{ "pid", required_argument, NULL, 'p' },
 	{ "stack", required_argument, NULL, 's' },
 	{ "threads", no_argument, NULL, 'T' },
-	{ "total", no_argument, NULL, 't' },
+	{ "tid", required_argument, NULL, 't' },
+	{ "total", no_argument, NULL, 1000 + 't' },
 	{ "version", no_argument, NULL, 1000 + 'V' },
 	{ "window", required_argument, NULL, 'w' },
 	{ NULL, 0, NULL, 0 },
@@ -155,8 +150,11 @@ own_option(struct opts *o, int ch, char **argv)
 	case 'o':
 		o->out = optarg;
 		break;
-	case 't':
+	case 1000 + 't':
 		o->order = SP_TOP_TOTAL;
+		break;
+	case 1000 + 'D':
+		o->no_demangle = 1;
 		break;
 	case 'T':
 		o->order = SP_TOP_THREADS;
@@ -184,81 +182,23 @@ parse_args(int argc, char **argv, struct opts *o)
 	o->interval = 1;
 	o->window_keyed = 5;
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, "+:ac:d:e:F:hi:km:n:o:p:s:w:",
+	while ((ch = getopt_long(argc, argv, "+:ac:d:e:F:hi:km:n:o:p:s:t:w:",
 	    longopts, NULL)) != -1)
-		if (!spi_tool_rec_option(&o->t, ch, optarg))
+		if (ch == 't')
+			spi_tool_rec_tids(&o->t, o->tids, optarg);
+		else if (!spi_tool_rec_option(&o->t, ch, optarg))
 			own_option(o, ch, argv);
 	spi_tool_rec_args(&o->t, argc, argv);
 	if (t->cmd != NULL && t->npids > 0)
-		errx(2, "give either -p PID or -- CMD, not both (see sp-top "
-		    "--help)");
+		errx(2, "give either -p PID (or -t TID) or -- CMD, not both "
+		    "(see sp-top --help)");
 	if (t->system && (t->cmd != NULL || t->npids > 0))
-		errx(2, "-a shows every process: give no -p or command");
+		errx(2, "-a shows every process: give no -p, -t or command");
 	if (t->cmd == NULL && t->npids == 0 && !t->system)
-		errx(2, "give either -p PID or -- CMD, or -a (see sp-top "
-		    "--help)");
+		errx(2, "give either -p PID, -t TID or -- CMD, or -a (see "
+		    "sp-top --help)");
 	if (o->out != NULL && strcmp(o->out, "-") == 0)
 		errx(2, "-o -: the terminal shows the view; give a file name");
-}
-
-/* ---------------------------------------------------------- terminal */
-
-static void
-tty_restore(void)
-{
-	if (alt_screen) {
-		(void)fputs("\033[?25h\033[?1049l", stdout);
-		(void)fflush(stdout);
-		alt_screen = 0;
-	}
-	if (tty_raw) {
-		(void)tcsetattr(STDIN_FILENO, TCSANOW, &saved_tty);
-		tty_raw = 0;
-	}
-}
-
-/* Keys without Enter, no echo; the view on the alternate screen. */
-static void
-tty_setup(void)
-{
-	struct termios t;
-
-	if (isatty(STDIN_FILENO) && tcgetattr(STDIN_FILENO, &saved_tty) == 0) {
-		t = saved_tty;
-		t.c_lflag &= ~(tcflag_t)(ICANON | ECHO);
-		t.c_cc[VMIN] = 0;
-		t.c_cc[VTIME] = 0;
-		if (tcsetattr(STDIN_FILENO, TCSANOW, &t) == 0)
-			tty_raw = 1;
-	}
-	(void)fputs("\033[?1049h\033[?25l", stdout);
-	alt_screen = 1;
-	if (atexit(tty_restore) != 0)
-		errx(1, "atexit failed");
-}
-
-static int
-read_key(void)
-{
-	char c;
-
-	if (!tty_raw || read(STDIN_FILENO, &c, 1) != 1)
-		return -1;
-	return (unsigned char)c;
-}
-
-static void
-term_size(int *rows, int *cols)
-{
-	struct winsize ws;
-
-	*rows = 24;
-	*cols = 80;
-	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 0 &&
-	    ws.ws_col > 0) {
-		*rows = ws.ws_row;
-		*cols = ws.ws_col;
-	}
 }
 
 /* ------------------------------------------------------------- view */
@@ -276,6 +216,7 @@ struct live {
 	double start;
 	int ui;                 /* on a terminal */
 	int ended;              /* the targets are gone */
+	int quit;               /* q was pressed */
 	int last;               /* the last view: the advice follows it on
 	                         * standard error */
 };
@@ -286,25 +227,15 @@ pct(uint64_t part, uint64_t whole)
 	return whole ? 100.0 * (double)part / (double)whole : 0.0;
 }
 
-/* Prints a line of the view; on a terminal cut to cols - 1 columns, so
- * that no line wraps (the last column would move the cursor on). */
+/* Prints a line of the view; on a terminal cut to its width. */
 static void __attribute__((format(printf, 3, 4)))
 view_line(const struct live *l, int cols, const char *fmt, ...)
 {
-	char buf[1024];
 	va_list ap;
-	int n;
 
 	va_start(ap, fmt);
-	/* A false report of clang-tidy's, as in sp_diag_set. */
-	/* NOLINTNEXTLINE(clang-analyzer-valist.Uninitialized) */
-	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	spi_screen_vline(l->ui ? cols : 0, fmt, ap);
 	va_end(ap);
-	if (n < 0)
-		return;
-	if (l->ui && cols > 1 && (size_t)cols < sizeof(buf))
-		buf[cols - 1] = '\0';
-	(void)printf("%s\n", buf);
 }
 
 /*
@@ -363,7 +294,7 @@ show(struct live *l)
 	const char *order = o->order == SP_TOP_SELF ? "self" :
 	    o->order == SP_TOP_TOTAL ? "total" : "threads";
 
-	term_size(&trows, &cols);
+	spi_screen_size(&trows, &cols);
 	/* The title, the counts, the column heads, the keys, and the
 	 * cursor's line. */
 	if (max == 0)
@@ -447,6 +378,8 @@ follow(struct live *l)
 			if (err == 0)
 				err = sp_top_new(sp_tail_defs(l->tail), l->sym,
 				    &l->top);
+			if (err == 0 && l->o->no_demangle)
+				sp_top_keep_mangled(l->top);
 			if (err < 0)
 				return err;
 		}
@@ -468,7 +401,7 @@ key(struct live *l, int c)
 	switch (c) {
 	case 'q':
 	case 'Q':
-		stop_requests++;
+		l->quit = 1;
 		break;
 	case 's':
 		o->order = SP_TOP_SELF;
@@ -496,7 +429,7 @@ run(struct live *l, pid_t child)
 	double next = spi_tool_now() + l->o->interval, flushed = 0;
 	int err = 0, c;
 
-	while (stop_requests == 0 && !l->ended) {
+	while (!l->quit && !spi_screen_stopped() && !l->ended) {
 		err = sp_recorder_poll(l->r, 100);
 		if (err == 0 && spi_tool_now() - flushed >= 0.1) {
 			err = sp_writer_flush(l->w);
@@ -506,7 +439,7 @@ run(struct live *l, pid_t child)
 			err = follow(l);
 		if (err)
 			return err;
-		while ((c = read_key()) >= 0)
+		while ((c = spi_screen_key(0)) >= 0)
 			key(l, c);
 		if (child > 0 ? waitpid(child, NULL, WNOHANG) == child :
 		    sp_recorder_live(l->r) == 0)
@@ -522,7 +455,7 @@ run(struct live *l, pid_t child)
 	if ((err = sp_recorder_flush(l->r)) == 0 && (err = follow(l)) == 0 &&
 	    l->top != NULL) {
 		/* The last view stays on the screen. */
-		tty_restore();
+		spi_screen_close();
 		l->ui = 0;
 		l->last = 1;
 		err = show(l);
@@ -686,7 +619,6 @@ main(int argc, char **argv)
 	static struct opts o;
 	static char what[256];
 	struct live l;
-	struct sigaction sa;
 	pid_t child;
 	int fd, rc;
 
@@ -696,15 +628,16 @@ main(int argc, char **argv)
 	    "attach";
 	memset(&l, 0, sizeof(l));
 	l.o = &o;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	(void)sigaction(SIGINT, &sa, NULL);
-	(void)sigaction(SIGTERM, &sa, NULL);
+	/* Ctrl-C ends the run as q does; a second one at once. */
+	spi_screen_signals();
 	(void)signal(SIGPIPE, SIG_IGN);
 	if (o.t.cmd != NULL)
 		(void)snprintf(what, sizeof(what), "%s", o.t.cmd[0]);
 	else if (o.t.system)
 		(void)snprintf(what, sizeof(what), "all processes");
+	else if (o.t.ro.ntids > 0)
+		(void)snprintf(what, sizeof(what), "tid %u%s", o.tids[0],
+		    o.t.ro.ntids > 1 ? " and more" : "");
 	else
 		(void)snprintf(what, sizeof(what), "pid %u%s", o.t.pids[0],
 		    o.t.npids > 1 ? " and more" : "");
@@ -714,9 +647,9 @@ main(int argc, char **argv)
 	l.start = spi_tool_now();
 	l.ui = !o.batch && isatty(STDOUT_FILENO);
 	if (l.ui)
-		tty_setup();
+		spi_screen_open(0);
 	rc = run(&l, child);
-	tty_restore();
+	spi_screen_close();
 	if (child > 0 && waitpid(child, NULL, WNOHANG) == 0) {
 		(void)kill(child, SIGTERM);
 		(void)waitpid(child, NULL, 0);

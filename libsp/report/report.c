@@ -307,6 +307,8 @@ table(struct rep *r, FILE *out)
 			continue;
 		}
 		shown++;
+		if (fnrows && r->o->on_row != NULL)
+			r->o->on_row(r->o->ctx, p.s, p.len);
 		(void)fprintf(out, "%7.2f %7.2f %8" PRIu64 "  ",
 		    pct(w->self, r->all), pct(w->total, r->all),
 		    r->o->sort == SP_REPORT_TOTAL ? w->total : w->self);

@@ -226,6 +226,13 @@ hash_str(uint64_t h, const char *s)
 	return h * 0x100000001b3ull;
 }
 
+void
+sp_top_keep_mangled(struct sp_top *t)
+{
+	sp_demangle_free(t->dm);
+	t->dm = NULL;
+}
+
 static int
 same(const char *a, const char *b)
 {
@@ -240,7 +247,7 @@ demangle(struct sp_top *t, struct fn *fn)
 	const char *s;
 	size_t len = strlen(fn->name);
 
-	if (sp_demangle_add(t->dm, fn->name, len) <= 0)
+	if (t->dm == NULL || sp_demangle_add(t->dm, fn->name, len) <= 0)
 		return 0;
 	if (sp_demangle_run(t->dm, 0, NULL) < 0)
 		return -ENOMEM;

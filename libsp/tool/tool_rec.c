@@ -120,6 +120,49 @@ spi_tool_rec_option(struct sp_tool_rec_opts *t, int ch, const char *arg)
 	}
 }
 
+/* The process of thread tid (/proc/TID/status's Tgid), or 0. */
+static uint32_t
+tgid_of(uint32_t tid)
+{
+	char path[64], line[128];
+	unsigned long v = 0;
+	FILE *f;
+
+	(void)snprintf(path, sizeof(path), "/proc/%u/status", tid);
+	if ((f = fopen(path, "re")) == NULL)
+		return 0;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (strncmp(line, "Tgid:", 5) == 0) {
+			v = strtoul(line + 5, NULL, 10);
+			break;
+		}
+	(void)fclose(f);
+	return v <= UINT32_MAX ? (uint32_t)v : 0;
+}
+
+void
+spi_tool_rec_tids(struct sp_tool_rec_opts *t, uint32_t *tids, const char *arg)
+{
+	size_t i, k, before = t->ro.ntids;
+
+	spi_tool_pids("-t", arg, tids, SP_TOOL_MAX_PIDS, &t->ro.ntids);
+	t->ro.tids = tids;
+	for (i = before; i < t->ro.ntids; i++) {
+		uint32_t pid = tgid_of(tids[i]);
+
+		if (pid == 0)
+			errx(1, "-t %u: no such thread (/proc/%u/status)",
+			    tids[i], tids[i]);
+		for (k = 0; k < t->npids && t->pids[k] != pid; k++)
+			;
+		if (k == t->npids) {
+			if (t->npids == SP_TOOL_MAX_PIDS)
+				errx(2, "at most %d processes", SP_TOOL_MAX_PIDS);
+			t->pids[t->npids++] = pid;
+		}
+	}
+}
+
 void
 spi_tool_rec_args(struct sp_tool_rec_opts *t, int argc, char **argv)
 {

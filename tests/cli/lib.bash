@@ -155,6 +155,37 @@ need() {
 	command -v "$1" >/dev/null
 }
 
+# spinner_threads: threads-O2's four spinners for 4 s in the background,
+# for -t TID: its pid in tp once its threads run, a spinner's tid in t1.
+spinner_threads() {
+	local i
+	$W/threads-O2 4 4000 >/dev/null 2>&1 &
+	tp=$!
+	running $tp $W/threads-O2
+	for i in $(seq 50); do
+		[ "$(ls /proc/$tp/task 2>/dev/null | wc -l)" -ge 5 ] && break
+		sleep 0.1
+	done
+	t1=$(ls /proc/$tp/task | sort -n | sed -n 3p)
+}
+
+# On a terminal: tmux with a server of the suite's own, named by $sock,
+# and the session $pane.
+# tm ARGS...: tmux on that server.
+tm() { tmux -L "$sock" "$@"; }
+# screen FILE: the pane as it is now, as text.
+screen() { tm capture-pane -p -t "$pane" >"$1"; }
+# until_screen PATTERN SECONDS: waits for PATTERN (an ERE) on the pane;
+# fails after SECONDS (a bound on a hang, not a timing to judge).
+until_screen() {
+	local i
+	for i in $(seq $(( $2 * 10 ))); do
+		tm capture-pane -p -t "$pane" 2>/dev/null | grep -qE -- "$1" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 # skip NAME REASON: a check that cannot run here; counted apart, never a
 # pass, and listed with its reason at the end of tests/run.sh.
 skip() { echo "SKIP $1: $2"; }

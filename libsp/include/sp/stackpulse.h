@@ -16,6 +16,7 @@
 #include "sp/common/output.h"
 #include "sp/common/process.h"
 #include "sp/record/recorder.h"
+#include "sp/report/browse.h"
 #include "sp/report/demangle.h"
 #include "sp/report/flame.h"
 #include "sp/report/fold.h"

@@ -26,7 +26,9 @@ done
 # One letter, one meaning where a user types both (issue 29 §3): the
 # letters sp-record and sp-top give a meaning (-d duration, -k kernel, -s
 # stack, -c children, -g call graph, -t thread, -w and -i sp-top's) mean
-# nothing else elsewhere; those options are long-only there.
+# nothing else elsewhere; those options are long-only there.  One
+# exception, which the issue names: sp-report -i, its interactive view
+# (sp-top -i is its refresh interval).
 for a in "sp-sym -d" "sp-sym -k" "sp-sym -s" "sp-sym -m" "sp-fold -d" "sp-fold -k" \
     "sp-fold -c" "sp-fold -g" "sp-fold -T" "sp-flame -d" "sp-flame -s" "sp-flame -t" \
     "sp-flame -w" "sp-flame -i" "sp-flame -c" "sp-flame -m" "sp-dump -s" "sp-dump -c" \
@@ -36,7 +38,8 @@ for a in "sp-sym -d" "sp-sym -k" "sp-sym -s" "sp-sym -m" "sp-fold -d" "sp-fold -
 	check "$t $opt: long-only, refused (exit 2, '$ERR')" \
 	    test "$RC" -eq 2 -a "$ERR" = "$t: option '$opt' is not known (see $t --help)"
 done
-for a in "sp-fold -p" "sp-fold -t" "sp-sym -b" "sp-report -p" "sp-report -t" "sp-report -n"; do
+for a in "sp-fold -p" "sp-fold -t" "sp-sym -b" "sp-report -p" "sp-report -t" "sp-report -n" \
+    "sp-top -t"; do
 	t=${a% *} opt=${a#* }
 	check "$t --help keeps $opt, which means what sp-record's does" \
 	    has "  $opt, " "$($BIN/$t --help)"

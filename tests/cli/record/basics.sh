@@ -619,14 +619,7 @@ check "-p with no such process fails" test "$RC" -ne 0
 run $REC -o "$TMP/x.spl" -p 4194303
 check "no such process is named" has "no such process: 4194303" "$ERR"
 # -t TID, perf's: that thread only, its process attached.
-$W/threads-O2 4 4000 >/dev/null 2>&1 &
-tp=$!
-running $tp $W/threads-O2
-for i in $(seq 50); do
-	[ "$(ls /proc/$tp/task 2>/dev/null | wc -l)" -ge 5 ] && break
-	sleep 0.1
-done
-t1=$(ls /proc/$tp/task | sort -n | sed -n 3p)
+spinner_threads
 run $REC -t "$t1" -d 1 -o "$TMP/t.spl"
 tids=$($DUMP "$TMP/t.spl" | awk '/^sample / { for (i = 1; i <= NF; i++)
     if ($i == "tid") n[$(i + 1)]++ } END { for (t in n) printf "%s:%d ", t, n[t] }')

@@ -21,7 +21,7 @@ run "$TOP" --bogus
 check "an unknown option: exit 2, named" \
     test "$RC" -eq 2 -a -n "$(grep -F -- "--bogus" <<<"$ERR")"
 run "$TOP"
-check "no target: exit 2, says what to give" has "give either -p PID or -- CMD" "$ERR"
+check "no target: exit 2, says what to give" has "give either -p PID, -t TID or -- CMD, or -a" "$ERR"
 
 # share NAME FILE: NAME's self % in the last view of FILE (leading spaces).
 share() {
@@ -107,19 +107,7 @@ if ! need tmux tmux; then
 	done_testing
 	exit 0
 fi
-sock=sp-top-test-$$
-tm() { tmux -L "$sock" "$@"; }
-# screen FILE: the pane as it is now.
-screen() { tm capture-pane -p -t top >"$1"; }
-# until_screen PATTERN SECONDS: waits for PATTERN on the screen.
-until_screen() {
-	local i
-	for i in $(seq $(( $2 * 10 ))); do
-		tm capture-pane -p -t top 2>/dev/null | grep -qE -- "$1" && return 0
-		sleep 0.1
-	done
-	return 1
-}
+sock=sp-top-test-$$ pane=top
 rm -f "$TMP/top.spl" "$TMP/top.rc"
 tm kill-server 2>/dev/null
 tm -f /dev/null new-session -d -s top -x 110 -y 30 \

@@ -23,6 +23,25 @@ run "$TOP" --batch --threads -d 1.2 -- "$PWD/$W/cxx-O2" 3000
 check "C++, threads: the hottest function demangled" \
     grep -qE ' cxx-O2 +(shapes|std)::.*\([0-9.]+\)$' <<<"$OUT"
 
+# --no-demangle: the names as the binary has them, as sp-fold's and sp-report's.
+run "$TOP" --batch --no-demangle -d 1.2 -- "$PWD/$W/cxx-O2" 3000
+check "--no-demangle: exit 0, shapes::Spinner::spin mangled (_ZN6shapes7Spinner4spinEm)" \
+    grep -qE '^ +[0-9.]+ +[0-9.]+ +[0-9]+  _ZN6shapes7Spinner4spinEm  \[cxx-O2\]$' <<<"$OUT"
+check "--no-demangle: no demangled name (shapes::) in the view" \
+    test "$(grep -c 'shapes::' <<<"$OUT")" -eq 0
+
+# --- -t TID, as sp-record's and perf's: that thread alone --------------------------
+spinner_threads
+run "$TOP" --batch --threads -d 1.2 -t "$t1"
+kill $tp 2>/dev/null; wait $tp 2>/dev/null
+rows=$(awk '/^ +SHARE%/ { on = 1; next } /^$/ { on = 0 } on { print $3 }' <<<"$OUT" | sort -u | paste -sd,)
+check "-t $t1: exit 0, the view names the thread" \
+    test "$RC" -eq 0 -a -n "$(grep -F "sp-top: tid $t1," <<<"$OUT")"
+check "-t $t1: the threads' rows are that thread's alone ($rows)" test "$rows" = "$t1"
+run "$TOP" --batch -d 1 -t 4194303
+check "-t with no such thread: exit 1, named" \
+    test "$RC" -eq 1 -a -n "$(grep -F -- "-t 4194303: no such thread" <<<"$ERR")"
+
 # --- idle: since the start, and in the window -------------------------------------
 sleep 30 &
 sp=$!

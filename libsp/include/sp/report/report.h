@@ -18,6 +18,7 @@
  * thread.
  */
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -41,6 +42,11 @@ struct sp_report_options {
 	 * instead of the table: the name as the table shows it, or
 	 * "module`name". */
 	const char *callers, *callees;
+	/* Not NULL: called with each function row's key (its folded frame,
+	 * "module`name", which callers and callees take) just before the
+	 * row's line is written: a browser finds the rows of its text so. */
+	void (*on_row)(void *ctx, const char *key, size_t len);
+	void *ctx;
 };
 
 /*

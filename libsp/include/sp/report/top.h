@@ -51,6 +51,10 @@ struct sp_top_view {
 int sp_top_new(const struct sp_defs *defs, struct sp_symbolizer *sym,
     struct sp_top **out);
 
+/* Names as the symbolizer gives them, C++ and Rust ones mangled
+ * (sp-top --no-demangle): call before the first sp_top_add. */
+void sp_top_keep_mangled(struct sp_top *t);
+
 /* Counts n samples (a tail's batch), those on CPU: off-CPU samples are
  * skipped.  0 or -ENOMEM. */
 int sp_top_add(struct sp_top *t, const struct sp_sample *s, size_t n);

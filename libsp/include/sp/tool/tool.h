@@ -159,6 +159,16 @@ void spi_tool_rec_init(struct sp_tool_rec_opts *t);
 int spi_tool_rec_option(struct sp_tool_rec_opts *t, int ch, const char *arg);
 
 /*
+ * -t TID,... (perf's -t): adds the threads to t->ro.tids, stored in tids
+ * (the caller's, SP_TOOL_MAX_PIDS of them, kept while t is), and each
+ * one's process to t->pids, attached as with -p.  A thread that is not
+ * there (no /proc/TID/status) prints one line naming it and exits 1;
+ * a bad number or too many as spi_tool_pids.
+ */
+void spi_tool_rec_tids(struct sp_tool_rec_opts *t, uint32_t *tids,
+    const char *arg);
+
+/*
  * After the options: the command (argv from optind, if anything is
  * left), and children as perf record has it: a command's are followed
  * (a shell script, make), an attached process's when asked for.
