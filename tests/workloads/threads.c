@@ -5,6 +5,9 @@
  * usage: threads [THREADS] [MILLISECONDS] [SHORT_THREADS] (default 4, 500, 0)
  * With THREADS_CPU set, each spinner ends with a line "tid TID cpu_us N"
  * on stderr: its own CPU time, which a test compares with its samples.
+ * With THREADS_CPU_SPIN set, each spins for MILLISECONDS of its own CPU
+ * time instead of the clock's, so that a loaded machine still gives each
+ * the CPU time a test needs.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -16,12 +19,14 @@
 static volatile unsigned long sink;
 static long run_ms;
 
+static int by_cpu; /* THREADS_CPU_SPIN: the spinners' own CPU time */
+
 static long
 elapsed_ms(const struct timespec *t0)
 {
 	struct timespec now;
 
-	clock_gettime(CLOCK_MONOTONIC, &now);
+	clock_gettime(by_cpu ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC, &now);
 	return (now.tv_sec - t0->tv_sec) * 1000 +
 	    (now.tv_nsec - t0->tv_nsec) / 1000000;
 }
@@ -32,7 +37,7 @@ spinner(void *arg)
 	struct timespec t0, cpu;
 
 	(void)arg;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	clock_gettime(by_cpu ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC, &t0);
 	while (elapsed_ms(&t0) < run_ms)
 		for (int i = 0; i < 10000; i++)
 			sink += (unsigned long)i;
@@ -59,6 +64,7 @@ main(int argc, char **argv)
 	pthread_t *t;
 
 	run_ms = argc > 2 ? atol(argv[2]) : 500;
+	by_cpu = getenv("THREADS_CPU_SPIN") != NULL;
 	t = calloc((size_t)n, sizeof(*t));
 	for (int i = 0; i < n; i++)
 		pthread_create(&t[i], NULL, spinner, NULL);

@@ -94,7 +94,9 @@ done
 # standard deviation at 1,500 samples).  The first jitter, which drew
 # each event's interval again within 25 % and could not reach the
 # threads' copies, gave 1451 to 1750.
-run env THREADS_CPU=1 $REC "${OPTS[@]}" -F 1000 -o "$TMP/threads.spl" -- \
+# (Each spins for 1.5 s of its own CPU time: under load, 1.5 s of the
+# clock gave each 90 ms.)
+run env THREADS_CPU=1 THREADS_CPU_SPIN=1 $REC "${OPTS[@]}" -F 1000 -o "$TMP/threads.spl" -- \
     $W/threads-O2 4 1500
 check "4 threads: records" test "$RC" -eq 0
 $DUMP "$TMP/threads.spl" | awk '/^sample / {
