@@ -178,8 +178,8 @@ span_heapsort(struct dw_span *v, size_t n)
  * and byte-wise swaps (musl's smoothsort copies with memcpy), took a
  * quarter of sp-sym's time on a C++ program's inline ranges.
  */
-static void
-span_sort(struct dw_span *v, size_t n)
+void
+spi_dw_span_sort(struct dw_span *v, size_t n)
 {
 	unsigned depth = 0;
 	size_t m;
@@ -215,11 +215,11 @@ span_sort(struct dw_span *v, size_t n)
 		}
 		/* v[0..j] and v[j+1..n): recurse into the smaller. */
 		if (j + 1 < n - j - 1) {
-			span_sort(v, j + 1);
+			spi_dw_span_sort(v, j + 1);
 			v += j + 1;
 			n -= j + 1;
 		} else {
-			span_sort(v + j + 1, n - j - 1);
+			spi_dw_span_sort(v + j + 1, n - j - 1);
 			n = j + 1;
 		}
 	}
@@ -235,7 +235,7 @@ spi_dw_spans_sort(struct dw_spans *s)
 	s->maxhi = NULL;
 	if (s->n == 0)
 		return 0;
-	span_sort(s->v, s->n);
+	spi_dw_span_sort(s->v, s->n);
 	s->maxhi = malloc(s->n * sizeof(*s->maxhi));
 	if (s->maxhi == NULL)
 		return -ENOMEM;
@@ -254,7 +254,7 @@ spi_dw_spans_pack(struct dw_spans *s, struct dw_arena *a, struct dw_spans *out)
 	memset(out, 0, sizeof(*out));
 	if (s->n == 0)
 		return 0;
-	span_sort(s->v, s->n);
+	spi_dw_span_sort(s->v, s->n);
 	out->v = spi_dw_arena_copy(a, s->v, s->n, sizeof(*s->v));
 	out->maxhi = spi_dw_arena_alloc(a, s->n * sizeof(*out->maxhi));
 	if (out->v == NULL || out->maxhi == NULL)
