@@ -150,3 +150,64 @@ perf_fold() {
 	}
 	END { for (s in c) print s, c[s] }'
 }
+
+# spool_addrs SPOOL DIR: every file-backed frame of SPOOL as an ELF
+# address of its module (the spool holds file offsets; the module's
+# PT_LOAD table, from readelf, maps them), so that addr2line and its
+# peers resolve the very addresses sp-sym does, with the same debug
+# files.  Writes DIR/addrs.KEY (one per module file, sorted, unique) and
+# DIR/addr-modules ("KEY PATH" lines); prints the number of distinct
+# addresses.
+spool_addrs() {
+	local spl=$1 dir=$2 m path key n total=0
+	build/bin/sp-dump --json "$spl" | awk -v dir="$dir" '
+		function num(k,  r) { if (!match($0, "\"" k "\":[0-9]+")) return ""
+			r = substr($0, RSTART, RLENGTH); sub(/.*:/, "", r); return r }
+		/"kind":"module"/ && match($0, /"path":"\/[^"]*"/) {
+			p = substr($0, RSTART + 8, RLENGTH - 9); path[num("id")] = p }
+		/"kind":"frame"/ && (num("module") in path) {
+			print num("rel_ip") > (dir "/off." num("module")) }
+		END { for (m in path) print m, path[m] > (dir "/modules") }'
+	: >"$dir/addr-modules"
+	while read -r m path; do
+		[[ -s $dir/off.$m && -r $path ]] || continue
+		key=$(printf '%s' "$path" | cksum | cut -d' ' -f1)
+		readelf -lW "$path" | awk '$1 == "LOAD" { print $2, $3, $5 }' |
+		    while read -r o v s; do echo $((o)) $((v)) $((s)); done >"$dir/loads"
+		sort -un "$dir/off.$m" | awk 'NR == FNR { o[NR] = $1; v[NR] = $2; s[NR] = $3; n = NR; next }
+			{ for (i = 1; i <= n; i++) if ($1 >= o[i] && $1 < o[i] + s[i]) {
+				printf "0x%x\n", $1 - o[i] + v[i]; break } }' "$dir/loads" - \
+		    >>"$dir/addrs.$key"
+		grep -qxF "$key $path" "$dir/addr-modules" || echo "$key $path" >>"$dir/addr-modules"
+	done <"$dir/modules"
+	while read -r key path; do
+		sort -u -o "$dir/addrs.$key" "$dir/addrs.$key"
+		n=$(wc -l <"$dir/addrs.$key")
+		total=$((total + n))
+		note "$(basename "$path"): $n distinct addresses"
+	done <"$dir/addr-modules"
+	echo "$total"
+}
+
+# cpu CMD...: user+sys seconds of CMD and its children (bash's time),
+# its output discarded.
+cpu() {
+	local TIMEFORMAT='%U %S'
+	{ time "$@" >/dev/null 2>&1; } 2>&1 | awk '{ printf "%.3f\n", $1 + $2 }'
+}
+
+# peer DIR CMD...: CMD... MODULE <DIR/addrs.KEY for every module of
+# DIR/addr-modules (spool_addrs), one run per module, as a user of
+# addr2line would (CMD ends with its option for the file: -e).
+peer() {
+	local dir=$1 key path
+	shift
+	while read -r key path; do
+		"$@" "$path" <"$dir/addrs.$key"
+	done <"$dir/addr-modules"
+}
+
+# need_llvm_symbolizer: llvm-symbolizer (Debian's llvm) on PATH, or dies.
+need_llvm_symbolizer() {
+	need llvm-symbolizer llvm || die "llvm-symbolizer is missing: apt-get install llvm"
+}

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench/sym.sh: offline symbolization speed, sp-sym next to addr2line,
-# eu-addr2line and perf report.
+# llvm-symbolizer, eu-addr2line and perf report.
 #
 # A benchmark, not a test: it prints measurements and never fails on them.
 # It generates a large C program (LINES lines, default 200000: ~10,000
@@ -12,6 +12,8 @@
 #   addr2line -f -i -e MODULE    the same frames as ELF addresses, one run
 #                 per module (the executable, libc, ld.so), on stdin, with
 #                 the same detached debug files where they are installed
+#   llvm-symbolizer --no-demangle -f -i -e MODULE  the same (LLVM's;
+#                 mangled names, as addr2line without -C and sp-sym write)
 #   eu-addr2line -f -i -e MODULE the same
 #   perf report   the same workload recorded by perf record at the same
 #                 rate, --sort sym,srcline (perf resolves per sample; its
@@ -22,7 +24,9 @@
 # sp-sym's addresses per second over each peer's.
 # Table on stdout and in build/bench/sym.txt.  Knobs: LINES=200000 REPS=3
 # SECONDS_RUN=5 RATE=4999; KEEP=1 keeps the scratch directory, REUSE=DIR
-# times again on one so kept (LINES must match for the heading).
+# times again on one so kept (LINES must match for the heading); BASE=FILE
+# times another sp-sym binary too (an older build: before and after in
+# one run).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 LINES=${LINES:-200000} REPS=${REPS:-3} SECONDS_RUN=${SECONDS_RUN:-5}
@@ -34,19 +38,12 @@ note() { echo "[bench] $*" >&2; }
 [[ -x $BIN/sp-record && -x $BIN/sp-sym && -x $BIN/sp-dump ]] ||
     die "$BIN/sp-record, sp-sym or sp-dump is missing: run ./configure.sh && ninja"
 # The peers are installed by the benchmark that needs them, as root.
-need=()
-command -v addr2line >/dev/null || need+=(binutils)
-command -v eu-addr2line >/dev/null || need+=(elfutils)
-command -v perf >/dev/null || need+=(linux-perf)
-if (( ${#need[@]} )) && [[ $EUID -eq 0 ]] && command -v apt-get >/dev/null; then
-	note "installing ${need[*]} (the peers this benchmark compares with)"
-	apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive \
-	    apt-get install -y -qq "${need[@]}" >/dev/null ||
-	    die "apt-get install ${need[*]} failed"
-fi
-for t in addr2line eu-addr2line perf gcc; do
-	command -v $t >/dev/null || die "$t is missing"
-done
+. bench/lib.bash
+need addr2line binutils || die "addr2line is missing: apt-get install binutils"
+need eu-addr2line elfutils || die "eu-addr2line is missing: apt-get install elfutils"
+need perf linux-perf || die "perf is missing: apt-get install linux-perf"
+need_llvm_symbolizer
+command -v gcc >/dev/null || die "gcc is missing"
 
 if [[ -n ${REUSE:-} ]]; then	# a directory KEEP=1 kept: time again
 	T=$REUSE
@@ -129,46 +126,13 @@ HOME=$T perf record -q -e cpu-clock -F "$RATE" -o "$T/perf.data" -- \
 fi
 frames=$($BIN/sp-dump --stats --json "$T/big.spl" |
     grep -o '"frame":{"count":[0-9]*' | grep -o '[0-9]*$')
-# Every file-backed frame of the spool as an ELF address of its module,
-# one file of addresses per module (the spool holds file offsets;
-# readelf's PT_LOAD table maps them), so that the peers resolve the very
-# addresses sp-sym resolves, with the same debug files.
-$BIN/sp-dump --json "$T/big.spl" | awk -v dir="$T" '
-	function num(k,  r) { if (!match($0, "\"" k "\":[0-9]+")) return ""
-		r = substr($0, RSTART, RLENGTH); sub(/.*:/, "", r); return r }
-	/"kind":"module"/ && match($0, /"path":"\/[^"]*"/) {
-		p = substr($0, RSTART + 8, RLENGTH - 9); path[num("id")] = p }
-	/"kind":"frame"/ && (num("module") in path) {
-		print num("rel_ip") > (dir "/off." num("module")) }
-	END { for (m in path) print m, path[m] > (dir "/modules") }'
-: >"$T/addr-modules"
-naddr=0 nexe=0
-while read -r m path; do
-	[[ -s $T/off.$m && -r $path ]] || continue
-	key=$(printf '%s' "$path" | cksum | cut -d' ' -f1)
-	readelf -lW "$path" | awk '$1 == "LOAD" { print $2, $3, $5 }' |
-	    while read -r o v s; do echo $((o)) $((v)) $((s)); done >"$T/loads"
-	sort -un "$T/off.$m" | awk 'NR == FNR { o[NR] = $1; v[NR] = $2; s[NR] = $3; n = NR; next }
-		{ for (i = 1; i <= n; i++) if ($1 >= o[i] && $1 < o[i] + s[i]) {
-			printf "0x%x\n", $1 - o[i] + v[i]; break } }' "$T/loads" - \
-	    >>"$T/addrs.$key"
-	grep -qxF "$key $path" "$T/addr-modules" || echo "$key $path" >>"$T/addr-modules"
-done <"$T/modules"
-while read -r key path; do
-	sort -u -o "$T/addrs.$key" "$T/addrs.$key"
-	n=$(wc -l <"$T/addrs.$key")
-	naddr=$((naddr + n))
-	[[ $path == "$T/big" ]] && nexe=$n && cp "$T/addrs.$key" "$T/addrs"
-	note "$(basename "$path"): $n distinct addresses"
-done <"$T/addr-modules"
+naddr=$(spool_addrs "$T/big.spl" "$T")
+key=$(printf '%s' "$T/big" | cksum | cut -d' ' -f1)
+cp "$T/addrs.$key" "$T/addrs"
+nexe=$(wc -l <"$T/addrs")
 note "$frames frames in the spool, $naddr distinct addresses in file-backed modules ($nexe in the executable)"
 
 # --- timing -------------------------------------------------------------------------
-# cpu CMD...: user+sys seconds of CMD and its children (bash's time).
-cpu() {
-	local TIMEFORMAT='%U %S'
-	{ time "$@" >/dev/null 2>&1; } 2>&1 | awk '{ printf "%.3f\n", $1 + $2 }'
-}
 best() {	# best of REPS runs of CMD
 	local b=999999 c i
 	for ((i = 0; i < REPS; i++)); do
@@ -177,24 +141,22 @@ best() {	# best of REPS runs of CMD
 	done
 	echo "$b"
 }
-# peer TOOL: TOOL -f -i -e MODULE <ADDRESSES for every module: the same
-# addresses sp-sym resolves.
-peer() {
-	local key path
-	while read -r key path; do
-		"$@" -f -i -e "$path" <"$T/addrs.$key"
-	done <"$T/addr-modules"
-}
 note "timing (REPS=$REPS)"
 # Cold: each tool's first run on these files; warm: the best of REPS after.
 sp_cold=$(cpu $BIN/sp-sym -q "$T/big.spl" -o "$T/sym.spl")
-a2l_cold=$(cpu peer addr2line)
-eu_cold=$(cpu peer eu-addr2line)
+a2l_cold=$(cpu peer "$T" addr2line -f -i -e)
+llvm_cold=$(cpu peer "$T" llvm-symbolizer --no-demangle -f -i -e)
+eu_cold=$(cpu peer "$T" eu-addr2line -f -i -e)
 prep_cold=$(cpu env HOME="$T" perf report -i "$T/perf.data" --stdio \
     --sort sym,srcline --inline)
 sp_warm=$(best $BIN/sp-sym -q "$T/big.spl" -o "$T/sym.spl")
-a2l=$(best peer addr2line)
-eu=$(best peer eu-addr2line)
+if [[ -n ${BASE:-} ]]; then
+	base_cold=$(cpu "$BASE" -q "$T/big.spl" -o "$T/sym3.spl")
+	base_warm=$(best "$BASE" -q "$T/big.spl" -o "$T/sym3.spl")
+fi
+a2l=$(best peer "$T" addr2line -f -i -e)
+llvm=$(best peer "$T" llvm-symbolizer --no-demangle -f -i -e)
+eu=$(best peer "$T" eu-addr2line -f -i -e)
 prep=$(best env HOME="$T" perf report -i "$T/perf.data" --stdio \
     --sort sym,srcline --inline)
 # Where libc6-dbg is installed, libc's and ld.so's detached debug files
@@ -222,8 +184,14 @@ ratio() {
 	printf '%-40s %10s %10s %14s\n' tool addresses cpu_s addresses/s
 	row "sp-sym (whole spool), cold" "$frames" "$sp_cold"
 	row "sp-sym (whole spool), warm" "$frames" "$sp_warm"
+	if [[ -n ${BASE:-} ]]; then
+		row "BASE sp-sym (whole spool), cold" "$frames" "$base_cold"
+		row "BASE sp-sym (whole spool), warm" "$frames" "$base_warm"
+	fi
 	row "addr2line -f -i (every module), cold" "$naddr" "$a2l_cold"
 	row "addr2line -f -i (every module), warm" "$naddr" "$a2l"
+	row "llvm-symbolizer (every module), cold" "$naddr" "$llvm_cold"
+	row "llvm-symbolizer (every module), warm" "$naddr" "$llvm"
 	row "eu-addr2line -f -i (every module), cold" "$naddr" "$eu_cold"
 	row "eu-addr2line -f -i (every module), warm" "$naddr" "$eu"
 	row "perf report sym,srcline --inline, cold" "$pips" "$prep_cold"
@@ -233,14 +201,21 @@ ratio() {
 	printf '(perf report resolved %s samples with %s distinct IPs)\n' \
 	    "${psamples:-?}" "$pips"
 	printf 'sp-sym named %s frames (SYMBOL records)\n' "$named"
-	printf 'ratios, sp-sym addresses/s over the peer'"'"'s, cold: addr2line %s, eu-addr2line %s, perf report %s\n' \
+	printf 'ratios, sp-sym addresses/s over the peer'"'"'s, cold: addr2line %s, llvm-symbolizer %s, eu-addr2line %s, perf report %s\n' \
 	    "$(ratio "$frames" "$sp_cold" "$naddr" "$a2l_cold")" \
+	    "$(ratio "$frames" "$sp_cold" "$naddr" "$llvm_cold")" \
 	    "$(ratio "$frames" "$sp_cold" "$naddr" "$eu_cold")" \
 	    "$(ratio "$frames" "$sp_cold" "$pips" "$prep_cold")"
-	printf 'ratios, sp-sym addresses/s over the peer'"'"'s, warm: addr2line %s, eu-addr2line %s, perf report %s\n' \
+	printf 'ratios, sp-sym addresses/s over the peer'"'"'s, warm: addr2line %s, llvm-symbolizer %s, eu-addr2line %s, perf report %s\n' \
 	    "$(ratio "$frames" "$sp_warm" "$naddr" "$a2l")" \
+	    "$(ratio "$frames" "$sp_warm" "$naddr" "$llvm")" \
 	    "$(ratio "$frames" "$sp_warm" "$naddr" "$eu")" \
 	    "$(ratio "$frames" "$sp_warm" "$pips" "$prep")"
+	[[ -z ${BASE:-} ]] || printf 'ratios, BASE sp-sym over addr2line and llvm-symbolizer: cold %s and %s, warm %s and %s (BASE=%s)\n' \
+	    "$(ratio "$frames" "$base_cold" "$naddr" "$a2l_cold")" \
+	    "$(ratio "$frames" "$base_cold" "$naddr" "$llvm_cold")" \
+	    "$(ratio "$frames" "$base_warm" "$naddr" "$a2l")" \
+	    "$(ratio "$frames" "$base_warm" "$naddr" "$llvm")" "$BASE"
 	printf 'ratio without detached debug files, sp-sym over addr2line on the executable alone: %s\n' \
 	    "$(ratio "$frames" "$sp_nodbg" "$nexe" "$a2l_exe")"
 } | tee "$OUTDIR/sym.txt"

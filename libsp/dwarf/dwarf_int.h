@@ -262,6 +262,8 @@ void spi_dw_scratch_free(struct dw_scratch *s);
 int spi_dw_charge(struct sp_dwarf *d, uint64_t bytes);
 int spi_dw_spans_add(struct dw_spans *s, uint64_t lo, uint64_t hi, uint32_t idx);
 int spi_dw_spans_sort(struct dw_spans *s);
+/* Sorts v[0..n) by (lo, idx), in place. */
+void spi_dw_span_sort(struct dw_span *v, size_t n);
 /* Sorts s's spans and copies them, with their maxhi, to *out in a. */
 int spi_dw_spans_pack(struct dw_spans *s, struct dw_arena *a,
     struct dw_spans *out);

@@ -363,22 +363,14 @@ row_before(const struct dw_row *a, const struct dw_row *b)
 	return (a->file & DW_ROW_END) && !(b->file & DW_ROW_END);
 }
 
-/* A stable merge sort: rows at one address keep the program's order. */
-static int
-sort_rows(struct dw_lines *l, struct dw_scratch *scr)
+/* A stable merge sort of v[0..n), tmp as large: rows at one address keep
+ * the program's order. */
+static void
+merge_rows(struct dw_row *v, struct dw_row *tmp, size_t n)
 {
-	struct dw_row *tmp, *src = l->rows, *dst;
-	size_t n = l->nrows, w, i;
+	struct dw_row *src = v, *dst = tmp;
+	size_t w, i;
 
-	i = 1;
-	while (i < n && !row_before(&src[i], &src[i - 1]))
-		i++;
-	if (i >= n)
-		return 0;
-	if (spi_grow_zeroed(&scr->tmp, &scr->tcap, n, sizeof(*scr->tmp)) != 0)
-		return -ENOMEM;
-	tmp = scr->tmp;
-	dst = tmp;
 	for (w = 1; w < n; w *= 2) {
 		for (i = 0; i < n; i += 2 * w) {
 			size_t a = i, m = i + w < n ? i + w : n, b = m;
@@ -390,10 +382,202 @@ sort_rows(struct dw_lines *l, struct dw_scratch *scr)
 				    src[a++] : src[b++];
 		}
 		dst = src;
-		src = src == tmp ? l->rows : tmp;
+		src = src == tmp ? v : tmp;
 	}
-	if (src != l->rows)
-		memcpy(l->rows, src, n * sizeof(*src));
+	if (src != v)
+		memcpy(v, src, n * sizeof(*src));
+}
+
+/*
+ * The sequences of a line program: seq[k] (lo its first address, idx its
+ * place in the program) holds rows begin[idx] .. begin[idx + 1].  Their
+ * addresses do not go down; hi counts the rows at the end_sequence row's
+ * address just before it, which the stable sort puts after it.
+ */
+struct seqs {
+	struct dw_span *seq;
+	size_t *begin;
+	size_t n;
+};
+
+/* Sequence k's first and last rows in sorted order. */
+static const struct dw_row *
+seq_first(const struct dw_row *r, const struct seqs *q, size_t k)
+{
+	size_t b = q->begin[q->seq[k].idx], e = q->begin[q->seq[k].idx + 1];
+
+	return e - b == q->seq[k].hi + 1 ? &r[e - 1] : &r[b];
+}
+
+static const struct dw_row *
+seq_last(const struct dw_row *r, const struct seqs *q, size_t k)
+{
+	size_t e = q->begin[q->seq[k].idx + 1];
+
+	return q->seq[k].hi > 0 ? &r[e - 2] : &r[e - 1];
+}
+
+/* Counts the rows at end row e's address just before it (r[b..e)). */
+static uint64_t
+end_ties(const struct dw_row *r, size_t b, size_t e)
+{
+	size_t i = e;
+
+	while (i > b && r[i - 1].addr == r[e].addr)
+		i--;
+	return e - i;
+}
+
+/* Finds the sequences of l; 1 when the addresses of one go down,
+ * -ENOMEM. */
+static int
+seqs_find(const struct dw_lines *l, struct seqs *q)
+{
+	const struct dw_row *r = l->rows;
+	size_t n = l->nrows, i, k;
+
+	for (i = 0; i < n; i++)
+		q->n += i == 0 || (r[i - 1].file & DW_ROW_END);
+	if (q->n > UINT32_MAX)
+		return 1;
+	q->seq = malloc(q->n * sizeof(*q->seq));
+	q->begin = malloc((q->n + 1) * sizeof(*q->begin));
+	if (q->seq == NULL || q->begin == NULL)
+		return -ENOMEM;
+	for (i = 0, k = 0; i < n; i++) {
+		if (i == 0 || (r[i - 1].file & DW_ROW_END)) {
+			q->seq[k].lo = r[i].addr;
+			q->seq[k].hi = 0;
+			q->seq[k].idx = (uint32_t)k;
+			q->begin[k++] = i;
+		} else if (r[i].addr < r[i - 1].addr) {
+			return 1;
+		}
+		if (r[i].file & DW_ROW_END)
+			q->seq[k - 1].hi = end_ties(r, q->begin[k - 1], i);
+	}
+	q->begin[q->n] = n;
+	return 0;
+}
+
+/*
+ * Appends the rows of sequences seq[a..b) (one cluster) to out at *at:
+ * one sequence sorted (its end row before the rows at its address);
+ * overlapping ones (the linker leaves those of discarded COMDAT copies
+ * at address 0) in program order, for a merge.
+ */
+static void
+cluster_put(const struct dw_row *r, struct seqs *q, size_t a, size_t b,
+    struct dw_row *out, size_t *at)
+{
+	size_t k, from, to, t;
+
+	if (b - a == 1 && (t = (size_t)q->seq[a].hi) > 0) {
+		from = q->begin[q->seq[a].idx];
+		to = q->begin[q->seq[a].idx + 1];
+		memcpy(out + *at, r + from, (to - from - 1 - t) * sizeof(*r));
+		*at += to - from - 1 - t;
+		out[(*at)++] = r[to - 1];
+		memcpy(out + *at, r + to - 1 - t, t * sizeof(*r));
+		*at += t;
+		return;
+	}
+	if (b - a > 1) {
+		for (k = a; k < b; k++)
+			q->seq[k].lo = q->seq[k].idx;
+		spi_dw_span_sort(q->seq + a, b - a);
+	}
+	for (k = a; k < b; k++) {
+		from = q->begin[q->seq[k].idx];
+		to = q->begin[q->seq[k].idx + 1];
+		memcpy(out + *at, r + from, (to - from) * sizeof(*r));
+		*at += to - from;
+	}
+}
+
+/*
+ * The stable sort by whole sequences.  A sequence's addresses only go up
+ * (DWARF 5 §6.2.5.3: end_sequence ends it), and a C++ unit holds
+ * thousands of them, one per function instance.  Ordered by their first
+ * rows, sequences are gathered into clusters, each of which ends before
+ * a sequence whose first row comes after all of the cluster's: a
+ * cluster's rows are laid out sorted (one sequence) or merged
+ * (overlapping ones, in program order), and the clusters end to end are
+ * what the stable sort of all rows gives, mostly by copying.  The sorted
+ * rows go to scr->tmp, which becomes scr->rows.  0 when sorted, 1 when a
+ * sequence goes down (the merge sort of all rows then), -ENOMEM.
+ */
+static int
+sort_sequences(struct dw_lines *l, struct dw_scratch *scr)
+{
+	const struct dw_row *r = l->rows, *max = NULL;
+	struct seqs q = { NULL, NULL, 0 };
+	size_t k, a = 0, at = 0, nmerge = 0, *merge = NULL;
+	int ret = seqs_find(l, &q);
+
+	if (ret == 0 && (spi_grow_zeroed(&scr->tmp, &scr->tcap, l->nrows,
+	    sizeof(*scr->tmp)) != 0 ||
+	    (merge = malloc(q.n * 2 * sizeof(*merge))) == NULL))
+		ret = -ENOMEM;
+	if (ret != 0)
+		goto out;
+	/*
+	 * By first address, then program order.  A later sequence whose
+	 * first row at that address ends it (all its rows at one address)
+	 * comes before the first rows of the others there, so it joins
+	 * their cluster; it may still follow an end of sequence of the
+	 * cluster before at that address, where the stable sort puts the
+	 * two ends the other way round: of two ends at one address the
+	 * table keeps one, and an end names no line either way.
+	 */
+	spi_dw_span_sort(q.seq, q.n);
+	for (k = 0; k <= q.n; k++) {
+		if (k > a && (k == q.n || row_before(max, seq_first(r, &q, k)))) {
+			if (k - a > 1)
+				merge[nmerge++] = at;
+			cluster_put(r, &q, a, k, scr->tmp, &at);
+			if (k - a > 1)
+				merge[nmerge++] = at;
+			a = k;
+			max = NULL;
+		}
+		if (k < q.n && (max == NULL ||
+		    row_before(max, seq_last(r, &q, k))))
+			max = seq_last(r, &q, k);
+	}
+	/* The rows are all copied: their old place is the merges' scratch. */
+	for (k = 0; k < nmerge; k += 2)
+		merge_rows(scr->tmp + merge[k], scr->rows,
+		    merge[k + 1] - merge[k]);
+	l->rows = scr->tmp;
+	scr->tmp = scr->rows;
+	scr->rows = l->rows;
+	k = scr->tcap;
+	scr->tcap = scr->rcap;
+	scr->rcap = k;
+out:
+	free(merge);
+	free(q.seq);
+	free(q.begin);
+	return ret;
+}
+
+/* Rows by address, stable: by sequences, else one merge sort. */
+static int
+sort_rows(struct dw_lines *l, struct dw_scratch *scr)
+{
+	size_t n = l->nrows, i = 1;
+	int err;
+
+	while (i < n && !row_before(&l->rows[i], &l->rows[i - 1]))
+		i++;
+	if (i >= n)
+		return 0;
+	if ((err = sort_sequences(l, scr)) <= 0)
+		return err;
+	if (spi_grow_zeroed(&scr->tmp, &scr->tcap, n, sizeof(*scr->tmp)) != 0)
+		return -ENOMEM;
+	merge_rows(l->rows, scr->tmp, n);
 	return 0;
 }
 

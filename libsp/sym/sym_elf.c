@@ -356,25 +356,33 @@ outer_name(const char *dwarf, const char *elf)
  * address pushed rather than returned to (a runtime's fake return
  * address at a stack's root: a function's first byte) comes rewound into
  * the padding before that function, which no symbol covers: the frame is
- * the function's.
+ * the function's.  Also gives the ELF symbol there, which name_frame
+ * needs, and its offset in it + 1.
  */
 static uint64_t
-pushed(const struct sym_file *f, uint64_t vaddr)
+pushed(const struct sym_file *f, uint64_t vaddr, const char **name,
+    uint64_t *offset_plus1)
 {
+	const char *next;
 	uint64_t off;
 
-	if (elf_name(f, vaddr, &off) == NULL && vaddr < UINT64_MAX &&
-	    elf_name(f, vaddr + 1, &off) != NULL && off == 1)
+	*name = elf_name(f, vaddr, offset_plus1);
+	if (*name == NULL && vaddr < UINT64_MAX &&
+	    (next = elf_name(f, vaddr + 1, &off)) != NULL && off == 1) {
+		*name = next;
+		*offset_plus1 = off;
 		return vaddr + 1;
+	}
 	return vaddr;
 }
 
+/* Names the frame at vaddr, whose ELF symbol is name (pushed found it). */
 static int
 name_frame(struct sym_ctx *c, struct sym_file *f, uint64_t vaddr,
-    const char **outer)
+    const char *name, const char **outer)
 {
 	struct sp_dwarf_frame df[SP_INLINE_MAX];
-	const char *name = elf_name(f, vaddr, &c->func_offset_plus1), *fn;
+	const char *fn;
 	uint32_t had;
 	int n = 0, i, err;
 
@@ -426,7 +434,7 @@ int
 spi_sym_elf_frame(struct sym_ctx *c, uint32_t module_id,
     const struct sp_module *m, uint64_t rel_ip)
 {
-	const char *outer = "";
+	const char *outer = "", *name;
 	struct sym_file *f;
 	uint64_t vaddr;
 	int r;
@@ -434,9 +442,10 @@ spi_sym_elf_frame(struct sym_ctx *c, uint32_t module_id,
 	r = file_get(c, module_id, m, &f);
 	if (r < 0 || f == NULL)
 		return r;
-	if (f->state > 0 && file_vaddr(f, m, rel_ip, &vaddr) == 0)
-		r = name_frame(c, f, pushed(f, vaddr), &outer);
-	else if (f->state > 0 && !f->unmapped) {
+	if (f->state > 0 && file_vaddr(f, m, rel_ip, &vaddr) == 0) {
+		vaddr = pushed(f, vaddr, &name, &c->func_offset_plus1);
+		r = name_frame(c, f, vaddr, name, &outer);
+	} else if (f->state > 0 && !f->unmapped) {
 		/* The file's segments do not hold what was mapped. */
 		f->unmapped = 1;
 		r = spi_sym_report_damaged(c, f->path, "program headers",

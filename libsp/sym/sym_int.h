@@ -122,6 +122,20 @@ int spi_symbolizer_set_python(struct sp_symbolizer *s, uint32_t host,
 /* Ends the report: named counts of the files, entries sorted. */
 void spi_symbolizer_report_finish(struct sp_symbolizer *s);
 
+/*
+ * sp_sym_spool's path: input frame id resolved into *out (valid until
+ * the next call; its strings are ids for spi_symbolizer_str), neither
+ * cached nor given logical frame ids: a spool names each frame once and
+ * its SYMBOL carries no such ids.  0; -SP_EREF for an unknown frame;
+ * -SP_EUSAGE for a symbolizer with a native backend; -errno.
+ */
+int spi_symbolizer_frame_symbol(struct sp_symbolizer *s, uint32_t frame,
+    const struct sp_symbol **out);
+
+/* The symbolizer's string id, NUL-terminated, valid until
+ * sp_symbolizer_free; NULL for 0 or an unknown id. */
+const char *spi_symbolizer_str(const struct sp_symbolizer *s, uint32_t id);
+
 /* Resolves input frame id into c->sym (its frame field not set). */
 int spi_sym_resolve(struct sym_ctx *c, uint32_t frame);
 

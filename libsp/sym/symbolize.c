@@ -26,6 +26,9 @@ struct sym_run {
 	uint32_t frames_out;   /* the highest output frame id so far */
 	int pending;           /* a new frame awaits its symbol */
 	uint32_t pending_in, pending_out;
+	uint32_t *wid;         /* symbolizer string id - 1 -> the writer's
+	                        * id, 0 while not put */
+	size_t capwid;
 };
 
 static void
@@ -57,44 +60,64 @@ put_symbol(struct sym_run *s, const struct sp_symbol *sym)
 	return sp_writer_put(s->w, &rec, NULL);
 }
 
-/* The writer's id of string z (may be NULL: 0). */
+/*
+ * The writer's id of the symbolizer's string own (0: none).  Each string
+ * goes to the writer once; after that its id is remembered by own's id,
+ * as file names and the functions of many addresses come again and again.
+ */
 static int
-string_id(struct sym_run *s, const char *z, uint32_t *id)
+writer_id(struct sym_run *s, uint32_t own, uint32_t *id)
 {
+	const char *z;
+	int err;
+
 	*id = 0;
-	return z == NULL ? 0 : sp_writer_string(s->w, z, strlen(z), id);
+	if (own == 0)
+		return 0;
+	if (own > s->capwid && spi_grow_zeroed(&s->wid, &s->capwid, own,
+	    sizeof(*s->wid)) != 0)
+		return -ENOMEM;
+	if (s->wid[own - 1] != 0) {
+		*id = s->wid[own - 1];
+		return 0;
+	}
+	if ((z = spi_symbolizer_str(s->sym, own)) == NULL)
+		return 0;
+	err = sp_writer_string(s->w, z, strlen(z), id);
+	if (err == 0)
+		s->wid[own - 1] = *id;
+	return err;
 }
 
 static int
 resolve_pending(struct sym_run *s)
 {
-	struct sp_resolved_stack st;
+	const struct sp_symbol *in;
 	struct sp_symbol sym;
-	size_t i;
+	uint32_t i;
 	int err;
 
 	s->pending = 0;
-	err = sp_symbolizer_resolve_frame(s->sym, s->pending_in, &st);
+	err = spi_symbolizer_frame_symbol(s->sym, s->pending_in, &in);
 	if (err < 0)
 		return err;
-	if (st.n == 0)
+	if (in->count == 0)
 		return -SP_EREF;        /* a frame has a name at worst */
-	memset(&sym, 0, sizeof(sym));
+	sym = *in;
 	sym.frame = s->pending_out;
-	sym.origin = st.frames[0].origin;
-	sym.flags = st.frames[0].flags;
 	sym.lines = s->lines;
-	if ((err = string_id(s, st.frames[0].module, &sym.module_name)) < 0)
+	if ((err = writer_id(s, in->module_name, &sym.module_name)) < 0)
 		return err;
-	for (i = 0; i < st.n && i < SP_INLINE_MAX; i++) {
+	for (i = 0; i < in->count && i < SP_INLINE_MAX; i++) {
 		struct sp_symline *l = &s->lines[i];
 
-		l->line = st.frames[i].line;
-		if ((err = string_id(s, st.frames[i].name, &l->function)) < 0 ||
-		    (err = string_id(s, st.frames[i].file, &l->file)) < 0)
+		l->line = in->lines[i].line;
+		if ((err = writer_id(s, in->lines[i].function,
+		    &l->function)) < 0 ||
+		    (err = writer_id(s, in->lines[i].file, &l->file)) < 0)
 			return err;
 	}
-	sym.count = (uint32_t)i;
+	sym.count = i;
 	return put_symbol(s, &sym);
 }
 
@@ -187,6 +210,7 @@ run_fini(struct sym_run *s)
 	sp_symbolizer_free(s->sym);
 	sp_writer_free(s->w);
 	spi_remap_fini(&s->map);
+	free(s->wid);
 }
 
 /* The reader's error: a format error, or -errno from reading (EIO). */

@@ -583,6 +583,33 @@ sp_symbolizer_resolve_frame(struct sp_symbolizer *s, uint32_t frame,
 	return err;
 }
 
+int
+spi_symbolizer_frame_symbol(struct sp_symbolizer *s, uint32_t frame,
+    const struct sp_symbol **out)
+{
+	const struct sp_frame *f = sp_defs_frame(s->c.defs, frame);
+	int err;
+
+	*out = NULL;
+	if (f == NULL)
+		return -SP_EREF;
+	if (s->have_be)
+		return -SP_EUSAGE;
+	memset(&s->c.sym, 0, sizeof(s->c.sym));
+	s->c.sym.lines = s->c.lines;
+	err = spi_sym_resolve_frame(&s->c, f, frame);
+	if (err < 0)
+		return err;
+	*out = &s->c.sym;
+	return 0;
+}
+
+const char *
+spi_symbolizer_str(const struct sp_symbolizer *s, uint32_t id)
+{
+	return str(s, id);
+}
+
 const struct sp_sym_report *
 sp_symbolizer_report(const struct sp_symbolizer *s)
 {
