@@ -532,7 +532,10 @@ sort_sequences(struct dw_lines *l, struct dw_scratch *scr)
 	 */
 	spi_dw_span_sort(q.seq, q.n);
 	for (k = 0; k <= q.n; k++) {
-		if (k > a && (k == q.n || row_before(max, seq_first(r, &q, k)))) {
+		/* (max is set whenever k > a: the test says so to the
+		 * analyzer.) */
+		if (k > a && max != NULL && (k == q.n ||
+		    row_before(max, seq_first(r, &q, k)))) {
 			if (k - a > 1)
 				merge[nmerge++] = at;
 			cluster_put(r, &q, a, k, scr->tmp, &at);

@@ -12,35 +12,35 @@
 struct evdef {
 	const char *name, *alias;
 	uint32_t type;
-	uint64_t config;
 	int clock;
+	uint64_t config;
 	const char *what;
 };
 
 /* perf list's spellings (and its aliases) of the generic events. */
 static const struct evdef events[] = {
-	{ "cpu-clock", NULL, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, 1,
+	{ "cpu-clock", NULL, PERF_TYPE_SOFTWARE, 1, PERF_COUNT_SW_CPU_CLOCK,
 	    "time on a CPU, by a timer (the default)" },
-	{ "task-clock", NULL, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, 1,
+	{ "task-clock", NULL, PERF_TYPE_SOFTWARE, 1, PERF_COUNT_SW_TASK_CLOCK,
 	    "time on a CPU, by the task's clock" },
-	{ "page-faults", "faults", PERF_TYPE_SOFTWARE,
-	    PERF_COUNT_SW_PAGE_FAULTS, 0, "page faults, minor and major" },
-	{ "minor-faults", NULL, PERF_TYPE_SOFTWARE,
-	    PERF_COUNT_SW_PAGE_FAULTS_MIN, 0, "faults served without I/O" },
-	{ "major-faults", NULL, PERF_TYPE_SOFTWARE,
-	    PERF_COUNT_SW_PAGE_FAULTS_MAJ, 0, "faults that waited for I/O" },
-	{ "context-switches", "cs", PERF_TYPE_SOFTWARE,
-	    PERF_COUNT_SW_CONTEXT_SWITCHES, 0, "switches off a CPU" },
-	{ "cpu-migrations", "migrations", PERF_TYPE_SOFTWARE,
-	    PERF_COUNT_SW_CPU_MIGRATIONS, 0, "moves to another CPU" },
-	{ "cycles", "cpu-cycles", PERF_TYPE_HARDWARE,
-	    PERF_COUNT_HW_CPU_CYCLES, 0, "CPU cycles (a PMU)" },
-	{ "instructions", NULL, PERF_TYPE_HARDWARE,
-	    PERF_COUNT_HW_INSTRUCTIONS, 0, "instructions retired (a PMU)" },
-	{ "cache-misses", NULL, PERF_TYPE_HARDWARE,
-	    PERF_COUNT_HW_CACHE_MISSES, 0, "last-level cache misses (a PMU)" },
-	{ "branch-misses", NULL, PERF_TYPE_HARDWARE,
-	    PERF_COUNT_HW_BRANCH_MISSES, 0, "mispredicted branches (a PMU)" },
+	{ "page-faults", "faults", PERF_TYPE_SOFTWARE, 0,
+	    PERF_COUNT_SW_PAGE_FAULTS, "page faults, minor and major" },
+	{ "minor-faults", NULL, PERF_TYPE_SOFTWARE, 0,
+	    PERF_COUNT_SW_PAGE_FAULTS_MIN, "faults served without I/O" },
+	{ "major-faults", NULL, PERF_TYPE_SOFTWARE, 0,
+	    PERF_COUNT_SW_PAGE_FAULTS_MAJ, "faults that waited for I/O" },
+	{ "context-switches", "cs", PERF_TYPE_SOFTWARE, 0,
+	    PERF_COUNT_SW_CONTEXT_SWITCHES, "switches off a CPU" },
+	{ "cpu-migrations", "migrations", PERF_TYPE_SOFTWARE, 0,
+	    PERF_COUNT_SW_CPU_MIGRATIONS, "moves to another CPU" },
+	{ "cycles", "cpu-cycles", PERF_TYPE_HARDWARE, 0,
+	    PERF_COUNT_HW_CPU_CYCLES, "CPU cycles (a PMU)" },
+	{ "instructions", NULL, PERF_TYPE_HARDWARE, 0,
+	    PERF_COUNT_HW_INSTRUCTIONS, "instructions retired (a PMU)" },
+	{ "cache-misses", NULL, PERF_TYPE_HARDWARE, 0,
+	    PERF_COUNT_HW_CACHE_MISSES, "last-level cache misses (a PMU)" },
+	{ "branch-misses", NULL, PERF_TYPE_HARDWARE, 0,
+	    PERF_COUNT_HW_BRANCH_MISSES, "mispredicted branches (a PMU)" },
 };
 
 #define NEVENTS (sizeof(events) / sizeof(events[0]))

@@ -249,25 +249,29 @@ open_key(struct sp_browse *b, const char *key, size_t len)
 {
 	struct view *v;
 	unsigned width = b->width ? b->width : 80;
+	char *copy;
 	int err;
 
 	if (b->nviews == SP_BROWSE_DEPTH_MAX) {
 		b->msg = "too many views deep: go back first";
 		return 0;
 	}
+	if ((copy = strndup(key, len)) == NULL)
+		return -ENOMEM;
 	if (spi_grow_zeroed(&b->views, &b->capviews, b->nviews + 1,
-	    sizeof(*b->views)) < 0)
+	    sizeof(*b->views)) < 0) {
+		free(copy);
 		return -ENOMEM;
-	v = &b->views[b->nviews];
+	}
+	v = &b->views[b->nviews++];
 	memset(v, 0, sizeof(*v));
-	if ((v->key = strndup(key, len)) == NULL)
-		return -ENOMEM;
-	b->nviews++;
+	v->key = copy;
 	err = render(b, width);
 	if (err == -SP_ENOTFOUND && b->nviews > 1) {
 		b->msg = "no sample has that function";
-		free(shown(b)->key);
 		b->nviews--;
+		free(b->views[b->nviews].key);
+		b->views[b->nviews].key = NULL;
 		err = render(b, width);
 	}
 	b->follow = 1;
