@@ -28,8 +28,7 @@ for f in lib/libstackpulse.a lib/stackpulse/libelf.a lib/stackpulse/libZydis.a \
 done
 # sp/tool/tool.h is the tools' (build.ninja's tool_headers): it prints and exits.
 noinst=$(sed -n 's/^tool_headers = //p' build.ninja)
-for h in libsp/include/sp/*.h libsp/include/sp/*/*.h; do
-	case " $noinst " in *" $h "*) continue ;; esac
+for h in $(libsp/api.sh headers "$noinst"); do
 	cmp -s "$h" "$root/include/${h#libsp/include/}" || missing="$missing include/${h#libsp/include/}"
 done
 check "the archives, stackpulse.pc and every public header are there (missing:${missing:- none})" \
@@ -58,6 +57,37 @@ for e in examples/*.c; do
 	run cc -std=c11 -Wall -Wextra -Werror -o "$TMP/ex/$n" "$e" $flags
 	check "examples/$n.c builds against the installed tree" test "$RC" -eq 0
 done
+
+# C++: every installed header compiles alone as C++17, and every function
+# they declare links from C++ (a header without its extern "C" guard asks
+# for a mangled name, which the library does not define).
+if need g++ g++; then
+	bad=
+	for h in $(libsp/api.sh headers "$noinst"); do
+		printf '#include "%s"\n' "${h#libsp/include/}" >"$TMP/one.cc"
+		g++ -std=c++17 -Wall -Wextra -Werror -fsyntax-only $($pc --cflags stackpulse) \
+		    "$TMP/one.cc" 2>>"$TMP/one.err" || bad="$bad ${h#libsp/include/}"
+	done
+	check "every installed header compiles alone as C++17 -Wall -Wextra -Werror${bad:+ (not:$bad; $TMP/one.err)}" \
+	    test -z "$bad"
+	libsp/api.sh names "$noinst" cc -I"$root/include" >"$TMP/api.names"
+	{ echo '#include <cstdio>'
+	  echo '#include "sp/stackpulse.h"'
+	  echo 'typedef void (*fn)();'
+	  echo 'static const fn api[] = {'
+	  sed 's/.*/    reinterpret_cast<fn>(\&&),/' "$TMP/api.names"
+	  echo '};'
+	  echo 'int main() { std::printf("%zu functions\n", sizeof api / sizeof api[0]); return 0; }'
+	} >"$TMP/api.cc"
+	run g++ -std=c++17 -Wall -Werror -o "$TMP/ex/api" "$TMP/api.cc" $flags
+	check "every function of the installed headers links from C++ ($(grep -o 'undefined reference to [^ ]*' <<<"$ERR" | head -1))" \
+	    test "$RC" -eq 0
+	n=$(wc -l <"$TMP/api.names")
+	run "$TMP/ex/api"
+	check "and runs: $OUT (of $n declared)" test "$OUT" = "$n functions" -a "$n" -gt 100
+else
+	skip "C++" "g++ is not installed and could not be (apt-get install g++)"
+fi
 
 # record: a child recorded into a spool that sp-dump checks.
 run "$TMP/ex/record" "$TMP/ex.spl" $W/tree-O2 300

@@ -26,6 +26,10 @@
 #include "sp/spool/spool.h"
 #include "sp/spool/writer.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define SP_STACK_BYTES_DEFAULT 32768u
 /* Without a stack size the recorder copies SP_STACK_BYTES_DEFAULT, and
  * SP_STACK_BYTES_SMALL once SP_STACK_LEARN_WALKS walks in a row fit in
@@ -393,5 +397,9 @@ int sp_recorder_finish(struct sp_recorder *r);
 
 /* Closes events and frees r (not the writer).  r may be NULL. */
 void sp_recorder_free(struct sp_recorder *r);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -11,6 +11,10 @@
 
 #include "sp/spool/spool.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /*
  * Formats frame id as its function name when it has a symbol, else as
  * "module+0xOFFSET" (the module's base name), "[kernel]+0xOFFSET",
@@ -31,5 +35,9 @@ const char *sp_module_basename(const struct sp_defs *d, uint32_t module);
  * marks its interpreter frames.  1 or 0.
  */
 int sp_python_runtime_path(const char *path, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -12,6 +12,10 @@
 
 #include "sp/spool/spool.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 struct sp_writer;
 
 /*
@@ -72,5 +76,9 @@ uint32_t sp_writer_count(const struct sp_writer *w, enum sp_kind kind);
 
 /* Frees w without flushing; does not close the fd.  w may be NULL. */
 void sp_writer_free(struct sp_writer *w);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -26,6 +26,10 @@
 #include "sp/spool/tail.h"
 #include "sp/sym/sym.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 struct sp_symbolizer;
 
 enum sp_resolved_kind {
@@ -208,5 +212,9 @@ int sp_symbolizer_update(struct sp_symbolizer *s,
 const struct sp_sym_report *sp_symbolizer_report(const struct sp_symbolizer *s);
 
 void sp_symbolizer_free(struct sp_symbolizer *s);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif
