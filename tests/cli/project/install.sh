@@ -5,11 +5,12 @@
 # flags alone, and run: record a command (with sp_recorder_spawn, and by
 # hand with the process helpers), read the spool with a Snapshot
 # and a Replay, follow a spool being written with a Tail, symbolize it live
-# stack by stack, plug in a toy native symbolizer.
+# stack by stack, plug in a toy native symbolizer; from C++ (every
+# installed header, every function linked, examples/*.cc built with g++).
 . "$(dirname "$0")/../lib.bash"
 REC=$BIN/sp-record DUMP=$BIN/sp-dump SYM=$BIN/sp-sym W=build/tests
 dest=$PWD/$TMP/dest
-rm -rf "$dest"
+rm -rf "$dest" "$TMP/ex"   # no program of an earlier run
 mkdir -p "$TMP/ex"
 
 # What ninja install runs, run here (a second ninja in this build tree
@@ -85,6 +86,25 @@ if need g++ g++; then
 	n=$(wc -l <"$TMP/api.names")
 	run "$TMP/ex/api"
 	check "and runs: $OUT (of $n declared)" test "$OUT" = "$n functions" -a "$n" -gt 100
+	for e in examples/*.cc; do
+		run g++ -std=c++17 -Wall -Wextra -Werror -o "$TMP/ex/$(basename "$e" .cc)" "$e" $flags
+		check "$e builds against the installed tree with g++ -std=c++17 ($(head -c 300 <<<"$ERR"))" \
+		    test "$RC" -eq 0
+	done
+	# cxx_record: a child recorded, read back and named from C++; its
+	# hottest leaf is sp-sym | sp-fold's, with as many samples.
+	rm -f "$TMP/cxx.spl"
+	run "$TMP/ex/cxx_record" "$TMP/cxx.spl" $W/tree-O2 300
+	n=$(counter "$TMP/cxx.spl" samples)
+	check "examples/cxx_record: exit 0, $n samples recorded ($OUT)" \
+	    eval 'test "$RC" -eq 0 -a "${n:-0}" -gt 0 && has "libstackpulse $ver: $n samples into" "$OUT"'
+	leaf=$(sed -n 's/^cxx_record: hottest leaf \(.*\), \([0-9]*\) samples$/\1 \2/p' <<<"$OUT")
+	$SYM -q "$TMP/cxx.spl" | $BIN/sp-fold | sed 's/_\[k\]//g' |
+	    awk '{ c = $NF; sub(/ [0-9]+$/, ""); k = split($0, f, ";"); n[f[k]] += c }
+	    END { for (l in n) print l, n[l] }' | sort -k2,2nr >"$TMP/cxx.leaves"
+	top=$(awk 'NR == 1 { print $2 }' "$TMP/cxx.leaves")
+	check "its hottest leaf is sp-sym | sp-fold's, as many samples (${leaf:-none}; theirs: $(head -2 "$TMP/cxx.leaves" | tr '\n' ' '))" \
+	    eval 'test -n "$leaf" && grep -qxF "$leaf" "$TMP/cxx.leaves" && test "${leaf##* }" = "$top"'
 else
 	skip "C++" "g++ is not installed and could not be (apt-get install g++)"
 fi
