@@ -262,6 +262,12 @@ store(struct sp_symbolizer *s, struct slot *sl, const struct sp_frame *f,
 	sl->offset_plus1 = s->c.func_offset_plus1;
 	sl->state = prov ? 2 : 1;
 	sl->epoch = s->epoch;
+	/* The symbolizer's own report counts each resolution; sp-sym's run
+	 * counts the SYMBOLs it writes. */
+	if (s->c.rep == &s->rep) {
+		s->rep.frames++;
+		spi_sym_report_count(&s->rep, &s->c.sym);
+	}
 	return 0;
 }
 

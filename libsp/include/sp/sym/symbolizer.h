@@ -207,8 +207,14 @@ struct sp_invalidation {
 int sp_symbolizer_update(struct sp_symbolizer *s,
     const struct sp_tail_events *ev, struct sp_invalidation *inv);
 
-/* What the symbolizer found so far: as sp_sym_spool's report (files
- * missing, damaged, fetched; counts by origin of the frames resolved). */
+/*
+ * What the symbolizer found so far: as sp_sym_spool's report (files
+ * missing, damaged, fetched).  Its counts are of resolutions: frames,
+ * by_origin, python_frames, jit_frames, hidden, truncated and
+ * inline_lines grow by each frame resolved (a cached frame counts once,
+ * a frame resolved again, provisional or invalidated or through
+ * sp_symbolizer_resolve_frame, again).  Borrowed until the next call.
+ */
 const struct sp_sym_report *sp_symbolizer_report(const struct sp_symbolizer *s);
 
 void sp_symbolizer_free(struct sp_symbolizer *s);
