@@ -144,6 +144,30 @@ if need g++ g++; then
 	top=$(awk 'NR == 1 { print $2 }' "$TMP/cxx.leaves")
 	check "its hottest leaf is sp-sym | sp-fold's, as many samples (${leaf:-none}; theirs: $(head -2 "$TMP/cxx.leaves" | tr '\n' ' '))" \
 	    eval 'test -n "$leaf" && grep -qxF "$leaf" "$TMP/cxx.leaves" && test "${leaf##* }" = "$top"'
+	# A symbolizer with the defaults (cxx_record's) reads the environment
+	# as sp-sym does: a stripped copy of tree-O2 whose debug file is in
+	# STACKPULSE_DEBUG_DIRS, or in debuginfod's cache (DEBUGINFOD_CACHE_PATH;
+	# DEBUGINFOD_URLS names a port nothing listens on: the cache answers
+	# first) has its names; without either it has none.
+	mkdir -p "$TMP/strip"
+	rm -rf "$TMP/dbg" "$TMP/dcache"
+	cp $W/tree-O2 "$TMP/strip/tree"
+	strip --strip-all "$TMP/strip/tree"
+	bid=$(readelf -n "$TMP/strip/tree" | awk '/Build ID/ { print $3 }')
+	mkdir -p "$TMP/dbg/.build-id/${bid:0:2}" "$TMP/dcache/$bid"
+	objcopy --only-keep-debug $W/tree-O2 "$TMP/dbg/.build-id/${bid:0:2}/${bid:2}.debug"
+	cp "$TMP/dbg/.build-id/${bid:0:2}/${bid:2}.debug" "$TMP/dcache/$bid/debuginfo"
+	run env STACKPULSE_DEBUG_DIRS="$TMP/nodebug" "$TMP/ex/cxx_record" "$TMP/strip.spl" "$TMP/strip/tree" 200
+	check "a stripped tree-O2 (build-id ${bid:-none}), no debug file: its hottest leaf has no name ($(tail -1 <<<"$OUT"))" \
+	    grep -qE "^cxx_record: hottest leaf tree\+0x[0-9a-f]+, " <<<"$OUT"
+	run env STACKPULSE_DEBUG_DIRS="$TMP/nodebug:$TMP/dbg" "$TMP/ex/cxx_record" "$TMP/strip.spl" "$TMP/strip/tree" 200
+	check "its debug file in STACKPULSE_DEBUG_DIRS: named ($(tail -1 <<<"$OUT"))" \
+	    grep -qE "^cxx_record: hottest leaf spin, " <<<"$OUT"
+	run env STACKPULSE_DEBUG_DIRS="$TMP/nodebug" DEBUGINFOD_URLS=http://127.0.0.1:9 \
+	    DEBUGINFOD_CACHE_PATH="$TMP/dcache" "$TMP/ex/cxx_record" "$TMP/strip.spl" "$TMP/strip/tree" 200
+	check "in DEBUGINFOD_CACHE_PATH with DEBUGINFOD_URLS set: named ($(tail -1 <<<"$OUT"))" \
+	    grep -qE "^cxx_record: hottest leaf spin, " <<<"$OUT"
+
 	# docs/api.md's static link beside the system's libelf and zlib: one
 	# copy of each, the system's (-l:libelf.so.1: the runtime package
 	# alone has no libelf.so to name with -lelf).
