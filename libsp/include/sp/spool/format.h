@@ -17,8 +17,9 @@ extern "C" {
 
 /*
  * Formats frame id as its function name when it has a symbol, else as
- * "module+0xOFFSET" (the module's base name), "[kernel]+0xOFFSET",
- * "0xADDRESS" without a module, or "[truncated]" for the marker.  The
+ * "module+0xOFFSET" (the module's base name), "0xADDRESS" without a
+ * module or in the kernel's (whose offsets are addresses), "[kernel]"
+ * for a kernel frame of no address, or "[truncated]" for the marker.  The
  * result is always NUL-terminated and cut to fit cap (cap > 0).  Returns
  * the length it would have had, like snprintf.
  */
