@@ -2,9 +2,7 @@
 # The API's edge is the installed headers (libbpf's libbpf.map in spirit):
 # every global symbol libsp.a defines is either declared by a header that
 # `ninja install` installs (sp_*), or private to the library (spi_*).  The
-# declarations come from the compiler itself (gcc -aux-info over one file
-# that includes every installed header), not from a grep of the text, so a
-# name in a comment or a macro does not count.  Usage:
+# declarations are libsp/api.sh's (the compiler's, not a grep).  Usage:
 #   tests/exports.sh LIBSP_A "NOT_INSTALLED_HEADERS" CC [CFLAGS...]
 # (build.ninja's $tool_headers: every libsp/include/sp/*.h but these is
 # installed.)
@@ -15,10 +13,7 @@ shift 3
 cd "$(dirname "$0")/.." || exit 1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-for h in libsp/include/sp/*.h libsp/include/sp/*/*.h; do
-	case " $noinst " in *" $h "*) continue ;; esac
-	echo "#include \"${h#libsp/include/}\""
-done >"$tmp/all.c"
+libsp/api.sh headers "$noinst" | sed 's|^libsp/include/\(.*\)|#include "\1"|' >"$tmp/all.c"
 # The umbrella header includes every other installed one.
 bad=0
 want=$(grep -v '"sp/stackpulse.h"' "$tmp/all.c" | LC_ALL=C sort)
@@ -28,10 +23,7 @@ if [ "$want" != "$got" ]; then
 	diff <(echo "$want") <(echo "$got") | sed -n 's/^[<>]/    &/p'
 	bad=1
 fi
-"$cc" -std=c11 -D_GNU_SOURCE -Ilibsp/include "$@" -aux-info "$tmp/aux" \
-    -fsyntax-only "$tmp/all.c" || { echo "the installed headers do not compile together"; exit 1; }
-grep -F '/* libsp/include/sp/' "$tmp/aux" |
-    grep -oE '\bsp_[a-z0-9_]+ \(' | sed 's/ ($//' | sort -u >"$tmp/declared"
+libsp/api.sh names "$noinst" "$cc" "$@" >"$tmp/declared" || exit 1
 nm -g --defined-only "$lib" | awk 'NF == 3 && $2 ~ /[A-Z]/ { print $3 }' |
     sort -u >"$tmp/exported"
 while read -r s; do

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/vfs.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -126,6 +127,49 @@ add_target(struct sp_recorder *r, uint32_t pid)
 	p->tracked = 1;
 	r->ctx.c[C_PROCESSES]++;
 	return 0;
+}
+
+/* Whether pid is a process the recording follows already (a child of a
+ * target), which a failed attach of its own leaves followed. */
+static int
+followed(struct sp_recorder *r, pid_t pid)
+{
+	const struct rec_proc *p = spi_rec_proc_get(r, (uint32_t)pid, 0);
+
+	return p != NULL && p->tracked;
+}
+
+/*
+ * Undoes add_target after an attach that failed: pid is no target and,
+ * unless it was followed before, no process alive of the recording
+ * (sp_recorder_live), so that a caller's loop on it ends.  Its events
+ * that did open stay, as a process's that exited: their samples count
+ * as untracked.
+ */
+static void
+drop_target(struct sp_recorder *r, uint32_t pid, int was_followed)
+{
+	struct rec_proc *p = spi_rec_proc_get(r, pid, 0);
+	size_t i;
+
+	for (i = 0; i < r->tg.n; i++)
+		if (r->tg.pids[i] == pid) {
+			r->tg.pids[i] = r->tg.pids[--r->tg.n];
+			break;
+		}
+	if (p != NULL && p->tracked && !was_followed) {
+		p->tracked = 0;
+		r->ctx.c[C_PROCESSES]--;
+	}
+}
+
+/* A pid argument that names no process: 0 and negative pids mean a
+ * process group or every process to kill(2), never one process. */
+static int
+bad_pid(pid_t pid, struct sp_diag *d)
+{
+	return sp_diag_set(d, 0, -SP_EUSAGE, "pid %ld is not a process id "
+	    "(a process id is 1 or more)", (long)pid);
 }
 
 static int
@@ -407,8 +451,10 @@ sp_recorder_attach(struct sp_recorder *r, pid_t pid, struct sp_diag *diag)
 {
 	struct rec_proc *p;
 	char exe[32];
-	int stopped = 0, opened = 0, maps_err = 0, err;
+	int stopped = 0, opened = 0, maps_err = 0, was_followed, err;
 
+	if (pid <= 0)
+		return bad_pid(pid, diag);
 	if (r->tg.system)
 		return sp_diag_set(diag, 0, -SP_EUSAGE, "pid %d: every process "
 		    "is recorded already (system-wide)", (int)pid);
@@ -421,6 +467,7 @@ sp_recorder_attach(struct sp_recorder *r, pid_t pid, struct sp_diag *diag)
 		stopped = 1;
 	(void)snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)pid);
 	chains_for(r, exe);
+	was_followed = followed(r, pid);
 	err = add_target(r, (uint32_t)pid);
 	fit_descriptors(r, pid);
 	if (err == 0)
@@ -446,12 +493,14 @@ sp_recorder_attach(struct sp_recorder *r, pid_t pid, struct sp_diag *diag)
 		err = write_recording(r);
 	if (stopped)
 		(void)kill(pid, SIGCONT);
+	if (err)
+		drop_target(r, (uint32_t)pid, was_followed);
 	if (maps_err)
 		return maps_error(err, (uint32_t)pid, diag);
 	/* It was there a moment ago: a zombie, or it exited meanwhile. */
 	if (err == -ESRCH || err == -ENOENT)
-		return sp_diag_set(diag, 0, -ESRCH, "pid %d exited while sp-record "
-		    "was attaching to it (no thread left to sample)", (int)pid);
+		return sp_diag_set(diag, 0, -ESRCH, "pid %d exited while it was "
+		    "being attached (no thread left to sample)", (int)pid);
 	if (err)
 		return open_error(r, err, (uint32_t)pid, diag);
 	return 0;
@@ -461,14 +510,28 @@ int
 sp_recorder_attach_exec(struct sp_recorder *r, pid_t pid,
     struct sp_diag *diag)
 {
-	int err;
+	siginfo_t si;
+	int was_followed, err;
 
+	if (pid <= 0)
+		return bad_pid(pid, diag);
 	if (r->tg.system)
 		return sp_diag_set(diag, 0, -SP_EUSAGE, "pid %d: every process "
 		    "is recorded already (system-wide)", (int)pid);
 	if (is_target(r, (uint32_t)pid))
 		return 0;
+	/* Its events start at its exec: one that does not wait for it
+	 * (this process, pid 1, another's child) would never be sampled.
+	 * waitid says whether it is our child without /proc (a recorder
+	 * in an empty chroot has none): ECHILD when it is not. */
+	if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) != 0 &&
+	    errno == ECHILD)
+		return sp_diag_set(diag, 0, -SP_EUSAGE, "pid %d is not a child "
+		    "of this process: attaching at exec is for a child "
+		    "launched suspended before its execve (sp_process_launch)",
+		    (int)pid);
 	r->ev.at_exec = 1;
+	was_followed = followed(r, pid);
 	err = add_target(r, (uint32_t)pid);
 	if (err == 0) {
 		spi_rec_proc_get(r, (uint32_t)pid, 0)->awaiting_exec = 1;
@@ -479,6 +542,8 @@ sp_recorder_attach_exec(struct sp_recorder *r, pid_t pid,
 		err = write_recording(r);
 	}
 	r->ev.at_exec = 0;
+	if (err)
+		drop_target(r, (uint32_t)pid, was_followed);
 	return err ? open_error(r, err, (uint32_t)pid, diag) : 0;
 }
 

@@ -28,6 +28,20 @@ result(int n)
 	return n < 0 ? 0 : (size_t)n;
 }
 
+/*
+ * Whether f's offset is its absolute address: the kernel's modules are
+ * mapped at their addresses ([kernel.kallsyms] from 0xffff800000000000,
+ * offset 0), so "[kernel.kallsyms]+0xffffffff81382fa3" would print an
+ * address as an offset.
+ */
+static int
+absolute(const struct sp_defs *d, const struct sp_frame *f)
+{
+	const struct sp_module *m = sp_defs_module(d, f->module);
+
+	return m != NULL && (m->flags & SP_MOD_KERNEL) && f->rel_ip == f->abs_ip;
+}
+
 size_t
 sp_format_frame(const struct sp_defs *d, uint32_t frame, char *buf,
     size_t cap)
@@ -49,7 +63,7 @@ sp_format_frame(const struct sp_defs *d, uint32_t frame, char *buf,
 		if (name != NULL && name->len > 0)
 			return result(snprintf(buf, cap, "%s", name->s));
 	}
-	if (f->module == 0)
+	if (f->module == 0 || absolute(d, f))
 		return result(snprintf(buf, cap, "0x%" PRIx64, f->abs_ip));
 	return result(snprintf(buf, cap, "%s+0x%" PRIx64,
 	    sp_module_basename(d, f->module), f->rel_ip));

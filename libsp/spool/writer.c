@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -84,6 +86,41 @@ sp_writer_free(struct sp_writer *w)
 	free(w);
 }
 
+/*
+ * write(2) that raises no SIGPIPE: a pipe whose reader has gone gives
+ * -EPIPE, as writer.h promises, and does not kill the embedding program
+ * (MSG_NOSIGNAL serves sockets only).  SIGPIPE is blocked in this thread
+ * for the write, and the one the write raised taken from the thread's
+ * pending set before the mask comes back; one that was pending before
+ * (of another cause) stays.  The process's dispositions are not touched.
+ */
+static ssize_t
+write_nosigpipe(int fd, const void *p, size_t len)
+{
+	static const struct timespec now = { 0, 0 };
+	sigset_t sigpipe, old, pending;
+	int was_pending, saved;
+	ssize_t n;
+
+	(void)sigemptyset(&sigpipe);
+	(void)sigaddset(&sigpipe, SIGPIPE);
+	was_pending = sigpending(&pending) == 0 &&
+	    sigismember(&pending, SIGPIPE) == 1;
+	if (pthread_sigmask(SIG_BLOCK, &sigpipe, &old) != 0)
+		return write(fd, p, len);
+	n = write(fd, p, len);
+	if (n < 0 && errno == EPIPE && !was_pending) {
+		saved = errno;
+		while (sigtimedwait(&sigpipe, NULL, &now) < 0 && errno == EINTR)
+			;
+		errno = saved;
+	}
+	saved = errno;
+	(void)pthread_sigmask(SIG_SETMASK, &old, NULL);
+	errno = saved;
+	return n;
+}
+
 int
 sp_writer_flush(struct sp_writer *w)
 {
@@ -92,7 +129,8 @@ sp_writer_flush(struct sp_writer *w)
 	if (w->failed)
 		return w->failed;
 	while (off < w->out.len) {
-		ssize_t n = write(w->fd, spi_buf_at(&w->out, off), w->out.len - off);
+		ssize_t n = write_nosigpipe(w->fd, spi_buf_at(&w->out, off),
+		    w->out.len - off);
 
 		if (n < 0 && errno == EINTR)
 			continue;

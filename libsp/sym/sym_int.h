@@ -228,4 +228,7 @@ int spi_sym_report_frame(struct sym_ctx *c, uint32_t id,
 /* Ends the report: named counts of the files, entries sorted. */
 void spi_sym_report_finish(struct sym_ctx *c);
 
+/* Counts symbol s in rep: by origin, its flags, its inlined lines. */
+void spi_sym_report_count(struct sp_sym_report *rep, const struct sp_symbol *s);
+
 #endif

@@ -234,3 +234,20 @@ sp_sym_report_fini(struct sp_sym_report *rep)
 	free(rep->fetches);
 	memset(rep, 0, sizeof(*rep));
 }
+
+void
+spi_sym_report_count(struct sp_sym_report *rep, const struct sp_symbol *s)
+{
+	if (s->origin < sizeof(rep->by_origin) / sizeof(rep->by_origin[0]))
+		rep->by_origin[s->origin]++;
+	if (s->flags & SP_SYM_PYTHON_FRAME)
+		rep->python_frames++;
+	if (s->flags & SP_SYM_JIT)
+		rep->jit_frames++;
+	if (s->flags & SP_SYM_HIDDEN)
+		rep->hidden++;
+	if (s->flags & SP_SYM_TRUNCATED)
+		rep->truncated++;
+	if (s->count > 1)
+		rep->inline_lines += s->count - 1;
+}

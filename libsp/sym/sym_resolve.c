@@ -307,8 +307,9 @@ kallsyms_load(struct sym_ctx *c)
 	if (src == NULL) {
 		if (sp_header_init_host(&me) < 0 || !same_boot(c->hdr, &me)) {
 			(void)snprintf(k, cap, "the spool was recorded on %s "
-			    "(kernel %s) in another boot: pass --kallsyms FILE "
-			    "or --bundle DIR", c->hdr->hostname,
+			    "(kernel %s) in another boot: give its kallsyms or "
+			    "bundle (the kallsyms or bundle option: sp-sym's "
+			    "--kallsyms FILE, --bundle DIR)", c->hdr->hostname,
 			    c->hdr->release);
 			return;
 		}
@@ -366,6 +367,7 @@ kernel_frame(struct sym_ctx *c, const struct sp_module *m, uint64_t ip)
 static int
 address_only(struct sym_ctx *c, const struct sp_frame *f, uint32_t frame)
 {
+	const struct sp_module *m = sp_defs_module(c->defs, f->module);
 	char buf[512];
 	size_t n;
 
@@ -374,7 +376,8 @@ address_only(struct sym_ctx *c, const struct sp_frame *f, uint32_t frame)
 	c->func_offset_plus1 = 0;
 	if (frame != 0)
 		n = sp_format_frame(c->defs, frame, buf, sizeof(buf));
-	else if (f->module != 0)
+	/* A kernel module's offsets are addresses (as sp_format_frame). */
+	else if (m != NULL && !(m->flags & SP_MOD_KERNEL))
 		n = (size_t)snprintf(buf, sizeof(buf), "%s+0x%" PRIx64,
 		    sp_module_basename(c->defs, f->module), f->rel_ip);
 	else
@@ -438,8 +441,10 @@ unnamed_why(struct sym_ctx *c, const struct sp_frame *f,
 		(void)snprintf(why, cap, "no file to read: the recorded path "
 		    "is not an absolute file path");
 	else if (m->pid == 0 || !perf_map_allowed(c, m->host, m->pid))
+		/* Said for the library's options and sp-sym's flags alike. */
 		(void)snprintf(why, cap, "anonymous memory (JIT code?): its "
-		    "perf map was not read (--perf-maps-for PID, --perf-maps "
+		    "perf map was not asked for (its pid in perf_map_pids, or "
+		    "perf_maps_all: sp-sym's --perf-maps-for PID, --perf-maps "
 		    "all)");
 	else if ((err = pmap_get(c, m, &map)) < 0)
 		return err;

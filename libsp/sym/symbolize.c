@@ -31,23 +31,6 @@ struct sym_run {
 	size_t capwid;
 };
 
-static void
-count_symbol(struct sp_sym_report *rep, const struct sp_symbol *s)
-{
-	if (s->origin < 5)
-		rep->by_origin[s->origin]++;
-	if (s->flags & SP_SYM_PYTHON_FRAME)
-		rep->python_frames++;
-	if (s->flags & SP_SYM_JIT)
-		rep->jit_frames++;
-	if (s->flags & SP_SYM_HIDDEN)
-		rep->hidden++;
-	if (s->flags & SP_SYM_TRUNCATED)
-		rep->truncated++;
-	if (s->count > 1)
-		rep->inline_lines += s->count - 1;
-}
-
 static int
 put_symbol(struct sym_run *s, const struct sp_symbol *sym)
 {
@@ -56,7 +39,7 @@ put_symbol(struct sym_run *s, const struct sp_symbol *sym)
 	memset(&rec, 0, sizeof(rec));
 	rec.kind = SP_REC_SYMBOL;
 	rec.u.symbol = *sym;
-	count_symbol(s->rep, sym);
+	spi_sym_report_count(s->rep, sym);
 	return sp_writer_put(s->w, &rec, NULL);
 }
 

@@ -137,6 +137,44 @@ native_hook(struct sym_ctx *c, uint32_t module_id, const struct sp_module *m,
 	return 1;
 }
 
+/*
+ * The defaults that sp-sym takes from the environment, for a symbolizer
+ * made without options: the debug directories of STACKPULSE_DEBUG_DIRS
+ * (else /usr/lib/debug), and debuginfod's servers in DEBUGINFOD_URLS
+ * with DEBUGINFOD_TIMEOUT's seconds (its cache: DEBUGINFOD_CACHE_PATH or
+ * the places sp/sym/debuginfod.h names).  0, -SP_ELIMIT or -ENOMEM.
+ */
+static int
+env_defaults(struct sp_symbolizer *s)
+{
+	/* Read once here, copied: a later setenv changes nothing. */
+	/* NOLINTBEGIN(concurrency-mt-unsafe) */
+	const char *urls = getenv("DEBUGINFOD_URLS");
+	const char *t = getenv("DEBUGINFOD_TIMEOUT");
+	/* NOLINTEND(concurrency-mt-unsafe) */
+	char *end;
+	long secs;
+	int err = sp_debug_dirs_from_env(&s->env_dirs);
+
+	if (err < 0)
+		return err;
+	s->o.debug_dirs = s->env_dirs.dirs;
+	s->o.ndebug_dirs = s->env_dirs.n;
+	if (urls == NULL || urls[strspn(urls, " ")] == '\0')
+		return 0;
+	if ((s->env_urls = strdup(urls)) == NULL)
+		return -ENOMEM;
+	s->env_dbgd.urls = s->env_urls;
+	/* As sp-sym's, but a bad value is the default here, not an error. */
+	errno = 0;
+	secs = t != NULL ? strtol(t, &end, 10) : 0;
+	if (t != NULL && errno == 0 && end != t && *end == '\0' && secs >= 1 &&
+	    secs <= 3600)
+		s->env_dbgd.timeout_s = (int)secs;
+	s->o.debuginfod = &s->env_dbgd;
+	return 0;
+}
+
 int
 sp_symbolizer_new(const struct sp_defs *defs, const struct sp_header *hdr,
     const struct sp_sym_options *o, const struct sp_native_backend *backend,
@@ -162,6 +200,10 @@ spi_symbolizer_new(const struct sp_defs *defs, const struct sp_header *hdr,
 		return -ENOMEM;
 	if (o != NULL)
 		s->o = *o;
+	else if ((err = env_defaults(s)) < 0) {
+		sp_symbolizer_free(s);
+		return err;
+	}
 	s->c.o = &s->o;
 	s->c.rep = rep != NULL ? rep : &s->rep;
 	s->c.defs = defs;
@@ -262,6 +304,12 @@ store(struct sp_symbolizer *s, struct slot *sl, const struct sp_frame *f,
 	sl->offset_plus1 = s->c.func_offset_plus1;
 	sl->state = prov ? 2 : 1;
 	sl->epoch = s->epoch;
+	/* The symbolizer's own report counts each resolution; sp-sym's run
+	 * counts the SYMBOLs it writes. */
+	if (s->c.rep == &s->rep) {
+		s->rep.frames++;
+		spi_sym_report_count(&s->rep, &s->c.sym);
+	}
 	return 0;
 }
 
@@ -638,6 +686,8 @@ sp_symbolizer_free(struct sp_symbolizer *s)
 		s->be.destroy(s->be.arg);
 	spi_sym_ctx_fini(&s->c);
 	sp_sym_report_fini(&s->rep); /* empty when the caller's was used */
+	sp_debug_dirs_fini(&s->env_dirs);
+	free(s->env_urls);
 	spi_intern_fini(&s->strs);
 	spi_idmap_fini(&s->rawmap);
 	spi_idmap_fini(&s->ids);

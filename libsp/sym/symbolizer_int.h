@@ -69,6 +69,10 @@ struct sp_symbolizer {
 	struct sym_ctx c;
 	struct sp_sym_options o;
 	struct sp_sym_report rep;   /* unless the caller's (symbolize.c) */
+	/* Without options, the environment's, as sp-sym reads it. */
+	struct sp_debug_dirs env_dirs;
+	struct sp_debuginfod env_dbgd;
+	char *env_urls;
 	struct sp_intern strs;
 	struct sp_native_backend be;
 	int have_be;

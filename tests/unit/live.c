@@ -244,12 +244,7 @@ Test(symbolizer, stacks_raw_addresses_backends_and_updates)
 	pid_t a;
 	size_t n, i, k;
 
-	live_start(&l, NULL);
-	a = live_launch(&l, spin_argv);
-	n = record_samples(&l, s, 4096, 200);
-	cr_assert_geq(n, 200, "samples of the spinner (%zu)", n);
-	cr_assert_eq(sp_symbolizer_new(sp_tail_defs(l.t), sp_tail_header(l.t),
-	    NULL, NULL, &sym), 0);
+	n = live_spin_symbolized(&l, s, 4096, &a, &sym);
 	stack = user_stack(s, n, sym);
 	cr_assert_neq(stack, 0, "a sample in the shell's own code");
 	cr_assert_eq(sp_symbolizer_resolve(sym, stack, &st), 0);

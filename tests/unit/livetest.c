@@ -113,3 +113,18 @@ anon_stack(const struct sp_sample *s, size_t n, struct sp_symbolizer *sym)
 			return s[i].stack;
 	return 0;
 }
+
+size_t
+live_spin_symbolized(struct live *l, struct sp_sample *s, size_t max,
+    pid_t *pid, struct sp_symbolizer **sym)
+{
+	size_t n;
+
+	live_start(l, NULL);
+	*pid = live_launch(l, spin_argv);
+	n = record_samples(l, s, max, 200);
+	cr_assert_geq(n, 200, "samples of the spinner (%zu)", n);
+	cr_assert_eq(sp_symbolizer_new(sp_tail_defs(l->t), sp_tail_header(l->t),
+	    NULL, NULL, sym), 0);
+	return n;
+}

@@ -61,4 +61,12 @@ size_t record_samples(struct live *l, struct sp_sample *s, size_t max,
 uint32_t anon_stack(const struct sp_sample *s, size_t n,
     struct sp_symbolizer *sym);
 
+/*
+ * Starts l, launches the spinner (*pid), records 200 samples or more
+ * (at most max, into s; returns how many) and opens *sym, a symbolizer
+ * with the defaults over l's tail.
+ */
+size_t live_spin_symbolized(struct live *l, struct sp_sample *s, size_t max,
+    pid_t *pid, struct sp_symbolizer **sym);
+
 #endif

@@ -2,6 +2,7 @@
 /* Writer and readers together: every record kind, interning, refusals. */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <string.h>
 #include <unistd.h>
@@ -371,6 +372,53 @@ Test(spool, flush_error_is_reported_and_sticks)
 	cr_assert_eq(sp_writer_string(w, "a", 1, NULL), -EPIPE);
 	sp_writer_free(w);
 	close(p[1]);
+}
+
+/* Whether SIGPIPE is in this thread's pending set, or its mask. */
+static int
+sigpipe_in(int pending)
+{
+	sigset_t set;
+
+	if (pending)
+		cr_assert_eq(sigpending(&set), 0);
+	else
+		cr_assert_eq(pthread_sigmask(SIG_BLOCK, NULL, &set), 0);
+	return sigismember(&set, SIGPIPE) == 1;
+}
+
+/* A closed pipe under SIGPIPE's default disposition (which kills): the
+ * flush says -EPIPE, the process lives on, no SIGPIPE is left pending
+ * or blocked; one pending before stays pending. */
+Test(spool, a_closed_pipe_is_epipe_not_sigpipe)
+{
+	struct sp_header h;
+	struct sp_writer *w;
+	sigset_t set;
+	int p[2];
+
+	memset(&h, 0, sizeof(h));
+	cr_assert_neq(signal(SIGPIPE, SIG_DFL), SIG_ERR);
+	cr_assert_eq(pipe(p), 0);
+	cr_assert_eq(close(p[0]), 0);
+	cr_assert_eq(sp_writer_new(p[1], &h, &w), 0);
+	cr_assert_eq(sp_writer_flush(w), -EPIPE);
+	cr_assert_not(sigpipe_in(1), "no SIGPIPE left pending");
+	cr_assert_not(sigpipe_in(0), "SIGPIPE unblocked again");
+	sp_writer_free(w);
+
+	(void)sigemptyset(&set);
+	(void)sigaddset(&set, SIGPIPE);
+	cr_assert_eq(pthread_sigmask(SIG_BLOCK, &set, NULL), 0);
+	cr_assert_eq(raise(SIGPIPE), 0);
+	cr_assert_eq(sp_writer_new(p[1], &h, &w), 0);
+	cr_assert_eq(sp_writer_flush(w), -EPIPE);
+	cr_assert(sigpipe_in(1), "the caller's own SIGPIPE is still pending");
+	cr_assert(sigpipe_in(0), "and its mask as it was");
+	sp_writer_free(w);
+	cr_assert_neq(signal(SIGPIPE, SIG_IGN), SIG_ERR);
+	cr_assert_eq(pthread_sigmask(SIG_UNBLOCK, &set, NULL), 0);
+	cr_assert_eq(close(p[1]), 0);
 }
 
 Test(spool, unknown_kinds_and_trailing_fields_are_skipped)

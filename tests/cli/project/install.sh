@@ -5,11 +5,12 @@
 # flags alone, and run: record a command (with sp_recorder_spawn, and by
 # hand with the process helpers), read the spool with a Snapshot
 # and a Replay, follow a spool being written with a Tail, symbolize it live
-# stack by stack, plug in a toy native symbolizer.
+# stack by stack, plug in a toy native symbolizer; from C++ (every
+# installed header, every function linked, examples/*.cc built with g++).
 . "$(dirname "$0")/../lib.bash"
 REC=$BIN/sp-record DUMP=$BIN/sp-dump SYM=$BIN/sp-sym W=build/tests
 dest=$PWD/$TMP/dest
-rm -rf "$dest"
+rm -rf "$dest" "$TMP/ex"   # no program of an earlier run
 mkdir -p "$TMP/ex"
 
 # What ninja install runs, run here (a second ninja in this build tree
@@ -21,21 +22,39 @@ check "installed into a DESTDIR: exit 0" test "$RC" -eq 0
 prefix=$(sed -n 's/^prefix = //p' build/config.ninja)
 root=$dest$prefix
 missing=
-for f in lib/libstackpulse.a lib/stackpulse/libelf.a lib/stackpulse/libZydis.a \
+for f in lib/libstackpulse.a lib/libstackpulse.so lib/stackpulse/libelf.a lib/stackpulse/libZydis.a \
     lib/stackpulse/libz.a lib/pkgconfig/stackpulse.pc bin/sp-record \
     share/man/man1/sp-record.1; do
 	[ -s "$root/$f" ] || missing="$missing $f"
 done
 # sp/tool/tool.h is the tools' (build.ninja's tool_headers): it prints and exits.
 noinst=$(sed -n 's/^tool_headers = //p' build.ninja)
-for h in libsp/include/sp/*.h libsp/include/sp/*/*.h; do
-	case " $noinst " in *" $h "*) continue ;; esac
+for h in $(libsp/api.sh headers "$noinst"); do
 	cmp -s "$h" "$root/include/${h#libsp/include/}" || missing="$missing include/${h#libsp/include/}"
 done
 check "the archives, stackpulse.pc and every public header are there (missing:${missing:- none})" \
     test -z "$missing"
 check "the tools' own header is not installed ($noinst)" \
     test -n "$noinst" -a ! -e "$root/include/sp/tool/tool.h"
+
+# libstackpulse.so: the file of the version, its SONAME's link and the
+# link-time name; it exports the installed headers' functions and nothing
+# else (no spi_ internal, none of the bundled libelf, Zydis, zlib or
+# libiberty).
+v=$(libsp/api.sh version) so=$(libsp/api.sh soname)
+lso=$root/lib/libstackpulse.so.$v
+check "lib/libstackpulse.so.$v is there, $so and libstackpulse.so lead to it" \
+    eval 'test -f "$lso" -a ! -L "$lso" && test "$(readlink -f "$root/lib/$so")" = "$lso" &&
+        test "$(readlink -f "$root/lib/libstackpulse.so")" = "$lso"'
+run readelf -d "$lso"
+check "its SONAME is $so ($(grep -o 'soname: .*' <<<"$OUT"))" has "Library soname: [$so]" "$OUT"
+libsp/api.sh names "$noinst" cc -I"$root/include" >"$TMP/api.names"
+nm -D --defined-only "$lso" | awk '{ print $NF }' | sed 's/@.*//' | LC_ALL=C sort -u >"$TMP/so.names"
+check "it exports the $(wc -l <"$TMP/api.names") functions of the headers and nothing else ($(diff "$TMP/api.names" "$TMP/so.names" | grep '^[<>]' | head -4 | xargs))" \
+    eval 'cmp -s "$TMP/api.names" "$TMP/so.names" && test "$(wc -l <"$TMP/api.names")" -gt 100'
+check "none of the bundled libraries' names: elf_begin, inflate, ZydisDecoderInit, cplus_demangle are not exported" \
+    eval '! grep -qxE "elf_begin|inflate|ZydisDecoderInit|cplus_demangle" "$TMP/so.names" &&
+        nm --defined-only "$lso" | grep -qE " (elf_begin|inflate)\$"'
 
 if ! need pkg-config pkgconf; then
 	skip "building the examples" "pkg-config is not installed and could not be (apt-get install pkgconf)"
@@ -58,6 +77,120 @@ for e in examples/*.c; do
 	run cc -std=c11 -Wall -Wextra -Werror -o "$TMP/ex/$n" "$e" $flags
 	check "examples/$n.c builds against the installed tree" test "$RC" -eq 0
 done
+# By default they run on libstackpulse.so, found here through
+# LD_LIBRARY_PATH (the prefix is no directory of the dynamic loader's).
+run readelf -d "$TMP/ex/record"
+check "pkg-config's flags link the shared library: examples/record needs $so" \
+    has "Shared library: [$so]" "$OUT"
+export LD_LIBRARY_PATH=$root/lib
+# --static adds the archives libstackpulse.a bundles; with -Wl,-Bstatic
+# around them the program takes libstackpulse.a (docs/api.md).
+sflags=$($pc --static --libs stackpulse)
+check "pkg-config --static --libs adds the bundled archives ($sflags), --libs does not" \
+    eval 'has "-L$root/lib/stackpulse -lelf -lZydis -lz -liberty-demangle" "$sflags" &&
+        ! has "-lelf" "$flags"'
+run cc -std=c11 -Wall -Wextra -Werror -o "$TMP/ex/record-static" examples/record.c \
+    $($pc --cflags stackpulse) -Wl,-Bstatic $sflags -Wl,-Bdynamic
+check "examples/record.c links libstackpulse.a that way ($(head -c 300 <<<"$ERR"))" test "$RC" -eq 0
+check "and needs no libstackpulse.so" \
+    eval '! readelf -d "$TMP/ex/record-static" | grep -q libstackpulse'
+run env -u LD_LIBRARY_PATH "$TMP/ex/record-static" "$TMP/ex-static.spl" $W/tree-O2 100
+ns=$(counter "$TMP/ex-static.spl" samples)
+check "it runs without LD_LIBRARY_PATH: $OUT" \
+    eval 'test "$RC" -eq 0 -a "${ns:-0}" -gt 0 && has "$ns samples into" "$OUT"'
+
+# C++: every installed header compiles alone as C++17, and every function
+# they declare links from C++ (a header without its extern "C" guard asks
+# for a mangled name, which the library does not define).
+if need g++ g++; then
+	bad=
+	for h in $(libsp/api.sh headers "$noinst"); do
+		printf '#include "%s"\n' "${h#libsp/include/}" >"$TMP/one.cc"
+		g++ -std=c++17 -Wall -Wextra -Werror -fsyntax-only $($pc --cflags stackpulse) \
+		    "$TMP/one.cc" 2>>"$TMP/one.err" || bad="$bad ${h#libsp/include/}"
+	done
+	check "every installed header compiles alone as C++17 -Wall -Wextra -Werror${bad:+ (not:$bad; $TMP/one.err)}" \
+	    test -z "$bad"
+	{ echo '#include <cstdio>'
+	  echo '#include "sp/stackpulse.h"'
+	  echo 'typedef void (*fn)();'
+	  echo 'static const fn api[] = {'
+	  sed 's/.*/    reinterpret_cast<fn>(\&&),/' "$TMP/api.names"
+	  echo '};'
+	  echo 'int main() { std::printf("%zu functions\n", sizeof api / sizeof api[0]); return 0; }'
+	} >"$TMP/api.cc"
+	run g++ -std=c++17 -Wall -Werror -o "$TMP/ex/api" "$TMP/api.cc" $flags
+	check "every function of the installed headers links from C++ ($(grep -o 'undefined reference to [^ ]*' <<<"$ERR" | head -1))" \
+	    test "$RC" -eq 0
+	n=$(wc -l <"$TMP/api.names")
+	run "$TMP/ex/api"
+	check "and runs: $OUT (of $n declared)" test "$OUT" = "$n functions" -a "$n" -gt 100
+	for e in examples/*.cc; do
+		run g++ -std=c++17 -Wall -Wextra -Werror -o "$TMP/ex/$(basename "$e" .cc)" "$e" $flags
+		check "$e builds against the installed tree with g++ -std=c++17 ($(head -c 300 <<<"$ERR"))" \
+		    test "$RC" -eq 0
+	done
+	# cxx_record: a child recorded, read back and named from C++; its
+	# hottest leaf is sp-sym | sp-fold's, with as many samples.
+	rm -f "$TMP/cxx.spl"
+	run "$TMP/ex/cxx_record" "$TMP/cxx.spl" $W/tree-O2 300
+	n=$(counter "$TMP/cxx.spl" samples)
+	check "examples/cxx_record: exit 0, $n samples recorded ($OUT)" \
+	    eval 'test "$RC" -eq 0 -a "${n:-0}" -gt 0 && has "libstackpulse $ver: $n samples into" "$OUT"'
+	leaf=$(sed -n 's/^cxx_record: hottest leaf \(.*\), \([0-9]*\) samples$/\1 \2/p' <<<"$OUT")
+	$SYM -q "$TMP/cxx.spl" | $BIN/sp-fold | sed 's/_\[k\]//g' |
+	    awk '{ c = $NF; sub(/ [0-9]+$/, ""); k = split($0, f, ";"); n[f[k]] += c }
+	    END { for (l in n) print l, n[l] }' | sort -k2,2nr >"$TMP/cxx.leaves"
+	top=$(awk 'NR == 1 { print $2 }' "$TMP/cxx.leaves")
+	check "its hottest leaf is sp-sym | sp-fold's, as many samples (${leaf:-none}; theirs: $(head -2 "$TMP/cxx.leaves" | tr '\n' ' '))" \
+	    eval 'test -n "$leaf" && grep -qxF "$leaf" "$TMP/cxx.leaves" && test "${leaf##* }" = "$top"'
+	# A symbolizer with the defaults (cxx_record's) reads the environment
+	# as sp-sym does: a stripped copy of tree-O2 whose debug file is in
+	# STACKPULSE_DEBUG_DIRS, or in debuginfod's cache (DEBUGINFOD_CACHE_PATH;
+	# DEBUGINFOD_URLS names a port nothing listens on: the cache answers
+	# first) has its names; without either it has none.
+	mkdir -p "$TMP/strip"
+	rm -rf "$TMP/dbg" "$TMP/dcache"
+	cp $W/tree-O2 "$TMP/strip/tree"
+	strip --strip-all "$TMP/strip/tree"
+	bid=$(readelf -n "$TMP/strip/tree" | awk '/Build ID/ { print $3 }')
+	mkdir -p "$TMP/dbg/.build-id/${bid:0:2}" "$TMP/dcache/$bid"
+	objcopy --only-keep-debug $W/tree-O2 "$TMP/dbg/.build-id/${bid:0:2}/${bid:2}.debug"
+	cp "$TMP/dbg/.build-id/${bid:0:2}/${bid:2}.debug" "$TMP/dcache/$bid/debuginfo"
+	run env STACKPULSE_DEBUG_DIRS="$TMP/nodebug" "$TMP/ex/cxx_record" "$TMP/strip.spl" "$TMP/strip/tree" 200
+	check "a stripped tree-O2 (build-id ${bid:-none}), no debug file: its hottest leaf has no name ($(tail -1 <<<"$OUT"))" \
+	    grep -qE "^cxx_record: hottest leaf tree\+0x[0-9a-f]+, " <<<"$OUT"
+	run env STACKPULSE_DEBUG_DIRS="$TMP/nodebug:$TMP/dbg" "$TMP/ex/cxx_record" "$TMP/strip.spl" "$TMP/strip/tree" 200
+	check "its debug file in STACKPULSE_DEBUG_DIRS: named ($(tail -1 <<<"$OUT"))" \
+	    grep -qE "^cxx_record: hottest leaf spin, " <<<"$OUT"
+	run env STACKPULSE_DEBUG_DIRS="$TMP/nodebug" DEBUGINFOD_URLS=http://127.0.0.1:9 \
+	    DEBUGINFOD_CACHE_PATH="$TMP/dcache" "$TMP/ex/cxx_record" "$TMP/strip.spl" "$TMP/strip/tree" 200
+	check "in DEBUGINFOD_CACHE_PATH with DEBUGINFOD_URLS set: named ($(tail -1 <<<"$OUT"))" \
+	    grep -qE "^cxx_record: hottest leaf spin, " <<<"$OUT"
+
+	# docs/api.md's static link beside the system's libelf and zlib: one
+	# copy of each, the system's (-l:libelf.so.1: the runtime package
+	# alone has no libelf.so to name with -lelf).
+	if [ -n "$(ldconfig -p | grep -F 'libelf.so.1 ' | grep -F x86-64)" ] &&
+	    [ -n "$(ldconfig -p | grep -F 'libz.so.1 ' | grep -F x86-64)" ]; then
+		run g++ -std=c++17 -Wall -Wextra -Werror -o "$TMP/ex/cxx_record-sys" examples/cxx_record.cc \
+		    $($pc --cflags stackpulse) -Wl,-Bstatic -L"$root/lib" -lstackpulse -Wl,-Bdynamic \
+		    "$root/lib/stackpulse/libZydis.a" "$root/lib/stackpulse/libiberty-demangle.a" -l:libelf.so.1 -l:libz.so.1
+		check "examples/cxx_record.cc links libstackpulse.a beside the system's libelf and zlib ($(head -c 300 <<<"$ERR"))" \
+		    test "$RC" -eq 0
+		check "taking theirs: it needs libelf.so.1 and libz.so.1, not libstackpulse.so, and defines no elf_begin or inflate" \
+		    eval 'readelf -d "$TMP/ex/cxx_record-sys" >"$TMP/sys.d" && grep -qF "[libelf.so.1]" "$TMP/sys.d" &&
+		        grep -qF "[libz.so.1]" "$TMP/sys.d" && ! grep -q libstackpulse "$TMP/sys.d" &&
+		        ! nm --defined-only "$TMP/ex/cxx_record-sys" | grep -qE " (elf_begin|inflate)\$"'
+		run "$TMP/ex/cxx_record-sys" "$TMP/cxx-sys.spl" $W/tree-O2 100
+		check "it records and names the hottest leaf ($(tail -1 <<<"$OUT"))" \
+		    eval 'test "$RC" -eq 0 && grep -qE "^cxx_record: hottest leaf [a-z_]+, [0-9]+ samples$" <<<"$OUT"'
+	else
+		skip "a static link beside the system's libelf" "no libelf.so.1 or libz.so.1 here (apt-get install libelf1 zlib1g)"
+	fi
+else
+	skip "C++" "g++ is not installed and could not be (apt-get install g++)"
+fi
 
 # record: a child recorded into a spool that sp-dump checks.
 run "$TMP/ex/record" "$TMP/ex.spl" $W/tree-O2 300

@@ -62,7 +62,7 @@ check "the workload made a zombie ($z)" grep -q '^State:.*Z' "/proc/${z:-0}/stat
 run $REC -o "$TMP/zombie.spl" -p "$z"
 check "attaching to a process that is exiting fails (exit 1)" test "$RC" -eq 1
 check "the message names the pid and says it exited during the attach" \
-    has "pid $z exited while sp-record was attaching to it" "$ERR"
+    has "pid $z exited while it was being attached" "$ERR"
 kill $zp 2>/dev/null
 wait $zp 2>/dev/null
 

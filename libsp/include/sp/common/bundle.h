@@ -29,6 +29,10 @@
 
 #include "sp/common/error.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define SP_BUNDLE_FILE_MAX ((uint64_t)1 << 30) /* larger files are skipped */
 #define SP_BUNDLE_DEBUG_DIR "/usr/lib/debug" /* where debug files are kept from */
 /* The bundle beside a spool: the files the recorder keeps by default
@@ -104,5 +108,9 @@ void sp_bundle_free(struct sp_bundle *b);
  * directory), or -errno (-ENOENT...).
  */
 int sp_bundle_check(const char *dir, const char *rel);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -2,6 +2,10 @@
 #ifndef SP_ERROR_H
 #define SP_ERROR_H
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /*
  * Error codes of libsp.  Library functions return 0 on success or a
  * negative number: -SP_E... for the conditions below, or -errno for a
@@ -87,5 +91,9 @@ struct sp_diag {
  */
 int sp_diag_set(struct sp_diag *d, unsigned long long offset, int err,
     const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

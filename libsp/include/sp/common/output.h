@@ -2,6 +2,10 @@
 #ifndef SP_OUTPUT_H
 #define SP_OUTPUT_H
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /*
  * Where a tool writes: a file it creates or truncates, or standard
  * output.  Shared by the tools so that "-" and terminals are treated
@@ -81,5 +85,9 @@ int sp_output_finish(struct sp_output_file *o, int fd, struct sp_diag *diag);
 /* The run failed: closes fd (not standard output), removes the temporary
  * and frees o.  What was written in place (a FIFO, a device) stays. */
 void sp_output_abandon(struct sp_output_file *o, int fd);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

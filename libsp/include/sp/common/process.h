@@ -15,6 +15,10 @@
 
 #include "sp/common/error.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* A command started by sp_process_launch and not released yet. */
 struct sp_launch {
 	pid_t pid;
@@ -74,5 +78,9 @@ int sp_exit_watch_fd(const struct sp_exit_watch *w);
 int sp_exit_watch_wait(struct sp_exit_watch *w, int timeout_ms);
 
 void sp_exit_watch_free(struct sp_exit_watch *w);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -26,6 +26,10 @@
 #include "sp/spool/spool.h"
 #include "sp/spool/writer.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define SP_STACK_BYTES_DEFAULT 32768u
 /* Without a stack size the recorder copies SP_STACK_BYTES_DEFAULT, and
  * SP_STACK_BYTES_SMALL once SP_STACK_LEARN_WALKS walks in a row fit in
@@ -166,7 +170,8 @@ int sp_recorder_new(struct sp_writer *w, const struct sp_recorder_opts *o,
  * target: 0.
  * Returns 0 or -errno with diag saying what to do (ESRCH no such
  * process, EACCES/EPERM permission, naming the call refused: the events
- * or /proc/PID/maps).
+ * or /proc/PID/maps); -SP_EUSAGE for a pid below 1.  After a failure pid
+ * is no target: sp_recorder_live does not count it.
  */
 int sp_recorder_attach(struct sp_recorder *r, pid_t pid, struct sp_diag *diag);
 
@@ -192,7 +197,8 @@ int sp_recorder_attach_mode(struct sp_recorder *r, pid_t pid,
  * SP_ATTACH_AT_EXEC: opens events on pid, a child of this process that
  * waits before its execve (sp/common/process.h), enabled by the exec (sampling
  * only if the recorder is on).  The caller then lets it exec
- * (sp_process_release).  0 or -errno with diag.
+ * (sp_process_release).  0 or -errno with diag; -SP_EUSAGE for a pid
+ * below 1 or one that is not this process's child (pid 1, the caller).
  */
 int sp_recorder_attach_exec(struct sp_recorder *r, pid_t pid,
     struct sp_diag *diag);
@@ -393,5 +399,9 @@ int sp_recorder_finish(struct sp_recorder *r);
 
 /* Closes events and frees r (not the writer).  r may be NULL. */
 void sp_recorder_free(struct sp_recorder *r);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -18,6 +18,10 @@
 
 #include "sp/report/report.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define SP_BROWSE_DEPTH_MAX 256
 
 struct sp_browse;
@@ -73,5 +77,9 @@ int sp_browse_draw(struct sp_browse *b, unsigned rows, unsigned cols,
 const char *sp_browse_selected(const struct sp_browse *b);
 
 void sp_browse_free(struct sp_browse *b);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

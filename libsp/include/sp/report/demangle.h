@@ -35,6 +35,10 @@
 
 #include "sp/common/error.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Longest name demangled, and longest text kept, in bytes. */
 #define SP_DEMANGLE_NAME_MAX 16384
 /* Bytes of texts kept when sent bytes of names were demangled: the text
@@ -87,5 +91,9 @@ int sp_demangle_run(struct sp_demangle *dm, int last, struct sp_diag *diag);
  */
 const char *sp_demangle_get(const struct sp_demangle *dm, const char *s,
     size_t len, size_t *outlen);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

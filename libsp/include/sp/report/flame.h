@@ -50,6 +50,10 @@
 
 #include "sp/common/error.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define SP_FLAME_LINE_MAX 65536          /* bytes of a line, no newline */
 #define SP_FLAME_DEPTH_MAX 1024          /* frames of a stack */
 #define SP_FLAME_NODES_MAX ((size_t)4 << 20)     /* distinct frames */
@@ -169,5 +173,9 @@ void sp_flame_svg_defaults(struct sp_flame_svg_opts *o);
  */
 int sp_flame_svg(const struct sp_flame *f, const struct sp_flame_svg_opts *o,
     FILE *out);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

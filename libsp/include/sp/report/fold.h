@@ -35,6 +35,10 @@
 #include "sp/spool/replay.h"
 #include "sp/spool/snapshot.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 struct sp_demangle;
 
 enum sp_fold_flag {
@@ -260,5 +264,9 @@ void sp_fold_order(const struct sp_fold *f, const struct sp_fold_sampled **out,
 int sp_fold_frames(const struct sp_fold *f, const struct sp_defs *d,
     uint32_t stack, uint32_t max_locations, uint32_t **frames, size_t *cap,
     size_t *n);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -28,10 +28,18 @@
 
 #include "sp/report/fold.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Writes f's samples (counting done) to out, with d the definitions of
  * the whole spool and h its header.  Returns 0, -SP_EUSAGE (f without
  * SP_FOLD_ORDER), -EIO when out reports an error, -ENOMEM, or -SP_EREF. */
 int sp_perf_script_write(struct sp_fold *f, const struct sp_defs *d,
     const struct sp_header *h, FILE *out);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

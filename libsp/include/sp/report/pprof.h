@@ -43,6 +43,10 @@
 
 #include "sp/report/fold.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /*
  * Writes the profile of f (counting done) to out, with d the definitions
  * of the whole spool and h its header.  Returns 0, -EIO when out reports
@@ -57,5 +61,9 @@ int sp_pprof_write(struct sp_fold *f, const struct sp_defs *d,
  */
 int sp_pprof_encode(struct sp_fold *f, const struct sp_defs *d,
     const struct sp_header *h, unsigned char **out, size_t *len);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

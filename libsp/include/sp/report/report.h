@@ -24,6 +24,10 @@
 
 #include "sp/report/fold.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 enum sp_report_sort {
 	SP_REPORT_SYMBOL = 0,  /* functions, by self share */
 	SP_REPORT_TOTAL,       /* functions, by total share (--children) */
@@ -57,5 +61,9 @@ struct sp_report_options {
  */
 int sp_report_write(struct sp_fold *f, const struct sp_defs *d,
     const struct sp_report_options *o, FILE *out);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -24,6 +24,10 @@
 
 #include "sp/report/fold.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /*
  * Writes the profile of f (counting done) to out, with d the definitions
  * of the whole spool and h its header; name (may be NULL) names the
@@ -48,5 +52,9 @@ int sp_speedscope_write(struct sp_fold *f, const struct sp_defs *d,
  */
 int sp_chrome_trace_write(struct sp_fold *f, const struct sp_defs *d,
     const struct sp_header *h, FILE *out);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -20,6 +20,10 @@
 #include "sp/spool/spool.h"
 #include "sp/sym/symbolizer.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define SP_TOP_WINDOW_MAX 600   /* seconds */
 
 struct sp_top;
@@ -79,5 +83,9 @@ int sp_top_view(struct sp_top *t, uint64_t now_ns, unsigned window_s,
     enum sp_top_order order, size_t max, struct sp_top_view *out);
 
 void sp_top_free(struct sp_top *t);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

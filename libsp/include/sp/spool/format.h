@@ -11,10 +11,15 @@
 
 #include "sp/spool/spool.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /*
  * Formats frame id as its function name when it has a symbol, else as
- * "module+0xOFFSET" (the module's base name), "[kernel]+0xOFFSET",
- * "0xADDRESS" without a module, or "[truncated]" for the marker.  The
+ * "module+0xOFFSET" (the module's base name), "0xADDRESS" without a
+ * module or in the kernel's (whose offsets are addresses), "[kernel]"
+ * for a kernel frame of no address, or "[truncated]" for the marker.  The
  * result is always NUL-terminated and cut to fit cap (cap > 0).  Returns
  * the length it would have had, like snprintf.
  */
@@ -31,5 +36,9 @@ const char *sp_module_basename(const struct sp_defs *d, uint32_t module);
  * marks its interpreter frames.  1 or 0.
  */
 int sp_python_runtime_path(const char *path, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

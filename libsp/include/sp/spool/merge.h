@@ -25,6 +25,10 @@
 #include "sp/common/error.h"
 #include "sp/spool/replay.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 struct sp_merge;
 
 /* What was copied from one input. */
@@ -98,5 +102,9 @@ int sp_merge_finish(struct sp_merge *m);
 
 /* Frees m without flushing; does not close the fd.  m may be NULL. */
 void sp_merge_free(struct sp_merge *m);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

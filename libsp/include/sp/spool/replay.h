@@ -10,6 +10,10 @@
 
 #include "sp/spool/spool.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 struct sp_replay;
 
 /*
@@ -46,5 +50,9 @@ const struct sp_status *sp_replay_status(const struct sp_replay *r);
 
 /* Frees r and closes the file it opened.  r may be NULL. */
 void sp_replay_free(struct sp_replay *r);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -9,6 +9,10 @@
 
 #include "sp/spool/spool.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 struct sp_snapshot;
 
 /*
@@ -34,5 +38,9 @@ size_t sp_snapshot_nsamples(const struct sp_snapshot *s);
 const struct sp_sample *sp_snapshot_samples(const struct sp_snapshot *s);
 
 void sp_snapshot_free(struct sp_snapshot *s);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -14,6 +14,10 @@
 
 #include "sp/common/error.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define SP_MAGIC "\x89SPOOL\r\n"
 #define SP_MAGIC_LEN 8
 #define SP_VERSION 1
@@ -352,5 +356,9 @@ size_t sp_defs_counters(const struct sp_defs *d, const struct sp_counter **out);
  */
 int sp_defs_stack(const struct sp_defs *d, uint32_t stack, uint32_t *frames,
     size_t max, size_t *depth);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

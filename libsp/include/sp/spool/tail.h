@@ -11,6 +11,10 @@
 
 #include "sp/spool/spool.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 struct sp_tail;
 
 /*
@@ -55,5 +59,9 @@ const struct sp_defs *sp_tail_defs(const struct sp_tail *t);
 const struct sp_diag *sp_tail_diag(const struct sp_tail *t);
 
 void sp_tail_free(struct sp_tail *t);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

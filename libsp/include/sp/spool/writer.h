@@ -12,6 +12,10 @@
 
 #include "sp/spool/spool.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 struct sp_writer;
 
 /*
@@ -55,7 +59,13 @@ int sp_writer_string(struct sp_writer *w, const char *s, size_t len,
 int sp_writer_stack(struct sp_writer *w, const uint32_t *frames, size_t n,
     uint32_t *stack);
 
-/* Writes buffered bytes to the fd.  Returns 0 or -errno (EPIPE, ENOSPC…). */
+/*
+ * Writes buffered bytes to the fd.  Returns 0 or -errno (EPIPE, ENOSPC…).
+ * A pipe or socket whose reader has gone gives -EPIPE and raises no
+ * SIGPIPE: the write blocks it in the calling thread and takes the one it
+ * raised, whatever the program's disposition (a program need not ignore
+ * SIGPIPE for this; its other writes are its own affair).
+ */
 int sp_writer_flush(struct sp_writer *w);
 
 /*
@@ -72,5 +82,9 @@ uint32_t sp_writer_count(const struct sp_writer *w, enum sp_kind kind);
 
 /* Frees w without flushing; does not close the fd.  w may be NULL. */
 void sp_writer_free(struct sp_writer *w);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

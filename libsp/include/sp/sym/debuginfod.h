@@ -21,6 +21,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define SP_DEBUGINFOD_URLS_MAX 8   /* servers in a list */
 #define SP_DEBUGINFOD_FILE_MAX ((uint64_t)4 << 30) /* largest file taken */
 #define SP_DEBUGINFOD_TIMEOUT 30   /* default seconds without progress */
@@ -64,5 +68,9 @@ int sp_debuginfod_find(struct sp_debuginfod *d, const uint8_t *id,
  */
 int sp_debuginfod_response(int fd, int out, int timeout_ms, uint64_t *bytes,
     char *loc, size_t loccap);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -34,6 +34,10 @@
 #include "sp/spool/replay.h"
 #include "sp/sym/debuginfod.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define SP_DEBUG_DIR_DEFAULT "/usr/lib/debug"
 #define SP_DEBUG_DIRS_ENV "STACKPULSE_DEBUG_DIRS"
 #define SP_DEBUG_DIRS_MAX 32 /* directories in a list */
@@ -187,5 +191,9 @@ void sp_sym_report_fini(struct sp_sym_report *rep);
  * 1 or 0.  The list is in libsp/sym/sym_python.c and docs.
  */
 int sp_sym_python_machinery(const char *name);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

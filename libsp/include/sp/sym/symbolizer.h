@@ -26,6 +26,10 @@
 #include "sp/spool/tail.h"
 #include "sp/sym/sym.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 struct sp_symbolizer;
 
 enum sp_resolved_kind {
@@ -140,10 +144,16 @@ struct sp_native_backend {
  * and the reader's header hdr (whose host and boot decide whether this
  * host's kallsyms may name kernel frames).  o: as for sp_sym_spool (perf
  * maps none, only given PIDs, all, or a directory; kallsyms from the host
- * or a file; debug directories; a bundle; debuginfod); NULL for the
- * defaults; copied (the strings and arrays it points to must outlive the
- * symbolizer).  backend: NULL for the built-in ELF/DWARF backend; else
- * copied.  Returns 0, -SP_EUSAGE or -ENOMEM.
+ * or a file; debug directories; a bundle; debuginfod); copied (the
+ * strings and arrays it points to must outlive the symbolizer).  NULL for
+ * sp-sym's defaults, which read the environment here, once: the debug
+ * directories of STACKPULSE_DEBUG_DIRS (else /usr/lib/debug), and the
+ * debuginfod servers of DEBUGINFOD_URLS (none when unset), with
+ * DEBUGINFOD_TIMEOUT and the cache of DEBUGINFOD_CACHE_PATH (see
+ * sp/sym/debuginfod.h).  Given options read no environment.  backend:
+ * NULL for the built-in ELF/DWARF backend; else copied.  Returns 0,
+ * -SP_EUSAGE, -SP_ELIMIT (STACKPULSE_DEBUG_DIRS lists more than
+ * SP_DEBUG_DIRS_MAX) or -ENOMEM.
  */
 int sp_symbolizer_new(const struct sp_defs *defs, const struct sp_header *hdr,
     const struct sp_sym_options *o, const struct sp_native_backend *backend,
@@ -203,10 +213,20 @@ struct sp_invalidation {
 int sp_symbolizer_update(struct sp_symbolizer *s,
     const struct sp_tail_events *ev, struct sp_invalidation *inv);
 
-/* What the symbolizer found so far: as sp_sym_spool's report (files
- * missing, damaged, fetched; counts by origin of the frames resolved). */
+/*
+ * What the symbolizer found so far: as sp_sym_spool's report (files
+ * missing, damaged, fetched).  Its counts are of resolutions: frames,
+ * by_origin, python_frames, jit_frames, hidden, truncated and
+ * inline_lines grow by each frame resolved (a cached frame counts once,
+ * a frame resolved again, provisional or invalidated or through
+ * sp_symbolizer_resolve_frame, again).  Borrowed until the next call.
+ */
 const struct sp_sym_report *sp_symbolizer_report(const struct sp_symbolizer *s);
 
 void sp_symbolizer_free(struct sp_symbolizer *s);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

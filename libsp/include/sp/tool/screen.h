@@ -11,6 +11,10 @@
 
 #include <stdarg.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Keys past a byte's range, decoded from the terminal's escape
  * sequences (ECMA-48 CSI and SS3: ESC [ A, ESC O A, ESC [ 5 ~...). */
 enum spi_key {
@@ -68,5 +72,9 @@ void spi_screen_vline(int cols, const char *fmt, va_list ap)
 void spi_screen_signals(void);
 int spi_screen_stopped(void);   /* the SIGINT or SIGTERM that came, or 0 */
 int spi_screen_resized(void);   /* a SIGWINCH came since the last call */
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -8,6 +8,10 @@
 
 #include "sp/record/recorder.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /*
  * Helpers for the tools' main() alone.  Unlike the rest of libsp these
  * print and exit, as a command-line tool does; nothing else in the
@@ -106,7 +110,7 @@ enum sp_tool_side {
  * discards its output (sp_output_discard, sp_output_abandon), so that a
  * failed run leaves none.
  */
-_Noreturn void spi_tool_fail(int err, enum sp_tool_side side, const char *name,
+__attribute__((noreturn)) void spi_tool_fail(int err, enum sp_tool_side side, const char *name,
     const struct sp_diag *diag);
 
 
@@ -194,5 +198,9 @@ void spi_tool_rec_header(struct sp_recorder_opts *ro, struct sp_header *h);
  */
 void spi_tool_advice(struct sp_recorder *r, const char *tool,
     unsigned long long delay_ms, int notes);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -9,6 +9,10 @@
 
 #include <stddef.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* The project's release; bumped with each release, not each commit.  The
  * API may change while MAJOR is 0; from 1 on, only with MAJOR. */
 #define SP_VERSION_MAJOR 0
@@ -35,5 +39,9 @@ unsigned sp_version_number(void);
  * Returns the length written, or -SP_ELIMIT when cap is too small.
  */
 int sp_version_text(const char *tool, char *buf, size_t cap);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif
