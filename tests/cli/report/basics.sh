@@ -34,8 +34,10 @@ check "the hottest row is first (spin)" \
     test "$(sed -n '/Self%/{n;p;q}' <<<"$OUT" | awk '{ print $4 }')" = spin
 run $REPORT --children "$TMP/tree.spl"
 read -r s t n < <(row main)
-check "--children: main is in every sample (total $t %), the leaf of none (self $s %)" \
-    test "${t:-0}" = 100.00 -a "${s:-1}" = 0.00
+# (Every sample but one in the loader or the exit, at most 0.5 %: one of
+# 1511 was, 99.93 %.)
+check "--children: main is in every sample but the start's and exit's (total $t %), the leaf of none (self $s %)" \
+    awk -v t="${t:-0}" -v s="${s:-1}" 'BEGIN { exit !(t >= 99.5 && s == 0) }'
 run $REPORT "$TMP/sym.spl"
 check "a named spool gives the same table" \
     test "$(row spin)" = "$(run $REPORT "$TMP/tree.spl"; row spin)"
@@ -46,7 +48,7 @@ check "--percent-limit 50: spin alone, the rest counted" \
     eval 'test "$(grep -cE "^ *[0-9]+\.[0-9]{2} +[0-9]+\.[0-9]{2} +[0-9]+  " <<<"$OUT")" -eq 1 && has "more under 50 %" "$OUT"'
 run $REPORT --children -n 3 --percent-limit 0 "$TMP/sym.spl"
 check "--children: by total share, -n 3 rows and the rest counted" \
-    eval 'test "$(sed -n "/Self%/{n;p;q}" <<<"$OUT" | awk "{ print \$2 }")" = 100.00 && has "past 3 rows" "$OUT"'
+    eval 'sed -n "/Self%/{n;p;q}" <<<"$OUT" | awk "{ exit !(\$2 >= 99.5) }" && has "past 3 rows" "$OUT"'
 run $REPORT --sort module "$TMP/sym.spl"
 check "--sort module: tree-O2's row" has "  tree-O2" "$OUT"
 # Every line fits the width: 80 by default off a terminal, or -w.
