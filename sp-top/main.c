@@ -290,7 +290,7 @@ show(struct live *l)
 	unsigned long long all = sp_recorder_counter(l->r, "samples");
 	int trows, cols, err;
 	size_t max = o->rows, i;
-	char win[64];
+	char win[64], rate[48];
 	const char *order = o->order == SP_TOP_SELF ? "self" :
 	    o->order == SP_TOP_TOTAL ? "total" : "threads";
 
@@ -310,10 +310,17 @@ show(struct live *l)
 		(void)snprintf(win, sizeof(win), "the last %u s", o->window);
 	else
 		(void)snprintf(win, sizeof(win), "since the start");
-	view_line(l, cols, "sp-top: %s, %s %u Hz, %s, by %s%s", l->what,
+	/* By a period (-c, or every event of a software count), not Hz. */
+	if (sp_recorder_period(l->r) != 0)
+		(void)snprintf(rate, sizeof(rate), "every %llu%s",
+		    sp_recorder_period(l->r), sp_recorder_event(l->r) != NULL &&
+		    strstr(sp_recorder_event(l->r), "-clock") != NULL ? " ns" :
+		    "");
+	else
+		(void)snprintf(rate, sizeof(rate), "%u Hz", o->t.ro.frequency);
+	view_line(l, cols, "sp-top: %s, %s %s, %s, by %s%s", l->what,
 	    sp_recorder_event(l->r) ? sp_recorder_event(l->r) : "-",
-	    o->t.ro.frequency, win, order,
-	    l->ended ? " (the targets exited)" : "");
+	    rate, win, order, l->ended ? " (the targets exited)" : "");
 	view_line(l, cols, "samples %llu (%.0f/s), lost %llu (%.1f %%), complete "
 	    "stacks %.1f %%", (unsigned long long)v.samples,
 	    v.seconds > 0 ? (double)v.samples / v.seconds : 0.0, lost,

@@ -398,6 +398,12 @@ sp_recorder_event(const struct sp_recorder *r)
 	return r->tg.wrote_recording ? r->ev.name : NULL;
 }
 
+unsigned long long
+sp_recorder_period(const struct sp_recorder *r)
+{
+	return r->o.period;
+}
+
 static void
 bundle_maps(void *val, void *ctx)
 {

@@ -177,4 +177,15 @@ for cols in 80 100; do
 	check "$cols columns: q ends it, exit 0" test "$(cat "$TMP/top.rc" 2>/dev/null)" = 0
 	tm kill-server 2>/dev/null
 done
+
+# -e and -c as sp-record's (perf top's): the header says the event and
+# its period; the rows count its samples; an old -c (--children) is told.
+run timeout 60 $TOP --batch -e page-faults -- $W/pagefaults 100
+check "-e page-faults: the header names it, every event a sample" \
+    grep -q "^sp-top: .*, page-faults every 1, " "$TMP/out"
+check "-e page-faults: touch has the faults" \
+    grep -qE "^ +(9[5-9]|100)\.[0-9] +[0-9.]+ +[0-9]+  touch  \[pagefaults\]" "$TMP/out"
+run $TOP -c -- true
+check "an old -c: exit 2, the new spelling said" \
+    eval 'test "$RC" -eq 2 && has "follow child processes with --children" "$ERR"'
 done_testing

@@ -320,6 +320,11 @@ const char *sp_recorder_jit_runtime(const struct sp_recorder *r);
  * one asked for (NULL before attach). */
 const char *sp_recorder_event(const struct sp_recorder *r);
 
+/* The sampling period in use, in events (nanoseconds of a clock): the
+ * one asked for, or 1 for a software event that counts (every event);
+ * 0 when a frequency decides. */
+unsigned long long sp_recorder_period(const struct sp_recorder *r);
+
 /* The events sp_recorder_opts.event knows, i from 0: 1 with *name and
  * *what (a few words) set, 0 past the last. */
 int sp_event_info(size_t i, const char **name, const char **what);
