@@ -162,10 +162,10 @@ unwinder_reason(const struct advice *a, char *buf, size_t cap)
 	unsigned long long fp = counter(a, "unwind_fp_end");
 
 	if (fp > 0 && fp >= depth)
-		(void)snprintf(buf, cap, "the kernel's frame-pointer walks "
-		    "(--call-graph fp) end in code that keeps no frame pointer "
-		    "(glibc's start code, libraries built without them); "
-		    "without --call-graph fp sp-record unwinds them by CFI");
+		(void)snprintf(buf, cap, "frame-pointer walks (--call-graph "
+		    "fp) are never counted whole: a function without a frame "
+		    "record is skipped unseen; without it sp-record unwinds "
+		    "by CFI");
 	else if (sw > none && sw > info && sw > bounds && sw > depth && sw > regs)
 		(void)snprintf(buf, cap, "at Go's stack switches (systemstack, "
 		    "mcall), where no frame-pointer chain led back to the "

@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "arch_int.h"
-#include "dwarf/cfi_int.h"
 #include "unwind/cfi_table_int.h"
 #include "unwind/walk_int.h"
 
@@ -131,29 +130,16 @@ spi_unwind_scan_step(const struct spi_walk *w, const struct spi_frame *cur,
 	return 0;
 }
 
-/* Whether the function at pc (module-relative in t) starts a stack: Go's
- * roots, or CFI that leaves the return address undefined. */
-static int
-stack_root(const struct sp_cfi_table *t, uint64_t pc)
-{
-	struct sp_cfi_row row;
-
-	if (spi_cfi_table_stack_end(t, pc) == SPI_END_ROOT)
-		return 1;
-	return spi_cfi_table_row(t, pc, &row) == 0 &&
-	    row.regs[SPI_DW_RA].kind == SP_RULE_UNDEF;
-}
-
 /*
  * chain[i..n) as return addresses, rewound, after ips[0..res->n), until
- * one is in no module (the walk's end) or max; res->complete where the
- * last is a stack's start.  roots_only: only Go's starts end it (a
- * splice); else any.  Returns how many were added.
+ * one is in no module (the walk's end) or max.  roots: where one is in a
+ * function where Go starts a stack, the walk is complete (a splice);
+ * else it never is.  Returns how many were added.
  */
 static size_t
 walk_chain(const struct sp_unwind_lookup *lk, const uint64_t *chain,
     size_t i, size_t n, uint64_t *ips, size_t max,
-    struct sp_unwind_result *res, int roots_only)
+    struct sp_unwind_result *res, int roots)
 {
 	const struct sp_cfi_table *t;
 	uint64_t bias, ra;
@@ -170,9 +156,8 @@ walk_chain(const struct sp_unwind_lookup *lk, const uint64_t *chain,
 		}
 		ips[res->n++] = ra - 1;
 		added++;
-		if (t != NULL && (roots_only ? spi_cfi_table_stack_end(t,
-		    ra - 1 - bias) == SPI_END_ROOT : stack_root(t,
-		    ra - 1 - bias))) {
+		if (roots && t != NULL && spi_cfi_table_stack_end(t,
+		    ra - 1 - bias) == SPI_END_ROOT) {
 			res->complete = 1;
 			res->error = SP_UNW_OK;
 			break;
@@ -215,6 +200,10 @@ spi_unwind_chain(const struct sp_unwind_lookup *lk, const uint64_t *chain,
 		res->error = n == 0 ? SP_UNW_NO_REGS : SP_UNW_DEPTH;
 		return;
 	}
+	/* Never complete: a function that keeps no frame record (a leaf,
+	 * code built without frame pointers) is skipped without a trace,
+	 * and the walk may still end at _start (arm64's tree-O2 in a VM:
+	 * _start;__libc_start_main;spin, its callers gone). */
 	ips[res->n++] = spi_arch_code_addr(chain[0]);
 	(void)walk_chain(lk, chain, 1, n, ips, max, res, 0);
 }

@@ -45,9 +45,8 @@ enum sp_unwind_error {
 	                      * the goroutine's stack, not in the copy, and the
 	                      * kernel's frame-pointer chain did not lead on */
 	SP_UNW_FP_END,       /* the kernel's frame-pointer walk (--call-graph
-	                      * fp) ended in a frame where no stack starts:
-	                      * code that keeps no frame pointer, or the
-	                      * kernel's depth limit */
+	                      * fp): never checked whole, as a function
+	                      * without a frame record is skipped silently */
 	SP_UNW_ERRORS_
 };
 
@@ -198,10 +197,9 @@ size_t spi_unwind_splice(const struct sp_unwind_lookup *lookup,
  * its user part (n addresses, the sampled pc first), into ips as
  * spi_unwind_dwarf stores them (return addresses rewound into the call).
  * It ends at an address in no module (the walk read a frame pointer that
- * was none), and is complete only where it ends in a function whose CFI
- * says a stack starts there (the return address undefined: _start,
- * clone) or where Go starts one (runtime.goexit); else SP_UNW_FP_END, or
- * SP_UNW_DEPTH at max.
+ * was none).  It is never complete (SP_UNW_FP_END, or SP_UNW_DEPTH at
+ * max): a function that keeps no frame record is skipped without a trace
+ * and the walk may still reach _start, so nothing says it is whole.
  */
 void spi_unwind_chain(const struct sp_unwind_lookup *lookup,
     const uint64_t *chain, size_t n, uint64_t *ips, size_t max,

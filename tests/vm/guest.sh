@@ -81,11 +81,12 @@ rec cmd -o $O/cmd.spl -- /w/tree 2000 cpu
 # Fixed intervals, as perf's: cycles where the guest has a PMU.
 rec fixed --no-jitter -o $O/fixed.spl -- /w/tree 500 cpu
 # A hardware event that counts (-e), recorded where the guest has a PMU
-# and refused by name where not; a software one everywhere.
-rec instr -e instructions -o $O/instr.spl -- /w/tree 500 cpu
+# and refused by name where not (cycles: qemu's TCG PMU counts
+# instructions only with -icount); a software one everywhere.
+rec instr -e cycles -o $O/instr.spl -- /w/tree 500 cpu
 rec faults -e page-faults -o $O/faults.spl -- /w/tree 300 cpu
-# The kernel's frame-pointer walks (--call-graph fp) of tree, built with
-# frame pointers.
+# The kernel's frame-pointer walks (--call-graph fp): never claimed
+# whole.
 rec fp --call-graph fp -o $O/fp.spl -- /w/tree 500 cpu
 
 # Through a signal frame: a handler that spins, interrupting wait_loop.

@@ -105,10 +105,11 @@ struct sp_recorder_opts {
 	unsigned long long period;
 	/* User stacks as the kernel walks them by frame pointers (perf
 	 * --call-graph fp): no stack copy and no unwinding, the cheapest
-	 * mode; whole only for code that keeps frame pointers (a walk ends
-	 * where one is missing, and is counted complete only where it ends
-	 * in a function whose CFI says a stack starts there: _start, clone,
-	 * Go's goexit). */
+	 * mode; whole only for code that keeps frame pointers.  A walk ends
+	 * where one is missing, and is never counted complete (it ends in
+	 * [truncated], counter unwind_fp_end): a function without a frame
+	 * record (a leaf) is skipped without a trace, and the walk may still
+	 * reach _start. */
 	int fp_chains;
 	/* The CPUs to sample on (perf's -C): events open on those only, so
 	 * a thread is sampled while it runs there.  NULL: every online CPU.
