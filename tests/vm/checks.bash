@@ -76,9 +76,16 @@ check_command() {
 	    test "$(counter "$G/cmd.spl" lost_events)" = 0
 	tree_split cmd "a command"
 	# The adaptive copy: tree's shallow stacks bring the copy down (on
-	# arm64 glibc's printf at the end may take it back up: 8 KiB).
-	check "a command: the stack copy came down to 4096 bytes ($(grep -o 'copies of.*' "$G/cmd.err"))" \
-	    grep -qE 'copies of 32768 bytes, (then 4096|4096 for a while)' "$G/cmd.err"
+	# arm64 glibc's printf at the end may take it back up: 8 KiB), after
+	# 1000 walks in a row that fit (SP_STACK_LEARN_WALKS): a starved
+	# guest may take fewer samples (652 under a host load of 5.3).
+	if [ "${n:-0}" -lt 1100 ] && starved; then
+		skip "a command: the stack copy came down to 4096 bytes" \
+		    "$n samples, too few for 1000 walks in a row: $(starved_why)"
+	else
+		check "a command: the stack copy came down to 4096 bytes ($(grep -o 'copies of.*' "$G/cmd.err"))" \
+		    grep -qE 'copies of 32768 bytes, (then 4096|4096 for a while)' "$G/cmd.err"
+	fi
 }
 
 # work_split NAME WHAT: the spool, symbolized here: the 3:2 split of work_a
@@ -148,7 +155,7 @@ check_event() {
 # a stack copy and claims no walk whole (arm64's gave
 # _start;__libc_start_main;spin, its callers skipped).
 check_counts() {
-	local pmu ev s t
+	local pmu ev s t e
 	pmu=$(grep -xE 'armv8_pmuv3[_0-9]*|cpu|cpu_core|cpu_atom' "$G/pmus" | tr '\n' ' ')
 	if [ -n "$pmu" ]; then
 		spool_ok instr "-e cycles"
@@ -166,9 +173,12 @@ check_counts() {
 	check "-e page-faults: every fault a sample, its weight 1" \
 	    test "$(counter "$G/faults.spl" event_count)" = "$(counter "$G/faults.spl" samples)"
 	spool_ok fp "--call-graph fp"
+	# (A sample in the exec has the kernel's stack alone, whole:
+	# exec_samples; one without a user chain is empty.)
 	s=$(counter "$G/fp.spl" samples) t=$(counter "$G/fp.spl" truncated_stacks)
-	check "--call-graph fp: no walk claimed whole ($t of $s truncated)" \
-	    test "${s:-0}" -gt 0 -a "${t:-0}" = "${s:-0}"
+	e=$(( $(counter "$G/fp.spl" exec_samples) + $(counter "$G/fp.spl" empty_stacks) ))
+	check "--call-graph fp: no walk claimed whole ($t of $s truncated, $e in the exec or empty)" \
+	    test "${s:-0}" -gt 0 -a "$((${t:-0} + e))" -ge "${s:-0}"
 	check "--call-graph fp: no stack copies" \
 	    test "$($DUMP --json "$G/fp.spl" | grep -o '"stack_bytes":[0-9]*' | head -1)" = '"stack_bytes":0'
 }
