@@ -750,25 +750,26 @@ start_recording(struct opts *o, struct sp_recorder **r, struct sp_writer **w,
 	size_t i;
 	int rc;
 
-	spi_tool_rec_header(&o->t.ro, &h);
+	spi_tool_rec_header(&h);
 	if (atexit(drop_output) != 0)
 		errx(1, "atexit failed");
 	if ((rc = sp_output_spool(&out, o->out, &out_fd, &diag)) < 0)
 		errx(rc == -SP_EUSAGE ? 2 : 1, "%s", diag.msg);
-	/* The header at once: a full disk or a closed pipe is found before
-	 * any target is stopped. */
 	if (sp_writer_new(out_fd, &h, w) < 0)
 		errx(1, "out of memory");
-	if ((rc = sp_writer_flush(*w)) < 0)
-		start_failed(o, rc);
 	if (o->bundle != NULL && sp_bundle_open(o->bundle, o->bundle_binaries,
 	    &o->t.ro.bundle, &diag) < 0)
 		errx(1, "%s", diag.msg);
 	memset(&diag, 0, sizeof(diag));
+	/* Before the header goes out: the recorder sets its interval. */
 	rc = sp_recorder_new(*w, &o->t.ro, r, &diag);
 	if (rc)
 		errx(sp_error_kind(rc) == SP_KIND_INVALID ||
 		    sp_error_kind(rc) == SP_KIND_FREQUENCY ? 2 : 1, "%s", diag.msg);
+	/* The header at once: a full disk or a closed pipe is found before
+	 * any target is stopped. */
+	if ((rc = sp_writer_flush(*w)) < 0)
+		start_failed(o, rc);
 	/* --delay: the events open disabled; record() turns them on. */
 	if (o->delay_ms > 0)
 		(void)sp_recorder_enable(*r, 0); /* none open yet: 0 */

@@ -313,11 +313,11 @@ show(struct live *l)
 	/* By a period (-c, or every event of a software count), not Hz. */
 	if (sp_recorder_period(l->r) != 0)
 		(void)snprintf(rate, sizeof(rate), "every %llu%s",
-		    sp_recorder_period(l->r), sp_recorder_event(l->r) != NULL &&
-		    strstr(sp_recorder_event(l->r), "-clock") != NULL ? " ns" :
-		    "");
+		    sp_recorder_period(l->r), sp_recorder_counts_time(l->r) ?
+		    " ns" : "");
 	else
-		(void)snprintf(rate, sizeof(rate), "%u Hz", o->t.ro.frequency);
+		(void)snprintf(rate, sizeof(rate), "%u Hz",
+		    sp_recorder_frequency(l->r));
 	view_line(l, cols, "sp-top: %s, %s %s, %s, by %s%s", l->what,
 	    sp_recorder_event(l->r) ? sp_recorder_event(l->r) : "-",
 	    rate, win, order, l->ended ? " (the targets exited)" : "");
@@ -588,20 +588,20 @@ start(struct live *l, int *fd)
 	if (atexit(drop_output) != 0)
 		errx(1, "atexit failed");
 	*fd = open_spool(o, path, sizeof(path));
-	spi_tool_rec_header(&o->t.ro, &h);
+	spi_tool_rec_header(&h);
 	if (sp_writer_new(*fd, &h, &l->w) < 0)
 		errx(1, "out of memory");
-	if ((rc = sp_writer_flush(l->w)) < 0)
-		errx(1, "%s: %s", path, sp_strerror(rc));
-	if ((rc = sp_tail_open(path, &l->tail)) < 0)
-		errx(1, "%s: %s", path, sp_strerror(rc));
 	if (o->out == NULL)
 		(void)unlink(path);
 	memset(&diag, 0, sizeof(diag));
+	/* Before the header goes out: the recorder sets its interval. */
 	if ((rc = sp_recorder_new(l->w, &o->t.ro, &l->r, &diag)) < 0)
 		errx(sp_error_kind(rc) == SP_KIND_INVALID ||
 		    sp_error_kind(rc) == SP_KIND_FREQUENCY ? 2 : 1, "%s",
 		    diag.msg);
+	/* Its own reader of the file, which has no name without -o. */
+	if ((rc = sp_recorder_tail(l->r, &l->tail, &diag)) < 0)
+		errx(1, "%s: %s", path, diag.msg);
 	for (i = 0; i < o->t.npids; i++)
 		if (sp_recorder_attach(l->r, (pid_t)o->t.pids[i], &diag) != 0)
 			errx(1, "%s", diag.msg);

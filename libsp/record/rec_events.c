@@ -490,27 +490,31 @@ open_switches(struct rec_events *e, uint32_t tid, int i)
 	/* Ids count events opened since boot: 2^32 is far. */
 	if (id > UINT32_MAX)
 		return -EOVERFLOW;
+	e->v[e->n - 1].id = (uint32_t)id;
 	return spi_imap_put(&e->switch_ids, (uint32_t)id, &e->switch_ids);
 }
 
+/* One thread's events: all of them, or (closed again) none. */
 int
 spi_events_open(struct rec_events *e, uint32_t tid, int both)
 {
-	int i, err;
+	size_t from = e->n;
+	int i, err = 0;
 
 	if (e->n == 0 && (!e->enabled || both))
 		split_sideband(e);
-	for (i = 0; i < e->nr_cpus; i++) {
-		if ((err = open_sampler(e, tid, i, 0)) != 0)
-			return err;
-		if (both && (err = open_sampler(e, tid, i, 1)) != 0)
-			return err;
-		if (e->sideband && (err = open_sideband(e, tid, i)) != 0)
-			return err;
-		if (e->off_cpu && (err = open_switches(e, tid, i)) != 0)
-			return err;
+	for (i = 0; i < e->nr_cpus && err == 0; i++) {
+		err = open_sampler(e, tid, i, 0);
+		if (err == 0 && both)
+			err = open_sampler(e, tid, i, 1);
+		if (err == 0 && e->sideband)
+			err = open_sideband(e, tid, i);
+		if (err == 0 && e->off_cpu)
+			err = open_switches(e, tid, i);
 	}
-	return 0;
+	if (err)
+		spi_events_close_from(e, from);
+	return err;
 }
 
 /*
@@ -541,19 +545,23 @@ spi_events_switch(struct rec_events *e)
 	return err;
 }
 
-void
-spi_events_drop_small(struct rec_events *e)
+/*
+ * Closes the events drop says to (by index), then indexes the others
+ * again: each tid's first event, the sampling and context-switch ids.
+ * The maps had room for as many keys, so putting them back cannot fail.
+ */
+static void
+retain(struct rec_events *e, int (*drop)(const struct rec_events *, size_t,
+    size_t), size_t arg)
 {
 	size_t i, n = 0;
 
 	for (i = 0; i < e->n; i++)
-		if (e->v[i].small)
+		if (drop(e, i, arg))
 			(void)close(e->v[i].fd);
 		else
 			e->v[n++] = e->v[i];
 	e->n = n;
-	/* The indexes moved: each tid's first is found again, and the
-	 * map had room for as many keys. */
 	spi_imap_fini(&e->first);
 	for (i = n; i-- > 0;)
 		(void)spi_imap_put(&e->first, e->v[i].tid, index_value(i));
@@ -564,6 +572,56 @@ spi_events_drop_small(struct rec_events *e)
 				(void)spi_imap_put(&e->sampler_ids,
 				    e->v[i].id, index_value(i));
 	}
+	if (e->off_cpu) {
+		spi_imap_fini(&e->switch_ids);
+		for (i = 0; i < n; i++)
+			if (e->v[i].off_cpu)
+				(void)spi_imap_put(&e->switch_ids, e->v[i].id,
+				    &e->switch_ids);
+	}
+}
+
+static int
+is_small(const struct rec_events *e, size_t i, size_t unused)
+{
+	(void)unused;
+	return e->v[i].small;
+}
+
+void
+spi_events_drop_small(struct rec_events *e)
+{
+	retain(e, is_small, 0);
+}
+
+static int
+from_index(const struct rec_events *e, size_t i, size_t from)
+{
+	(void)e;
+	return i >= from;
+}
+
+/*
+ * A ring lives on the descriptor of the first event of its CPU: one of
+ * the events closed here takes its ring with it (unmapped, out of the
+ * epoll set), and the next event opened on that CPU maps a new one.
+ * Records still in it are of the events closed: a failed attach's.
+ */
+void
+spi_events_close_from(struct rec_events *e, size_t from)
+{
+	size_t i;
+	int k;
+
+	for (k = 0; k < e->nr_cpus; k++)
+		for (i = from; i < e->n && e->rings[k].base != NULL; i++)
+			if (e->v[i].fd == e->rings[k].fd) {
+				(void)epoll_ctl(e->epfd, EPOLL_CTL_DEL,
+				    e->rings[k].fd, NULL);
+				spi_ring_unmap(&e->rings[k]);
+				e->rings[k].fd = -1;
+			}
+	retain(e, from_index, from);
 }
 
 void

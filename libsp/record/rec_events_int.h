@@ -141,6 +141,10 @@ int spi_events_open(struct rec_events *e, uint32_t tid, int both);
 int spi_events_switch(struct rec_events *e);
 /* Closes the small copy's events: the default copy is in use for good. */
 void spi_events_drop_small(struct rec_events *e);
+/* Closes the events opened since there were from of them (an attach
+ * that failed), with a ring one of them holds: a later event of that CPU
+ * maps it anew. */
+void spi_events_close_from(struct rec_events *e, size_t from);
 /* Turns every event off, the side-band ones too: the end. */
 void spi_events_stop(struct rec_events *e);
 /* Closes every event and unmaps the rings. */

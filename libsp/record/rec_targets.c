@@ -142,15 +142,22 @@ followed(struct sp_recorder *r, pid_t pid)
 /*
  * Undoes add_target after an attach that failed: pid is no target and,
  * unless it was followed before, no process alive of the recording
- * (sp_recorder_live), so that a caller's loop on it ends.  Its events
- * that did open stay, as a process's that exited: their samples count
- * as untracked.
+ * (sp_recorder_live), so that a caller's loop on it ends.  The events
+ * the attach opened (those from index first_event) are closed and their
+ * threads uncovered: left open, they would sample a process no one
+ * follows (untracked samples) and hold descriptors (often what it ran
+ * out of), and a later attach of pid would skip its threads.
  */
 static void
-drop_target(struct sp_recorder *r, uint32_t pid, int was_followed)
+drop_target(struct sp_recorder *r, uint32_t pid, int was_followed,
+    size_t first_event)
 {
 	struct rec_proc *p = spi_rec_proc_get(r, pid, 0);
 	size_t i;
+
+	for (i = first_event; i < r->ev.n; i++)
+		(void)spi_imap_del(&r->tg.covered, r->ev.v[i].tid);
+	spi_events_close_from(&r->ev, first_event);
 
 	for (i = 0; i < r->tg.n; i++)
 		if (r->tg.pids[i] == pid) {
@@ -452,6 +459,7 @@ sp_recorder_attach(struct sp_recorder *r, pid_t pid, struct sp_diag *diag)
 	struct rec_proc *p;
 	char exe[32];
 	int stopped = 0, opened = 0, maps_err = 0, was_followed, err;
+	size_t first_event = r->ev.n;
 
 	if (pid <= 0)
 		return bad_pid(pid, diag);
@@ -494,7 +502,7 @@ sp_recorder_attach(struct sp_recorder *r, pid_t pid, struct sp_diag *diag)
 	if (stopped)
 		(void)kill(pid, SIGCONT);
 	if (err)
-		drop_target(r, (uint32_t)pid, was_followed);
+		drop_target(r, (uint32_t)pid, was_followed, first_event);
 	if (maps_err)
 		return maps_error(err, (uint32_t)pid, diag);
 	/* It was there a moment ago: a zombie, or it exited meanwhile. */
@@ -511,6 +519,7 @@ sp_recorder_attach_exec(struct sp_recorder *r, pid_t pid,
     struct sp_diag *diag)
 {
 	siginfo_t si;
+	size_t first_event = r->ev.n;
 	int was_followed, err;
 
 	if (pid <= 0)
@@ -543,7 +552,7 @@ sp_recorder_attach_exec(struct sp_recorder *r, pid_t pid,
 	}
 	r->ev.at_exec = 0;
 	if (err)
-		drop_target(r, (uint32_t)pid, was_followed);
+		drop_target(r, (uint32_t)pid, was_followed, first_event);
 	return err ? open_error(r, err, (uint32_t)pid, diag) : 0;
 }
 

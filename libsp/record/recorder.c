@@ -15,6 +15,7 @@
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/vfs.h>
 #include <sys/wait.h>
@@ -26,6 +27,7 @@
 #include "common/procfs_int.h"
 #include "elf/elf_int.h"
 #include "recorder_int.h"
+#include "spool/live_int.h"
 #include "sp/common/process.h"
 #include "unwind/cfi_table_int.h"
 
@@ -122,6 +124,37 @@ check_event(struct sp_recorder *r, struct rec_evsel *sel, struct sp_diag *diag)
 	return 0;
 }
 
+long
+sp_max_sample_rate(void)
+{
+	long v;
+	int err = spi_read_long("/proc/sys/kernel/perf_event_max_sample_rate",
+	    &v);
+
+	if (err < 0)
+		return err;
+	/* 0 or a rate past what a frequency can say is no limit to use. */
+	if (v <= 0 || (unsigned long)v >= SP_FREQ_MAX)
+		return -ERANGE;
+	return v;
+}
+
+/*
+ * The nominal interval of one thread's samples, in microseconds, for the
+ * header: of a clock by its period or its rate; an event that counts
+ * (faults, cycles asked for) has none in time (0, "unknown").
+ */
+static uint32_t
+interval_us(const struct sp_recorder *r)
+{
+	if (r->ev.counts)
+		return 0;
+	if (r->o.period != 0)
+		return r->o.period / 1000 >= UINT32_MAX ? UINT32_MAX :
+		    r->o.period < 1000 ? 1 : (uint32_t)(r->o.period / 1000);
+	return 1000000u / r->o.frequency;
+}
+
 /* The options resolved and checked, the parts made: 0 or an error that
  * diag explains.  sp_recorder_free undoes a half-made recorder. */
 static int
@@ -159,8 +192,10 @@ make(struct sp_recorder *r, struct sp_diag *diag)
 	    spi_kernel_at_least(u.release, 4, 17) != 0;
 	if (r->o.max_frames == 0)
 		r->o.max_frames = SP_FRAMES_MAX_DEFAULT;
-	if (spi_read_long("/proc/sys/kernel/perf_event_max_sample_rate",
-	    &max_rate) == 0 && r->o.frequency == SP_FREQ_MAX && max_rate > 0)
+	max_rate = sp_max_sample_rate();
+	if (max_rate < 0)
+		max_rate = 0;
+	else if (r->o.frequency == SP_FREQ_MAX)
 		r->o.frequency = (unsigned)max_rate;
 	if (r->o.frequency == SP_FREQ_MAX)
 		return sp_diag_set(diag, 0, -SP_EUSAGE, "-F max: cannot read "
@@ -242,6 +277,10 @@ sp_recorder_new(struct sp_writer *w, const struct sp_recorder_opts *o,
 	/* rec_thread keeps each thread's id while the thread lives; threads
 	 * come and go, so the writer need not remember them. */
 	(void)sp_writer_no_intern(w, SP_REC_THREAD);
+	/* Only the recorder knows the rate (SP_FREQ_MAX is the kernel's)
+	 * and what the event counts: it says so in the header, unless the
+	 * caller flushed it already (then RECORDING alone says it). */
+	(void)spi_writer_interval(w, interval_us(r));
 	*out = r;
 	return 0;
 }
@@ -402,6 +441,92 @@ unsigned long long
 sp_recorder_period(const struct sp_recorder *r)
 {
 	return r->o.period;
+}
+
+int
+sp_recorder_counts_time(const struct sp_recorder *r)
+{
+	return !r->ev.counts;
+}
+
+unsigned
+sp_recorder_frequency(const struct sp_recorder *r)
+{
+	return r->o.period != 0 ? 0 : r->o.frequency;
+}
+
+int
+sp_recorder_process_alive(const struct sp_recorder *r, pid_t pid)
+{
+	const struct rec_proc *p;
+	uint64_t start;
+	pid_t ppid;
+	char state;
+	int err;
+
+	if (pid <= 0)
+		return -SP_EUSAGE;
+	p = spi_imap_get(&r->procs, (uint32_t)pid);
+	/* Seen exiting: out of the table, or (the whole system) kept a
+	 * while with its exit time. */
+	if (p == NULL || !p->tracked || p->exited != 0)
+		return 0;
+	/* Its exit may not be drained yet, or was lost: /proc says whether
+	 * it runs still (a zombie runs no more), and whether it is the same
+	 * process (another may have its pid since). */
+	err = spi_proc_stat(pid, &state, &ppid);
+	if (err == -ENOENT || err == -ESRCH)
+		return 0;
+	if (err < 0)
+		return err;
+	if (state == 'Z' || state == 'X')
+		return 0;
+	if (p->start_time != 0 && spi_rec_start_time((uint32_t)pid, 0,
+	    &start) == 0 && start != p->start_time)
+		return 0;
+	return 1;
+}
+
+/*
+ * The writer's file, opened again for reading (/proc/self/fd: a file
+ * of its own position, and one with no name, O_TMPFILE or unlinked,
+ * reopens too), and a second descriptor of the writer's to release
+ * blocks through, which needs write access the reading one lacks.
+ */
+int
+sp_recorder_tail(struct sp_recorder *r, struct sp_tail **out,
+    struct sp_diag *diag)
+{
+	int wfd = spi_writer_fd(r->ctx.w), fd, punch, err;
+	char path[64];
+	struct stat st;
+
+	*out = NULL;
+	if ((err = sp_recorder_flush(r)) < 0)
+		return sp_diag_set(diag, 0, err, "flushing the spool (fd %d): "
+		    "%s", wfd, sp_strerror(err));
+	if (fstat(wfd, &st) != 0)
+		return sp_diag_set(diag, 0, -errno, "the spool's fd %d: %s",
+		    wfd, sp_strerror(-errno));
+	if (!S_ISREG(st.st_mode))
+		return sp_diag_set(diag, 0, -SP_EUSAGE, "the spool's fd %d is "
+		    "not a regular file (a pipe or socket is read once, by "
+		    "its reader): write the spool to a file, O_TMPFILE if it "
+		    "needs no name, to tail it in this process", wfd);
+	(void)snprintf(path, sizeof(path), "/proc/self/fd/%d", wfd);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return sp_diag_set(diag, 0, -errno, "reopening the spool "
+		    "(%s) for reading: %s; is /proc mounted?", path,
+		    sp_strerror(-errno));
+	if ((punch = fcntl(wfd, F_DUPFD_CLOEXEC, 0)) < 0) {
+		err = -errno;
+		(void)close(fd);
+		return sp_diag_set(diag, 0, err, "the spool's fd %d: dup: %s",
+		    wfd, sp_strerror(err));
+	}
+	if ((err = spi_tail_fd(fd, punch, out)) < 0)
+		return sp_diag_set(diag, 0, err, "out of memory");
+	return 0;
 }
 
 static void

@@ -3,14 +3,20 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "live_int.h"
+#include "sp/common/error.h"
 #include "sp/spool/tail.h"
 #include "stream_int.h"
 
 struct sp_tail {
 	struct sp_stream s;
 	int fd;
+	int punch_fd;         /* the recorder's tail: its writer's file,
+	                       * to release what was consumed; -1 */
+	off_t punched;        /* released up to here */
 	struct sp_tail_events ev;
 	struct sp_python python[SP_TAIL_EVENTS_MAX];
 	struct sp_proc procs[SP_TAIL_EVENTS_MAX];
@@ -36,21 +42,21 @@ keep_event(struct sp_tail *t, const struct sp_record *r)
 }
 
 int
-sp_tail_open(const char *path, struct sp_tail **out)
+spi_tail_fd(int fd, int punch_fd, struct sp_tail **out)
 {
 	struct sp_tail *t;
 	int err;
 
 	*out = NULL;
 	t = calloc(1, sizeof(*t));
-	if (t == NULL)
+	if (t == NULL) {
+		(void)close(fd);
+		if (punch_fd >= 0)
+			(void)close(punch_fd);
 		return -ENOMEM;
-	t->fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (t->fd < 0) {
-		err = -errno;
-		free(t);
-		return err;
 	}
+	t->fd = fd;
+	t->punch_fd = punch_fd;
 	err = spi_stream_init(&t->s, t->fd, NULL, 0);
 	if (err < 0) {
 		sp_tail_free(t);
@@ -58,6 +64,46 @@ sp_tail_open(const char *path, struct sp_tail **out)
 	}
 	t->s.follow = 1;
 	*out = t;
+	return 0;
+}
+
+int
+sp_tail_open(const char *path, struct sp_tail **out)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	*out = NULL;
+	if (fd < 0)
+		return -errno;
+	return spi_tail_fd(fd, -1, out);
+}
+
+/*
+ * The blocks from the first after the header's to the last that only
+ * records already consumed fill: the header stays, so the file still
+ * says what it is, and the tail reads on from its own offset.
+ */
+int
+sp_tail_discard_consumed(struct sp_tail *t)
+{
+	struct stat st;
+	off_t blk, from, to;
+
+	if (t->punch_fd < 0)
+		return -SP_EUSAGE;
+	if (fstat(t->punch_fd, &st) != 0)
+		return -errno;
+	blk = st.st_blksize > 0 ? (off_t)st.st_blksize : 4096;
+	from = ((off_t)SP_HEADER_MAX + blk - 1) / blk * blk;
+	to = (off_t)t->s.offset / blk * blk;
+	if (to <= from || to <= t->punched)
+		return 0;
+	if (t->punched > from)
+		from = t->punched;
+	if (fallocate(t->punch_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+	    from, to - from) != 0)
+		return errno == ENOSYS ? -EOPNOTSUPP : -errno;
+	t->punched = to;
 	return 0;
 }
 
@@ -121,5 +167,7 @@ sp_tail_free(struct sp_tail *t)
 	spi_stream_fini(&t->s);
 	if (t->fd >= 0)
 		(void)close(t->fd);
+	if (t->punch_fd >= 0)
+		(void)close(t->punch_fd);
 	free(t);
 }

@@ -10,6 +10,7 @@
 #include "codec_int.h"
 #include "common/intern_int.h"
 #include "defs_int.h"
+#include "live_int.h"
 #include "sp/spool/writer.h"
 
 #define FLUSH_AT ((size_t)64 * 1024)
@@ -66,6 +67,25 @@ sp_writer_new(int fd, const struct sp_header *h, struct sp_writer **out)
 	}
 	*out = w;
 	return 0;
+}
+
+int
+spi_writer_interval(struct sp_writer *w, uint32_t interval_us)
+{
+	struct sp_header h;
+
+	if (w->flushed != 0 || w->out.len < SP_HEADER_LEN ||
+	    sp_header_decode(w->out.p, SP_HEADER_LEN, &h, NULL) != 0)
+		return -EALREADY;
+	h.sample_interval_us = interval_us;
+	sp_header_encode(&h, w->out.p);
+	return 0;
+}
+
+int
+spi_writer_fd(const struct sp_writer *w)
+{
+	return w->fd;
 }
 
 void

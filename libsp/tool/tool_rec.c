@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* The recording options sp-record and sp-top share, parsed once: the rate
- * resolved before the spool's header is written, and the advice printed
- * as both tools print it. */
+/* The recording options sp-record and sp-top share, parsed once, and the
+ * advice printed as both tools print it.  What they mean (the rate of
+ * -F max, the interval the header says) is the recorder's to resolve. */
 #include <err.h>
 #include <errno.h>
 #include <stdio.h>
@@ -9,8 +9,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common/procfs_int.h"
-#include "record/rec_evsel_int.h"
 #include "sp/record/recorder.h"
 #include "sp/spool/spool.h"
 #include "sp/tool/tool.h"
@@ -172,30 +170,10 @@ spi_tool_rec_args(struct sp_tool_rec_opts *t, int argc, char **argv)
 }
 
 void
-spi_tool_rec_header(struct sp_recorder_opts *ro, struct sp_header *h)
+spi_tool_rec_header(struct sp_header *h)
 {
-	long max_rate;
-	struct rec_evsel sel;
-	char why[512];
-
-	if (ro->frequency == 0)
-		ro->frequency = SP_FREQ_DEFAULT;
-	if (ro->frequency == SP_FREQ_MAX && spi_read_long(
-	    "/proc/sys/kernel/perf_event_max_sample_rate", &max_rate) == 0 &&
-	    max_rate > 0 && (unsigned long)max_rate < SP_FREQ_MAX)
-		ro->frequency = (unsigned)max_rate;
 	if (sp_header_init_host(h) < 0)
 		err(1, "reading host facts");
-	/* The RECORDING record says ro->frequency: the header the same rate
-	 * (0, "unknown", only while -F max is unresolved).  A period of a
-	 * clock is its interval; an event that counts has none in time. */
-	if (ro->frequency != SP_FREQ_MAX)
-		h->sample_interval_us = 1000000u / ro->frequency;
-	if (spi_evsel_parse(ro->event, &sel, why, sizeof(why)) == 0 &&
-	    !sel.clock)
-		h->sample_interval_us = 0;
-	else if (ro->period != 0)
-		h->sample_interval_us = (uint32_t)(ro->period / 1000);
 }
 
 void

@@ -10,9 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common/procfs_int.h"
 #include "record/recorder_int.h"
-#include "sp/tool/tool.h"
 
 static struct sp_writer *w;
 static int fd = -1;
@@ -194,32 +192,6 @@ Test(advice, writes_at_most_max_and_counts_them_all)
 	cr_assert_eq(a[0].kind, SP_ADVICE_COST);
 	cr_assert_eq(a[1].kind, 0, "past max nothing is written");
 	done(r);
-}
-
-/* The header's interval is the recorder's rate: -F max is resolved
- * before the header is written (sp-dump showed "sample interval 0 us"
- * next to "100000 Hz"), and 0 is SP_FREQ_DEFAULT in both. */
-Test(rate, the_header_and_the_recorder_state_one_rate)
-{
-	struct sp_recorder_opts ro = { .frequency = SP_FREQ_MAX };
-	struct sp_recorder *r;
-	struct sp_header h;
-	long max;
-
-	if (spi_read_long("/proc/sys/kernel/perf_event_max_sample_rate",
-	    &max) < 0 || max <= 0)
-		cr_skip_test("perf_event_max_sample_rate cannot be read");
-	spi_tool_rec_header(&ro, &h);
-	cr_assert_eq(ro.frequency, (unsigned)max);
-	cr_assert_eq(h.sample_interval_us, 1000000u / (unsigned)max);
-	r = recorder(&ro);
-	cr_assert_eq(r->o.frequency, ro.frequency, "RECORDING says %u Hz",
-	    r->o.frequency);
-	done(r);
-	ro.frequency = 0;
-	spi_tool_rec_header(&ro, &h);
-	cr_assert_eq(ro.frequency, SP_FREQ_DEFAULT);
-	cr_assert_eq(h.sample_interval_us, 1000000u / SP_FREQ_DEFAULT);
 }
 
 /* A JIT's cut walks: the runtime's option when it is off; when its

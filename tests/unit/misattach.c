@@ -4,13 +4,17 @@
  * (0, a negative pid, pid 1 or the caller itself at exec) or one that
  * cannot be attached (a zombie): each fails with an error of the right
  * kind, and the recorder is left with no live target, so that a
- * `while (sp_recorder_live(r))` loop ends.  Public headers only.
+ * `while (sp_recorder_live(r))` loop ends, and none of the events the
+ * attach opened.  Public headers only.
  */
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -90,6 +94,140 @@ Test(misattach, a_zombie_fails_to_attach_and_is_not_left_live)
 	cr_assert_neq(err, 0, "a zombie has no thread to sample");
 	cr_assert_null(strstr(diag.msg, "sp-record"), "%s", diag.msg);
 	nothing_live(&l);
+	cr_assert_eq(waitpid(pid, NULL, 0), pid);
+	live_end(&l);
+}
+
+/* The perf events this process holds open: descriptors that readlink
+ * names anon_inode:[perf_event]. */
+static size_t
+perf_fds(void)
+{
+	char path[64], link[64];
+	size_t n = 0;
+	ssize_t len;
+	int fd;
+
+	for (fd = 0; fd < 4096; fd++) {
+		(void)snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		len = readlink(path, link, sizeof(link) - 1);
+		if (len < 0)
+			continue;
+		link[len] = '\0';
+		if (strcmp(link, "anon_inode:[perf_event]") == 0)
+			n++;
+	}
+	return n;
+}
+
+/* The highest descriptor open now. */
+static int
+highest_fd(void)
+{
+	char path[64];
+	int fd, top = 0;
+
+	for (fd = 0; fd < 4096; fd++) {
+		(void)snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		if (access(path, F_OK) == 0)
+			top = fd;
+	}
+	return top;
+}
+
+static void *
+idle_thread(void *arg)
+{
+	(void)arg;
+	for (;;)
+		(void)pause();
+	return NULL;
+}
+
+/* A child with nthreads threads besides its main one, all idle; it dies
+ * with the test (a minute's alarm at most). */
+static pid_t
+threaded_child(int nthreads)
+{
+	char path[64];
+	pid_t pid = fork();
+	int i, tries;
+
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		pthread_t t;
+
+		(void)alarm(60);
+		for (i = 0; i < nthreads; i++)
+			if (pthread_create(&t, NULL, idle_thread, NULL) != 0)
+				_exit(1);
+		for (;;)
+			(void)pause();
+	}
+	for (tries = 0; tries < 5000; tries++) {
+		DIR *d;
+		struct dirent *de;
+		int n = 0;
+
+		(void)snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+		if ((d = opendir(path)) == NULL)
+			break;
+		while ((de = readdir(d)) != NULL)
+			n += de->d_name[0] != '.';
+		(void)closedir(d);
+		if (n == nthreads + 1)
+			return pid;
+		(void)usleep(1000);
+	}
+	(void)kill(pid, SIGKILL);
+	(void)waitpid(pid, NULL, 0);
+	cr_assert_fail("the child did not start its %d threads", nthreads);
+	return -1;
+}
+
+/*
+ * An attach that runs out of descriptors part way through the threads of
+ * its target leaves none of the events it opened: the recorder holds as
+ * many perf events as before, and the same process attaches once the
+ * limit is raised (its threads were not left marked as covered).
+ */
+Test(misattach, a_failed_attach_closes_the_events_it_opened)
+{
+	struct sp_recorder_opts o = { .stack_bytes = 8192 };
+	struct sp_diag diag = { 0 };
+	struct rlimit old, low;
+	struct live l;
+	size_t before;
+	pid_t pid;
+	int err;
+
+	live_start(&l, &o);
+	pid = threaded_child(8);
+	before = perf_fds();
+	cr_assert_eq(getrlimit(RLIMIT_NOFILE, &old), 0);
+	/* Room for a few events: with -s, one a thread and CPU, so the
+	 * first thread's or the second's run out part way. */
+	low = old;
+	low.rlim_cur = (rlim_t)highest_fd() + 4;
+	cr_assert_eq(setrlimit(RLIMIT_NOFILE, &low), 0);
+	err = sp_recorder_attach(l.r, pid, &diag);
+	cr_assert_eq(setrlimit(RLIMIT_NOFILE, &old), 0);
+	if (err == -EACCES || err == -EPERM || err == -ENOENT) {
+		(void)kill(pid, SIGKILL);
+		(void)waitpid(pid, NULL, 0);
+		cr_skip_test("perf events refused here: %s", diag.msg);
+	}
+	cr_assert_eq(err, -EMFILE, "attach with few descriptors: %d (%s)",
+	    err, diag.msg);
+	cr_assert_eq(perf_fds(), before, "perf events left open by the "
+	    "failed attach: %zu, %zu before", perf_fds(), before);
+	nothing_live(&l);
+	err = sp_recorder_attach(l.r, pid, &diag);
+	cr_assert_eq(err, 0, "attaching again: %s", diag.msg);
+	cr_assert_eq(sp_recorder_live(l.r), 1);
+	cr_assert_gt(perf_fds(), before);
+	record_for(&l, 0.1);
+	(void)kill(pid, SIGKILL);
 	cr_assert_eq(waitpid(pid, NULL, 0), pid);
 	live_end(&l);
 }

@@ -201,6 +201,13 @@ run $DUMP --check "$TMP/ex.spl"
 check "and sp-dump --check finds its spool finished" has "finished" "$OUT"
 check "with samples" test "${n:-0}" -gt 0
 
+# inproc: a spool in a file with no name, read back in process by the
+# recorder's own tail, which gives back the blocks it read.
+run "$TMP/ex/inproc" "$TMP" $W/tree-O2 300
+ni=$(sed -n 's/^\([0-9]*\) samples read in process.*/\1/p' <<<"$OUT")
+check "examples/inproc: exit 0, ${ni:-no} samples read back in process ($OUT $ERR)" \
+    eval 'test "$RC" -eq 0 && test "${ni:-0}" -gt 0'
+
 # attach: the same by hand with the process helpers (launched suspended,
 # attached at its exec, released), its exit seen through a pidfd.
 run "$TMP/ex/attach" "$TMP/ex-attach.spl" $W/tree-O2 300

@@ -151,8 +151,22 @@ struct sp_recorder_opts {
 struct sp_recorder;
 
 /*
+ * Threads: a recorder is one thread's at a time: every call on it,
+ * sp_recorder_counters and the other readers of its state too, from one
+ * thread, or with the caller's lock around each.  It starts no thread of
+ * its own.  Its writer is its own while it records: put nothing else
+ * into w meanwhile.  A tail (sp_recorder_tail) may be read in another
+ * thread: it shares nothing with r but the file.
+ */
+
+/*
  * Creates a recorder that will write to w (still the caller's).  Checks
  * the frequency against /proc/sys/kernel/perf_event_max_sample_rate.
+ * The header's sample_interval_us is the recorder's to fill: while w has
+ * not flushed yet (create w, then the recorder, then flush), it is set
+ * to the interval of the rate in use (SP_FREQ_MAX resolved), of a clock's
+ * period (-c), or 0 for an event that counts; a header flushed before
+ * keeps the caller's, and the RECORDING record says the rate either way.
  * Returns 0; -SP_EUSAGE for an option out of range (diag says which and
  * the permitted range); -SP_EFREQ for a rate above the kernel's limit
  * (diag->requested and diag->permitted give both); -ENOMEM.  On failure
@@ -325,6 +339,57 @@ const char *sp_recorder_event(const struct sp_recorder *r);
  * one asked for, or 1 for a software event that counts (every event);
  * 0 when a frequency decides. */
 unsigned long long sp_recorder_period(const struct sp_recorder *r);
+
+/* 1 when the event counts time (a clock: the period is nanoseconds, a
+ * sample weighs its interval), 0 when it counts events (faults, cycles
+ * asked for: the period is events, sp_sample.weight their number). */
+int sp_recorder_counts_time(const struct sp_recorder *r);
+
+/* The sampling rate in use in Hz (SP_FREQ_MAX resolved to the kernel's
+ * limit, 0 resolved to SP_FREQ_DEFAULT), or 0 when a period decides
+ * (sp_recorder_period). */
+unsigned sp_recorder_frequency(const struct sp_recorder *r);
+
+/*
+ * Whether pid is a process r records and alive: 1 when it is a target
+ * or a followed child (the whole system: any process seen) not seen
+ * exiting and running still as the same process (not a zombie, not
+ * another process that took its pid); 0 when it exited or was never one
+ * of r's; -SP_EUSAGE for a pid below 1; -errno when /proc/PID/stat cannot
+ * be read for another reason than its absence.
+ */
+int sp_recorder_process_alive(const struct sp_recorder *r, pid_t pid);
+
+/*
+ * The kernel's limit on sampling rates, in Hz
+ * (/proc/sys/kernel/perf_event_max_sample_rate), which SP_FREQ_MAX
+ * resolves to and sp_recorder_new checks a rate against; the kernel
+ * lowers it itself when sampling takes too long.  Returns it (above 0),
+ * or -errno when it cannot be read (-ENOENT: no perf events, or no
+ * /proc), -ERANGE for a value of 0 or past what a frequency can hold.
+ */
+long sp_max_sample_rate(void);
+
+/*
+ * The in-process reader of what r writes: flushes r (sp_recorder_flush),
+ * then opens a tail (sp/spool/tail.h) on the writer's file through its
+ * descriptor, so no path is needed: a file opened O_TMPFILE or unlinked
+ * works.  The tail has descriptors of its own (its read position is its
+ * own, the writer's is untouched); free it with sp_tail_free, before or
+ * after r.  It sees what r flushed: call sp_recorder_flush (or
+ * sp_recorder_poll, which writes as its buffer fills) before polling it
+ * for everything so far.  Only such a tail may release what it read
+ * (sp_tail_discard_consumed).  For names, a symbolizer over it with
+ * sp_sym_options.live_images reads the very images the processes map
+ * (/proc/PID/map_files), as the recorder does.
+ * Returns 0; -SP_EUSAGE when the writer's descriptor is not a regular
+ * file (a pipe or socket: diag says to write to a file); the writer's
+ * error from the flush; -errno reopening it (/proc/self/fd); -ENOMEM.
+ * On failure *out is NULL.
+ */
+struct sp_tail;
+int sp_recorder_tail(struct sp_recorder *r, struct sp_tail **out,
+    struct sp_diag *diag);
 
 /* The events sp_recorder_opts.event knows, i from 0: 1 with *name and
  * *what (a few words) set, 0 past the last. */

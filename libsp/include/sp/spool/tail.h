@@ -7,6 +7,13 @@
  * reads what was added, applies complete definitions and returns a bounded
  * batch of newly complete samples; a partial record at the end is kept for
  * the next poll.
+ *
+ * Threads: a tail is one thread's at a time (it keeps its batch and
+ * events in itself); tails of one file in different threads are
+ * independent.  A tail of the recorder's (sp_recorder_tail) may be polled
+ * in another thread than the recorder's, as it reads its own descriptor;
+ * it sees what the recorder has flushed (sp_recorder_flush, or a poll
+ * whose writer buffer filled).
  */
 
 #include "sp/spool/spool.h"
@@ -58,6 +65,25 @@ const struct sp_header *sp_tail_header(const struct sp_tail *t);
 const struct sp_defs *sp_tail_defs(const struct sp_tail *t);
 const struct sp_diag *sp_tail_diag(const struct sp_tail *t);
 
+/*
+ * Releases the file blocks of the records this tail has consumed (every
+ * poll so far), for a tail the recorder made on its own file
+ * (sp_recorder_tail): a long live view then holds on disk only what it
+ * has not read yet.  The blocks are punched out (fallocate(2)
+ * FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE): the size stays, the header
+ * (the first SP_HEADER_MAX bytes, rounded up to a block) too, and the
+ * holes read as zeros, so the file is then this tail's alone: another
+ * reader, or this one reopened, fails at the first hole.  Whole blocks
+ * only (st_blksize); what is left of a block is released by a later
+ * call.  Returns 0; -SP_EUSAGE for a tail of sp_tail_open (the file is
+ * everyone's to read); -EOPNOTSUPP where the file system cannot punch
+ * holes (tmpfs, ext4, xfs and btrfs can; some network and FUSE file
+ * systems cannot); or another -errno of fallocate(2).
+ */
+int sp_tail_discard_consumed(struct sp_tail *t);
+
+/* Closes the file (a recorder's tail: its own descriptors, never the
+ * writer's) and frees t.  t may be NULL. */
 void sp_tail_free(struct sp_tail *t);
 
 #ifdef __cplusplus

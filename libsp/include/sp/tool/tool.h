@@ -182,14 +182,11 @@ void spi_tool_rec_args(struct sp_tool_rec_opts *t, int argc, char **argv);
 struct sp_header;
 
 /*
- * Resolves ro->frequency before anything is written, so that the spool
- * says one rate: 0 becomes SP_FREQ_DEFAULT, SP_FREQ_MAX the kernel's
- * perf_event_max_sample_rate (left as it is when that cannot be read,
- * for sp_recorder_new to refuse).  Then fills h with the host's facts
- * and the sampling interval of that rate.  Exits 1 when the host's facts
- * cannot be read.
+ * Fills h with the host's facts; exits 1 when they cannot be read.  The
+ * sampling interval is the recorder's to set (sp_recorder_new, before
+ * the writer's first flush).
  */
-void spi_tool_rec_header(struct sp_recorder_opts *ro, struct sp_header *h);
+void spi_tool_rec_header(struct sp_header *h);
 
 /*
  * Prints sp_recorder_advice(r) on standard error: warnings as the tool's
