@@ -336,9 +336,12 @@ Test(symbolizer, stacks_raw_addresses_backends_and_updates)
 	ev.nprocs = 1;
 	cr_assert_eq(sp_symbolizer_update(sym, &ev, &inv), 0);
 	cr_assert(!inv.all && inv.npids == 1 && inv.pids[0] == (uint32_t)a);
+	cr_assert(sp_invalidation_affects(&inv, (uint32_t)a));
+	cr_assert_not(sp_invalidation_affects(&inv, (uint32_t)a + 1));
 	ev.overflow = 1;
 	cr_assert_eq(sp_symbolizer_update(sym, &ev, &inv), 0);
 	cr_assert(inv.all);
+	cr_assert(sp_invalidation_affects(&inv, (uint32_t)a + 1));
 	cr_assert_eq(sp_symbolizer_resolve(sym, stack, &st), 0);
 	cr_assert_eq(st.frames[0].id, ids[0], "ids survive invalidation");
 

@@ -3,9 +3,11 @@
  * A program's own native backend, as docs/api.md describes it: one that
  * covers some modules and hands the others back to the built-in
  * ELF/DWARF backend (on a real process through the kernel), one tested
- * alone on synthetic requests.  Public headers only.
+ * alone on synthetic requests, symbolizers on two threads at once, and
+ * the invalidations a cache applies.  Public headers only.
  */
 #include <criterion/criterion.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -13,6 +15,7 @@
 #include <unistd.h>
 
 #include "livetest.h"
+#include "sp/spool/format.h"
 #include "sp/sym/symbolizer.h"
 
 /* Names the frames of one file, answers `others` for the rest. */
@@ -284,4 +287,132 @@ Test(native, a_backend_is_tested_on_synthetic_requests)
 	cr_assert_eq(sp_native_out_count(out), 0);
 	sp_native_out_free(out);
 	sp_native_out_free(NULL);
+}
+
+/*
+ * One thread's symbolizer over a reader shared with another thread's: its
+ * backend notes whether lookup ran on any other thread than the one
+ * resolving.
+ */
+struct worker {
+	const struct live *l;
+	const struct sp_sample *s;
+	size_t n;
+	pthread_t self;
+	int lookups, elsewhere, err;
+	char leaf[256];         /* the first native stack's leaf */
+};
+
+static int
+worker_lookup(void *arg, const struct sp_native_lookup *batch, size_t n,
+    struct sp_native_out *out)
+{
+	struct worker *w = arg;
+	size_t i;
+	int err;
+
+	(void)batch;
+	w->lookups++;
+	if (!pthread_equal(pthread_self(), w->self))
+		w->elsewhere++;
+	for (i = 0; i < n; i++)
+		if ((err = sp_native_append(out, SP_NATIVE_FALLBACK, NULL,
+		    0)) < 0)
+			return err;
+	return 0;
+}
+
+static void *
+worker_run(void *arg)
+{
+	struct worker *w = arg;
+	struct sp_native_backend be = { worker_lookup, NULL, w };
+	struct sp_symbolizer *sym;
+	struct sp_resolved_stack st;
+	size_t i;
+
+	w->self = pthread_self();
+	w->err = sp_symbolizer_new(sp_tail_defs(w->l->t),
+	    sp_tail_header(w->l->t), NULL, &be, &sym);
+	for (i = 0; w->err == 0 && i < w->n; i++) {
+		w->err = sp_symbolizer_resolve(sym, w->s[i].stack, &st);
+		if (w->err == 0 && w->leaf[0] == '\0' && st.n > 2 &&
+		    st.frames[0].kind == SP_RESOLVED_NATIVE)
+			(void)snprintf(w->leaf, sizeof(w->leaf), "%s",
+			    st.frames[0].name);
+	}
+	if (w->err == 0)
+		sp_symbolizer_free(sym);
+	return NULL;
+}
+
+Test(native, symbolizers_on_two_threads_call_lookup_on_their_own)
+{
+	struct live l;
+	struct sp_sample s[4096];
+	struct sp_symbolizer *sym;
+	struct sp_resolved_stack st;
+	struct worker w[2];
+	pthread_t t[2];
+	uint32_t stack;
+	size_t n, i;
+	pid_t a;
+
+	n = live_spin_symbolized(&l, s, 4096, &a, &sym);
+	stack = native_stack(s, n, sym);
+	cr_assert_neq(stack, 0, "a sample in the shell's own code");
+	cr_assert_eq(sp_symbolizer_resolve(sym, stack, &st), 0);
+	memset(w, 0, sizeof(w));
+	for (i = 0; i < 2; i++) {
+		w[i].l = &l;
+		w[i].s = s;
+		w[i].n = n;
+		cr_assert_eq(pthread_create(&t[i], NULL, worker_run, &w[i]), 0);
+	}
+	for (i = 0; i < 2; i++)
+		cr_assert_eq(pthread_join(t[i], NULL), 0);
+	for (i = 0; i < 2; i++) {
+		cr_assert_eq(w[i].err, 0, "thread %zu: %d", i, w[i].err);
+		cr_assert_gt(w[i].lookups, 0, "thread %zu asked its backend", i);
+		cr_assert_eq(w[i].elsewhere, 0, "thread %zu: lookup on another "
+		    "thread", i);
+		/* Handed back, every frame: the built-in backend's names. */
+		cr_assert_str_eq(w[i].leaf, st.frames[0].name, "thread %zu", i);
+	}
+	sp_symbolizer_free(sym);
+	kill(a, SIGKILL);
+	waitpid(a, NULL, 0);
+	live_end(&l);
+}
+
+Test(native, an_invalidation_affects_its_pids_or_all)
+{
+	static const uint32_t pids[] = { 3, 5 };
+	struct sp_invalidation some = { 0, pids, 2 }, all = { 1, NULL, 0 },
+	    none = { 0, NULL, 0 };
+
+	cr_assert(sp_invalidation_affects(&some, 3));
+	cr_assert(sp_invalidation_affects(&some, 5));
+	cr_assert_not(sp_invalidation_affects(&some, 4));
+	cr_assert(sp_invalidation_affects(&all, 4));
+	cr_assert_not(sp_invalidation_affects(&none, 3));
+}
+
+Test(native, python_runtimes_are_told_by_base_name_or_path)
+{
+	static const struct {
+		const char *path;
+		int python;
+	} cases[] = {
+		{ "python3.12", 1 }, { "/usr/bin/python3.12", 1 },
+		{ "libpython3.13.so.1.0", 1 }, { "python3", 0 },
+		{ "python3.", 0 }, { "/usr/lib/python3.12/x.so", 0 },
+		{ "mypython3.12", 0 },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		cr_assert_eq(sp_python_runtime_path(cases[i].path,
+		    strlen(cases[i].path)), cases[i].python, "%s",
+		    cases[i].path);
 }

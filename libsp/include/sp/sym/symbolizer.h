@@ -17,7 +17,18 @@
  * given them in batches and answers each, or hands a frame back to the
  * built-in one (SP_NATIVE_FALLBACK).
  *
- * A symbolizer is used by one thread at a time.
+ * Threads: a symbolizer is used by one thread at a time (it caches, and
+ * what it returns is borrowed until its next call); distinct symbolizers
+ * share nothing in memory and may run in parallel, also over one
+ * reader's definitions as long as no thread advances that reader
+ * meanwhile (sp_tail_poll, sp_replay_next add definitions).  A backend's
+ * lookup is called only from within sp_symbolizer_resolve,
+ * sp_symbolizer_resolve_raw and sp_symbolizer_resolve_frame, on the
+ * caller's thread, never twice at once by one symbolizer; a backend
+ * shared by symbolizers on several threads is called concurrently and
+ * locks what it shares.  lookup must not call its symbolizer back.
+ * sp_symbolizer_new without options reads the environment (getenv): not
+ * while another thread changes it.
  */
 
 #include <stddef.h>
@@ -175,7 +186,7 @@ int sp_native_lookup_init(struct sp_native_lookup *l, uint32_t module_id,
  * sp_native_append; lookups left unanswered count as SP_NATIVE_NOT_FOUND.
  * It returns 0, or a negative error that the resolve call returns.  The
  * batch and out are valid only during the call.  destroy, when not NULL,
- * is called with arg by sp_symbolizer_free.
+ * is called with arg by sp_symbolizer_free, on its caller's thread.
  */
 struct sp_native_backend {
 	int (*lookup)(void *arg, const struct sp_native_lookup *batch,
@@ -257,6 +268,12 @@ struct sp_invalidation {
  */
 int sp_symbolizer_update(struct sp_symbolizer *s,
     const struct sp_tail_events *ev, struct sp_invalidation *inv);
+
+/*
+ * Whether inv makes the cached stacks of process pid stale: inv->all, or
+ * pid among inv->pids.  1 or 0.
+ */
+int sp_invalidation_affects(const struct sp_invalidation *inv, uint32_t pid);
 
 /*
  * What the symbolizer found so far: as sp_sym_spool's report (files
