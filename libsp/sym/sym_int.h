@@ -159,6 +159,15 @@ int spi_sym_string(struct sym_ctx *c, const char *s, size_t len,
 int spi_sym_elf_frame(struct sym_ctx *c, uint32_t module_id,
     const struct sp_module *m, uint64_t rel_ip);
 
+/*
+ * The built-in backend for a file-backed user frame: its file's symbols
+ * (spi_sym_elf_frame), then its process's perf map for what they do not
+ * name; a symbolizer's backend falls back to it (SP_NATIVE_FALLBACK).
+ * Returns as spi_sym_elf_frame.
+ */
+int spi_sym_file_frame(struct sym_ctx *c, const struct sp_frame *f,
+    const struct sp_module *m);
+
 /* Counts a frame of m that its file did not name in the report, under
  * the file: 2, or -errno. */
 int spi_sym_elf_unnamed(struct sym_ctx *c, uint32_t module_id,

@@ -462,8 +462,8 @@ unnamed_why(struct sym_ctx *c, const struct sp_frame *f,
  * (Builtins_JSEntry).  JIT code in anonymous memory has only the map.
  * As spi_sym_elf_frame returns.
  */
-static int
-file_frame(struct sym_ctx *c, const struct sp_frame *f,
+int
+spi_sym_file_frame(struct sym_ctx *c, const struct sp_frame *f,
     const struct sp_module *m)
 {
 	int r = spi_sym_elf_frame(c, f->module, m, f->rel_ip);
@@ -494,7 +494,7 @@ spi_sym_resolve_frame(struct sym_ctx *c, const struct sp_frame *f,
 	else if (m != NULL && f->mode == SP_FRAME_USER &&
 	    !(m->flags & (SP_MOD_KERNEL | SP_MOD_ANON)))
 		r = c->native != NULL ? c->native(c, f->module, m, f) :
-		    file_frame(c, f, m);
+		    spi_sym_file_frame(c, f, m);
 	if (r == 0 && m != NULL && !is_kernel(f, m))
 		r = spi_sym_pmap_frame(c, m, f->abs_ip);
 	if (r < 0 || r == 3)

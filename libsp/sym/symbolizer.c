@@ -37,101 +37,50 @@ str(const struct sp_symbolizer *s, uint32_t id)
 	return (const char *)spi_buf_at(&s->strs.keys, s->strs.entries[id - 1].off);
 }
 
-int
-sp_native_append(struct sp_native_out *out, enum sp_native_status status,
-    const struct sp_native_line *lines, size_t nlines)
-{
-	struct answer *a;
-	size_t i;
-
-	if (out->n >= out->max || (status == SP_NATIVE_NAMED &&
-	    (nlines == 0 || lines == NULL || lines[0].function == NULL)) ||
-	    status > SP_NATIVE_PROVISIONAL)
-		return -SP_EUSAGE;
-	if (status != SP_NATIVE_NAMED)
-		nlines = 0;
-	if (nlines > SP_INLINE_MAX)
-		nlines = SP_INLINE_MAX;
-	if (spi_grow_zeroed((void **)&out->a, &out->cap, out->n + 1,
-	    sizeof(*out->a)) != 0 ||
-	    spi_grow_zeroed((void **)&out->lines, &out->caplines,
-	    out->nlines + nlines, sizeof(*out->lines)) != 0)
-		return out->err = -ENOMEM;
-	a = &out->a[out->n];
-	a->status = status;
-	a->first = (uint32_t)out->nlines;
-	a->count = 0;
-	for (i = 0; i < nlines && lines[i].function != NULL; i++) {
-		struct oline *l = &out->lines[out->nlines + i];
-
-		/* Offsets: text may move while it grows. */
-		l->line = lines[i].line;
-		l->column = lines[i].column;
-		l->function = out->text.len + 1;
-		spi_buf_put(&out->text, lines[i].function,
-		    strlen(lines[i].function) + 1);
-		l->file = 0;
-		if (lines[i].file != NULL) {
-			l->file = out->text.len + 1;
-			spi_buf_put(&out->text, lines[i].file,
-			    strlen(lines[i].file) + 1);
-		}
-		a->count++;
-	}
-	if (out->text.err)
-		return out->err = out->text.err;
-	out->nlines += a->count;
-	out->n++;
-	return 0;
-}
-
-/* A string of the answers' text, by offset + 1 (0: NULL). */
-static const char *
-out_text(const struct sp_native_out *out, size_t off)
-{
-	return off == 0 ? NULL : (const char *)spi_buf_at(&out->text, off - 1);
-}
-
 /*
  * The hook of c->native.  Gathering: sets the frame aside (3).  Applying
- * answer i: adds its lines (1), or counts the frame as unnamed (2).
+ * answer i: adds its lines (1), counts the frame as unnamed (2), or
+ * names it as the built-in backend does (SP_NATIVE_FALLBACK).
  */
 static int
 native_hook(struct sym_ctx *c, uint32_t module_id, const struct sp_module *m,
     const struct sp_frame *f)
 {
 	struct sp_symbolizer *s = c->native_arg;
-	const struct answer *a;
-	uint32_t i;
-	int err;
+	struct sp_native_line lines[SP_INLINE_MAX];
+	enum sp_native_status status = SP_NATIVE_NOT_FOUND;
+	size_t i, n = 0;
+	int err, answered;
 
 	if (s->answering == 0)
 		return 3;
-	a = (size_t)s->answering - 1 < s->out.n ?
-	    &s->out.a[s->answering - 1] : NULL;
+	answered = sp_native_out_answer(&s->out, (size_t)s->answering - 1,
+	    &status, lines, &n) == 0;
+	/* Not the backend's module: named as without a backend. */
+	if (status == SP_NATIVE_FALLBACK)
+		return spi_sym_file_frame(c, f, m);
 	/* What the file does not name, its process's perf map may. */
-	if ((a == NULL || a->status != SP_NATIVE_NAMED) &&
+	if (status != SP_NATIVE_NAMED &&
 	    (err = spi_sym_pmap_frame(c, m, f->abs_ip)) != 0)
 		return err;
-	if (a == NULL || a->status != SP_NATIVE_NAMED) {
-		err = spi_sym_report_frame(c, module_id, m, a == NULL ?
-		    "the native backend gave no answer" : a->status ==
+	if (status != SP_NATIVE_NAMED) {
+		err = spi_sym_report_frame(c, module_id, m, !answered ?
+		    "the native backend gave no answer" : status ==
 		    SP_NATIVE_PROVISIONAL ? "the native backend could not "
 		    "look it up yet" : "the native backend did not name it");
 		return err < 0 ? err : 2;
 	}
-	for (i = 0; i < a->count; i++) {
-		const struct oline *l = &s->out.lines[a->first + i];
-		const char *fn = out_text(&s->out, l->function);
-		const char *file = out_text(&s->out, l->file);
+	for (i = 0; i < n; i++) {
 		uint32_t had = c->sym.count;
 
-		err = spi_sym_add_line(c, fn, strlen(fn), file,
-		    file != NULL ? strlen(file) : 0, l->line);
+		err = spi_sym_add_line(c, lines[i].function,
+		    strlen(lines[i].function), lines[i].file,
+		    lines[i].file != NULL ? strlen(lines[i].file) : 0,
+		    lines[i].line);
 		if (err < 0)
 			return err;
 		if (c->sym.count > had)
-			c->columns[had] = l->column;
+			c->columns[had] = lines[i].column;
 	}
 	c->sym.origin = SP_ORIGIN_ELF;
 	return 1;
@@ -373,21 +322,9 @@ lookup_of(const struct sp_symbolizer *s, struct pending *p,
 	const struct sp_module *m = sp_defs_module(s->c.defs, p->f.module);
 	const struct sp_str *path = sp_defs_string(s->c.defs, m->path);
 
-	memset(l, 0, sizeof(*l));
-	l->module = p->f.module;
-	l->pid = m->pid;
-	l->path = path != NULL ? path->s : "";
+	spi_native_lookup_fill(l, p->f.module, m, path != NULL ? path->s : "",
+	    p->f.abs_ip, p->f.rel_ip);
 	l->open_path = open_path(&s->c, p, m, path);
-	l->build_id = m->build_id;
-	l->build_id_len = m->build_id_len;
-	l->abs = p->f.abs_ip;
-	l->rel = p->f.rel_ip;
-	if (m->elf_vaddr_plus1 != 0 && p->f.rel_ip >= m->file_offset) {
-		l->image = m->elf_vaddr_plus1 - 1 + (p->f.rel_ip -
-		    m->file_offset);
-		l->image_base = l->abs - l->image;
-		l->has_image = 1;
-	}
 }
 
 /* Asks the backend for the frames set aside, and stores its answers. */
@@ -405,11 +342,7 @@ ask_backend(struct sp_symbolizer *s)
 		return -ENOMEM;
 	for (i = 0; i < s->npend; i++)
 		lookup_of(s, &s->pend[i], &s->batch[i]);
-	out->n = 0;
-	out->nlines = 0;
-	out->text.len = 0;
-	out->err = 0;
-	out->max = s->npend;
+	spi_native_out_reset(out, s->npend);
 	err = s->be.lookup(s->be.arg, s->batch, s->npend, out);
 	if (err == 0)
 		err = out->err;
@@ -696,9 +629,7 @@ sp_symbolizer_free(struct sp_symbolizer *s)
 	free(s->lines);
 	free(s->pend);
 	free(s->batch);
-	free(s->out.a);
-	free(s->out.lines);
-	spi_buf_fini(&s->out.text);
+	spi_native_out_fini(&s->out);
 	free(s->stack);
 	free(s->res);
 	free(s->invalid);

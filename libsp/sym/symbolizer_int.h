@@ -65,6 +65,15 @@ struct sp_native_out {
 	int err;
 };
 
+/* native.c: a request as sp_native_lookup_init makes it, from a frame's
+ * recorded addresses (open_path NULL). */
+void spi_native_lookup_fill(struct sp_native_lookup *l, uint32_t module_id,
+    const struct sp_module *m, const char *path, uint64_t abs, uint64_t rel);
+
+/* Empties out for a batch of max lookups; frees what it holds. */
+void spi_native_out_reset(struct sp_native_out *out, size_t max);
+void spi_native_out_fini(struct sp_native_out *out);
+
 struct sp_symbolizer {
 	struct sym_ctx c;
 	struct sp_sym_options o;

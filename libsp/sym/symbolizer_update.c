@@ -145,3 +145,16 @@ sp_symbolizer_update(struct sp_symbolizer *s,
 		inv->npids = 0;
 	return 0;
 }
+
+int
+sp_invalidation_affects(const struct sp_invalidation *inv, uint32_t pid)
+{
+	size_t i;
+
+	if (inv->all)
+		return 1;
+	for (i = 0; i < inv->npids; i++)
+		if (inv->pids[i] == pid)
+			return 1;
+	return 0;
+}

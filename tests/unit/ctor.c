@@ -507,6 +507,20 @@ Test(ctor, writer_merge_demangle_flame_new_without_memory)
 	cr_assert_null(g);
 }
 
+/* A backend's test buffer (sp/sym/symbolizer.h): NULL without memory. */
+Test(ctor, native_out_new_without_memory)
+{
+	struct sp_native_out *out = SENTINEL;
+	struct hoard h;
+	int err;
+
+	starve(&h);
+	err = sp_native_out_new(1, &out);
+	feast(&h);
+	cr_assert_eq(err, -ENOMEM);
+	cr_assert_null(out);
+}
+
 Test(ctor, parsers_and_cfi_table_open_without_memory)
 {
 	static const char ks[] = "ffffffff81000000 T _stext\n";

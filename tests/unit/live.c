@@ -211,23 +211,6 @@ toy_lookup(void *arg, const struct sp_native_lookup *batch, size_t n,
 	return 0;
 }
 
-/* The stack of a sample whose leaf is in /bin/sh's code (not the kernel). */
-static uint32_t
-user_stack(const struct sp_sample *s, size_t n, struct sp_symbolizer *sym)
-{
-	struct sp_resolved_stack st;
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		if (s[i].stack == 0 ||
-		    sp_symbolizer_resolve(sym, s[i].stack, &st) != 0)
-			continue;
-		if (st.n > 2 && st.frames[0].kind == SP_RESOLVED_NATIVE)
-			return s[i].stack;
-	}
-	return 0;
-}
-
 Test(symbolizer, stacks_raw_addresses_backends_and_updates)
 {
 	struct live l;
@@ -245,7 +228,7 @@ Test(symbolizer, stacks_raw_addresses_backends_and_updates)
 	size_t n, i, k;
 
 	n = live_spin_symbolized(&l, s, 4096, &a, &sym);
-	stack = user_stack(s, n, sym);
+	stack = native_stack(s, n, sym);
 	cr_assert_neq(stack, 0, "a sample in the shell's own code");
 	cr_assert_eq(sp_symbolizer_resolve(sym, stack, &st), 0);
 	cr_assert_not(st.provisional);
@@ -353,9 +336,12 @@ Test(symbolizer, stacks_raw_addresses_backends_and_updates)
 	ev.nprocs = 1;
 	cr_assert_eq(sp_symbolizer_update(sym, &ev, &inv), 0);
 	cr_assert(!inv.all && inv.npids == 1 && inv.pids[0] == (uint32_t)a);
+	cr_assert(sp_invalidation_affects(&inv, (uint32_t)a));
+	cr_assert_not(sp_invalidation_affects(&inv, (uint32_t)a + 1));
 	ev.overflow = 1;
 	cr_assert_eq(sp_symbolizer_update(sym, &ev, &inv), 0);
 	cr_assert(inv.all);
+	cr_assert(sp_invalidation_affects(&inv, (uint32_t)a + 1));
 	cr_assert_eq(sp_symbolizer_resolve(sym, stack, &st), 0);
 	cr_assert_eq(st.frames[0].id, ids[0], "ids survive invalidation");
 

@@ -99,19 +99,45 @@ record_samples(struct live *l, struct sp_sample *s, size_t max, size_t want)
 	return n;
 }
 
-uint32_t
-anon_stack(const struct sp_sample *s, size_t n, struct sp_symbolizer *sym)
+/* The stack of the first of the n samples s whose stack sym resolves to
+ * one that is(), or 0. */
+static uint32_t
+first_stack(const struct sp_sample *s, size_t n, struct sp_symbolizer *sym,
+    int (*is)(const struct sp_resolved_stack *))
 {
 	struct sp_resolved_stack st;
 	size_t i;
 
 	for (i = 0; i < n; i++)
 		if (s[i].stack != 0 &&
-		    sp_symbolizer_resolve(sym, s[i].stack, &st) == 0 &&
-		    st.n > 0 && st.frames[0].module != NULL &&
-		    strcmp(st.frames[0].module, "[anon]") == 0)
+		    sp_symbolizer_resolve(sym, s[i].stack, &st) == 0 && is(&st))
 			return s[i].stack;
 	return 0;
+}
+
+static int
+native_leaf(const struct sp_resolved_stack *st)
+{
+	return st->n > 2 && st->frames[0].kind == SP_RESOLVED_NATIVE;
+}
+
+static int
+anon_leaf(const struct sp_resolved_stack *st)
+{
+	return st->n > 0 && st->frames[0].module != NULL &&
+	    strcmp(st->frames[0].module, "[anon]") == 0;
+}
+
+uint32_t
+native_stack(const struct sp_sample *s, size_t n, struct sp_symbolizer *sym)
+{
+	return first_stack(s, n, sym, native_leaf);
+}
+
+uint32_t
+anon_stack(const struct sp_sample *s, size_t n, struct sp_symbolizer *sym)
+{
+	return first_stack(s, n, sym, anon_leaf);
 }
 
 size_t

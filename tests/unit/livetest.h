@@ -57,6 +57,11 @@ size_t record_samples(struct live *l, struct sp_sample *s, size_t max,
     size_t want);
 
 /* The stack of the first of the n samples s whose leaf sym resolves in
+ * a file's code (not the kernel), three frames deep at least, or 0. */
+uint32_t native_stack(const struct sp_sample *s, size_t n,
+    struct sp_symbolizer *sym);
+
+/* The stack of the first of the n samples s whose leaf sym resolves in
  * anonymous memory (JIT code), or 0. */
 uint32_t anon_stack(const struct sp_sample *s, size_t n,
     struct sp_symbolizer *sym);

@@ -14,9 +14,21 @@
  *
  * Native frames (a user frame in a file) go to a backend: the built-in
  * ELF/DWARF one, or a program's own (struct sp_native_backend), which is
- * given them in batches and answers each.
+ * given them in batches and answers each, or hands a frame back to the
+ * built-in one (SP_NATIVE_FALLBACK).
  *
- * A symbolizer is used by one thread at a time.
+ * Threads: a symbolizer is used by one thread at a time (it caches, and
+ * what it returns is borrowed until its next call); distinct symbolizers
+ * share nothing in memory and may run in parallel, also over one
+ * reader's definitions as long as no thread advances that reader
+ * meanwhile (sp_tail_poll, sp_replay_next add definitions).  A backend's
+ * lookup is called only from within sp_symbolizer_resolve,
+ * sp_symbolizer_resolve_raw and sp_symbolizer_resolve_frame, on the
+ * caller's thread, never twice at once by one symbolizer; a backend
+ * shared by symbolizers on several threads is called concurrently and
+ * locks what it shares.  lookup must not call its symbolizer back.
+ * sp_symbolizer_new without options reads the environment (getenv): not
+ * while another thread changes it.
  */
 
 #include <stddef.h>
@@ -112,6 +124,10 @@ enum sp_native_status {
 	SP_NATIVE_NOT_FOUND = 1,   /* nothing names it: the address stays */
 	SP_NATIVE_PROVISIONAL = 2, /* not now (image not open yet...): the
 	                            * address for now, asked again later */
+	/* Not this backend's: the built-in ELF/DWARF backend names it (then
+	 * its process's perf map, then its address), as without a backend:
+	 * a backend may cover some modules only. */
+	SP_NATIVE_FALLBACK = 3,
 };
 
 struct sp_native_out;
@@ -126,11 +142,51 @@ int sp_native_append(struct sp_native_out *out, enum sp_native_status status,
     const struct sp_native_line *lines, size_t nlines);
 
 /*
+ * For testing a backend without a recording or a symbolizer: an answer
+ * buffer for a batch of max lookups (max >= 1), to pass to the backend's
+ * lookup as the symbolizer does; sp_native_out_count and
+ * sp_native_out_answer read back what it appended.  Returns 0,
+ * -SP_EUSAGE (max 0) or -ENOMEM.  Used by one thread at a time.
+ */
+int sp_native_out_new(size_t max, struct sp_native_out **out);
+
+/* The answers appended to out so far. */
+size_t sp_native_out_count(const struct sp_native_out *out);
+
+/*
+ * Answer i of out: its status, and its lines (*nlines of them, 0 unless
+ * SP_NATIVE_NAMED) into lines, which has room for SP_INLINE_MAX; their
+ * strings are borrowed until the next append to out or its free.
+ * Returns 0, or -SP_EUSAGE when i >= sp_native_out_count(out).
+ */
+int sp_native_out_answer(const struct sp_native_out *out, size_t i,
+    enum sp_native_status *status, struct sp_native_line *lines,
+    size_t *nlines);
+
+void sp_native_out_free(struct sp_native_out *out);
+
+/*
+ * A request for abs in a synthetic module, as the symbolizer makes one
+ * from a recording: for testing a backend.  m gives the mapping (start,
+ * size, file_offset), pid, build-id and, when elf_vaddr_plus1 is set,
+ * the image address of its first byte; its path field is unused: path
+ * (borrowed by *l, as m's build-id) names it.  module_id is the caller's
+ * opaque identity for the module: give each synthetic module its own.
+ * rel and image are computed from abs as for a recorded frame;
+ * open_path is NULL (no process maps a synthetic module).  Returns 0,
+ * or -SP_EUSAGE: module_id 0, path NULL, a kernel or anonymous module,
+ * abs outside [start, start + size).
+ */
+int sp_native_lookup_init(struct sp_native_lookup *l, uint32_t module_id,
+    const struct sp_module *m, const char *path, uint64_t abs);
+
+/*
  * A native-symbolizer backend.  lookup is called with a batch of n >= 1
  * lookups and appends one answer per lookup, in order, with
  * sp_native_append; lookups left unanswered count as SP_NATIVE_NOT_FOUND.
- * It returns 0, or a negative error that the resolve call returns.
- * destroy, when not NULL, is called with arg by sp_symbolizer_free.
+ * It returns 0, or a negative error that the resolve call returns.  The
+ * batch and out are valid only during the call.  destroy, when not NULL,
+ * is called with arg by sp_symbolizer_free, on its caller's thread.
  */
 struct sp_native_backend {
 	int (*lookup)(void *arg, const struct sp_native_lookup *batch,
@@ -212,6 +268,12 @@ struct sp_invalidation {
  */
 int sp_symbolizer_update(struct sp_symbolizer *s,
     const struct sp_tail_events *ev, struct sp_invalidation *inv);
+
+/*
+ * Whether inv makes the cached stacks of process pid stale: inv->all, or
+ * pid among inv->pids.  1 or 0.
+ */
+int sp_invalidation_affects(const struct sp_invalidation *inv, uint32_t pid);
 
 /*
  * What the symbolizer found so far: as sp_sym_spool's report (files
