@@ -37,6 +37,23 @@ const struct sp_status *sp_snapshot_status(const struct sp_snapshot *s);
 size_t sp_snapshot_nsamples(const struct sp_snapshot *s);
 const struct sp_sample *sp_snapshot_samples(const struct sp_snapshot *s);
 
+/*
+ * The PYTHON records in stream order (from each one's time on, process
+ * pid is, or is no longer, a Python runtime with perf maps: is_python),
+ * in *out, valid until sp_snapshot_free.  Returns their number (0: none,
+ * *out then NULL).
+ */
+size_t sp_snapshot_python(const struct sp_snapshot *s,
+    const struct sp_python **out);
+
+/*
+ * sample's time (sp_sample.time) on the profile's timeline, in µs since
+ * the epoch: sp_header_timestamp_us with this spool's header.  1 with *us
+ * set, 0 when the header has no start time.
+ */
+int sp_snapshot_timestamp_us(const struct sp_snapshot *s,
+    const struct sp_sample *sample, int64_t *us);
+
 void sp_snapshot_free(struct sp_snapshot *s);
 
 #ifdef __cplusplus

@@ -58,6 +58,14 @@ const struct sp_header *sp_tail_header(const struct sp_tail *t);
 const struct sp_defs *sp_tail_defs(const struct sp_tail *t);
 const struct sp_diag *sp_tail_diag(const struct sp_tail *t);
 
+/*
+ * sample's time on the profile's timeline, in µs since the epoch
+ * (sp_header_timestamp_us): 1 with *us set, 0 before the header is
+ * complete or when it has no start time.
+ */
+int sp_tail_timestamp_us(const struct sp_tail *t,
+    const struct sp_sample *sample, int64_t *us);
+
 void sp_tail_free(struct sp_tail *t);
 
 #ifdef __cplusplus
