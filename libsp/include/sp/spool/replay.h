@@ -6,6 +6,12 @@
  * Replay: a sequential reader.  It keeps the definitions and hands out
  * every record in stream order, samples decoded on the fly, so memory is
  * O(definitions) whatever the number of samples.
+ *
+ * Threads: a replay is used by one thread at a time (sp_replay_next and
+ * sp_replay_sample_count change it, and what sp_replay_next returns and
+ * the definitions it grows are valid until its next call); a program that
+ * shares one serialises the calls itself.  Separate replays are
+ * independent, in any threads, also over the same file.
  */
 
 #include "sp/spool/spool.h"

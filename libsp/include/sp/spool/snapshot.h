@@ -5,6 +5,12 @@
 /*
  * Snapshot: a whole spool in memory, every reference validated, with
  * random access to its samples.  Files are mapped while they are parsed.
+ *
+ * Threads: once sp_snapshot_open has returned, a snapshot does not change
+ * until sp_snapshot_free, so any number of threads may call the calls
+ * that take it const (and sp_defs_* on its definitions) at once, without
+ * a lock; freeing it must wait until they are done.  The library keeps
+ * no global state: separate snapshots are independent.
  */
 
 #include "sp/spool/spool.h"

@@ -7,6 +7,12 @@
  * reads what was added, applies complete definitions and returns a bounded
  * batch of newly complete samples; a partial record at the end is kept for
  * the next poll.
+ *
+ * Threads: a tail is used by one thread at a time (sp_tail_poll changes
+ * it, its events and its definitions; what they return is valid until
+ * the next poll).  The writer it follows may be in another thread or
+ * process: the tail reads only what was flushed to the file.  Separate
+ * tails are independent.
  */
 
 #include "sp/spool/spool.h"
