@@ -113,6 +113,61 @@ sp_process_exists(pid_t pid)
 	return kill(pid, 0) == 0 || errno == EPERM;
 }
 
+/* waitpid(2) on one child; 1 when it was reaped, 0 when WNOHANG found
+ * it running. */
+static int
+wait_child(pid_t pid, int *status, int flags)
+{
+	int st = 0;
+	pid_t got;
+
+	if (pid < 1)
+		return -SP_EUSAGE;
+	while ((got = waitpid(pid, &st, flags)) < 0 && errno == EINTR)
+		;
+	if (got < 0)
+		return -errno;
+	if (got == 0)
+		return 0;
+	if (status != NULL)
+		*status = st;
+	return 1;
+}
+
+int
+sp_process_wait(pid_t pid, int *status)
+{
+	int err = wait_child(pid, status, 0);
+
+	return err < 0 ? err : 0;
+}
+
+int
+sp_process_try_wait(pid_t pid, int *status)
+{
+	return wait_child(pid, status, WNOHANG);
+}
+
+static int
+signal_process(pid_t pid, int sig)
+{
+	if (pid < 1)
+		return -SP_EUSAGE;
+	return kill(pid, sig) == 0 ? 0 : -errno;
+}
+
+int
+sp_process_interrupt(pid_t pid)
+{
+	return signal_process(pid, SIGINT);
+}
+
+int
+sp_process_kill(pid_t pid)
+{
+	return signal_process(pid, SIGKILL);
+}
+
 struct sp_exit_watch {
 	int fd;
 };

@@ -136,6 +136,21 @@ put_padded(uint8_t *dst, size_t width, const char *src)
 		dst[i] = 0;
 }
 
+int
+sp_header_timestamp_us(const struct sp_header *h, uint64_t time, int64_t *us)
+{
+	/* Unsigned wrap-around then a signed view: a time before
+	 * start_mono_ns (rings slightly out of order) comes out negative. */
+	int64_t since_ns = (int64_t)(time - h->start_mono_ns);
+
+	if (h->start_time_us == 0)
+		return 0;
+	/* In unsigned arithmetic, which wraps: a hostile start_time_us
+	 * gives a wrong time, not undefined behaviour. */
+	*us = (int64_t)(h->start_time_us + (uint64_t)(since_ns / 1000));
+	return 1;
+}
+
 void
 sp_header_encode(const struct sp_header *h, uint8_t out[SP_HEADER_LEN])
 {

@@ -3,6 +3,8 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/lines_int.h"
@@ -12,6 +14,13 @@
 struct sp_replay {
 	struct sp_stream s;
 	int own_fd;
+	int fd;              /* the source's, -1 for memory */
+	off_t fd_start;      /* fd's offset at open; -1: not seekable */
+	const void *mem;     /* a memory source */
+	size_t len;
+	int done;            /* sp_replay_next returned 0 or an error */
+	int counted;         /* count is known */
+	uint64_t count;
 };
 
 static int
@@ -28,6 +37,10 @@ replay_new(int fd, int own, const void *p, size_t len, struct sp_replay **out,
 		return -ENOMEM;
 	}
 	r->own_fd = own ? fd : -1;
+	r->fd = fd;
+	r->fd_start = fd >= 0 ? lseek(fd, 0, SEEK_CUR) : -1;
+	r->mem = p;
+	r->len = len;
 	err = spi_stream_init(&r->s, fd, p, len);
 	if (err == 0)
 		err = spi_stream_start(&r->s);
@@ -72,7 +85,82 @@ sp_replay_open_mem(const void *p, size_t len, struct sp_replay **out,
 int
 sp_replay_next(struct sp_replay *r, struct sp_record *rec)
 {
-	return spi_stream_next(&r->s, rec);
+	int err = spi_stream_next(&r->s, rec);
+
+	r->done |= err <= 0;
+	return err;
+}
+
+/* The samples of the validated prefix of len bytes at p, by a stream of
+ * its own (the reader's stays where it is). */
+static int
+count_samples(const void *p, size_t len, uint64_t *n)
+{
+	struct sp_stream s;
+	struct sp_record rec;
+	int err;
+
+	err = spi_stream_init(&s, -1, p, len);
+	if (err == 0)
+		err = spi_stream_start(&s);
+	while (err == 0 && (err = spi_stream_next(&s, &rec)) > 0)
+		err = 0;
+	*n = s.status.samples;
+	spi_stream_fini(&s);
+	/* A damaged record ends the prefix: the count is the answer. */
+	return err == -ENOMEM ? err : 0;
+}
+
+/* count_samples over the reader's file, mapped from where it began. */
+static int
+count_file(const struct sp_replay *r, uint64_t *n)
+{
+	struct stat st;
+	size_t len;
+	void *map;
+	int err;
+
+	if (r->fd_start < 0 || fstat(r->fd, &st) < 0 || !S_ISREG(st.st_mode))
+		return -ESPIPE;
+	if (st.st_size <= r->fd_start)
+		return count_samples(NULL, 0, n);
+	if ((uint64_t)st.st_size > SIZE_MAX)
+		return -EFBIG;
+	len = (size_t)st.st_size;
+	map = mmap(NULL, len, PROT_READ, MAP_PRIVATE, r->fd, 0);
+	if (map == MAP_FAILED)
+		return -errno;
+	err = count_samples((const uint8_t *)map + r->fd_start,
+	    len - (size_t)r->fd_start, n);
+	(void)munmap(map, len);
+	return err;
+}
+
+int
+sp_replay_sample_count(struct sp_replay *r, uint64_t *n)
+{
+	int err;
+
+	if (r->done) {
+		*n = r->s.status.samples;
+		return 0;
+	}
+	if (!r->counted) {
+		err = r->fd >= 0 ? count_file(r, &r->count) :
+		    count_samples(r->mem, r->len, &r->count);
+		if (err < 0)
+			return err;
+		r->counted = 1;
+	}
+	*n = r->count;
+	return 0;
+}
+
+int
+sp_replay_timestamp_us(const struct sp_replay *r,
+    const struct sp_sample *sample, int64_t *us)
+{
+	return sp_header_timestamp_us(&r->s.header, sample->time, us);
 }
 
 const struct sp_header *

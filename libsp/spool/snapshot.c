@@ -16,6 +16,8 @@ struct sp_snapshot {
 	struct sp_stream s;
 	struct sp_sample *samples;
 	size_t nsamples, cap;
+	struct sp_python *python;
+	size_t npython, cappython;
 };
 
 static int
@@ -28,6 +30,16 @@ push_sample(struct sp_snapshot *snap, const struct sp_sample *smp)
 	return 0;
 }
 
+static int
+push_python(struct sp_snapshot *snap, const struct sp_python *py)
+{
+	if (spi_grow_zeroed(&snap->python, &snap->cappython, snap->npython + 1,
+	    sizeof(*snap->python)) != 0)
+		return -ENOMEM;
+	snap->python[snap->npython++] = *py;
+	return 0;
+}
+
 /* Reads every record from an initialised stream. */
 static int
 load(struct sp_snapshot *snap, struct sp_diag *diag)
@@ -35,10 +47,14 @@ load(struct sp_snapshot *snap, struct sp_diag *diag)
 	struct sp_record r;
 	int err;
 
-	while ((err = spi_stream_next(&snap->s, &r)) > 0)
-		if (r.kind == SP_REC_SAMPLE &&
-		    (err = push_sample(snap, &r.u.sample)) < 0)
+	while ((err = spi_stream_next(&snap->s, &r)) > 0) {
+		if (r.kind == SP_REC_SAMPLE)
+			err = push_sample(snap, &r.u.sample);
+		else if (r.kind == SP_REC_PYTHON)
+			err = push_python(snap, &r.u.python);
+		if (err < 0)
 			break;
+	}
 	if (err < 0 && diag != NULL)
 		*diag = snap->s.diag;
 	return err;
@@ -144,6 +160,20 @@ sp_snapshot_samples(const struct sp_snapshot *s)
 	return s->samples;
 }
 
+size_t
+sp_snapshot_python(const struct sp_snapshot *s, const struct sp_python **out)
+{
+	*out = s->python;
+	return s->npython;
+}
+
+int
+sp_snapshot_timestamp_us(const struct sp_snapshot *s,
+    const struct sp_sample *sample, int64_t *us)
+{
+	return sp_header_timestamp_us(&s->s.header, sample->time, us);
+}
+
 void
 sp_snapshot_free(struct sp_snapshot *s)
 {
@@ -151,5 +181,6 @@ sp_snapshot_free(struct sp_snapshot *s)
 		return;
 	spi_stream_fini(&s->s);
 	free(s->samples);
+	free(s->python);
 	free(s);
 }

@@ -159,6 +159,14 @@ sp_tail_diag(const struct sp_tail *t)
 	return &t->s.diag;
 }
 
+int
+sp_tail_timestamp_us(const struct sp_tail *t, const struct sp_sample *sample,
+    int64_t *us)
+{
+	return t->s.have_header &&
+	    sp_header_timestamp_us(&t->s.header, sample->time, us);
+}
+
 void
 sp_tail_free(struct sp_tail *t)
 {

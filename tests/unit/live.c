@@ -122,6 +122,71 @@ Test(process, descendants_parents_first)
 	waitpid(child, NULL, 0);
 }
 
+/* A child that waits for a signal: SIGINT and SIGKILL both end it, by
+ * their default action, so its status says which one came. */
+static pid_t
+paused_child(void)
+{
+	pid_t pid = fork();
+
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
+		(void)signal(SIGINT, SIG_DFL);
+		for (;;)
+			pause();
+	}
+	return pid;
+}
+
+Test(process, wait_try_wait_interrupt_and_kill_a_child)
+{
+	struct sp_exit_watch *w;
+	pid_t pid = paused_child();
+	int status = -1;
+
+	/* Nothing ends a paused child but a signal: still running. */
+	cr_assert_eq(sp_process_try_wait(pid, &status), 0);
+	cr_assert_eq(sp_process_interrupt(pid), 0);
+	cr_assert_eq(sp_process_wait(pid, &status), 0);
+	cr_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT,
+	    "status %#x", status);
+	cr_assert_eq(sp_process_try_wait(pid, &status), -ECHILD, "reaped");
+	cr_assert_eq(sp_process_wait(pid, NULL), -ECHILD);
+	cr_assert_eq(sp_process_kill(pid), -ESRCH, "gone once reaped");
+
+	pid = paused_child();
+	cr_assert_eq(sp_process_kill(pid), 0);
+	cr_assert_eq(sp_process_wait(pid, &status), 0);
+	cr_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
+	    "status %#x", status);
+
+	/* Ended on its own: try_wait reaps it once the pidfd says so. */
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0)
+		_exit(5);
+	cr_assert_eq(sp_exit_watch_new(pid, &w), 0);
+	cr_assert_eq(sp_exit_watch_wait(w, -1), 1);
+	sp_exit_watch_free(w);
+	cr_assert_eq(sp_process_try_wait(pid, &status), 1);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 5,
+	    "status %#x", status);
+}
+
+Test(process, pids_below_1_are_usage_errors)
+{
+	pid_t bad[] = { 0, -1 };
+	size_t i;
+
+	for (i = 0; i < 2; i++) {
+		cr_assert_eq(sp_process_wait(bad[i], NULL), -SP_EUSAGE);
+		cr_assert_eq(sp_process_try_wait(bad[i], NULL), -SP_EUSAGE);
+		cr_assert_eq(sp_process_interrupt(bad[i]), -SP_EUSAGE);
+		cr_assert_eq(sp_process_kill(bad[i]), -SP_EUSAGE);
+	}
+}
+
 /* ------------------------------------------------ recording, resolving */
 
 Test(recorder, attach_modes_flush_pending_liveness)

@@ -236,8 +236,28 @@ top=$(sed -n 2p <<<"$OUT")
 check "its hottest stack goes from _start through main (${top:0:120})" \
     grep -qE '^[0-9]+ _start;.*;main;' <<<"$top"
 run "$TMP/ex/replay" "$TMP/ex.spl"
-check "examples/replay streams them all ($(tail -1 <<<"$OUT"))" \
+check "examples/replay streams them all ($(grep ' forks, ' <<<"$OUT"))" \
     has "$n samples, 0 forks, 1 exits; finished" "$OUT"
+# Its rows from the docs: the count before reading, the first sample's
+# time from the header's anchor (sp-dump's fields, by docs/api.md's
+# formula), the unwind errors as the summary's unwind_* counters.
+check "and counted them before reading ($(head -1 <<<"$OUT"))" \
+    test "$(head -1 <<<"$OUT")" = "$n samples to read"
+hdr=$($DUMP --json "$TMP/ex.spl" | head -1)
+t0=$($DUMP --json "$TMP/ex.spl" | grep -m1 '"kind":"sample"' | grep -o '"time":[0-9]*' | cut -d: -f2)
+su=$(grep -o '"start_time_us":[0-9]*' <<<"$hdr" | cut -d: -f2)
+sm=$(grep -o '"start_mono_ns":[0-9]*' <<<"$hdr" | cut -d: -f2)
+want_us=$((su + (t0 - sm) / 1000))
+check "its first sample's time is start_time_us + (time - start_mono_ns) / 1000 ($want_us)" \
+    has "first sample at $want_us us (unix time)" "$OUT"
+cut_short=0
+# (unwind_scanned and unwind_signal_frames count frames found, no errors.)
+for c in $($DUMP --stats --json "$TMP/ex.spl" | grep -o '"unwind_[a-z_]*":[0-9]*' |
+    grep -vE '^"unwind_(scanned|signal_frames)"' | cut -d: -f2); do
+	cut_short=$((cut_short + c))
+done
+check "and counts the walks cut short as the summary does ($cut_short)" \
+    grep -q "^walks cut short: $cut_short\b" <<<"$OUT"
 
 # follow EXAMPLE SPOOL OUT: runs examples/EXAMPLE on SPOOL while sp-record
 # writes it, each line of its output in OUT after the time it came (ns);

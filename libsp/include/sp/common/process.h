@@ -45,6 +45,28 @@ int sp_process_release(struct sp_launch *l, const char *argv0,
 /* Kills a launched child that was not released, reaps it, closes l's fds. */
 void sp_process_abandon(struct sp_launch *l);
 
+/*
+ * Waiting for and signalling a process: the caller's own children for the
+ * waits (waitpid(2): a child of another process is -ECHILD).  A pid below
+ * 1 is -SP_EUSAGE for all four (kill(2) would take 0 and -1 for a group
+ * or every process).  status, which may be NULL, gets waitpid's status
+ * (WIFEXITED, WEXITSTATUS, WIFSIGNALED, WTERMSIG of <sys/wait.h>).
+ */
+
+/* Waits until child pid ends and reaps it.  0, or -errno (-ECHILD: not
+ * the caller's child, or reaped already).  Interrupted waits resume. */
+int sp_process_wait(pid_t pid, int *status);
+
+/* Reaps child pid if it has ended, without waiting: 1 (ended, reaped,
+ * *status set), 0 (still running), or -errno as sp_process_wait. */
+int sp_process_try_wait(pid_t pid, int *status);
+
+/* Sends SIGINT (the process may catch it and end in its own time) or
+ * SIGKILL to pid.  0, or -errno: -ESRCH gone (a zombie is still there:
+ * 0), -EPERM another user's process. */
+int sp_process_interrupt(pid_t pid);
+int sp_process_kill(pid_t pid);
+
 /* Most descendants sp_process_descendants lists. */
 #define SP_DESCENDANTS_MAX 4096
 

@@ -471,6 +471,63 @@ int sp_recorder_finish(struct sp_recorder *r);
 /* Closes events and frees r (not the writer).  r may be NULL. */
 void sp_recorder_free(struct sp_recorder *r);
 
+/*
+ * Error statistics: why walks ended before the outermost frame, one kind
+ * per unwind_* counter (docs/counters.md, "Unwind errors"), taken out of
+ * a counter array: sp_recorder_counters' during a recording, or
+ * sp_defs_counters' of a spool.  A caller-owned struct, no allocation.
+ * While the major version is 0 a release may add kinds (and grow the
+ * struct).
+ */
+enum sp_sample_error {
+	SP_SAMPLE_ERR_STACK_BOUNDS,  /* unwind_stack_bounds */
+	SP_SAMPLE_ERR_NO_PROGRESS,   /* unwind_no_progress */
+	SP_SAMPLE_ERR_BAD_FP,        /* unwind_bad_fp */
+	SP_SAMPLE_ERR_DEPTH,         /* unwind_depth */
+	SP_SAMPLE_ERR_NO_REGS,       /* unwind_no_regs */
+	SP_SAMPLE_ERR_BAD_RA,        /* unwind_bad_ra */
+	SP_SAMPLE_ERR_NO_STACK,      /* unwind_no_stack */
+	SP_SAMPLE_ERR_STACK_SWITCH,  /* unwind_stack_switch */
+	SP_SAMPLE_ERR_FP_END,        /* unwind_fp_end */
+	SP_SAMPLE_ERR_KINDS          /* how many kinds there are */
+};
+
+struct sp_error_stats {
+	unsigned long long count[SP_SAMPLE_ERR_KINDS];
+};
+
+/* The counter name of kind k ("unwind_stack_bounds"), or NULL for a
+ * number that is no kind. */
+const char *sp_sample_error_name(enum sp_sample_error k);
+
+/*
+ * Sets st from the n counters c: each kind's count is the sum of the
+ * counters of its name (a spool's several SUMMARY records name one
+ * several times), saturating at ULLONG_MAX; counters of other names are
+ * not looked at.  c may be NULL when n is 0.
+ */
+void sp_error_stats_from_counters(struct sp_error_stats *st,
+    const struct sp_counter *c, size_t n);
+
+/* The count of kind k; 0 for a number that is no kind. */
+unsigned long long sp_error_stats_count(const struct sp_error_stats *st,
+    enum sp_sample_error k);
+
+/* The sum over the kinds (saturating): the walks that ended early.  Any
+ * error at all: a total above 0. */
+unsigned long long sp_error_stats_total(const struct sp_error_stats *st);
+
+/*
+ * The kinds with a count above 0, in the order of the enum, stored in
+ * out (at most max of them; out may be NULL when max is 0).  Returns how
+ * many there are, which may exceed max, as snprintf does.
+ */
+size_t sp_error_stats_nonzero(const struct sp_error_stats *st,
+    enum sp_sample_error *out, size_t max);
+
+/* Sets every count to 0. */
+void sp_error_stats_reset(struct sp_error_stats *st);
+
 #ifdef __cplusplus
 }
 #endif

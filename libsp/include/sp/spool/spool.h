@@ -49,6 +49,21 @@ struct sp_header {
  */
 int sp_header_init_host(struct sp_header *h);
 
+/*
+ * A sample's (or any record's) time on the profile's timeline: time, in
+ * CLOCK_MONOTONIC ns as the readers give it, as CLOCK_REALTIME µs since
+ * the epoch, from the header's anchor (start_time_us and start_mono_ns,
+ * taken at one moment when the recording began): start_time_us +
+ * (time - start_mono_ns) / 1000, earlier than start_time_us for a time
+ * before the start.  Returns 1 with *us set, or 0 when the header has no
+ * anchor (start_time_us 0: unknown) and leaves *us alone.  A merged
+ * spool's times of another host than its first input's have no anchor
+ * in the header either (docs/spool-format.md, "Stream clock"): their
+ * value is meaningless.  The readers' sp_*_timestamp_us call this.
+ */
+int sp_header_timestamp_us(const struct sp_header *h, uint64_t time,
+    int64_t *us);
+
 /* Writes h as SP_HEADER_LEN bytes into out. */
 void sp_header_encode(const struct sp_header *h, uint8_t out[SP_HEADER_LEN]);
 

@@ -8,12 +8,14 @@
  * batch of newly complete samples; a partial record at the end is kept for
  * the next poll.
  *
- * Threads: a tail is one thread's at a time (it keeps its batch and
- * events in itself); tails of one file in different threads are
- * independent.  A tail of the recorder's (sp_recorder_tail) may be polled
- * in another thread than the recorder's, as it reads its own descriptor;
- * it sees what the recorder has flushed (sp_recorder_flush, or a poll
- * whose writer buffer filled).
+ * Threads: a tail is used by one thread at a time (sp_tail_poll changes
+ * it, its events and its definitions; what they return is valid until
+ * the next poll).  The writer it follows may be in another thread or
+ * process: the tail reads only what was flushed to the file.  Separate
+ * tails are independent.  A tail of the recorder's (sp_recorder_tail)
+ * may be polled in another thread than the recorder's, as it reads its
+ * own descriptor; it sees what the recorder has flushed
+ * (sp_recorder_flush, or a poll whose writer buffer filled).
  */
 
 #include "sp/spool/spool.h"
@@ -81,6 +83,14 @@ const struct sp_diag *sp_tail_diag(const struct sp_tail *t);
  * systems cannot); or another -errno of fallocate(2).
  */
 int sp_tail_discard_consumed(struct sp_tail *t);
+
+/*
+ * A sample's time on the profile's timeline, in µs since the epoch
+ * (sp_header_timestamp_us): 1 with *us set, 0 before the header is
+ * complete or when it has no start time.
+ */
+int sp_tail_timestamp_us(const struct sp_tail *t,
+    const struct sp_sample *sample, int64_t *us);
 
 /* Closes the file (a recorder's tail: its own descriptors, never the
  * writer's) and frees t.  t may be NULL. */

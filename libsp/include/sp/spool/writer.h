@@ -8,6 +8,13 @@
  * interned: putting an equal string, host, module, frame, node or thread
  * twice returns the first id and writes nothing.  The writer checks every
  * record as its readers will, so it never writes a spool they reject.
+ *
+ * Threads: a writer is used by one thread at a time, its count too.  A
+ * writer given to a recorder is written by the recorder's calls
+ * (sp_recorder_poll, _flush, _finish...), so the program's own calls on
+ * it go between those, in the same thread or under the same lock.  Its
+ * SIGPIPE handling blocks the signal in the calling thread only, for the
+ * write.  Readers of the file it writes (a tail) may be in any thread.
  */
 
 #include "sp/spool/spool.h"
