@@ -69,7 +69,7 @@ const struct sp_status *sp_replay_status(const struct sp_replay *r);
 int sp_replay_sample_count(struct sp_replay *r, uint64_t *n);
 
 /*
- * sample's time on the profile's timeline, in µs since the epoch
+ * A sample's time on the profile's timeline, in µs since the epoch
  * (sp_header_timestamp_us): 1 with *us set, 0 when the header has no
  * start time.
  */

@@ -53,7 +53,7 @@ size_t sp_snapshot_python(const struct sp_snapshot *s,
     const struct sp_python **out);
 
 /*
- * sample's time (sp_sample.time) on the profile's timeline, in µs since
+ * A sample's time (sp_sample.time) on the profile's timeline, in µs since
  * the epoch: sp_header_timestamp_us with this spool's header.  1 with *us
  * set, 0 when the header has no start time.
  */
