@@ -18,8 +18,9 @@
 
 /*
  * An initializer: struct sp_fold_options fo = SP_OPTS_INIT(sp_fold_options,
- * .max_depth = 20);  The fields not named are 0.  C++ (before C++20's
- * designated initializers): T o{}; o.sz = sizeof(o);
+ * .max_depth = 20);  The fields not named are 0.  A -pedantic C
+ * compiler (before C23) wants a field named after TYPE.  C++ (before
+ * C++20's designated initializers): T o{}; o.sz = sizeof(o);
  */
 #define SP_OPTS_INIT(TYPE, ...) { .sz = sizeof(struct TYPE), __VA_ARGS__ }
 

@@ -162,7 +162,7 @@ struct sp_flame_svg_opts {
 	const struct sp_demangle *demangle;
 };
 
-/* The defaults above (width 1200, minwidth 0.1, hot colours). */
+/* The defaults above (width 1200, minwidth 0.1, hot colours), sz set. */
 void sp_flame_svg_defaults(struct sp_flame_svg_opts *o);
 
 /*
