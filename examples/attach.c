@@ -49,7 +49,8 @@ start(struct sp_recorder *r, char *const argv[], struct sp_diag *diag)
 int
 main(int argc, char **argv)
 {
-	struct sp_recorder_opts o = { 0 };
+	struct sp_recorder_opts o = SP_OPTS_INIT(sp_recorder_opts,
+	    .frequency = SP_FREQ_DEFAULT);  /* sz set: see record.c */
 	struct sp_diag diag = { 0 };
 	struct sp_recorder *r = NULL;
 	struct sp_writer *w = NULL;

@@ -51,6 +51,7 @@ int record(const char *out, char **argv)
 		return 1;
 	}
 	sp_recorder_opts o{};    // 1 kHz, stack size as it goes
+	o.sz = sizeof(o);        // the struct built with (sp/common/opts.h)
 	o.command = argv[0];
 	sp_diag d{};
 	sp_header h;

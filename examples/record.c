@@ -23,7 +23,11 @@
 int
 main(int argc, char **argv)
 {
-	struct sp_recorder_opts o = { 0 };  /* 1 kHz, stack size as it goes */
+	/* 1 kHz, stack size as it goes; the fields not named are 0, their
+	 * defaults.  SP_OPTS_INIT sets sz: the struct this program was
+	 * built with, which a newer libstackpulse reads as such. */
+	struct sp_recorder_opts o = SP_OPTS_INIT(sp_recorder_opts,
+	    .frequency = SP_FREQ_DEFAULT);
 	struct sp_diag diag = { 0 };
 	struct sp_recorder *r = NULL;
 	struct sp_writer *w = NULL;

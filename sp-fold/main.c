@@ -452,6 +452,7 @@ main(int argc, char **argv)
 	int e;
 
 	memset(&o, 0, sizeof(o));
+	o.fo.sz = sizeof(o.fo);
 	parse_args(argc, argv, &o);
 	spi_tool_input(o.in, "spool", "sp-fold [OPTIONS] FILE");
 	if (o.pprof && (o.out == NULL || strcmp(o.out, "-") == 0) &&

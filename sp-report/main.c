@@ -288,6 +288,7 @@ named(struct opts *o, struct sp_replay *in)
 	size_t i;
 
 	memset(&so, 0, sizeof(so));
+	so.sz = sizeof(so);
 	if (sp_debug_dirs_from_env(&env) < 0)
 		errx(2, "%s: more than %d directories, or out of memory",
 		    SP_DEBUG_DIRS_ENV, SP_DEBUG_DIRS_MAX);
@@ -485,6 +486,8 @@ main(int argc, char **argv)
 	int e;
 
 	memset(&o, 0, sizeof(o));
+	o.fo.sz = sizeof(o.fo);
+	o.ro.sz = sizeof(o.ro);
 	parse_args(argc, argv, &o);
 	spi_tool_input(o.in, "spool", "sp-report [OPTIONS] FILE");
 	in = spi_tool_replay(o.in);

@@ -365,6 +365,7 @@ main(int argc, char **argv)
 	struct sp_diag diag;
 	int fd, rc;
 
+	o.so.sz = sizeof(o.so);
 	parse_args(argc, argv, &o);
 	debug_dirs(&o, &env);
 	spi_tool_input(o.in, "spool", "sp-sym [-o FILE] FILE");

@@ -361,7 +361,8 @@ show(struct live *l)
 
 /* Live: the images the targets map now are read too (a deploy that
  * replaced a binary does not unname its frames). */
-static const struct sp_sym_options live_opts = { .live_images = 1 };
+static const struct sp_sym_options live_opts = SP_OPTS_INIT(sp_sym_options,
+    .live_images = 1);
 
 /* Reads what the tail has: samples counted, definitions applied. */
 static int

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/resource.h>
 
+#include "common/opts_int.h"
 #include "common/procfs_int.h"
 #include "recorder_int.h"
 
@@ -313,9 +314,11 @@ sp_recorder_advice(struct sp_recorder *r, const struct sp_advice_opts *o,
 	unsigned long long lost;
 
 	memset(&a, 0, sizeof(a));
-	/* An older caller's shorter struct: the fields it lacks are 0. */
-	if (o != NULL)
-		memcpy(&a.o, o, o->sz < sizeof(a.o) ? o->sz : sizeof(a.o));
+	/* An older caller's shorter struct: the fields it lacks are 0; sz 0
+	 * reads none.  This call cannot fail: options it cannot read (sz
+	 * not a size, or a newer caller's field set) are all taken as 0. */
+	(void)spi_opts_copy(&a.o, sizeof(a.o), o,
+	    SPI_OPTS_END(struct sp_advice_opts, sz), "sp_advice_opts", NULL);
 	a.r = r;
 	a.tool = a.o.tool != NULL ? a.o.tool : "the recorder";
 	a.out = out;

@@ -24,6 +24,7 @@
 
 #include "common/buf_int.h"
 #include "common/cursor_int.h"
+#include "common/opts_int.h"
 #include "common/procfs_int.h"
 #include "elf/elf_int.h"
 #include "recorder_int.h"
@@ -251,6 +252,10 @@ make(struct sp_recorder *r, struct sp_diag *diag)
 	return 0;
 }
 
+/* sz 0: the struct of 0.4.0, whose last field is log_ctx (frozen: a
+ * field added later lies past it). */
+#define RECORDER_OPTS_SZ0 SPI_OPTS_END(struct sp_recorder_opts, log_ctx)
+
 int
 sp_recorder_new(struct sp_writer *w, const struct sp_recorder_opts *o,
     struct sp_recorder **out, struct sp_diag *diag)
@@ -263,12 +268,16 @@ sp_recorder_new(struct sp_writer *w, const struct sp_recorder_opts *o,
 	if (r == NULL)
 		return sp_diag_set(diag, 0, -ENOMEM, "out of memory");
 	r->ctx.w = w;
-	r->o = *o;
-	r->ctx.log = o->log;
-	r->ctx.log_ctx = o->log_ctx;
-	r->ctx.bundle = o->bundle;
-	r->ctx.keep.dir = o->keep_dir;
-	r->ctx.keep.max = o->keep_unreachable;
+	if ((err = spi_opts_copy(&r->o, sizeof(r->o), o, RECORDER_OPTS_SZ0,
+	    "sp_recorder_opts", diag)) < 0) {
+		free(r);
+		return err;
+	}
+	r->ctx.log = r->o.log;
+	r->ctx.log_ctx = r->o.log_ctx;
+	r->ctx.bundle = r->o.bundle;
+	r->ctx.keep.dir = r->o.keep_dir;
+	r->ctx.keep.max = r->o.keep_unreachable;
 	r->ev.epfd = r->ev.cgroup_fd = -1;
 	if ((err = make(r, diag)) < 0) {
 		sp_recorder_free(r);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "common/buf_int.h"
+#include "report_int.h"
 #include "sp/common/error.h"
 #include "sp/report/browse.h"
 
@@ -420,12 +421,20 @@ sp_browse_new(struct sp_fold *f, const struct sp_defs *d,
     const struct sp_report_options *o, const char *head,
     struct sp_browse **out)
 {
-	struct sp_browse *b = calloc(1, sizeof(*b));
-	const char *first = o->callers != NULL ? o->callers : o->callees;
+	struct sp_browse *b;
+	const char *first;
 	int err;
 
 	*out = NULL;
-	if (b == NULL || spi_grow_zeroed(&b->views, &b->capviews, 1,
+	if ((b = calloc(1, sizeof(*b))) == NULL)
+		return -ENOMEM;
+	if (spi_opts_copy(&b->o, sizeof(b->o), o, REPORT_OPTS_SZ0,
+	    "sp_report_options", NULL) < 0) {
+		sp_browse_free(b);
+		return -SP_EUSAGE;
+	}
+	first = b->o.callers != NULL ? b->o.callers : b->o.callees;
+	if (spi_grow_zeroed(&b->views, &b->capviews, 1,
 	    sizeof(*b->views)) < 0 || (head != NULL &&
 	    (b->head = strdup(head)) == NULL)) {
 		sp_browse_free(b);
@@ -433,7 +442,6 @@ sp_browse_new(struct sp_fold *f, const struct sp_defs *d,
 	}
 	b->f = f;
 	b->d = d;
-	b->o = *o;
 	b->o.callers = b->o.callees = NULL;
 	b->nviews = 1;
 	err = render(b, 80);

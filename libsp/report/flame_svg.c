@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "common/json_int.h"
+#include "common/opts_int.h"
 #include "flame_int.h"
 #include "sp/report/demangle.h"
 
@@ -699,30 +700,39 @@ void
 sp_flame_svg_defaults(struct sp_flame_svg_opts *o)
 {
 	memset(o, 0, sizeof(*o));
+	o->sz = sizeof(*o);
 	o->width = 1200;
 	o->colors = SP_FLAME_HOT;
 	o->minwidth = 0.1;
 }
 
+/* sz 0: the struct of 0.4.0, whose last field is demangle (frozen: a
+ * field added later lies past it). */
+#define FLAME_SVG_OPTS_SZ0 SPI_OPTS_END(struct sp_flame_svg_opts, demangle)
+
 int
-sp_flame_svg(const struct sp_flame *f, const struct sp_flame_svg_opts *o,
+sp_flame_svg(const struct sp_flame *f, const struct sp_flame_svg_opts *given,
     FILE *out)
 {
+	struct sp_flame_svg_opts o;
 	struct render r;
 	struct at root;
 	int err = 0;
 
 	memset(&r, 0, sizeof(r));
-	r.width = o->width ? o->width : 1200;
+	if (spi_opts_copy(&o, sizeof(o), given, FLAME_SVG_OPTS_SZ0,
+	    "sp_flame_svg_opts", NULL) < 0)
+		return -SP_EUSAGE;
+	r.width = o.width ? o.width : 1200;
 	if (r.width < 2 * PAD + 10 || r.width > WIDTH_MAX ||
-	    !(o->minwidth >= 0) || o->colors > SP_FLAME_LANG)
+	    !(o.minwidth >= 0) || o.colors > SP_FLAME_LANG)
 		return -SP_EUSAGE;
 	if (f->node[0].total == 0)
 		return -SP_ENOTFOUND;
 	r.f = f;
-	r.o = o;
+	r.o = &o;
 	r.out = out;
-	r.before = o->before;
+	r.before = o.before;
 	r.btotal = r.before != NULL ? r.before->node[0].total : 0;
 	root.ghost = 0;
 	root.i = 0;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "common/buf_int.h"
+#include "common/opts_int.h"
 #include "fold_int.h"
 
 /* An empty slot has count 0: a key is inserted with its first sample. */
@@ -70,21 +71,29 @@ map_slot(struct fold_map *m, uint64_t key)
 	return &m->slots[i];
 }
 
+/* sz 0: the struct of 0.4.0, whose last field is demangle (frozen: a
+ * field added later lies past it). */
+#define FOLD_OPTS_SZ0 SPI_OPTS_END(struct sp_fold_options, demangle)
+
 int
-sp_fold_new(const struct sp_fold_options *o, const struct sp_header *h,
+sp_fold_new(const struct sp_fold_options *given, const struct sp_header *h,
     struct sp_fold **out)
 {
+	struct sp_fold_options o;
 	struct sp_fold *f;
 
 	*out = NULL;
-	if ((o->flags & SP_FOLD_USER_ONLY) && (o->flags & SP_FOLD_KERNEL_ONLY))
+	if (spi_opts_copy(&o, sizeof(o), given, FOLD_OPTS_SZ0, "sp_fold_options",
+	    NULL) < 0)
 		return -SP_EUSAGE;
-	if (o->root > SP_FOLD_ROOT_THREAD || o->time > SP_FOLD_TIME_PREEMPTED)
+	if ((o.flags & SP_FOLD_USER_ONLY) && (o.flags & SP_FOLD_KERNEL_ONLY))
+		return -SP_EUSAGE;
+	if (o.root > SP_FOLD_ROOT_THREAD || o.time > SP_FOLD_TIME_PREEMPTED)
 		return -SP_EUSAGE;
 	f = calloc(1, sizeof(*f));
 	if (f == NULL)
 		return -ENOMEM;
-	f->o = *o;
+	f->o = o;
 	f->start_ns = h->start_mono_ns;
 	f->interval_ns = (uint64_t)h->sample_interval_us * 1000;
 	*out = f;

@@ -8,6 +8,7 @@
 #include "common/buf_int.h"
 #include "common/intern_int.h"
 #include "fold_int.h"
+#include "report_int.h"
 #include "sp/common/error.h"
 #include "sp/report/report.h"
 
@@ -438,9 +439,11 @@ peek(struct rep *r, const struct sp_fold_entry *es, size_t n, int up,
 
 int
 sp_report_write(struct sp_fold *f, const struct sp_defs *d,
-    const struct sp_report_options *o, FILE *out)
+    const struct sp_report_options *given, FILE *out)
 {
 	const struct sp_fold_options *fo = sp_fold_options(f);
+	const struct sp_report_options *o;
+	struct sp_report_options copy;
 	const struct sp_fold_entry *es;
 	struct rep r;
 	size_t n, i;
@@ -448,6 +451,10 @@ sp_report_write(struct sp_fold *f, const struct sp_defs *d,
 
 	if (!(fo->flags & SP_FOLD_MODULES) || fo->root != SP_FOLD_ROOT_THREAD)
 		return -SP_EUSAGE;
+	if (spi_opts_copy(&copy, sizeof(copy), given, REPORT_OPTS_SZ0,
+	    "sp_report_options", NULL) < 0)
+		return -SP_EUSAGE;
+	o = &copy;
 	memset(&r, 0, sizeof(r));
 	r.f = f;
 	r.d = d;

@@ -11,6 +11,7 @@
  */
 
 #include "common/intern_int.h"
+#include "common/opts_int.h"
 #include "dwarf/debuginfo_int.h"
 #include "elf/elfsym_int.h"
 #include "sp/sym/sym.h"
@@ -106,6 +107,11 @@ struct sym_ctx {
 };
 
 struct sp_symbolizer;
+
+/* sz 0: struct sp_sym_options as of 0.4.0, whose last field is
+ * progress_arg (frozen: a field added later lies past it).  Both readers
+ * of the struct, sp_sym_spool and sp_symbolizer_new, take it. */
+#define SYM_OPTS_SZ0 SPI_OPTS_END(struct sp_sym_options, progress_arg)
 
 /*
  * sp_symbolizer_new whose report is rep (the caller's, not freed with

@@ -17,7 +17,7 @@
 #define PROGRESS_EVERY 8192u /* records between progress callbacks */
 
 struct sym_run {
-	const struct sp_sym_options *o;
+	struct sp_sym_options o;     /* the caller's, read by spi_opts_copy */
 	struct sp_sym_report *rep;
 	struct sp_writer *w;
 	struct sp_symbolizer *sym;
@@ -231,7 +231,7 @@ record_failed(struct sym_run *s, const struct sp_record *rec, int err,
 static int
 run_loop(struct sym_run *s, struct sp_replay *in, struct sp_diag *diag)
 {
-	const struct sp_sym_options *o = s->o;
+	const struct sp_sym_options *o = &s->o;
 	struct sp_record rec;
 	uint64_t n = 0;
 	int err;
@@ -266,10 +266,12 @@ sp_sym_spool(const struct sp_sym_options *o, struct sp_replay *in,
 	s = calloc(1, sizeof(*s));
 	if (s == NULL)
 		return -ENOMEM;
-	s->o = o;
 	s->rep = rep;
-	err = spi_symbolizer_new(sp_replay_defs(in), sp_replay_header(in), o,
-	    NULL, rep, &s->sym);
+	err = spi_opts_copy(&s->o, sizeof(s->o), o, SYM_OPTS_SZ0,
+	    "sp_sym_options", diag);
+	if (err == 0)
+		err = spi_symbolizer_new(sp_replay_defs(in),
+		    sp_replay_header(in), &s->o, NULL, rep, &s->sym);
 	if (err == 0)
 		err = sp_writer_new(out_fd, sp_replay_header(in), &s->w);
 	if (err == 0)

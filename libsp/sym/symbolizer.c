@@ -148,8 +148,11 @@ spi_symbolizer_new(const struct sp_defs *defs, const struct sp_header *hdr,
 	if (s == NULL)
 		return -ENOMEM;
 	if (o != NULL)
-		s->o = *o;
-	else if ((err = env_defaults(s)) < 0) {
+		err = spi_opts_copy(&s->o, sizeof(s->o), o, SYM_OPTS_SZ0,
+		    "sp_sym_options", NULL);
+	else
+		err = env_defaults(s);
+	if (err < 0) {
 		sp_symbolizer_free(s);
 		return err;
 	}

@@ -18,6 +18,7 @@ spi_tool_rec_init(struct sp_tool_rec_opts *t)
 {
 	memset(t, 0, sizeof(*t));
 	t->children = -1;
+	t->ro.sz = sizeof(t->ro);
 }
 
 /* -F HZ or max. */

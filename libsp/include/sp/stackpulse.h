@@ -14,6 +14,7 @@
 #include "sp/common/bundle.h"
 #include "sp/common/error.h"
 #include "sp/common/output.h"
+#include "sp/common/opts.h"
 #include "sp/common/process.h"
 #include "sp/record/recorder.h"
 #include "sp/report/browse.h"

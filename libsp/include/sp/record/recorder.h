@@ -23,6 +23,7 @@
 
 #include "sp/common/bundle.h"
 #include "sp/common/error.h"
+#include "sp/common/opts.h"
 #include "sp/spool/spool.h"
 #include "sp/spool/writer.h"
 
@@ -61,6 +62,9 @@ extern "C" {
 #define SP_KEEP_UNREACHABLE_DEFAULT (256ull << 20)
 
 struct sp_recorder_opts {
+	/* sizeof(struct sp_recorder_opts), or 0 for the 0.4.0 struct;
+	 * fields past sz read as 0 (sp/common/opts.h) */
+	size_t sz;
 	unsigned frequency;    /* Hz, 0: SP_FREQ_DEFAULT, SP_FREQ_MAX: the
 	                        * kernel's limit */
 	unsigned stack_bytes;  /* per sample; 0: chosen as it goes, from
@@ -168,7 +172,7 @@ struct sp_recorder;
  * period (-c), or 0 for an event that counts; a header flushed before
  * keeps the caller's, and the RECORDING record says the rate either way.
  * Returns 0; -SP_EUSAGE for an option out of range (diag says which and
- * the permitted range); -SP_EFREQ for a rate above the kernel's limit
+ * the permitted range) or an o->sz it cannot read (sp/common/opts.h); -SP_EFREQ for a rate above the kernel's limit
  * (diag->requested and diag->permitted give both); -ENOMEM.  On failure
  * *out is NULL (nothing to free), as with every constructor of libsp.
  */

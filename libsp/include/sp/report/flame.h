@@ -49,6 +49,7 @@
 #include <stdio.h>
 
 #include "sp/common/error.h"
+#include "sp/common/opts.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -140,6 +141,9 @@ enum sp_flame_colors {
 };
 
 struct sp_flame_svg_opts {
+	/* sizeof(struct sp_flame_svg_opts), or 0 for the 0.4.0 struct;
+	 * fields past sz read as 0 (sp/common/opts.h) */
+	size_t sz;
 	const char *title;  /* NULL: "Flame Graph" or "Icicle Graph" */
 	const char *countname; /* what the counts are, NULL: "samples" */
 	unsigned width;     /* pixels, 0: 1200; at most 100000 */
@@ -158,7 +162,7 @@ struct sp_flame_svg_opts {
 	const struct sp_demangle *demangle;
 };
 
-/* The defaults above (width 1200, minwidth 0.1, hot colours). */
+/* The defaults above (width 1200, minwidth 0.1, hot colours), sz set. */
 void sp_flame_svg_defaults(struct sp_flame_svg_opts *o);
 
 /*
@@ -168,7 +172,8 @@ void sp_flame_svg_defaults(struct sp_flame_svg_opts *o);
  * o->countname for "samples";
  * its decimals when the counts had any), a
  * <rect> and a label; every name XML-escaped, bytes that are not UTF-8
- * written as U+FFFD.  Returns 0, -SP_EUSAGE for bad options, -SP_ENOTFOUND
+ * written as U+FFFD.  Returns 0, -SP_EUSAGE for bad options (an o->sz
+ * it cannot read too: sp/common/opts.h), -SP_ENOTFOUND
  * when f has no samples, -ENOMEM, or -EIO when out reports a write error.
  */
 int sp_flame_svg(const struct sp_flame *f, const struct sp_flame_svg_opts *o,

@@ -32,6 +32,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "sp/common/opts.h"
 #include "sp/spool/replay.h"
 #include "sp/spool/snapshot.h"
 
@@ -83,6 +84,9 @@ enum sp_fold_root {
 };
 
 struct sp_fold_options {
+	/* sizeof(struct sp_fold_options), or 0 for the 0.4.0 struct;
+	 * fields past sz read as 0 (sp/common/opts.h) */
+	size_t sz;
 	unsigned flags;        /* enum sp_fold_flag */
 	enum sp_fold_root root;
 	uint32_t pid, tid;
@@ -131,8 +135,9 @@ struct sp_fold;
 /*
  * Creates a fold with options o (copied; o->comm must outlive the fold)
  * for a spool with header h (start_mono_ns is the time base).  Returns 0,
- * -SP_EUSAGE for contradictory options (USER_ONLY with KERNEL_ONLY) or a
- * root or time out of range, or -ENOMEM.
+ * -SP_EUSAGE for contradictory options (USER_ONLY with KERNEL_ONLY), a
+ * root or time out of range or an o->sz it cannot read (sp/common/
+ * opts.h), or -ENOMEM.
  */
 int sp_fold_new(const struct sp_fold_options *o, const struct sp_header *h,
     struct sp_fold **out);

@@ -22,6 +22,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "sp/common/opts.h"
 #include "sp/report/fold.h"
 
 #ifdef __cplusplus
@@ -38,6 +39,9 @@ enum sp_report_sort {
 };
 
 struct sp_report_options {
+	/* sizeof(struct sp_report_options), or 0 for the 0.4.0 struct;
+	 * fields past sz read as 0 (sp/common/opts.h) */
+	size_t sz;
 	enum sp_report_sort sort;
 	double percent_limit;  /* rows under this share (%) are left out */
 	unsigned max_rows;     /* 0: no limit */
@@ -56,7 +60,7 @@ struct sp_report_options {
 /*
  * Writes the report of f (counting done; d the spool's definitions) to
  * out.  Returns 0, -SP_EUSAGE (f without SP_FOLD_MODULES and
- * SP_FOLD_ROOT_THREAD), -SP_ENOTFOUND (no function of the callers' or
+ * SP_FOLD_ROOT_THREAD, or an o->sz it cannot read: sp/common/opts.h), -SP_ENOTFOUND (no function of the callers' or
  * callees' name was sampled), -EIO, -ENOMEM or -SP_EREF.
  */
 int sp_report_write(struct sp_fold *f, const struct sp_defs *d,

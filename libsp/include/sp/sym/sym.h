@@ -31,6 +31,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sp/common/opts.h"
 #include "sp/spool/replay.h"
 #include "sp/sym/debuginfod.h"
 
@@ -65,6 +66,9 @@ int sp_debug_dirs_from_env(struct sp_debug_dirs *out);
 void sp_debug_dirs_fini(struct sp_debug_dirs *d);
 
 struct sp_sym_options {
+	/* sizeof(struct sp_sym_options), or 0 for the 0.4.0 struct;
+	 * fields past sz read as 0 (sp/common/opts.h) */
+	size_t sz;
 	const char *const *debug_dirs; /* NULL: {SP_DEBUG_DIR_DEFAULT} */
 	size_t ndebug_dirs;
 	const char *sysroot;         /* NULL: none */
@@ -175,8 +179,10 @@ struct sp_sym_report {
  * afterwards, also after an error).  Returns 0; an error of the input,
  * rep->input_failed set (a format error, or -errno such as -EIO from
  * reading it; diag: offset and reason, copied from the reader); -errno
- * from writing (EPIPE, ENOSPC...); -ENOMEM.  Files that cannot be found
- * or read are not errors: they are in the report.  diag may be NULL.
+ * from writing (EPIPE, ENOSPC...); -SP_EUSAGE for o NULL or an o->sz it
+ * cannot read (sp/common/opts.h; diag says why); -ENOMEM.  Files that
+ * cannot be found or read are not errors: they are in the report.  diag
+ * may be NULL.
  */
 int sp_sym_spool(const struct sp_sym_options *o, struct sp_replay *in,
     int out_fd, struct sp_sym_report *rep, struct sp_diag *diag);

@@ -208,7 +208,8 @@ struct sp_native_backend {
  * DEBUGINFOD_TIMEOUT and the cache of DEBUGINFOD_CACHE_PATH (see
  * sp/sym/debuginfod.h).  Given options read no environment.  backend:
  * NULL for the built-in ELF/DWARF backend; else copied.  Returns 0,
- * -SP_EUSAGE, -SP_ELIMIT (STACKPULSE_DEBUG_DIRS lists more than
+ * -SP_EUSAGE (also for an o->sz it cannot read: sp/common/opts.h),
+ * -SP_ELIMIT (STACKPULSE_DEBUG_DIRS lists more than
  * SP_DEBUG_DIRS_MAX) or -ENOMEM.
  */
 int sp_symbolizer_new(const struct sp_defs *defs, const struct sp_header *hdr,
