@@ -6,6 +6,7 @@
 #   tests/exports.sh LIBSP_A "NOT_INSTALLED_HEADERS" CC [CFLAGS...]
 # (build.ninja's $tool_headers: every libsp/include/sp/*.h but these is
 # installed.)
+# Also: every sp_/SP_ name docs/api.md gives is in an installed header.
 # Prints each offender and exits 1 if there is one.
 set -u
 lib=$1 noinst=$2 cc=$3
@@ -24,6 +25,14 @@ if [ "$want" != "$got" ]; then
 	bad=1
 fi
 libsp/api.sh names "$noinst" "$cc" "$@" >"$tmp/declared" || exit 1
+# docs/api.md names the API to integrators: each sp_ or SP_ name it gives
+# (a function, type, field-bearing struct, enum constant or macro) is in
+# an installed header, so that a rename or a typo there is caught.
+libsp/api.sh headers "$noinst" | xargs cat >"$tmp/headers"
+for w in $(grep -oE '\b(sp|SP)_[A-Za-z0-9_]*[A-Za-z0-9]\b' docs/api.md | sort -u); do
+	grep -qw -- "$w" "$tmp/headers" ||
+	    { echo "docs/api.md names $w, which no installed header has"; bad=1; }
+done
 nm -g --defined-only "$lib" | awk 'NF == 3 && $2 ~ /[A-Z]/ { print $3 }' |
     sort -u >"$tmp/exported"
 while read -r s; do
