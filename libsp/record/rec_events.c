@@ -111,7 +111,7 @@ init_attr(struct rec_events *e, const struct sp_recorder_opts *o)
 	 * own.  Not with a period given, where it is known: a software
 	 * event asked for PERIOD at a fixed period samples every event
 	 * (perf_swevent_event), whatever the period. */
-	if (e->counts && o->period == 0)
+	if (!e->sel.clock && o->period == 0)
 		a->sample_type |= PERF_SAMPLE_PERIOD;
 	if (e->kernel || e->fp)
 		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
@@ -190,7 +190,6 @@ spi_events_init(struct rec_events *e, struct rec_ctx *ctx,
 	e->fp = o->fp_chains;
 	e->enabled = 1;
 	e->sel = *sel;
-	e->counts = !sel->clock;
 	e->cgroup_fd = -1;
 	e->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (e->epfd < 0)

@@ -57,9 +57,10 @@ struct rec_events {
 	struct perf_event_attr attr; /* the sampling events' */
 	const char *name;         /* the event's: "cycles", or "cpu-clock"
 	                           * after a fallback, or the one asked for */
-	struct rec_evsel sel;     /* what was asked for (o->event) */
-	int counts;               /* its samples weigh the events since the
-	                           * last (PERF_SAMPLE_PERIOD) */
+	struct rec_evsel sel;     /* what was asked for (o->event); an
+	                           * event that is no clock counts: its
+	                           * samples weigh the events since the last
+	                           * (PERF_SAMPLE_PERIOD) */
 	int fp;                   /* user stacks are the kernel's frame-
 	                           * pointer chains: no registers, no copy */
 	unsigned stack_bytes;     /* the default copy's size (-s) */

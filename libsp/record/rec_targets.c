@@ -93,7 +93,7 @@ write_recording(struct sp_recorder *r)
 	rec.u.recording.event.len = (uint32_t)strlen(r->ev.name);
 	/* By a period, a clock's rate is its inverse; a count has none. */
 	rec.u.recording.frequency = r->o.period == 0 ? r->o.frequency :
-	    r->ev.counts ? 0 : r->o.period >= 1000000000ull ? 1 :
+	    r->ev.sel.clock == 0 ? 0 : r->o.period >= 1000000000ull ? 1 :
 	    (uint32_t)(1000000000ull / r->o.period);
 	rec.u.recording.period = r->o.period;
 	rec.u.recording.stack_bytes = r->o.fp_chains ? 0 : r->o.stack_bytes;
@@ -105,7 +105,7 @@ write_recording(struct sp_recorder *r)
 	    (r->o.off_cpu ? SP_RECORDING_OFF_CPU : 0) |
 	    (r->ctx.c[C_OFF_CPU_APART] ? SP_RECORDING_PREEMPTED : 0) |
 	    (r->ev.attr.exclude_kernel ? 0 : SP_RECORDING_KERNEL_TIME) |
-	    (r->ev.counts ? SP_RECORDING_COUNTS : 0) |
+	    (r->ev.sel.clock ? 0 : SP_RECORDING_COUNTS) |
 	    (r->o.fp_chains ? SP_RECORDING_FP : 0);
 	rec.u.recording.command.s = cmd;
 	rec.u.recording.command.len = (uint32_t)strlen(cmd);

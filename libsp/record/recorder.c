@@ -148,7 +148,7 @@ sp_max_sample_rate(void)
 static uint32_t
 interval_us(const struct sp_recorder *r)
 {
-	if (r->ev.counts)
+	if (!r->ev.sel.clock)
 		return 0;
 	if (r->o.period != 0)
 		return r->o.period / 1000 >= UINT32_MAX ? UINT32_MAX :
@@ -455,7 +455,7 @@ sp_recorder_period(const struct sp_recorder *r)
 int
 sp_recorder_counts_time(const struct sp_recorder *r)
 {
-	return !r->ev.counts;
+	return r->ev.sel.clock != 0;
 }
 
 unsigned
