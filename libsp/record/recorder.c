@@ -464,38 +464,6 @@ sp_recorder_frequency(const struct sp_recorder *r)
 	return r->o.period != 0 ? 0 : r->o.frequency;
 }
 
-int
-sp_recorder_process_alive(const struct sp_recorder *r, pid_t pid)
-{
-	const struct rec_proc *p;
-	uint64_t start;
-	pid_t ppid;
-	char state;
-	int err;
-
-	if (pid <= 0)
-		return -SP_EUSAGE;
-	p = spi_imap_get(&r->procs, (uint32_t)pid);
-	/* Seen exiting: out of the table, or (the whole system) kept a
-	 * while with its exit time. */
-	if (p == NULL || !p->tracked || p->exited != 0)
-		return 0;
-	/* Its exit may not be drained yet, or was lost: /proc says whether
-	 * it runs still (a zombie runs no more), and whether it is the same
-	 * process (another may have its pid since). */
-	err = spi_proc_stat(pid, &state, &ppid);
-	if (err == -ENOENT || err == -ESRCH)
-		return 0;
-	if (err < 0)
-		return err;
-	if (state == 'Z' || state == 'X')
-		return 0;
-	if (p->start_time != 0 && spi_rec_start_time((uint32_t)pid, 0,
-	    &start) == 0 && start != p->start_time)
-		return 0;
-	return 1;
-}
-
 /*
  * The writer's file, opened again for reading (/proc/self/fd: a file
  * of its own position, and one with no name, O_TMPFILE or unlinked,

@@ -290,11 +290,15 @@ int sp_recorder_poll(struct sp_recorder *r, int timeout_ms);
  */
 int sp_recorder_enable(struct sp_recorder *r, int on);
 
-/* Number of target processes still alive (not seen exiting); recording
- * the whole system, of the processes followed. */
+/* Number of processes alive: targets and followed children (recording
+ * the whole system, the processes followed) not seen exiting.  The
+ * recorder's own view, as the records drained so far tell it; a process
+ * whose exit is not drained yet counts (sp_recorder_process_alive asks
+ * /proc too). */
 size_t sp_recorder_live(const struct sp_recorder *r);
 
-/* 1 when a target process other than pid is alive (not seen exiting). */
+/* 1 when a process other than pid is alive as sp_recorder_live counts
+ * them, else 0. */
 int sp_recorder_other_alive(const struct sp_recorder *r, pid_t pid);
 
 /*
@@ -355,10 +359,11 @@ int sp_recorder_counts_time(const struct sp_recorder *r);
 unsigned sp_recorder_frequency(const struct sp_recorder *r);
 
 /*
- * Whether pid is a process r records and alive: 1 when it is a target
- * or a followed child (the whole system: any process seen) not seen
- * exiting and running still as the same process (not a zombie, not
- * another process that took its pid); 0 when it exited or was never one
+ * Whether pid is a process r records and alive: 1 when it is alive as
+ * sp_recorder_live counts them (a target or a followed child, the whole
+ * system: any process seen, not seen exiting) and, beyond that, /proc
+ * shows it running still as the same process (not a zombie, not another
+ * process that took its pid); 0 when it exited or was never one
  * of r's; -SP_EUSAGE for a pid below 1; -errno when /proc/PID/stat cannot
  * be read for another reason than its absence.
  */
