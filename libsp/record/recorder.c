@@ -470,6 +470,38 @@ sp_recorder_frequency(const struct sp_recorder *r)
  * reopens too), and a second descriptor of the writer's to release
  * blocks through, which needs write access the reading one lacks.
  */
+/*
+ * Whether the writer's file holds the spool from offset 0, where a tail
+ * reads it from and which sp_tail_discard_consumed takes its offsets
+ * from: after the flush, the file's offset is the bytes written (a file
+ * with bytes before the spool, or O_APPEND to one, is further on).
+ */
+static int
+spool_at_start(struct sp_recorder *r, int wfd, struct sp_diag *diag)
+{
+	unsigned long long wrote = sp_writer_bytes(r->ctx.w);
+	off_t at = lseek(wfd, 0, SEEK_CUR);
+
+	if (at < 0)
+		return sp_diag_set(diag, 0, -errno, "the spool's fd %d: lseek: "
+		    "%s", wfd, sp_strerror(-errno));
+	if ((unsigned long long)at != wrote)
+		return sp_diag_set(diag, 0, -SP_EUSAGE, "the spool's fd %d is "
+		    "at offset %lld after the writer's %llu bytes: the spool "
+		    "does not start at the file's offset 0, where a tail reads "
+		    "it from; give sp_writer_new a file positioned at 0 (not "
+		    "opened O_APPEND to one with data)", wfd, (long long)at,
+		    wrote);
+	return 0;
+}
+
+/*
+ * The writer's file, opened again for reading (/proc/self/fd: a file
+ * of its own position, and one with no name, O_TMPFILE or unlinked,
+ * reopens too), and a second descriptor of the writer's to release
+ * blocks through, which needs write access the reading one lacks.  A
+ * pipe is refused before the flush, which would write into it.
+ */
 int
 sp_recorder_tail(struct sp_recorder *r, struct sp_tail **out,
     struct sp_diag *diag)
@@ -479,9 +511,6 @@ sp_recorder_tail(struct sp_recorder *r, struct sp_tail **out,
 	struct stat st;
 
 	*out = NULL;
-	if ((err = sp_recorder_flush(r)) < 0)
-		return sp_diag_set(diag, 0, err, "flushing the spool (fd %d): "
-		    "%s", wfd, sp_strerror(err));
 	if (fstat(wfd, &st) != 0)
 		return sp_diag_set(diag, 0, -errno, "the spool's fd %d: %s",
 		    wfd, sp_strerror(-errno));
@@ -490,6 +519,11 @@ sp_recorder_tail(struct sp_recorder *r, struct sp_tail **out,
 		    "not a regular file (a pipe or socket is read once, by "
 		    "its reader): write the spool to a file, O_TMPFILE if it "
 		    "needs no name, to tail it in this process", wfd);
+	if ((err = sp_recorder_flush(r)) < 0)
+		return sp_diag_set(diag, 0, err, "flushing the spool (fd %d): "
+		    "%s", wfd, sp_strerror(err));
+	if ((err = spool_at_start(r, wfd, diag)) < 0)
+		return err;
 	(void)snprintf(path, sizeof(path), "/proc/self/fd/%d", wfd);
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		return sp_diag_set(diag, 0, -errno, "reopening the spool "
@@ -501,8 +535,10 @@ sp_recorder_tail(struct sp_recorder *r, struct sp_tail **out,
 		return sp_diag_set(diag, 0, err, "the spool's fd %d: dup: %s",
 		    wfd, sp_strerror(err));
 	}
+	/* It closes both on failure. */
 	if ((err = spi_tail_fd(fd, punch, out)) < 0)
-		return sp_diag_set(diag, 0, err, "out of memory");
+		return sp_diag_set(diag, 0, err, "a tail of the spool (fd %d): "
+		    "%s", wfd, sp_strerror(err));
 	return 0;
 }
 

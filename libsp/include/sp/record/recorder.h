@@ -391,10 +391,13 @@ long sp_max_sample_rate(void);
  * (sp_tail_discard_consumed).  For names, a symbolizer over it with
  * sp_sym_options.live_images reads the very images the processes map
  * (/proc/PID/map_files), as the recorder does.
+ * The spool must start at the file's offset 0 (the tail reads from
+ * there): a file with bytes before the writer's is refused.
  * Returns 0; -SP_EUSAGE when the writer's descriptor is not a regular
- * file (a pipe or socket: diag says to write to a file); the writer's
- * error from the flush; -errno reopening it (/proc/self/fd); -ENOMEM.
- * On failure *out is NULL.
+ * file (a pipe or socket: diag says to write to a file; nothing is
+ * flushed into it) or the spool does not start at offset 0; the writer's
+ * error from the flush; -errno reopening it (/proc/self/fd), or reading
+ * the spool's header; -ENOMEM.  On failure *out is NULL.
  */
 struct sp_tail;
 int sp_recorder_tail(struct sp_recorder *r, struct sp_tail **out,
