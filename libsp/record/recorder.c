@@ -125,19 +125,21 @@ check_event(struct sp_recorder *r, struct rec_evsel *sel, struct sp_diag *diag)
 	return 0;
 }
 
-long
-sp_max_sample_rate(void)
+int
+sp_max_sample_rate(unsigned *hz)
 {
 	long v;
 	int err = spi_read_long("/proc/sys/kernel/perf_event_max_sample_rate",
 	    &v);
 
+	*hz = 0;
 	if (err < 0)
 		return err;
 	/* 0 or a rate past what a frequency can say is no limit to use. */
 	if (v <= 0 || (unsigned long)v >= SP_FREQ_MAX)
 		return -ERANGE;
-	return v;
+	*hz = (unsigned)v;
+	return 0;
 }
 
 /*
@@ -163,7 +165,7 @@ make(struct sp_recorder *r, struct sp_diag *diag)
 {
 	struct utsname u;
 	struct rec_evsel sel;
-	long max_rate = 0;
+	unsigned max_rate;
 	size_t i;
 	int err;
 
@@ -193,23 +195,24 @@ make(struct sp_recorder *r, struct sp_diag *diag)
 	    spi_kernel_at_least(u.release, 4, 17) != 0;
 	if (r->o.max_frames == 0)
 		r->o.max_frames = SP_FRAMES_MAX_DEFAULT;
-	max_rate = sp_max_sample_rate();
-	if (max_rate < 0)
-		max_rate = 0;
-	else if (r->o.frequency == SP_FREQ_MAX)
-		r->o.frequency = (unsigned)max_rate;
+	/* Unreadable: 0, no limit known (the kernel's own check stands). */
+	if (sp_max_sample_rate(&max_rate) == 0 &&
+	    r->o.frequency == SP_FREQ_MAX)
+		r->o.frequency = max_rate;
 	if (r->o.frequency == SP_FREQ_MAX)
-		return sp_diag_set(diag, 0, -SP_EUSAGE, "-F max: cannot read "
-		    "/proc/sys/kernel/perf_event_max_sample_rate");
-	if (max_rate > 0 && r->o.frequency > (unsigned long)max_rate) {
+		return sp_diag_set(diag, 0, -SP_EUSAGE, "sp_recorder_opts."
+		    "frequency SP_FREQ_MAX: cannot read /proc/sys/kernel/"
+		    "perf_event_max_sample_rate; give a rate in Hz");
+	if (max_rate > 0 && r->o.frequency > max_rate) {
 		if (diag != NULL) {
 			diag->requested = r->o.frequency;
-			diag->permitted = (unsigned long)max_rate;
+			diag->permitted = max_rate;
 		}
-		return sp_diag_set(diag, 0, -SP_EFREQ, "sampling rate %u Hz is above "
-		    "the permitted %ld Hz (/proc/sys/kernel/"
-		    "perf_event_max_sample_rate); use -F %ld or lower, or -F "
-		    "max", r->o.frequency, max_rate, max_rate);
+		return sp_diag_set(diag, 0, -SP_EFREQ, "sampling rate %u Hz is "
+		    "above the permitted %u Hz (/proc/sys/kernel/"
+		    "perf_event_max_sample_rate); set sp_recorder_opts."
+		    "frequency to %u or lower, or to SP_FREQ_MAX",
+		    r->o.frequency, max_rate, max_rate);
 	}
 	if (r->o.stack_bytes > SP_STACK_BYTES_MAX || r->o.stack_bytes % 8)
 		return sp_diag_set(diag, 0, -SP_EUSAGE, "stack size %u is not a "
@@ -228,8 +231,7 @@ make(struct sp_recorder *r, struct sp_diag *diag)
 	/* Drawn intervals are of time, and of a rate: not of a count, nor
 	 * of a period given. */
 	spi_jitter_init(&r->jitter, !r->o.fixed_intervals && sel.clock &&
-	    r->o.period == 0, r->o.frequency, max_rate > 0 ?
-	    (unsigned long)max_rate : 0);
+	    r->o.period == 0, r->o.frequency, max_rate);
 	r->ctx.c[C_JITTER_PERCENT] = r->jitter.percent;
 	err = spi_events_init(&r->ev, &r->ctx, &r->o, &sel,
 	    r->jitter.percent > 0 ? &r->jitter : NULL);

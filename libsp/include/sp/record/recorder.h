@@ -373,11 +373,12 @@ int sp_recorder_process_alive(const struct sp_recorder *r, pid_t pid);
  * The kernel's limit on sampling rates, in Hz
  * (/proc/sys/kernel/perf_event_max_sample_rate), which SP_FREQ_MAX
  * resolves to and sp_recorder_new checks a rate against; the kernel
- * lowers it itself when sampling takes too long.  Returns it (above 0),
- * or -errno when it cannot be read (-ENOENT: no perf events, or no
- * /proc), -ERANGE for a value of 0 or past what a frequency can hold.
+ * lowers it itself when sampling takes too long.  Returns 0 with *hz
+ * set (above 0), or -errno with *hz 0 when it cannot be read (-ENOENT:
+ * no perf events, or no /proc), -ERANGE for a value of 0 or past what a
+ * frequency can hold.
  */
-long sp_max_sample_rate(void);
+int sp_max_sample_rate(unsigned *hz);
 
 /*
  * The in-process reader of what r writes: flushes r (sp_recorder_flush),
