@@ -489,8 +489,10 @@ void sp_recorder_free(struct sp_recorder *r);
  * per unwind_* counter (docs/counters.md, "Unwind errors"), taken out of
  * a counter array: sp_recorder_counters' during a recording, or
  * sp_defs_counters' of a spool.  A caller-owned struct, no allocation.
- * While the major version is 0 a release may add kinds (and grow the
- * struct).
+ * A release may add kinds, up to SP_SAMPLE_ERR_ROOM: the struct keeps
+ * its size, and the functions below read and write count[k] for the
+ * library's kinds only (k below its SP_SAMPLE_ERR_KINDS), never past, so
+ * a program built against fewer kinds works with a newer library.
  */
 enum sp_sample_error {
 	SP_SAMPLE_ERR_STACK_BOUNDS,  /* unwind_stack_bounds */
@@ -505,8 +507,10 @@ enum sp_sample_error {
 	SP_SAMPLE_ERR_KINDS          /* how many kinds there are */
 };
 
+#define SP_SAMPLE_ERR_ROOM 32
+
 struct sp_error_stats {
-	unsigned long long count[SP_SAMPLE_ERR_KINDS];
+	unsigned long long count[SP_SAMPLE_ERR_ROOM]; /* [0, KINDS) used */
 };
 
 /* The counter name of kind k ("unwind_stack_bounds"), or NULL for a
