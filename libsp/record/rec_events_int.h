@@ -73,7 +73,9 @@ struct rec_events {
 	int *cpus;                /* online CPU numbers (of those asked) */
 	int bad_cpu;              /* one asked for that is not online */
 	struct sp_ring *rings;    /* per CPU index; fd -1 until mapped */
-	size_t ring_size;
+	size_t ring_size;         /* the next ring's: the mlock limits may
+	                           * have halved it (map_ring) */
+	size_t ring_size_asked;   /* as sized for the options, before any */
 	int epfd;                 /* readable when a ring wakes */
 	int cgroup_fd;            /* events of every task are that cgroup's;
 	                           * -1: the whole system's */
