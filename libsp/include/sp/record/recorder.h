@@ -190,7 +190,9 @@ int sp_recorder_new(struct sp_writer *w, const struct sp_recorder_opts *o,
  * Returns 0 or -errno with diag saying what to do (ESRCH no such
  * process, EACCES/EPERM permission, naming the call refused: the events
  * or /proc/PID/maps); -SP_EUSAGE for a pid below 1.  After a failure pid
- * is no target: sp_recorder_live does not count it.
+ * is no target: sp_recorder_live does not count it, nor the children the
+ * attach began to follow (with children set), and their events are
+ * closed.
  */
 int sp_recorder_attach(struct sp_recorder *r, pid_t pid, struct sp_diag *diag);
 
