@@ -190,7 +190,8 @@ spi_tool_rec_new(struct sp_writer *w, struct sp_tool_rec_opts *t,
 	unsigned hz;
 	int rc;
 
-	if (t->ro.frequency == SP_FREQ_MAX && (rc = sp_max_sample_rate(&hz)) < 0)
+	if (t->ro.frequency == SP_FREQ_MAX &&
+	    (rc = sp_max_sample_rate(&hz)) < 0)
 		errx(2, "-F max: cannot read /proc/sys/kernel/"
 		    "perf_event_max_sample_rate: %s", sp_strerror(rc));
 	memset(&diag, 0, sizeof(diag));
