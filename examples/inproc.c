@@ -13,13 +13,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
+#include <sp/common/opts.h>
+#include <sp/common/process.h>
 #include <sp/record/recorder.h>
 #include <sp/spool/tail.h>
 #include <sp/spool/writer.h>
@@ -51,7 +51,10 @@ read_some(struct sp_recorder *r, struct sp_tail *t, unsigned long long *total)
 int
 main(int argc, char **argv)
 {
-	struct sp_recorder_opts o = { 0 };
+	/* SP_OPTS_INIT sets sz: the struct this program was built with,
+	 * which a newer libstackpulse reads as such. */
+	struct sp_recorder_opts o = SP_OPTS_INIT(sp_recorder_opts,
+	    .frequency = SP_FREQ_DEFAULT);
 	struct sp_diag diag = { 0 };
 	struct sp_recorder *r = NULL;
 	struct sp_writer *w = NULL;
@@ -60,7 +63,7 @@ main(int argc, char **argv)
 	struct stat st;
 	unsigned long long total = 0;
 	pid_t child;
-	int fd, status, err = 0;
+	int fd, ended = 0, err = 0;
 
 	if (argc < 3) {
 		fprintf(stderr, "usage: inproc DIR CMD [ARG...]\n");
@@ -86,12 +89,15 @@ main(int argc, char **argv)
 		(void)close(fd);
 		return 1;
 	}
-	while (err == 0 && waitpid(child, &status, WNOHANG) == 0)
+	/* Until the command ends (1: reaped), or an error. */
+	while (err == 0 && (ended = sp_process_try_wait(child, NULL)) == 0)
 		if ((err = sp_recorder_poll(r, 100)) == 0)
 			err = read_some(r, t, &total);
-	if (err != 0) {
-		(void)kill(child, SIGKILL);
-		(void)waitpid(child, &status, 0);
+	if (ended < 0)
+		err = ended;
+	else if (ended == 0) {
+		(void)sp_process_kill(child);
+		(void)sp_process_wait(child, NULL);
 	}
 	if (err == 0)
 		err = sp_recorder_finish(r);

@@ -760,12 +760,7 @@ start_recording(struct opts *o, struct sp_recorder **r, struct sp_writer **w,
 	if (o->bundle != NULL && sp_bundle_open(o->bundle, o->bundle_binaries,
 	    &o->t.ro.bundle, &diag) < 0)
 		errx(1, "%s", diag.msg);
-	memset(&diag, 0, sizeof(diag));
-	/* Before the header goes out: the recorder sets its interval. */
-	rc = sp_recorder_new(*w, &o->t.ro, r, &diag);
-	if (rc)
-		errx(sp_error_kind(rc) == SP_KIND_INVALID ||
-		    sp_error_kind(rc) == SP_KIND_FREQUENCY ? 2 : 1, "%s", diag.msg);
+	spi_tool_rec_new(*w, &o->t, r);
 	/* The header at once: a full disk or a closed pipe is found before
 	 * any target is stopped. */
 	if ((rc = sp_writer_flush(*w)) < 0)

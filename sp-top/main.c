@@ -594,12 +594,7 @@ start(struct live *l, int *fd)
 		errx(1, "out of memory");
 	if (o->out == NULL)
 		(void)unlink(path);
-	memset(&diag, 0, sizeof(diag));
-	/* Before the header goes out: the recorder sets its interval. */
-	if ((rc = sp_recorder_new(l->w, &o->t.ro, &l->r, &diag)) < 0)
-		errx(sp_error_kind(rc) == SP_KIND_INVALID ||
-		    sp_error_kind(rc) == SP_KIND_FREQUENCY ? 2 : 1, "%s",
-		    diag.msg);
+	spi_tool_rec_new(l->w, &o->t, &l->r);
 	/* Its own reader of the file, which has no name without -o. */
 	if ((rc = sp_recorder_tail(l->r, &l->tail, &diag)) < 0)
 		errx(1, "%s: %s", path, diag.msg);

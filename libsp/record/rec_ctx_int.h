@@ -153,6 +153,9 @@ struct code_memo {
 struct rec_proc {
 	uint32_t pid;
 	int tracked;          /* its samples are recorded */
+	uint32_t followed_by; /* the attach that began to follow it as a
+	                       * child of its target (struct rec_targets
+	                       * attach), 0 none: a failed one unfollows it */
 	int attached;         /* a -p target: its exit is logged */
 	int python;           /* last PYTHON status written */
 	int pmap_copied;      /* its perf map was copied into the bundle at

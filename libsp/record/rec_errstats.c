@@ -21,6 +21,9 @@ SAME(SP_SAMPLE_ERR_NO_STACK, SP_UNW_NO_STACK);
 SAME(SP_SAMPLE_ERR_STACK_SWITCH, SP_UNW_SWITCH);
 SAME(SP_SAMPLE_ERR_FP_END, SP_UNW_FP_END);
 SAME(SP_SAMPLE_ERR_KINDS, SP_UNW_ERRORS_);
+/* A kind past the room would write past an older caller's struct. */
+_Static_assert(SP_SAMPLE_ERR_KINDS <= SP_SAMPLE_ERR_ROOM,
+    "struct sp_error_stats has no room for every kind");
 
 static int
 is_kind(enum sp_sample_error k)
@@ -107,5 +110,6 @@ sp_error_stats_nonzero(const struct sp_error_stats *st,
 void
 sp_error_stats_reset(struct sp_error_stats *st)
 {
-	memset(st, 0, sizeof(*st));
+	/* Not sizeof(*st): the caller's struct is as its header had it. */
+	memset(st->count, 0, SP_SAMPLE_ERR_KINDS * sizeof(st->count[0]));
 }

@@ -111,7 +111,7 @@ init_attr(struct rec_events *e, const struct sp_recorder_opts *o)
 	 * own.  Not with a period given, where it is known: a software
 	 * event asked for PERIOD at a fixed period samples every event
 	 * (perf_swevent_event), whatever the period. */
-	if (e->counts && o->period == 0)
+	if (!e->sel.clock && o->period == 0)
 		a->sample_type |= PERF_SAMPLE_PERIOD;
 	if (e->kernel || e->fp)
 		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
@@ -190,7 +190,6 @@ spi_events_init(struct rec_events *e, struct rec_ctx *ctx,
 	e->fp = o->fp_chains;
 	e->enabled = 1;
 	e->sel = *sel;
-	e->counts = !sel->clock;
 	e->cgroup_fd = -1;
 	e->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (e->epfd < 0)
@@ -217,6 +216,7 @@ spi_events_init(struct rec_events *e, struct rec_ctx *ctx,
 		e->ring_size = SP_RING_MAX;
 	while ((size_t)e->nr_cpus * e->ring_size > SP_RING_TOTAL_MAX)
 		e->ring_size /= 2;
+	e->ring_size_asked = e->ring_size;
 	init_attr(e, o);
 	return 0;
 }
@@ -265,6 +265,15 @@ open_event(struct rec_events *e, uint32_t tid, int cpu)
 	return fd;
 }
 
+/* The size of the rings mapped from now on, and the watermark of the
+ * events that map one (init_attr says why a quarter). */
+static void
+set_ring_size(struct rec_events *e, size_t size)
+{
+	e->ring_size = size;
+	e->attr.wakeup_watermark = (uint32_t)(size / 4);
+}
+
 /* Maps the ring of CPU index i on fd, halving on mlock limits. */
 static int
 map_ring(struct rec_events *e, int i, int fd)
@@ -287,10 +296,8 @@ map_ring(struct rec_events *e, int i, int fd)
 	if (err)
 		return err;
 	e->rings[i].id_len = spi_events_id_len(e);
-	if (size < e->ring_size) {
-		e->ring_size = size;
-		e->attr.wakeup_watermark = (uint32_t)(size / 4);
-	}
+	if (size < e->ring_size)
+		set_ring_size(e, size);
 	if (c[C_RING_BYTES_MIN] == 0 || size < c[C_RING_BYTES_MIN])
 		c[C_RING_BYTES_MIN] = size;
 	if (size > c[C_RING_BYTES_MAX])
@@ -606,14 +613,18 @@ from_index(const struct rec_events *e, size_t i, size_t from)
  * the events closed here takes its ring with it (unmapped, out of the
  * epoll set), and the next event opened on that CPU maps a new one.
  * Records still in it are of the events closed: a failed attach's.
+ * With no ring left, the locked memory is all given back: the size a
+ * ring the limits halved (map_ring) is forgotten, and the next attach
+ * starts as the first did.  With rings left the halved size stands:
+ * they hold what the limits were reached with.
  */
 void
 spi_events_close_from(struct rec_events *e, size_t from)
 {
 	size_t i;
-	int k;
+	int k, left = 0;
 
-	for (k = 0; k < e->nr_cpus; k++)
+	for (k = 0; k < e->nr_cpus; k++) {
 		for (i = from; i < e->n && e->rings[k].base != NULL; i++)
 			if (e->v[i].fd == e->rings[k].fd) {
 				(void)epoll_ctl(e->epfd, EPOLL_CTL_DEL,
@@ -621,6 +632,10 @@ spi_events_close_from(struct rec_events *e, size_t from)
 				spi_ring_unmap(&e->rings[k]);
 				e->rings[k].fd = -1;
 			}
+		left += e->rings[k].base != NULL;
+	}
+	if (left == 0)
+		set_ring_size(e, e->ring_size_asked);
 	retain(e, from_index, from);
 }
 

@@ -57,9 +57,10 @@ struct rec_events {
 	struct perf_event_attr attr; /* the sampling events' */
 	const char *name;         /* the event's: "cycles", or "cpu-clock"
 	                           * after a fallback, or the one asked for */
-	struct rec_evsel sel;     /* what was asked for (o->event) */
-	int counts;               /* its samples weigh the events since the
-	                           * last (PERF_SAMPLE_PERIOD) */
+	struct rec_evsel sel;     /* what was asked for (o->event); an
+	                           * event that is no clock counts: its
+	                           * samples weigh the events since the last
+	                           * (PERF_SAMPLE_PERIOD) */
 	int fp;                   /* user stacks are the kernel's frame-
 	                           * pointer chains: no registers, no copy */
 	unsigned stack_bytes;     /* the default copy's size (-s) */
@@ -72,7 +73,9 @@ struct rec_events {
 	int *cpus;                /* online CPU numbers (of those asked) */
 	int bad_cpu;              /* one asked for that is not online */
 	struct sp_ring *rings;    /* per CPU index; fd -1 until mapped */
-	size_t ring_size;
+	size_t ring_size;         /* the next ring's: the mlock limits may
+	                           * have halved it (map_ring) */
+	size_t ring_size_asked;   /* as sized for the options, before any */
 	int epfd;                 /* readable when a ring wakes */
 	int cgroup_fd;            /* events of every task are that cgroup's;
 	                           * -1: the whole system's */

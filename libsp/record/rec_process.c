@@ -442,7 +442,7 @@ write_sample(struct sp_recorder *r, const struct rec_decoded *d, size_t n,
 	rec.u.sample.cpu = d->cpu;
 	/* An event that counts: the events since its last sample, the
 	 * sample's own by frequency, else the period. */
-	rec.u.sample.weight = !r->ev.counts || off ? 1 :
+	rec.u.sample.weight = r->ev.sel.clock || off ? 1 :
 	    d->u.sample.period > 0 ? d->u.sample.period :
 	    r->o.period > 0 ? r->o.period : 1;
 	err = sp_writer_stack(r->ctx.w, r->frames, n, &rec.u.sample.stack);
@@ -454,7 +454,7 @@ write_sample(struct sp_recorder *r, const struct rec_decoded *d, size_t n,
 		err = put(r, &rec, NULL);
 	if (err == 0) {
 		r->ctx.c[C_SAMPLES]++;
-		r->ctx.c[C_EVENT_COUNT] += r->ev.counts ? rec.u.sample.weight : 0;
+		r->ctx.c[C_EVENT_COUNT] += r->ev.sel.clock ? 0 : rec.u.sample.weight;
 	}
 	return err;
 }

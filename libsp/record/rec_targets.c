@@ -81,10 +81,10 @@ write_recording(struct sp_recorder *r)
 {
 	struct sp_record rec;
 	const char *cmd = r->o.command != NULL ? r->o.command : "";
+	int err;
 
 	if (r->tg.wrote_recording)
 		return 0;
-	r->tg.wrote_recording = 1;
 	r->ctx.c[C_KERNEL_ENABLED] = !r->ev.attr.exclude_kernel;
 	r->ctx.c[C_KERNEL_CALLCHAINS] = spi_events_kernel_chains(&r->ev);
 	memset(&rec, 0, sizeof(rec));
@@ -93,7 +93,7 @@ write_recording(struct sp_recorder *r)
 	rec.u.recording.event.len = (uint32_t)strlen(r->ev.name);
 	/* By a period, a clock's rate is its inverse; a count has none. */
 	rec.u.recording.frequency = r->o.period == 0 ? r->o.frequency :
-	    r->ev.counts ? 0 : r->o.period >= 1000000000ull ? 1 :
+	    r->ev.sel.clock == 0 ? 0 : r->o.period >= 1000000000ull ? 1 :
 	    (uint32_t)(1000000000ull / r->o.period);
 	rec.u.recording.period = r->o.period;
 	rec.u.recording.stack_bytes = r->o.fp_chains ? 0 : r->o.stack_bytes;
@@ -105,11 +105,15 @@ write_recording(struct sp_recorder *r)
 	    (r->o.off_cpu ? SP_RECORDING_OFF_CPU : 0) |
 	    (r->ctx.c[C_OFF_CPU_APART] ? SP_RECORDING_PREEMPTED : 0) |
 	    (r->ev.attr.exclude_kernel ? 0 : SP_RECORDING_KERNEL_TIME) |
-	    (r->ev.counts ? SP_RECORDING_COUNTS : 0) |
+	    (r->ev.sel.clock ? 0 : SP_RECORDING_COUNTS) |
 	    (r->o.fp_chains ? SP_RECORDING_FP : 0);
 	rec.u.recording.command.s = cmd;
 	rec.u.recording.command.len = (uint32_t)strlen(cmd);
-	return sp_writer_put(r->ctx.w, &rec, NULL);
+	/* Not out when the put failed: the next attach tries again. */
+	err = sp_writer_put(r->ctx.w, &rec, NULL);
+	if (err == 0)
+		r->tg.wrote_recording = 1;
+	return err;
 }
 
 static int
@@ -126,6 +130,9 @@ add_target(struct sp_recorder *r, uint32_t pid)
 		return -ENOMEM;
 	p->tracked = 1;
 	r->ctx.c[C_PROCESSES]++;
+	/* A new attach: the children it follows are its own (drop_target). */
+	if (++r->tg.attach == 0)
+		r->tg.attach = 1;
 	return 0;
 }
 
@@ -139,10 +146,31 @@ followed(struct sp_recorder *r, pid_t pid)
 	return p != NULL && p->tracked;
 }
 
+struct unfollow {
+	uint32_t attach;
+	uint64_t *processes;  /* C_PROCESSES */
+};
+
+/* A child the failed attach began to follow is followed no more. */
+static void
+unfollow(void *val, void *ctx)
+{
+	struct rec_proc *p = val;
+	struct unfollow *u = ctx;
+
+	if (p->tracked && p->followed_by == u->attach) {
+		p->tracked = 0;
+		p->followed_by = 0;
+		(*u->processes)--;
+	}
+}
+
 /*
  * Undoes add_target after an attach that failed: pid is no target and,
  * unless it was followed before, no process alive of the recording
- * (sp_recorder_live), so that a caller's loop on it ends.  The events
+ * (sp_recorder_live), so that a caller's loop on it ends; nor are the
+ * children that attach began to follow (follow_descendants), whose
+ * events are closed with the target's.  The events
  * the attach opened (those from index first_event) are closed and their
  * threads uncovered: left open, they would sample a process no one
  * follows (untracked samples) and hold descriptors (often what it ran
@@ -153,8 +181,10 @@ drop_target(struct sp_recorder *r, uint32_t pid, int was_followed,
     size_t first_event)
 {
 	struct rec_proc *p = spi_rec_proc_get(r, pid, 0);
+	struct unfollow u = { r->tg.attach, &r->ctx.c[C_PROCESSES] };
 	size_t i;
 
+	spi_imap_each(&r->procs, unfollow, &u);
 	for (i = first_event; i < r->ev.n; i++)
 		(void)spi_imap_del(&r->tg.covered, r->ev.v[i].tid);
 	spi_events_close_from(&r->ev, first_event);
@@ -354,12 +384,21 @@ is_target(const struct sp_recorder *r, uint32_t pid)
 	return listed(r->tg.pids, r->tg.n, pid);
 }
 
+/* A process's /proc entry or its last thread went away meanwhile. */
+static int
+went_away(int err)
+{
+	return err == -ESRCH || err == -ENOENT;
+}
+
 /*
  * With children followed, the processes pid forked before the start are
  * followed too (a server's workers, PostgreSQL's backends): each one's
  * threads get events and its mappings are read.  One that exits meanwhile
- * is skipped.  Without, they are counted.  0, -ENOMEM or the writer's
- * error.
+ * is skipped, one whose maps are refused sampled address-only.  Without,
+ * they are counted.  0, or the error that fails the attach: a child
+ * whose events could not all be opened (out of descriptors, say) would
+ * be followed in part, unlike the target.
  */
 static int
 follow_descendants(struct sp_recorder *r, uint32_t pid)
@@ -382,15 +421,24 @@ follow_descendants(struct sp_recorder *r, uint32_t pid)
 		if (p->tracked)
 			continue;
 		p->tracked = 1;
+		p->followed_by = r->tg.attach;
 		r->ctx.c[C_PROCESSES]++;
 		err = open_threads(r, p->pid, 0, &opened);
+		if (went_away(err)) {
+			/* Exited meanwhile: no event will say so. */
+			p->tracked = 0;
+			p->followed_by = 0;
+			r->ctx.c[C_PROCESSES]--;
+			err = 0;
+			continue;
+		}
 		p->listed_until = boot_ticks();
 		p->last_rescan = r->ctx.now;
 		if (err == 0)
 			err = spi_rec_read_maps(&r->ctx, p, &buf, &len);
 		if (err == 0)
 			err = spi_rec_add_maps(&r->ctx, p, buf, len);
-		else if (err != -ENOMEM)
+		else if (went_away(err) || err == -EACCES || err == -EPERM)
 			err = 0; /* gone, or its maps refused: its samples
 			          * still count, address-only */
 	}
@@ -871,18 +919,20 @@ spi_rec_rescan_threads(struct sp_recorder *r)
 	return err;
 }
 
-static void
-count_live(void *val, void *ctx)
+/*
+ * The one meaning of alive that sp_recorder_live, sp_recorder_other_alive
+ * and sp_recorder_process_alive share: followed, and not seen exiting
+ * (recording the whole system, an exited process is kept a while, struct
+ * rec_exited; otherwise it is out of the table, rec_threads.c).
+ */
+static int
+alive(const struct rec_proc *p)
 {
-	const struct rec_proc *p = val;
-
-	/* Exited processes are already out of the table (rec_threads.c). */
-	if (p->tracked)
-		(*(size_t *)ctx)++;
+	return p != NULL && p->tracked && p->exited == 0;
 }
 
 struct live_other {
-	uint32_t pid;
+	uint32_t pid;         /* not counted; UINT32_MAX: no pid is that */
 	size_t n;
 };
 
@@ -892,17 +942,17 @@ count_other(void *val, void *ctx)
 	const struct rec_proc *p = val;
 	struct live_other *lo = ctx;
 
-	if (p->tracked && p->pid != lo->pid)
+	if (alive(p) && p->pid != lo->pid)
 		lo->n++;
 }
 
 size_t
 sp_recorder_live(const struct sp_recorder *r)
 {
-	size_t n = 0;
+	struct live_other lo = { UINT32_MAX, 0 };
 
-	spi_imap_each(&r->procs, count_live, &n);
-	return n;
+	spi_imap_each(&r->procs, count_other, &lo);
+	return lo.n;
 }
 
 int
@@ -912,6 +962,36 @@ sp_recorder_other_alive(const struct sp_recorder *r, pid_t pid)
 
 	spi_imap_each(&r->procs, count_other, &lo);
 	return lo.n > 0;
+}
+
+int
+sp_recorder_process_alive(const struct sp_recorder *r, pid_t pid)
+{
+	const struct rec_proc *p;
+	uint64_t start;
+	pid_t ppid;
+	char state;
+	int err;
+
+	if (pid <= 0)
+		return -SP_EUSAGE;
+	p = spi_imap_get(&r->procs, (uint32_t)pid);
+	if (!alive(p))
+		return 0;
+	/* Its exit may not be drained yet, or was lost: /proc says whether
+	 * it runs still (a zombie runs no more), and whether it is the same
+	 * process (another may have its pid since). */
+	err = spi_proc_stat(pid, &state, &ppid);
+	if (err == -ENOENT || err == -ESRCH)
+		return 0;
+	if (err < 0)
+		return err;
+	if (state == 'Z' || state == 'X')
+		return 0;
+	if (p->start_time != 0 && spi_rec_start_time((uint32_t)pid, 0,
+	    &start) == 0 && start != p->start_time)
+		return 0;
+	return 1;
 }
 
 int

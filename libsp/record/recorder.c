@@ -125,19 +125,21 @@ check_event(struct sp_recorder *r, struct rec_evsel *sel, struct sp_diag *diag)
 	return 0;
 }
 
-long
-sp_max_sample_rate(void)
+int
+sp_max_sample_rate(unsigned *hz)
 {
 	long v;
 	int err = spi_read_long("/proc/sys/kernel/perf_event_max_sample_rate",
 	    &v);
 
+	*hz = 0;
 	if (err < 0)
 		return err;
 	/* 0 or a rate past what a frequency can say is no limit to use. */
 	if (v <= 0 || (unsigned long)v >= SP_FREQ_MAX)
 		return -ERANGE;
-	return v;
+	*hz = (unsigned)v;
+	return 0;
 }
 
 /*
@@ -148,7 +150,7 @@ sp_max_sample_rate(void)
 static uint32_t
 interval_us(const struct sp_recorder *r)
 {
-	if (r->ev.counts)
+	if (!r->ev.sel.clock)
 		return 0;
 	if (r->o.period != 0)
 		return r->o.period / 1000 >= UINT32_MAX ? UINT32_MAX :
@@ -163,7 +165,7 @@ make(struct sp_recorder *r, struct sp_diag *diag)
 {
 	struct utsname u;
 	struct rec_evsel sel;
-	long max_rate = 0;
+	unsigned max_rate;
 	size_t i;
 	int err;
 
@@ -193,23 +195,24 @@ make(struct sp_recorder *r, struct sp_diag *diag)
 	    spi_kernel_at_least(u.release, 4, 17) != 0;
 	if (r->o.max_frames == 0)
 		r->o.max_frames = SP_FRAMES_MAX_DEFAULT;
-	max_rate = sp_max_sample_rate();
-	if (max_rate < 0)
-		max_rate = 0;
-	else if (r->o.frequency == SP_FREQ_MAX)
-		r->o.frequency = (unsigned)max_rate;
+	/* Unreadable: 0, no limit known (the kernel's own check stands). */
+	if (sp_max_sample_rate(&max_rate) == 0 &&
+	    r->o.frequency == SP_FREQ_MAX)
+		r->o.frequency = max_rate;
 	if (r->o.frequency == SP_FREQ_MAX)
-		return sp_diag_set(diag, 0, -SP_EUSAGE, "-F max: cannot read "
-		    "/proc/sys/kernel/perf_event_max_sample_rate");
-	if (max_rate > 0 && r->o.frequency > (unsigned long)max_rate) {
+		return sp_diag_set(diag, 0, -SP_EUSAGE, "sp_recorder_opts."
+		    "frequency SP_FREQ_MAX: cannot read /proc/sys/kernel/"
+		    "perf_event_max_sample_rate; give a rate in Hz");
+	if (max_rate > 0 && r->o.frequency > max_rate) {
 		if (diag != NULL) {
 			diag->requested = r->o.frequency;
-			diag->permitted = (unsigned long)max_rate;
+			diag->permitted = max_rate;
 		}
-		return sp_diag_set(diag, 0, -SP_EFREQ, "sampling rate %u Hz is above "
-		    "the permitted %ld Hz (/proc/sys/kernel/"
-		    "perf_event_max_sample_rate); use -F %ld or lower, or -F "
-		    "max", r->o.frequency, max_rate, max_rate);
+		return sp_diag_set(diag, 0, -SP_EFREQ, "sampling rate %u Hz is "
+		    "above the permitted %u Hz (/proc/sys/kernel/"
+		    "perf_event_max_sample_rate); set sp_recorder_opts."
+		    "frequency to %u or lower, or to SP_FREQ_MAX",
+		    r->o.frequency, max_rate, max_rate);
 	}
 	if (r->o.stack_bytes > SP_STACK_BYTES_MAX || r->o.stack_bytes % 8)
 		return sp_diag_set(diag, 0, -SP_EUSAGE, "stack size %u is not a "
@@ -228,8 +231,7 @@ make(struct sp_recorder *r, struct sp_diag *diag)
 	/* Drawn intervals are of time, and of a rate: not of a count, nor
 	 * of a period given. */
 	spi_jitter_init(&r->jitter, !r->o.fixed_intervals && sel.clock &&
-	    r->o.period == 0, r->o.frequency, max_rate > 0 ?
-	    (unsigned long)max_rate : 0);
+	    r->o.period == 0, r->o.frequency, max_rate);
 	r->ctx.c[C_JITTER_PERCENT] = r->jitter.percent;
 	err = spi_events_init(&r->ev, &r->ctx, &r->o, &sel,
 	    r->jitter.percent > 0 ? &r->jitter : NULL);
@@ -455,7 +457,7 @@ sp_recorder_period(const struct sp_recorder *r)
 int
 sp_recorder_counts_time(const struct sp_recorder *r)
 {
-	return !r->ev.counts;
+	return r->ev.sel.clock != 0;
 }
 
 unsigned
@@ -464,43 +466,43 @@ sp_recorder_frequency(const struct sp_recorder *r)
 	return r->o.period != 0 ? 0 : r->o.frequency;
 }
 
-int
-sp_recorder_process_alive(const struct sp_recorder *r, pid_t pid)
+/*
+ * The writer's file, opened again for reading (/proc/self/fd: a file
+ * of its own position, and one with no name, O_TMPFILE or unlinked,
+ * reopens too), and a second descriptor of the writer's to release
+ * blocks through, which needs write access the reading one lacks.
+ */
+/*
+ * Whether the writer's file holds the spool from offset 0, where a tail
+ * reads it from and which sp_tail_discard_consumed takes its offsets
+ * from: after the flush, the file's offset is the bytes written (a file
+ * with bytes before the spool, or O_APPEND to one, is further on).
+ */
+static int
+spool_at_start(struct sp_recorder *r, int wfd, struct sp_diag *diag)
 {
-	const struct rec_proc *p;
-	uint64_t start;
-	pid_t ppid;
-	char state;
-	int err;
+	unsigned long long wrote = sp_writer_bytes(r->ctx.w);
+	off_t at = lseek(wfd, 0, SEEK_CUR);
 
-	if (pid <= 0)
-		return -SP_EUSAGE;
-	p = spi_imap_get(&r->procs, (uint32_t)pid);
-	/* Seen exiting: out of the table, or (the whole system) kept a
-	 * while with its exit time. */
-	if (p == NULL || !p->tracked || p->exited != 0)
-		return 0;
-	/* Its exit may not be drained yet, or was lost: /proc says whether
-	 * it runs still (a zombie runs no more), and whether it is the same
-	 * process (another may have its pid since). */
-	err = spi_proc_stat(pid, &state, &ppid);
-	if (err == -ENOENT || err == -ESRCH)
-		return 0;
-	if (err < 0)
-		return err;
-	if (state == 'Z' || state == 'X')
-		return 0;
-	if (p->start_time != 0 && spi_rec_start_time((uint32_t)pid, 0,
-	    &start) == 0 && start != p->start_time)
-		return 0;
-	return 1;
+	if (at < 0)
+		return sp_diag_set(diag, 0, -errno, "the spool's fd %d: lseek: "
+		    "%s", wfd, sp_strerror(-errno));
+	if ((unsigned long long)at != wrote)
+		return sp_diag_set(diag, 0, -SP_EUSAGE, "the spool's fd %d is "
+		    "at offset %lld after the writer's %llu bytes: the spool "
+		    "does not start at the file's offset 0, where a tail reads "
+		    "it from; give sp_writer_new a file positioned at 0 (not "
+		    "opened O_APPEND to one with data)", wfd, (long long)at,
+		    wrote);
+	return 0;
 }
 
 /*
  * The writer's file, opened again for reading (/proc/self/fd: a file
  * of its own position, and one with no name, O_TMPFILE or unlinked,
  * reopens too), and a second descriptor of the writer's to release
- * blocks through, which needs write access the reading one lacks.
+ * blocks through, which needs write access the reading one lacks.  A
+ * pipe is refused before the flush, which would write into it.
  */
 int
 sp_recorder_tail(struct sp_recorder *r, struct sp_tail **out,
@@ -511,9 +513,6 @@ sp_recorder_tail(struct sp_recorder *r, struct sp_tail **out,
 	struct stat st;
 
 	*out = NULL;
-	if ((err = sp_recorder_flush(r)) < 0)
-		return sp_diag_set(diag, 0, err, "flushing the spool (fd %d): "
-		    "%s", wfd, sp_strerror(err));
 	if (fstat(wfd, &st) != 0)
 		return sp_diag_set(diag, 0, -errno, "the spool's fd %d: %s",
 		    wfd, sp_strerror(-errno));
@@ -522,6 +521,11 @@ sp_recorder_tail(struct sp_recorder *r, struct sp_tail **out,
 		    "not a regular file (a pipe or socket is read once, by "
 		    "its reader): write the spool to a file, O_TMPFILE if it "
 		    "needs no name, to tail it in this process", wfd);
+	if ((err = sp_recorder_flush(r)) < 0)
+		return sp_diag_set(diag, 0, err, "flushing the spool (fd %d): "
+		    "%s", wfd, sp_strerror(err));
+	if ((err = spool_at_start(r, wfd, diag)) < 0)
+		return err;
 	(void)snprintf(path, sizeof(path), "/proc/self/fd/%d", wfd);
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		return sp_diag_set(diag, 0, -errno, "reopening the spool "
@@ -533,8 +537,10 @@ sp_recorder_tail(struct sp_recorder *r, struct sp_tail **out,
 		return sp_diag_set(diag, 0, err, "the spool's fd %d: dup: %s",
 		    wfd, sp_strerror(err));
 	}
+	/* It closes both on failure. */
 	if ((err = spi_tail_fd(fd, punch, out)) < 0)
-		return sp_diag_set(diag, 0, err, "out of memory");
+		return sp_diag_set(diag, 0, err, "a tail of the spool (fd %d): "
+		    "%s", wfd, sp_strerror(err));
 	return 0;
 }
 

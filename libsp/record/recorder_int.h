@@ -73,6 +73,8 @@ struct rec_targets {
 	                           * a cgroup (attach_cgroup) */
 	int wrote_recording;      /* the RECORDING record is out */
 	uint64_t last_scan;       /* the last rescan of their threads */
+	uint32_t attach;          /* sp_recorder_attach calls so far: the
+	                           * one under way, in rec_proc followed_by */
 };
 
 struct sp_recorder {

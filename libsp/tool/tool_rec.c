@@ -177,6 +177,36 @@ spi_tool_rec_header(struct sp_header *h)
 		err(1, "reading host facts");
 }
 
+/*
+ * The library names its options field (sp_recorder_opts.frequency); a
+ * user of the tool knows -F, so the frequency's errors are said in the
+ * tool's words.  The rest are the library's.
+ */
+void
+spi_tool_rec_new(struct sp_writer *w, struct sp_tool_rec_opts *t,
+    struct sp_recorder **r)
+{
+	struct sp_diag diag;
+	unsigned hz;
+	int rc;
+
+	if (t->ro.frequency == SP_FREQ_MAX &&
+	    (rc = sp_max_sample_rate(&hz)) < 0)
+		errx(2, "-F max: cannot read /proc/sys/kernel/"
+		    "perf_event_max_sample_rate: %s", sp_strerror(rc));
+	memset(&diag, 0, sizeof(diag));
+	rc = sp_recorder_new(w, &t->ro, r, &diag);
+	if (rc == -SP_EFREQ)
+		errx(2, "sampling rate %lu Hz is above the permitted %lu Hz "
+		    "(/proc/sys/kernel/perf_event_max_sample_rate); use -F %lu "
+		    "or lower, or -F max", diag.requested, diag.permitted,
+		    diag.permitted);
+	if (rc < 0)
+		errx(sp_error_kind(rc) == SP_KIND_INVALID ||
+		    sp_error_kind(rc) == SP_KIND_FREQUENCY ? 2 : 1, "%s",
+		    diag.msg);
+}
+
 void
 spi_tool_advice(struct sp_recorder *r, const char *tool,
     unsigned long long delay_ms, int notes)

@@ -215,3 +215,25 @@ Test(counters, error_stats_sum_names_and_ignore_the_rest)
 	sp_error_stats_from_counters(&st, NULL, 0);
 	cr_assert_eq(sp_error_stats_total(&st), 0, "set, not added to");
 }
+
+/* The room past the kinds is a newer library's: this one's functions
+ * neither write nor read it (a program built with fewer kinds has its
+ * own data there, as far as this library knows). */
+Test(counters, error_stats_touch_no_count_past_the_kinds)
+{
+	struct sp_counter c = { { "unwind_bad_ra", 13 }, 5 };
+	struct sp_error_stats st;
+	int k;
+
+	cr_assert_leq(SP_SAMPLE_ERR_KINDS, SP_SAMPLE_ERR_ROOM);
+	for (k = 0; k < SP_SAMPLE_ERR_ROOM; k++)
+		st.count[k] = 0x5a5a5a5a5a5a5a5aull;
+	sp_error_stats_from_counters(&st, &c, 1);
+	cr_assert_eq(sp_error_stats_total(&st), 5, "the room is not summed");
+	cr_assert_eq(sp_error_stats_nonzero(&st, NULL, 0), 1);
+	sp_error_stats_reset(&st);
+	cr_assert_eq(sp_error_stats_total(&st), 0);
+	for (k = SP_SAMPLE_ERR_KINDS; k < SP_SAMPLE_ERR_ROOM; k++)
+		cr_assert_eq(st.count[k], 0x5a5a5a5a5a5a5a5aull, "count[%d] "
+		    "past the kinds was written", k);
+}

@@ -3,17 +3,22 @@
  * The library's words to an embedder: a kernel frame left unnamed
  * (kernel_none) is named by its address, not as an offset in
  * [kernel.kallsyms]; an anonymous frame whose perf map was not asked for
- * says which option asks for it, not sp-sym's flag alone.  On a spool
+ * says which option asks for it, not sp-sym's flag alone; a rate above
+ * the kernel's limit names sp_recorder_opts.frequency, not sp-record's
+ * -F.  On a spool
  * written here: a kernel module as the recorder defines it (mapped at
  * its addresses, offset 0) and an anonymous mapping of a process.
  */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "sp/common/error.h"
+#include "sp/record/recorder.h"
 #include "sp/spool/format.h"
 #include "sp/spool/snapshot.h"
 #include "sp/spool/writer.h"
@@ -125,4 +130,36 @@ Test(libwords, a_kernel_address_is_no_offset_and_options_are_named)
 	cr_assert(said, "the anonymous frame's module is in the report");
 	sp_symbolizer_free(sym);
 	sp_snapshot_free(s);
+}
+
+/* The recorder's refusal of a rate names the field an embedder sets. */
+Test(libwords, a_rate_above_the_limit_names_the_options_field)
+{
+	struct sp_recorder_opts o = { 0 };
+	struct sp_diag diag = { 0 };
+	struct sp_recorder *r = NULL;
+	struct sp_writer *w;
+	struct sp_header h;
+	unsigned max;
+	int fd = open("/dev/null", O_WRONLY | O_CLOEXEC), err;
+
+	cr_assert_geq(fd, 0);
+	err = sp_max_sample_rate(&max);
+	if (err == -ENOENT)
+		cr_skip_test("no /proc/sys/kernel/perf_event_max_sample_rate");
+	cr_assert_eq(err, 0, "%s", sp_strerror(err));
+	cr_assert_eq(sp_header_init_host(&h), 0);
+	cr_assert_eq(sp_writer_new(fd, &h, &w), 0);
+	o.frequency = max + 1;
+	err = sp_recorder_new(w, &o, &r, &diag);
+	cr_assert_eq(err, -SP_EFREQ, "%u Hz over a limit of %u: %d (%s)",
+	    o.frequency, max, err, diag.msg);
+	cr_assert_eq(diag.permitted, max);
+	cr_assert_not_null(strstr(diag.msg, "sp_recorder_opts.frequency"),
+	    "names the field: %s", diag.msg);
+	cr_assert_null(strstr(diag.msg, "-F"), "no tool's flag: %s", diag.msg);
+	cr_assert_null(strstr(diag.msg, "sp-record"), "%s", diag.msg);
+	sp_recorder_free(r);
+	sp_writer_free(w);
+	(void)close(fd);
 }

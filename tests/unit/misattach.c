@@ -231,3 +231,93 @@ Test(misattach, a_failed_attach_closes_the_events_it_opened)
 	cr_assert_eq(waitpid(pid, NULL, 0), pid);
 	live_end(&l);
 }
+
+/*
+ * A target whose child is forked before the attach (a server and its
+ * worker); with children followed, the attach follows the child too.
+ * *child is the child's pid.  Both die with the test (a minute's alarm).
+ */
+static pid_t
+parent_of_one(pid_t *child)
+{
+	int fds[2];
+	pid_t pid;
+
+	cr_assert_eq(pipe(fds), 0);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		pid_t kid;
+
+		(void)alarm(60);
+		kid = fork();
+		if (kid == 0) {
+			(void)alarm(60); /* fork does not inherit one */
+			for (;;)
+				(void)pause();
+		}
+		if (kid < 0 || write(fds[1], &kid, sizeof(kid)) !=
+		    (ssize_t)sizeof(kid))
+			_exit(1);
+		for (;;)
+			(void)pause();
+	}
+	(void)close(fds[1]);
+	cr_assert_eq(read(fds[0], child, sizeof(*child)),
+	    (ssize_t)sizeof(*child), "the target did not fork its child");
+	(void)close(fds[0]);
+	return pid;
+}
+
+/*
+ * An attach that fails after it followed its target's children unfollows
+ * them too: nothing is left alive, so that a `while (sp_recorder_live(r))`
+ * loop ends, and the child is not alive to sp_recorder_process_alive.
+ * The descriptor limit is raised one at a time from where nothing opens
+ * to where the attach succeeds: the last attaches that fail run out in
+ * the child, after the target's events opened.
+ */
+Test(misattach, a_failed_attach_unfollows_the_children_it_followed)
+{
+	struct sp_recorder_opts o = { .stack_bytes = 8192, .children = 1 };
+	struct sp_diag diag = { 0 };
+	struct rlimit old, low;
+	struct live l;
+	pid_t pid, child;
+	int err = -EMFILE, extra, failed = 0;
+
+	live_start(&l, &o);
+	pid = parent_of_one(&child);
+	cr_assert_eq(getrlimit(RLIMIT_NOFILE, &old), 0);
+	low = old;
+	for (extra = 0; extra < 4096 && err == -EMFILE; extra++) {
+		low.rlim_cur = (rlim_t)(highest_fd() + 1 + extra);
+		cr_assert_eq(setrlimit(RLIMIT_NOFILE, &low), 0);
+		err = sp_recorder_attach(l.r, pid, &diag);
+		cr_assert_eq(setrlimit(RLIMIT_NOFILE, &old), 0);
+		if (err != -EMFILE)
+			break;
+		failed++;
+		nothing_live(&l);
+		/* Both run still: /proc alone would call them alive. */
+		cr_assert_eq(sp_recorder_process_alive(l.r, child), 0, "the "
+		    "child of a failed attach is not one of the recorder's "
+		    "processes (%d descriptors more)", extra);
+		cr_assert_eq(sp_recorder_process_alive(l.r, pid), 0);
+	}
+	if (err == -EACCES || err == -EPERM || err == -ENOENT) {
+		(void)kill(child, SIGKILL);
+		(void)kill(pid, SIGKILL);
+		(void)waitpid(pid, NULL, 0);
+		cr_skip_test("perf events refused here: %s", diag.msg);
+	}
+	cr_assert_eq(err, 0, "attaching with %d descriptors more: %s", extra,
+	    diag.msg);
+	cr_assert_gt(failed, 0, "no attach ran out of descriptors");
+	cr_assert_eq(sp_recorder_live(l.r), 2, "the target and its child");
+	cr_assert_eq(sp_recorder_process_alive(l.r, child), 1);
+	(void)kill(child, SIGKILL);
+	(void)kill(pid, SIGKILL);
+	cr_assert_eq(waitpid(pid, NULL, 0), pid);
+	live_end(&l);
+}

@@ -12,6 +12,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -74,15 +75,17 @@ Test(rate, sp_freq_max_is_the_kernels_limit_and_the_headers_interval)
 	struct sp_recorder_opts o = { .frequency = SP_FREQ_MAX };
 	struct sp_recorder *r;
 	struct sp_header h;
-	long max = sp_max_sample_rate();
+	unsigned max = 12345;
+	int err = sp_max_sample_rate(&max);
 
-	if (max == -ENOENT)
+	if (err == -ENOENT)
 		cr_skip_test("no /proc/sys/kernel/perf_event_max_sample_rate");
-	cr_assert_gt(max, 0, "sp_max_sample_rate: %ld", max);
+	cr_assert_eq(err, 0, "sp_max_sample_rate: %s", sp_strerror(err));
+	cr_assert_gt(max, 0);
 	h = header_of(&o, 0, 0, &r);
-	cr_assert_eq(sp_recorder_frequency(r), (unsigned)max);
-	cr_assert_eq(h.sample_interval_us, 1000000u / (unsigned)max,
-	    "interval %u us at %ld Hz", h.sample_interval_us, max);
+	cr_assert_eq(sp_recorder_frequency(r), max);
+	cr_assert_eq(h.sample_interval_us, 1000000u / max,
+	    "interval %u us at %u Hz", h.sample_interval_us, max);
 	sp_recorder_free(r);
 	/* The default rate, whatever the caller put in the header. */
 	o.frequency = 0;
@@ -247,7 +250,7 @@ Test(tail, a_pipe_has_no_tail_and_a_path_tail_discards_nothing)
 	struct sp_tail *t;
 	struct sp_header h;
 	struct sp_recorder_opts o = { 0 };
-	int p[2];
+	int p[2], queued = -1;
 	struct live l;
 
 	cr_assert_eq(pipe(p), 0);
@@ -258,6 +261,11 @@ Test(tail, a_pipe_has_no_tail_and_a_path_tail_discards_nothing)
 	cr_assert_null(t);
 	cr_assert_not_null(strstr(diag.msg, "not a regular file"), "%s",
 	    diag.msg);
+	/* Refused before anything was flushed into it: the header is
+	 * still the writer's to write, for the pipe's reader. */
+	cr_assert_eq(ioctl(p[0], FIONREAD, &queued), 0);
+	cr_assert_eq(queued, 0, "%d bytes written to the pipe by a refused "
+	    "sp_recorder_tail", queued);
 	sp_recorder_free(r);
 	sp_writer_free(w);
 	(void)close(p[0]);
@@ -265,4 +273,41 @@ Test(tail, a_pipe_has_no_tail_and_a_path_tail_discards_nothing)
 	live_start(&l, NULL);
 	cr_assert_eq(sp_tail_discard_consumed(l.t), -SP_EUSAGE);
 	live_end(&l);
+}
+
+/* A tail reads the file from offset 0: a spool written after other bytes
+ * (here a line of text) has no tail, and the reason is said. */
+Test(tail, a_spool_not_at_the_files_start_has_no_tail)
+{
+	static const char before[] = "not a spool\n";
+	struct sp_recorder_opts o = { 0 };
+	struct sp_diag diag = { 0 };
+	struct sp_writer *w;
+	struct sp_recorder *r;
+	struct sp_tail *t = NULL;
+	struct sp_header h;
+	int fd = tmpfile_fd(), err;
+
+	cr_assert_eq(write(fd, before, sizeof(before) - 1),
+	    (ssize_t)sizeof(before) - 1);
+	cr_assert_eq(sp_header_init_host(&h), 0);
+	cr_assert_eq(sp_writer_new(fd, &h, &w), 0);
+	cr_assert_eq(sp_recorder_new(w, &o, &r, &diag), 0, "%s", diag.msg);
+	err = sp_recorder_tail(r, &t, &diag);
+	cr_assert_eq(err, -SP_EUSAGE, "%d (%s)", err, diag.msg);
+	cr_assert_null(t);
+	cr_assert_not_null(strstr(diag.msg, "offset 0"), "%s", diag.msg);
+	sp_recorder_free(r);
+	sp_writer_free(w);
+	(void)close(fd);
+	/* The same at the file's start has one. */
+	fd = tmpfile_fd();
+	cr_assert_eq(sp_writer_new(fd, &h, &w), 0);
+	cr_assert_eq(sp_recorder_new(w, &o, &r, &diag), 0, "%s", diag.msg);
+	cr_assert_eq(sp_recorder_tail(r, &t, &diag), 0, "%s", diag.msg);
+	cr_assert_not_null(t);
+	sp_tail_free(t);
+	sp_recorder_free(r);
+	sp_writer_free(w);
+	(void)close(fd);
 }

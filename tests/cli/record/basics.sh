@@ -614,6 +614,7 @@ max=$(cat /proc/sys/kernel/perf_event_max_sample_rate)
 run $REC -F $((max + 1)) -o "$TMP/x.spl" -- true
 check "a rate above the limit is refused (exit 2)" test "$RC" -eq 2
 check "the refusal names both rates" has "$((max + 1)) Hz is above the permitted $max Hz" "$ERR"
+check "the refusal says it as sp-record's -F" has "use -F $max or lower, or -F max" "$ERR"
 run $REC -o "$TMP/x.spl" -p 999999999
 check "-p with no such process fails" test "$RC" -ne 0
 run $REC -o "$TMP/x.spl" -p 4194303

@@ -190,7 +190,9 @@ int sp_recorder_new(struct sp_writer *w, const struct sp_recorder_opts *o,
  * Returns 0 or -errno with diag saying what to do (ESRCH no such
  * process, EACCES/EPERM permission, naming the call refused: the events
  * or /proc/PID/maps); -SP_EUSAGE for a pid below 1.  After a failure pid
- * is no target: sp_recorder_live does not count it.
+ * is no target: sp_recorder_live does not count it, nor the children the
+ * attach began to follow (with children set), and their events are
+ * closed.
  */
 int sp_recorder_attach(struct sp_recorder *r, pid_t pid, struct sp_diag *diag);
 
@@ -290,11 +292,15 @@ int sp_recorder_poll(struct sp_recorder *r, int timeout_ms);
  */
 int sp_recorder_enable(struct sp_recorder *r, int on);
 
-/* Number of target processes still alive (not seen exiting); recording
- * the whole system, of the processes followed. */
+/* Number of processes alive: targets and followed children (recording
+ * the whole system, the processes followed) not seen exiting.  The
+ * recorder's own view, as the records drained so far tell it; a process
+ * whose exit is not drained yet counts (sp_recorder_process_alive asks
+ * /proc too). */
 size_t sp_recorder_live(const struct sp_recorder *r);
 
-/* 1 when a target process other than pid is alive (not seen exiting). */
+/* 1 when a process other than pid is alive as sp_recorder_live counts
+ * them, else 0. */
 int sp_recorder_other_alive(const struct sp_recorder *r, pid_t pid);
 
 /*
@@ -355,10 +361,11 @@ int sp_recorder_counts_time(const struct sp_recorder *r);
 unsigned sp_recorder_frequency(const struct sp_recorder *r);
 
 /*
- * Whether pid is a process r records and alive: 1 when it is a target
- * or a followed child (the whole system: any process seen) not seen
- * exiting and running still as the same process (not a zombie, not
- * another process that took its pid); 0 when it exited or was never one
+ * Whether pid is a process r records and alive: 1 when it is alive as
+ * sp_recorder_live counts them (a target or a followed child, the whole
+ * system: any process seen, not seen exiting) and, beyond that, /proc
+ * shows it running still as the same process (not a zombie, not another
+ * process that took its pid); 0 when it exited or was never one
  * of r's; -SP_EUSAGE for a pid below 1; -errno when /proc/PID/stat cannot
  * be read for another reason than its absence.
  */
@@ -368,11 +375,12 @@ int sp_recorder_process_alive(const struct sp_recorder *r, pid_t pid);
  * The kernel's limit on sampling rates, in Hz
  * (/proc/sys/kernel/perf_event_max_sample_rate), which SP_FREQ_MAX
  * resolves to and sp_recorder_new checks a rate against; the kernel
- * lowers it itself when sampling takes too long.  Returns it (above 0),
- * or -errno when it cannot be read (-ENOENT: no perf events, or no
- * /proc), -ERANGE for a value of 0 or past what a frequency can hold.
+ * lowers it itself when sampling takes too long.  Returns 0 with *hz
+ * set (above 0), or -errno with *hz 0 when it cannot be read (-ENOENT:
+ * no perf events, or no /proc), -ERANGE for a value of 0 or past what a
+ * frequency can hold.
  */
-long sp_max_sample_rate(void);
+int sp_max_sample_rate(unsigned *hz);
 
 /*
  * The in-process reader of what r writes: flushes r (sp_recorder_flush),
@@ -386,10 +394,13 @@ long sp_max_sample_rate(void);
  * (sp_tail_discard_consumed).  For names, a symbolizer over it with
  * sp_sym_options.live_images reads the very images the processes map
  * (/proc/PID/map_files), as the recorder does.
+ * The spool must start at the file's offset 0 (the tail reads from
+ * there): a file with bytes before the writer's is refused.
  * Returns 0; -SP_EUSAGE when the writer's descriptor is not a regular
- * file (a pipe or socket: diag says to write to a file); the writer's
- * error from the flush; -errno reopening it (/proc/self/fd); -ENOMEM.
- * On failure *out is NULL.
+ * file (a pipe or socket: diag says to write to a file; nothing is
+ * flushed into it) or the spool does not start at offset 0; the writer's
+ * error from the flush; -errno reopening it (/proc/self/fd), or reading
+ * the spool's header; -ENOMEM.  On failure *out is NULL.
  */
 struct sp_tail;
 int sp_recorder_tail(struct sp_recorder *r, struct sp_tail **out,
@@ -480,8 +491,10 @@ void sp_recorder_free(struct sp_recorder *r);
  * per unwind_* counter (docs/counters.md, "Unwind errors"), taken out of
  * a counter array: sp_recorder_counters' during a recording, or
  * sp_defs_counters' of a spool.  A caller-owned struct, no allocation.
- * While the major version is 0 a release may add kinds (and grow the
- * struct).
+ * A release may add kinds, up to SP_SAMPLE_ERR_ROOM: the struct keeps
+ * its size, and the functions below read and write count[k] for the
+ * library's kinds only (k below its SP_SAMPLE_ERR_KINDS), never past, so
+ * a program built against fewer kinds works with a newer library.
  */
 enum sp_sample_error {
 	SP_SAMPLE_ERR_STACK_BOUNDS,  /* unwind_stack_bounds */
@@ -496,8 +509,10 @@ enum sp_sample_error {
 	SP_SAMPLE_ERR_KINDS          /* how many kinds there are */
 };
 
+#define SP_SAMPLE_ERR_ROOM 32
+
 struct sp_error_stats {
-	unsigned long long count[SP_SAMPLE_ERR_KINDS];
+	unsigned long long count[SP_SAMPLE_ERR_ROOM]; /* [0, KINDS) used */
 };
 
 /* The counter name of kind k ("unwind_stack_bounds"), or NULL for a

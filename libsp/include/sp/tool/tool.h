@@ -188,6 +188,16 @@ struct sp_header;
  */
 void spi_tool_rec_header(struct sp_header *h);
 
+struct sp_writer;
+
+/*
+ * sp_recorder_new(w, &t->ro, r) before the writer's first flush (the
+ * recorder sets the header's interval); exits 2 for a bad option (the
+ * frequency's said as -F), 1 for another failure.
+ */
+void spi_tool_rec_new(struct sp_writer *w, struct sp_tool_rec_opts *t,
+    struct sp_recorder **r);
+
 /*
  * Prints sp_recorder_advice(r) on standard error: warnings as the tool's
  * warnx lines, notes (with notes set) as summary lines indented by two
