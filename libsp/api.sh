@@ -6,7 +6,7 @@
 #   libsp/api.sh names "NOT_INSTALLED" CC [CFLAGS...]  their sp_ functions
 #   libsp/api.sh map "NOT_INSTALLED" CC [CFLAGS...]    libstackpulse.so's
 #                             version script: those functions, nothing else
-#   libsp/api.sh version      the project's version, "0.4.0"
+#   libsp/api.sh version      the project's version, "0.5.0"
 #   libsp/api.sh soname       libstackpulse.so's: .so.MAJOR, and while
 #                             MAJOR is 0 .so.0.MINOR (sp/tool/version.h:
 #                             until 1.0 a minor release may change the API)

@@ -254,7 +254,7 @@ make(struct sp_recorder *r, struct sp_diag *diag)
 	return 0;
 }
 
-/* sz 0: the struct of 0.4.0, whose last field is log_ctx (frozen: a
+/* sz 0: the struct of 0.5.0, whose last field is log_ctx (frozen: a
  * field added later lies past it). */
 #define RECORDER_OPTS_SZ0 SPI_OPTS_END(struct sp_recorder_opts, log_ctx)
 

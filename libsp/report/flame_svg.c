@@ -706,7 +706,7 @@ sp_flame_svg_defaults(struct sp_flame_svg_opts *o)
 	o->minwidth = 0.1;
 }
 
-/* sz 0: the struct of 0.4.0, whose last field is demangle (frozen: a
+/* sz 0: the struct of 0.5.0, whose last field is demangle (frozen: a
  * field added later lies past it). */
 #define FLAME_SVG_OPTS_SZ0 SPI_OPTS_END(struct sp_flame_svg_opts, demangle)
 

@@ -71,7 +71,7 @@ map_slot(struct fold_map *m, uint64_t key)
 	return &m->slots[i];
 }
 
-/* sz 0: the struct of 0.4.0, whose last field is demangle (frozen: a
+/* sz 0: the struct of 0.5.0, whose last field is demangle (frozen: a
  * field added later lies past it). */
 #define FOLD_OPTS_SZ0 SPI_OPTS_END(struct sp_fold_options, demangle)
 

@@ -5,7 +5,7 @@
 #include "common/opts_int.h"
 #include "sp/report/report.h"
 
-/* sz 0: struct sp_report_options as of 0.4.0, whose last field is ctx
+/* sz 0: struct sp_report_options as of 0.5.0, whose last field is ctx
  * (frozen: a field added later lies past it).  Both readers of the
  * struct, sp_report_write and sp_browse_new, take it. */
 #define REPORT_OPTS_SZ0 SPI_OPTS_END(struct sp_report_options, ctx)

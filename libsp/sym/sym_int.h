@@ -108,7 +108,7 @@ struct sym_ctx {
 
 struct sp_symbolizer;
 
-/* sz 0: struct sp_sym_options as of 0.4.0, whose last field is
+/* sz 0: struct sp_sym_options as of 0.5.0, whose last field is
  * progress_arg (frozen: a field added later lies past it).  Both readers
  * of the struct, sp_sym_spool and sp_symbolizer_new, take it. */
 #define SYM_OPTS_SZ0 SPI_OPTS_END(struct sp_sym_options, progress_arg)

@@ -70,7 +70,8 @@ struct sp_native_out {
 void spi_native_lookup_fill(struct sp_native_lookup *l, uint32_t module_id,
     const struct sp_module *m, const char *path, uint64_t abs, uint64_t rel);
 
-/* Empties out for a batch of max lookups; frees what it holds. */
+/* Empties out for a batch of max lookups, keeping its buffers for the
+ * next; spi_native_out_fini frees them. */
 void spi_native_out_reset(struct sp_native_out *out, size_t max);
 void spi_native_out_fini(struct sp_native_out *out);
 

@@ -127,15 +127,27 @@ Test(process, descendants_parents_first)
 static pid_t
 paused_child(void)
 {
-	pid_t pid = fork();
+	int ready[2];
+	char c;
+	pid_t pid;
 
+	/* The child says when SIGINT is its default again: a runner that
+	 * ignores SIGINT would otherwise have the interrupt land first, and
+	 * the child pause for ever. */
+	cr_assert_eq(pipe(ready), 0);
+	pid = fork();
 	cr_assert_geq(pid, 0);
 	if (pid == 0) {
 		(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
 		(void)signal(SIGINT, SIG_DFL);
+		if (write(ready[1], "", 1) != 1)
+			_exit(1);
 		for (;;)
 			pause();
 	}
+	close(ready[1]);
+	cr_assert_eq(read(ready[0], &c, 1), 1, "the child started");
+	close(ready[0]);
 	return pid;
 }
 

@@ -3,7 +3,7 @@
  * that take them: an older caller's shorter struct reads as defaults past
  * its sz whatever follows it in memory; a newer caller's longer one is
  * taken when its extra bytes are 0 and refused when one is set; sz 0 is
- * the struct of 0.4.0; an sz that is no size is refused. */
+ * the struct of 0.5.0; an sz that is no size is refused. */
 #include <criterion/criterion.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -342,7 +342,7 @@ count_row(void *ctx, const char *key, size_t len)
 	++*(int *)ctx;
 }
 
-/* sz 0 is the struct of 0.4.0, whole: a caller that set fields and left
+/* sz 0 is the struct of 0.5.0, whole: a caller that set fields and left
  * sz 0 (as every caller before sz did) has them read, the last too. */
 Test(opts, sz_0_reads_every_field_of_the_0_4_0_struct)
 {

@@ -9,7 +9,7 @@
  * caller sets to sizeof the struct it was built with.  A later release
  * adds fields only at the end, and reads a shorter struct's missing
  * fields as 0 (their defaults).  sz 0 stands for the struct as it was
- * when sz came (release 0.4.0; sp_advice_opts: no field), so zeroed
+ * when sz came (release 0.5.0; sp_advice_opts: no field), so zeroed
  * options keep meaning the defaults.  A struct longer than the library
  * knows is refused (-SP_EUSAGE) unless its extra bytes are all 0; so is
  * an sz under sizeof(size_t) or above 4096.  Zero the whole struct (an

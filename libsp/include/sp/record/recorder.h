@@ -62,7 +62,7 @@ extern "C" {
 #define SP_KEEP_UNREACHABLE_DEFAULT (256ull << 20)
 
 struct sp_recorder_opts {
-	/* sizeof(struct sp_recorder_opts), or 0 for the 0.4.0 struct;
+	/* sizeof(struct sp_recorder_opts), or 0 for the 0.5.0 struct;
 	 * fields past sz read as 0 (sp/common/opts.h) */
 	size_t sz;
 	unsigned frequency;    /* Hz, 0: SP_FREQ_DEFAULT, SP_FREQ_MAX: the

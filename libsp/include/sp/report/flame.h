@@ -127,9 +127,10 @@ size_t sp_flame_bad_count(const struct sp_flame *f);
 const struct sp_flame_bad *sp_flame_bad(const struct sp_flame *f, size_t i);
 
 /*
- * The samples of the frame at path[0..depth) (names root first,
- * depth 0 is the root), in *samples (in the unit of sp_flame_samples):
- * the frame's own samples plus those of every frame above it.  Returns 0 or -SP_ENOTFOUND.
+ * The samples of the frame at path[0..depth) (names root first, depth 0
+ * is the root), in *samples (in the unit of sp_flame_samples): the
+ * frame's own samples plus those of every frame above it.  Returns 0 or
+ * -SP_ENOTFOUND.
  */
 int sp_flame_lookup(const struct sp_flame *f, const char *const *path,
     size_t depth, uint64_t *samples);
@@ -141,7 +142,7 @@ enum sp_flame_colors {
 };
 
 struct sp_flame_svg_opts {
-	/* sizeof(struct sp_flame_svg_opts), or 0 for the 0.4.0 struct;
+	/* sizeof(struct sp_flame_svg_opts), or 0 for the 0.5.0 struct;
 	 * fields past sz read as 0 (sp/common/opts.h) */
 	size_t sz;
 	const char *title;  /* NULL: "Flame Graph" or "Icicle Graph" */

@@ -84,7 +84,7 @@ enum sp_fold_root {
 };
 
 struct sp_fold_options {
-	/* sizeof(struct sp_fold_options), or 0 for the 0.4.0 struct;
+	/* sizeof(struct sp_fold_options), or 0 for the 0.5.0 struct;
 	 * fields past sz read as 0 (sp/common/opts.h) */
 	size_t sz;
 	unsigned flags;        /* enum sp_fold_flag */

@@ -39,7 +39,7 @@ enum sp_report_sort {
 };
 
 struct sp_report_options {
-	/* sizeof(struct sp_report_options), or 0 for the 0.4.0 struct;
+	/* sizeof(struct sp_report_options), or 0 for the 0.5.0 struct;
 	 * fields past sz read as 0 (sp/common/opts.h) */
 	size_t sz;
 	enum sp_report_sort sort;
@@ -60,8 +60,9 @@ struct sp_report_options {
 /*
  * Writes the report of f (counting done; d the spool's definitions) to
  * out.  Returns 0, -SP_EUSAGE (f without SP_FOLD_MODULES and
- * SP_FOLD_ROOT_THREAD, or an o->sz it cannot read: sp/common/opts.h), -SP_ENOTFOUND (no function of the callers' or
- * callees' name was sampled), -EIO, -ENOMEM or -SP_EREF.
+ * SP_FOLD_ROOT_THREAD, or an o->sz it cannot read: sp/common/opts.h),
+ * -SP_ENOTFOUND (no function of the callers' or callees' name was
+ * sampled), -EIO, -ENOMEM or -SP_EREF.
  */
 int sp_report_write(struct sp_fold *f, const struct sp_defs *d,
     const struct sp_report_options *o, FILE *out);

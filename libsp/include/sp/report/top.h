@@ -74,10 +74,10 @@ enum sp_top_order {
 
 /*
  * The rows of the window of the last window_s seconds of sample time up
- * to now_ns (from the start of a whole second: up to one second more) (CLOCK_MONOTONIC, the samples' clock; window_s 0: since the
- * first sample), in order, at most max of them (by self: those with
- * self samples only).  0, a symbolizer's
- * error, -ENOMEM.
+ * to now_ns (from the start of a whole second: up to one second more)
+ * (CLOCK_MONOTONIC, the samples' clock; window_s 0: since the first
+ * sample), in order, at most max of them (by self: those with self
+ * samples only).  0, a symbolizer's error, -ENOMEM.
  */
 int sp_top_view(struct sp_top *t, uint64_t now_ns, unsigned window_s,
     enum sp_top_order order, size_t max, struct sp_top_view *out);

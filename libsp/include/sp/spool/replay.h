@@ -25,9 +25,10 @@ struct sp_replay;
 /*
  * Opens path ("-" is standard input) for replay and reads its header.
  * Returns 0 and *out; -errno when the file can't be opened, diag saying
- * "PATH: reason"; a format error with diag filled: a file that ends before its header does (an
- * empty one too) is not a spool, -SP_EFORMAT ("not a spool: empty file",
- * "not a spool: incomplete header (N of 216 bytes)").  diag may be NULL.
+ * "PATH: reason"; a format error with diag filled: a file that ends
+ * before its header does (an empty one too) is not a spool, -SP_EFORMAT
+ * ("not a spool: empty file", "not a spool: incomplete header (N of 216
+ * bytes)").  diag may be NULL.
  */
 int sp_replay_open(const char *path, struct sp_replay **out,
     struct sp_diag *diag);

@@ -66,7 +66,7 @@ int sp_debug_dirs_from_env(struct sp_debug_dirs *out);
 void sp_debug_dirs_fini(struct sp_debug_dirs *d);
 
 struct sp_sym_options {
-	/* sizeof(struct sp_sym_options), or 0 for the 0.4.0 struct;
+	/* sizeof(struct sp_sym_options), or 0 for the 0.5.0 struct;
 	 * fields past sz read as 0 (sp/common/opts.h) */
 	size_t sz;
 	const char *const *debug_dirs; /* NULL: {SP_DEBUG_DIR_DEFAULT} */

@@ -16,17 +16,17 @@ extern "C" {
 /* The project's release; bumped with each release, not each commit.  The
  * API may change while MAJOR is 0; from 1 on, only with MAJOR. */
 #define SP_VERSION_MAJOR 0
-#define SP_VERSION_MINOR 4
+#define SP_VERSION_MINOR 5
 #define SP_VERSION_PATCH 0
 #define SP_VERSION_STR_(a, b, c) #a "." #b "." #c
 #define SP_VERSION_STR(a, b, c) SP_VERSION_STR_(a, b, c)
 #define SP_PROJECT_VERSION SP_VERSION_STR(SP_VERSION_MAJOR, SP_VERSION_MINOR, \
     SP_VERSION_PATCH)
-/* One number that grows with each release: 400 for 0.4.0. */
+/* One number that grows with each release: 500 for 0.5.0. */
 #define SP_VERSION_NUMBER (SP_VERSION_MAJOR * 10000 + SP_VERSION_MINOR * 100 + \
     SP_VERSION_PATCH)
 
-/* The version of the library linked in, "0.4.0": it may differ from the
+/* The version of the library linked in, "0.5.0": it may differ from the
  * SP_PROJECT_VERSION of the headers a program was built with. */
 const char *sp_version(void);
 /* The same as SP_VERSION_NUMBER does. */
