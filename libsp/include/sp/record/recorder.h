@@ -165,16 +165,17 @@ struct sp_recorder;
 
 /*
  * Creates a recorder that will write to w (still the caller's).  Checks
- * the frequency against /proc/sys/kernel/perf_event_max_sample_rate.
- * The header's sample_interval_us is the recorder's to fill: while w has
- * not flushed yet (create w, then the recorder, then flush), it is set
- * to the interval of the rate in use (SP_FREQ_MAX resolved), of a clock's
- * period (-c), or 0 for an event that counts; a header flushed before
- * keeps the caller's, and the RECORDING record says the rate either way.
- * Returns 0; -SP_EUSAGE for an option out of range (diag says which and
- * the permitted range) or an o->sz it cannot read (sp/common/opts.h); -SP_EFREQ for a rate above the kernel's limit
- * (diag->requested and diag->permitted give both); -ENOMEM.  On failure
- * *out is NULL (nothing to free), as with every constructor of libsp.
+ * the frequency against /proc/sys/kernel/perf_event_max_sample_rate.  The
+ * header's sample_interval_us is the recorder's to fill: while w has not
+ * flushed yet (create w, then the recorder, then flush), it is set to the
+ * interval of the rate in use (SP_FREQ_MAX resolved), of a clock's period
+ * (-c), or 0 for an event that counts; a header flushed before keeps the
+ * caller's, and the RECORDING record says the rate either way.  Returns 0;
+ * -SP_EUSAGE for an option out of range (diag says which and the
+ * permitted range) or an o->sz it cannot read (sp/common/opts.h);
+ * -SP_EFREQ for a rate above the kernel's limit (diag->requested and
+ * diag->permitted give both); -ENOMEM.  On failure *out is NULL (nothing
+ * to free), as with every constructor of libsp.
  */
 int sp_recorder_new(struct sp_writer *w, const struct sp_recorder_opts *o,
     struct sp_recorder **out, struct sp_diag *diag);

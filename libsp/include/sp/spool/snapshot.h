@@ -24,7 +24,8 @@ struct sp_snapshot;
 /*
  * Reads all of path ("-" is standard input).  Returns 0 and *out; -errno
  * when the file can't be read (diag: "PATH: reason" when it can't be
- * opened); a format error with diag filled (diag may be NULL).  A truncated spool opens with its intact prefix and
+ * opened); a format error with diag filled (diag may be NULL).  A
+ * truncated spool opens with its intact prefix and
  * sp_snapshot_status()->truncated set; one cut before the end of its
  * header has no prefix and is -SP_EFORMAT, as sp_replay_open says.
  */

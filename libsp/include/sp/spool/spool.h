@@ -3,10 +3,10 @@
 #define SP_SPOOL_H
 
 /*
- * The spool format (docs/spool-format.md): the header, the record kinds and
- * their decoded forms, and the table of definitions that every reader
- * keeps.  The readers are in sp/spool/snapshot.h, sp/spool/replay.h and sp/spool/tail.h, the
- * writer in sp/spool/writer.h.
+ * The spool format (docs/spool-format.md): the header, the record kinds
+ * and their decoded forms, and the table of definitions that every reader
+ * keeps.  The readers are in sp/spool/snapshot.h, sp/spool/replay.h and
+ * sp/spool/tail.h, the writer in sp/spool/writer.h.
  */
 
 #include <stddef.h>

@@ -110,8 +110,8 @@ enum sp_tool_side {
  * discards its output (sp_output_discard, sp_output_abandon), so that a
  * failed run leaves none.
  */
-__attribute__((noreturn)) void spi_tool_fail(int err, enum sp_tool_side side, const char *name,
-    const struct sp_diag *diag);
+__attribute__((noreturn)) void spi_tool_fail(int err, enum sp_tool_side side,
+    const char *name, const struct sp_diag *diag);
 
 
 /*
