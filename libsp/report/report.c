@@ -25,42 +25,55 @@ struct piece {
 	size_t len;
 };
 
+/* One table: its rows by key, and the weight its shares are of. */
+struct tab {
+	struct sp_intern ids;
+	struct sp_buf names;
+	struct row *rows;
+	size_t nrows, caprows;
+	uint64_t all;           /* every counted sample's weight */
+	int plain;              /* rows are text to show whole (paths) */
+};
+
 struct rep {
 	struct sp_fold *f;
 	const struct sp_defs *d;
 	const struct sp_report_options *o;
 	struct spi_fold_text *text;
-	struct sp_intern ids;
-	struct sp_buf names;
-	struct row *rows;
-	size_t nrows, caprows;
+	struct tab t;           /* the report's own table */
 	struct piece *fr;
 	size_t nfr, capfr;
-	uint64_t all;           /* every counted sample's weight */
 	unsigned width;
-	int plain;              /* rows are text to show whole (paths) */
 };
+
+static void
+tab_fini(struct tab *t)
+{
+	spi_intern_fini(&t->ids);
+	spi_buf_fini(&t->names);
+	free(t->rows);
+}
 
 /* The row of key[0..len), added when new; NULL: out of memory. */
 static struct row *
-row_of(struct rep *r, const char *key, size_t len)
+row_of(struct tab *t, const char *key, size_t len)
 {
 	uint64_t h;
-	uint32_t id = spi_intern_find(&r->ids, 0, (const uint8_t *)key, len,
+	uint32_t id = spi_intern_find(&t->ids, 0, (const uint8_t *)key, len,
 	    &h);
 	struct row *w;
 
 	if (id != 0)
-		return &r->rows[id - 1];
-	if (spi_grow_zeroed(&r->rows, &r->caprows, r->nrows + 1,
-	    sizeof(*r->rows)) < 0 || spi_intern_add(&r->ids, 0,
-	    (const uint8_t *)key, len, h, (uint32_t)r->nrows + 1) < 0)
+		return &t->rows[id - 1];
+	if (spi_grow_zeroed(&t->rows, &t->caprows, t->nrows + 1,
+	    sizeof(*t->rows)) < 0 || spi_intern_add(&t->ids, 0,
+	    (const uint8_t *)key, len, h, (uint32_t)t->nrows + 1) < 0)
 		return NULL;
-	w = &r->rows[r->nrows++];
-	w->off = r->names.len;
+	w = &t->rows[t->nrows++];
+	w->off = t->names.len;
 	w->len = len;
-	spi_buf_put(&r->names, key, len);
-	return r->names.err ? NULL : w;
+	spi_buf_put(&t->names, key, len);
+	return t->names.err ? NULL : w;
 }
 
 /* Splits the folded text of stack into r->fr, root first. */
@@ -151,9 +164,9 @@ count(struct rep *r, const struct sp_fold_entry *e, size_t i)
 	size_t k;
 	int err;
 
-	r->all += e->count;
+	r->t.all += e->count;
 	if (r->o->sort >= SP_REPORT_PID) {
-		if ((w = row_of(r, key, thread_key(r, e, key, sizeof(key)))) ==
+		if ((w = row_of(&r->t, key, thread_key(r, e, key, sizeof(key)))) ==
 		    NULL)
 			return -ENOMEM;
 		w->self += e->count;
@@ -165,10 +178,10 @@ count(struct rep *r, const struct sp_fold_entry *e, size_t i)
 	for (k = 0; k < r->nfr; k++) {
 		if (r->o->sort == SP_REPORT_MODULE) {
 			parts(&r->fr[k], &mod, &fn);
-			w = row_of(r, mod.len > 0 ? mod.s : "[unknown]",
+			w = row_of(&r->t, mod.len > 0 ? mod.s : "[unknown]",
 			    mod.len > 0 ? mod.len : 9);
 		} else {
-			w = row_of(r, r->fr[k].s, r->fr[k].len);
+			w = row_of(&r->t, r->fr[k].s, r->fr[k].len);
 		}
 		if (w == NULL)
 			return -ENOMEM;
@@ -224,27 +237,27 @@ by_share(const void *a, const void *b)
 
 /* The rows' indexes in the order shown, into *order. */
 static int
-ordered(struct rep *r, size_t **order)
+ordered(const struct rep *r, const struct tab *t, size_t **order)
 {
-	struct ranked *rk = calloc(r->nrows ? r->nrows : 1, sizeof(*rk));
+	struct ranked *rk = calloc(t->nrows ? t->nrows : 1, sizeof(*rk));
 	size_t i;
 
-	*order = calloc(r->nrows ? r->nrows : 1, sizeof(**order));
+	*order = calloc(t->nrows ? t->nrows : 1, sizeof(**order));
 	if (rk == NULL || *order == NULL) {
 		free(rk);
 		free(*order);
 		*order = NULL;
 		return -ENOMEM;
 	}
-	for (i = 0; i < r->nrows; i++) {
-		rk[i].key = r->o->sort == SP_REPORT_TOTAL ? r->rows[i].total :
-		    r->rows[i].self;
-		rk[i].total = r->rows[i].total;
-		rk[i].off = r->rows[i].off;
+	for (i = 0; i < t->nrows; i++) {
+		rk[i].key = r->o->sort == SP_REPORT_TOTAL ? t->rows[i].total :
+		    t->rows[i].self;
+		rk[i].total = t->rows[i].total;
+		rk[i].off = t->rows[i].off;
 		rk[i].row = i;
 	}
-	qsort(rk, r->nrows, sizeof(*rk), by_share);
-	for (i = 0; i < r->nrows; i++)
+	qsort(rk, t->nrows, sizeof(*rk), by_share);
+	for (i = 0; i < t->nrows; i++)
 		(*order)[i] = rk[i].row;
 	free(rk);
 	return 0;
@@ -252,9 +265,9 @@ ordered(struct rep *r, size_t **order)
 
 /* The first column's heading. */
 static const char *
-heading(const struct rep *r)
+heading(const struct rep *r, const struct tab *t)
 {
-	if (r->plain)
+	if (t->plain)
 		return "Path";
 	switch (r->o->sort) {
 	case SP_REPORT_MODULE:
@@ -270,12 +283,12 @@ heading(const struct rep *r)
 	}
 }
 
-/* The table: a row a function (or module, or thread). */
+/* Table t: a row a function (or module, or thread, or path). */
 static int
-table(struct rep *r, FILE *out)
+table(const struct rep *r, const struct tab *t, FILE *out)
 {
-	const char *head = heading(r);
-	int fnrows = !r->plain && r->o->sort <= SP_REPORT_TOTAL;
+	const char *head = heading(r, t);
+	int fnrows = !t->plain && r->o->sort <= SP_REPORT_TOTAL;
 	size_t *order, i, shown = 0, under = 0, past = 0;
 	/* "%7.2f %7.2f %8llu  " before the name: 26 columns. */
 	size_t namew = r->width > 40 ? r->width - 26 : 14;
@@ -283,7 +296,7 @@ table(struct rep *r, FILE *out)
 	struct sp_str ev;
 	int err;
 
-	if ((err = ordered(r, &order)) < 0)
+	if ((err = ordered(r, t, &order)) < 0)
 		return err;
 	if (fnrows)
 		namew -= modw + 1;
@@ -292,14 +305,14 @@ table(struct rep *r, FILE *out)
 	    sp_fold_counts_events(r->d, &ev) ? " Events" : "Samples");
 	put_cut(out, head, strlen(head), namew, fnrows);
 	(void)fprintf(out, "%s\n", fnrows ? " Module" : "");
-	for (i = 0; i < r->nrows; i++) {
-		const struct row *w = &r->rows[order[i]];
+	for (i = 0; i < t->nrows; i++) {
+		const struct row *w = &t->rows[order[i]];
 		uint64_t key = r->o->sort == SP_REPORT_TOTAL ? w->total :
 		    w->self;
-		struct piece p = { (const char *)spi_buf_at(&r->names, w->off),
+		struct piece p = { (const char *)spi_buf_at(&t->names, w->off),
 		    w->len }, mod, fn;
 
-		if (pct(key, r->all) < r->o->percent_limit || key == 0) {
+		if (pct(key, t->all) < r->o->percent_limit || key == 0) {
 			under++;
 			continue;
 		}
@@ -311,7 +324,7 @@ table(struct rep *r, FILE *out)
 		if (fnrows && r->o->on_row != NULL)
 			r->o->on_row(r->o->ctx, p.s, p.len);
 		(void)fprintf(out, "%7.2f %7.2f %8" PRIu64 "  ",
-		    pct(w->self, r->all), pct(w->total, r->all),
+		    pct(w->self, t->all), pct(w->total, t->all),
 		    r->o->sort == SP_REPORT_TOTAL ? w->total : w->self);
 		if (fnrows) {
 			parts(&p, &mod, &fn);
@@ -355,18 +368,9 @@ peek(struct rep *r, const struct sp_fold_entry *es, size_t n, int up,
 	size_t nlen = strlen(name), i, k, at;
 	uint64_t in = 0;
 	struct sp_buf path = { 0 };
-	struct rep next = *r, paths = *r;
+	struct tab next = { 0 }, paths = { .plain = 1 };
 	int err = 0, found;
 
-	memset(&next.ids, 0, sizeof(next.ids));
-	memset(&next.names, 0, sizeof(next.names));
-	next.rows = NULL;
-	next.nrows = next.caprows = 0;
-	paths.ids = next.ids;
-	paths.names = next.names;
-	paths.rows = NULL;
-	paths.nrows = paths.caprows = 0;
-	paths.plain = 1;
 	for (i = 0; i < n && err == 0; i++) {
 		struct row *w, *pw;
 
@@ -413,27 +417,22 @@ peek(struct rep *r, const struct sp_fold_entry *es, size_t n, int up,
 	if (err == 0) {
 		(void)fprintf(out, "%s %s: in %.2f %% of the samples (%" PRIu64
 		    ")\n\n", up ? "Callers of" : "Callees of", name,
-		    pct(in, r->all), in);
+		    pct(in, r->t.all), in);
 		next.all = paths.all = in;
-		next.o = paths.o = r->o;
 		(void)fprintf(out, "%s, by share of its samples:\n", up ?
 		    "The functions that call it" : "The functions it calls "
 		    "([self]: it is the leaf)");
-		err = table(&next, out);
+		err = table(r, &next, out);
 		if (err == 0) {
 			(void)fprintf(out, "\nThe paths %s, by share:\n", up ?
 			    "into it, its caller first" : "out of it, to the "
 			    "leaf");
-			err = table(&paths, out);
+			err = table(r, &paths, out);
 		}
 	}
 	spi_buf_fini(&path);
-	spi_intern_fini(&next.ids);
-	spi_buf_fini(&next.names);
-	free(next.rows);
-	spi_intern_fini(&paths.ids);
-	spi_buf_fini(&paths.names);
-	free(paths.rows);
+	tab_fini(&next);
+	tab_fini(&paths);
 	return err;
 }
 
@@ -465,20 +464,18 @@ sp_report_write(struct sp_fold *f, const struct sp_defs *d,
 		return err;
 	if (o->callers != NULL || o->callees != NULL) {
 		for (i = 0; i < n; i++)
-			r.all += es[i].count;
+			r.t.all += es[i].count;
 		err = peek(&r, es, n, o->callers != NULL, out);
 	} else {
 		for (i = 0; i < n && err == 0; i++)
 			err = count(&r, &es[i], i);
 		if (err == 0)
-			err = table(&r, out);
+			err = table(&r, &r.t, out);
 	}
 	if (err == 0 && ferror(out))
 		err = -EIO;
 	spi_fold_text_free(r.text);
-	spi_intern_fini(&r.ids);
-	spi_buf_fini(&r.names);
-	free(r.rows);
+	tab_fini(&r.t);
 	free(r.fr);
 	return err;
 }
