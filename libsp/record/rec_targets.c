@@ -542,6 +542,17 @@ sp_recorder_attach(struct sp_recorder *r, pid_t pid, struct sp_diag *diag)
 		p->last_rescan = r->ctx.now;
 		err = spi_rec_scan_maps(&r->ctx, p);
 		maps_err = err == -EACCES || err == -EPERM;
+		/* Gone while its threads' events were opening: what they
+		 * sampled stays, address-only (no maps), and its exit comes
+		 * as the record of an exit. */
+		if (went_away(err)) {
+			spi_rec_log(&r->ctx, "pid %d exited while it was being "
+			    "attached: the samples its %d threads gave are "
+			    "kept, but its mappings were gone before they "
+			    "could be read, so their frames stay addresses",
+			    (int)pid, opened);
+			err = 0;
+		}
 	}
 	if (err == 0)
 		err = follow_descendants(r, (uint32_t)pid);
@@ -838,6 +849,23 @@ collect_orphan(void *val, void *ctx)
 		o->tids[o->n++] = t->tid;
 }
 
+/* Frees the threads of no process left.  0 or -ENOMEM. */
+static int
+free_orphans(struct sp_recorder *r)
+{
+	struct orphans o = { &r->procs, NULL, 0, r->threads.used };
+	size_t i;
+
+	if ((o.tids = malloc((o.cap + 1) * sizeof(*o.tids))) == NULL)
+		return -ENOMEM;
+	/* Walked first, freed after: freeing changes the map. */
+	spi_imap_each(&r->threads, collect_orphan, &o);
+	for (i = 0; i < o.n; i++)
+		free(spi_imap_del(&r->threads, o.tids[i]));
+	free(o.tids);
+	return 0;
+}
+
 /*
  * The whole system: processes whose exit was among the lost records are
  * freed (with their mappings and files), and then the threads of no
@@ -847,7 +875,6 @@ collect_orphan(void *val, void *ctx)
 static int
 drop_gone(struct sp_recorder *r)
 {
-	struct orphans o = { &r->procs, NULL, 0, r->threads.used };
 	uint32_t *pids;
 	size_t i, n;
 	int err = spi_rec_pids(&r->procs, gone, &pids, &n);
@@ -855,15 +882,7 @@ drop_gone(struct sp_recorder *r)
 	for (i = 0; i < n; i++)
 		spi_rec_proc_free(&r->ctx, spi_imap_del(&r->procs, pids[i]));
 	free(pids);
-	if (err == 0 && (o.tids = malloc((o.cap + 1) * sizeof(*o.tids))) == NULL)
-		err = -ENOMEM;
-	if (err == 0)
-		/* Walked first, freed after: freeing changes the map. */
-		spi_imap_each(&r->threads, collect_orphan, &o);
-	for (i = 0; i < o.n; i++)
-		free(spi_imap_del(&r->threads, o.tids[i]));
-	free(o.tids);
-	return err;
+	return err ? err : free_orphans(r);
 }
 
 /* Recovery after lost events: rescan each target's threads and maps. */
@@ -895,12 +914,68 @@ spi_rec_sweep(struct sp_recorder *r)
 }
 
 /*
+ * Whether process pid has ended: no /proc entry left, or threads that are
+ * all zombies (its parent has not reaped it yet).  Each thread is asked:
+ * a leader that exited while its threads run is a zombie too.
+ */
+static int
+ended(uint32_t pid)
+{
+	pid_t *tids, ppid;
+	size_t n, i;
+	char state;
+	int live = 0, err = spi_proc_tasks((pid_t)pid, &tids, &n);
+
+	if (err)
+		return err == -ESRCH || err == -ENOENT;
+	for (i = 0; i < n && !live; i++)
+		live = spi_proc_stat(tids[i], &state, &ppid) == 0 &&
+		    state != 'Z' && state != 'X';
+	free(tids);
+	return !live;
+}
+
+/* A process followed whose exit was not read, and whose /proc says it
+ * ended. */
+static int
+ended_unseen(const struct rec_proc *p)
+{
+	return p->tracked && p->exited == 0 && ended(p->pid);
+}
+
+/*
+ * The processes followed (targets and their children) whose /proc says
+ * they ended, their EXIT records unseen: lost with a full ring, or sent
+ * before their events could deliver them (an exit while being attached).
+ * Without this, their recording would never end (sp_recorder_live).  Not
+ * for the whole system, whose table drop_gone keeps after a loss.
+ */
+static int
+end_unseen_exits(struct sp_recorder *r)
+{
+	uint32_t *pids;
+	size_t i, n;
+	int err;
+
+	if (r->tg.system)
+		return 0;
+	if ((err = spi_rec_pids(&r->procs, ended_unseen, &pids, &n)) != 0)
+		return err;
+	for (i = 0; i < n && err == 0; i++)
+		err = spi_rec_exit_unseen(r, pids[i]);
+	free(pids);
+	/* Their threads' EXIT records were lost with the leader's. */
+	return err == 0 && n > 0 ? free_orphans(r) : err;
+}
+
+/*
  * Threads that inheritance cannot cover: those created between listing
  * /proc/PID/task and opening their events when attaching without
- * stopping.  Look for them once a second.
+ * stopping (asked: with stopping too).  Look for them once a second, and
+ * for the processes that ended unseen.
  */
 int
-spi_rec_rescan_threads(struct sp_recorder *r)
+spi_rec_rescan_threads(struct sp_recorder *r, int asked)
 {
 	uint64_t now = spi_rec_mono_ns();
 	size_t i;
@@ -909,14 +984,16 @@ spi_rec_rescan_threads(struct sp_recorder *r)
 	if (now - r->tg.last_scan < 1000000000ull)
 		return 0;
 	r->tg.last_scan = now;
-	for (i = 0; i < r->tg.n && err == 0; i++) {
+	/* Attached under SIGSTOP, every thread was there to be found,
+	 * unless the caller asks (sp_recorder_refresh). */
+	for (i = 0; (asked || !r->o.stop) && i < r->tg.n && err == 0; i++) {
 		if (spi_rec_proc_get(r, r->tg.pids[i], 0) == NULL)
 			continue; /* exited */
 		err = open_threads(r, r->tg.pids[i], 1, &opened);
 		if (err == -ESRCH || err == -ENOENT)
 			err = 0;
 	}
-	return err;
+	return err == 0 ? end_unseen_exits(r) : err;
 }
 
 /*
@@ -986,7 +1063,8 @@ sp_recorder_process_alive(const struct sp_recorder *r, pid_t pid)
 		return 0;
 	if (err < 0)
 		return err;
-	if (state == 'Z' || state == 'X')
+	/* Its leader a zombie: ended, unless threads of it run still. */
+	if ((state == 'Z' || state == 'X') && ended((uint32_t)pid))
 		return 0;
 	if (p->start_time != 0 && spi_rec_start_time((uint32_t)pid, 0,
 	    &start) == 0 && start != p->start_time)
@@ -998,6 +1076,6 @@ int
 sp_recorder_refresh(struct sp_recorder *r)
 {
 	r->tg.last_scan = 0;
-	return spi_rec_rescan_threads(r);
+	return spi_rec_rescan_threads(r, 1);
 }
 

@@ -326,6 +326,20 @@ name_child(struct sp_recorder *r, uint32_t pid, uint32_t tid, uint32_t ptid)
 	return 0;
 }
 
+int
+spi_rec_exit_unseen(struct sp_recorder *r, uint32_t pid)
+{
+	struct rec_proc *p = spi_rec_proc_get(r, pid, 0);
+	int err;
+
+	if (p == NULL || !p->tracked)
+		return 0;
+	err = spi_rec_write_proc(&r->ctx, SP_PROC_EXIT, pid, pid, 0, 0, NULL);
+	exited(r, p);
+	spi_rec_proc_free(&r->ctx, spi_imap_del(&r->procs, pid));
+	return err;
+}
+
 /* PERF_RECORD_FORK / EXIT: a thread or process begins or ends. */
 int
 spi_rec_on_task(struct sp_recorder *r, const struct rec_decoded *d, int fork)

@@ -386,8 +386,8 @@ sp_recorder_poll(struct sp_recorder *r, int timeout_ms)
 	if (epoll_wait(r->ev.epfd, ev, 16, timeout_ms) < 0 && errno != EINTR)
 		return -errno;
 	err = drain(r, 0);
-	if (err == 0 && !r->o.stop)
-		err = spi_rec_rescan_threads(r);
+	if (err == 0)
+		err = spi_rec_rescan_threads(r, 0);
 	return err;
 }
 

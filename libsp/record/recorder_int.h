@@ -126,8 +126,9 @@ spi_rec_mono_ns(void)
 int spi_rec_sweep(struct sp_recorder *r);
 /* Threads that inheritance cannot cover (created between listing
  * /proc/PID/task and opening their events when attaching without
- * stopping), looked for once a second.  0 or -errno. */
-int spi_rec_rescan_threads(struct sp_recorder *r);
+ * stopping, or any when asked), and processes that ended with their EXIT
+ * records unseen, looked for once a second.  0 or -errno. */
+int spi_rec_rescan_threads(struct sp_recorder *r, int asked);
 
 /* rec_process.c: one perf record into the spool.  0, -ENOMEM or the
  * writer's error (a malformed record is counted and skipped). */
@@ -178,5 +179,9 @@ int spi_rec_on_mmap2(struct sp_recorder *r, const struct rec_decoded *d);
 int spi_rec_on_comm(struct sp_recorder *r, const struct rec_decoded *d);
 int spi_rec_on_task(struct sp_recorder *r, const struct rec_decoded *d,
     int fork);
+/* Target pid is gone from /proc and no EXIT record said so (it was lost,
+ * or came before its events could deliver it): its exit is written now,
+ * as the record's would have been.  0 or the writer's error. */
+int spi_rec_exit_unseen(struct sp_recorder *r, uint32_t pid);
 
 #endif

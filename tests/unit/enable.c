@@ -5,6 +5,7 @@
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/perf_event.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -15,6 +16,7 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "record/perf_int.h"
 #include "record/recorder_int.h"
 #include "sp/spool/spool.h"
 #include "sp/spool/writer.h"
@@ -222,4 +224,74 @@ Test(enable, error_kinds_of_system_and_library_codes)
 	cr_assert_str_eq(sp_error_kind_name(SP_KIND_IO), "io");
 	cr_assert_str_eq(sp_strerror(-SP_EFREQ),
 	    "sampling rate above the kernel's limit");
+}
+
+/* Empties every ring of r unread: what a full ring's loss does to the
+ * records in it. */
+static void
+drop_rings(struct sp_recorder *r)
+{
+	struct perf_event_mmap_page *meta;
+	uint64_t head;
+	int i;
+
+	for (i = 0; i < r->ev.nr_cpus; i++) {
+		if (r->ev.rings[i].fd < 0)
+			continue;
+		meta = (struct perf_event_mmap_page *)(void *)r->ev.rings[i].base;
+		head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE);
+		r->ev.rings[i].next_tail = head;
+		__atomic_store_n(&meta->data_tail, head, __ATOMIC_RELEASE);
+	}
+}
+
+/* A target whose EXIT record never comes (lost with a full ring, or sent
+ * before its events could deliver it: it exited while being attached)
+ * still ends the recording: /proc says it ended.  Else a loop on
+ * sp_recorder_live, sp-record's, would never end. */
+Test(enable, a_target_whose_exit_record_is_lost_still_ends)
+{
+	struct sp_recorder_opts o;
+	struct sp_recorder *r;
+	struct sp_writer *w;
+	struct sp_diag diag;
+	double end;
+	pid_t child;
+	int fd, err;
+
+	fd = null_writer(&w);
+	memset(&o, 0, sizeof(o));
+	memset(&diag, 0, sizeof(diag));
+	cr_assert_eq(sp_recorder_new(w, &o, &r, &diag), 0, "%s", diag.msg);
+	child = fork();
+	cr_assert_geq(child, 0);
+	if (child == 0) {
+		(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
+		for (;;)
+			pause();
+	}
+	err = sp_recorder_attach(r, child, &diag);
+	if (err == -EACCES || err == -EPERM || err == -ENOENT) {
+		kill(child, SIGKILL);
+		waitpid(child, NULL, 0);
+		cr_skip_test("perf events refused here: %s", diag.msg);
+	}
+	cr_assert_eq(err, 0, "%s", diag.msg);
+	poll_for(r, 0.05);
+	cr_assert_eq(sp_recorder_live(r), 1);
+	/* Killed and reaped, its EXIT record dropped before it is read. */
+	kill(child, SIGKILL);
+	cr_assert_eq(waitpid(child, NULL, 0), child);
+	drop_rings(r);
+	/* The recorder looks at /proc once a second: a few seconds of
+	 * polling are plenty, however loaded the machine. */
+	end = now_s() + 10;
+	while (sp_recorder_live(r) != 0 && now_s() < end)
+		cr_assert_eq(sp_recorder_poll(r, 50), 0);
+	cr_assert_eq(sp_recorder_live(r), 0,
+	    "the target's exit went unseen and it still counts as live");
+	cr_assert_eq(sp_recorder_process_alive(r, child), 0);
+	sp_recorder_free(r);
+	sp_writer_free(w);
+	(void)close(fd);
 }

@@ -285,7 +285,8 @@ int sp_recorder_poll(struct sp_recorder *r, int timeout_ms);
  * One turned off after it started has none: while off it misses those
  * records too (an unknown address later rereads /proc/PID/maps, new
  * threads and processes still inherit the events, but an exit is not
- * seen: sp_recorder_live still counts the process; with off_cpu, a
+ * seen as it happens: /proc tells it within a second, as for an exit
+ * whose record was lost (sp_recorder_live); with off_cpu, a
  * thread off CPU when it was turned off has no switch in to weigh its
  * wait by, and that switch is dropped, counted as off_cpu_unmatched).
  * Returns 0 or the first -errno (the other events are switched all the
@@ -297,7 +298,9 @@ int sp_recorder_enable(struct sp_recorder *r, int on);
  * the whole system, the processes followed) not seen exiting.  The
  * recorder's own view, as the records drained so far tell it; a process
  * whose exit is not drained yet counts (sp_recorder_process_alive asks
- * /proc too). */
+ * /proc too).  One whose EXIT record never comes (lost with a full ring,
+ * or an exit while it was being attached) stops counting within a second
+ * of polling, once /proc shows it ended. */
 size_t sp_recorder_live(const struct sp_recorder *r);
 
 /* 1 when a process other than pid is alive as sp_recorder_live counts
@@ -365,10 +368,10 @@ unsigned sp_recorder_frequency(const struct sp_recorder *r);
  * Whether pid is a process r records and alive: 1 when it is alive as
  * sp_recorder_live counts them (a target or a followed child, the whole
  * system: any process seen, not seen exiting) and, beyond that, /proc
- * shows it running still as the same process (not a zombie, not another
- * process that took its pid); 0 when it exited or was never one
- * of r's; -SP_EUSAGE for a pid below 1; -errno when /proc/PID/stat cannot
- * be read for another reason than its absence.
+ * shows it running still as the same process (not a zombie whose threads
+ * all ended, not another process that took its pid); 0 when it exited or
+ * was never one of r's; -SP_EUSAGE for a pid below 1; -errno when
+ * /proc/PID/stat cannot be read for another reason than its absence.
  */
 int sp_recorder_process_alive(const struct sp_recorder *r, pid_t pid);
 
