@@ -296,12 +296,30 @@ check "the workload has 2,001 threads ($nt)" test "$nt" -eq 2001
 $REC -p $lp -o "$TMP/live.spl" >/dev/null 2>"$TMP/live.rec" &
 rp=$!
 ncpu=$(grep -c '^processor' /proc/cpuinfo)
-fds=0
+# Attached once sp-record waits in its loop's epoll (the attach never
+# does): the threads may run and exit only then, or they race an attach
+# still opening events (several a thread and CPU: the count of fds alone
+# is reached early).  /proc/PID/syscall's first field is the call's
+# number: epoll_wait, epoll_pwait, epoll_pwait2 (arm64 has only the last
+# two).
+case $(uname -m) in
+aarch64) polls="22 441" ;;
+*) polls="232 281 441" ;;
+esac
+in_loop() {
+	local nr rest
+	read -r nr rest </proc/$1/syscall 2>/dev/null || return 1
+	case " $polls " in *" $nr "*) return 0 ;; esac
+	return 1
+}
+fds=0 attached=no
 for _ in $(seq 1500); do
 	fds=$(ls /proc/$rp/fd 2>/dev/null | wc -l)
-	[ "$fds" -ge $((2001 * ncpu)) ] && break
+	[ "$fds" -ge $((2001 * ncpu)) ] && in_loop $rp && { attached=yes; break; }
 	sleep 0.02
 done
+check "sp-record attached, waiting in its loop, before the threads run" \
+    test $attached = yes
 check "events are open for all 2,001 threads on $ncpu CPUs ($fds fds)" \
     test "$fds" -ge $((2001 * ncpu))
 echo go >&7
