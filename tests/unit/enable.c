@@ -90,13 +90,31 @@ null_writer(struct sp_writer **w)
 	return fd;
 }
 
+/* Attaches r to child, or skips the test (killing child) where perf
+ * events are refused. */
+static void
+attach(struct sp_recorder *r, pid_t child)
+{
+	struct sp_diag diag;
+	int err;
+
+	memset(&diag, 0, sizeof(diag));
+	err = sp_recorder_attach(r, child, &diag);
+	if (err == -EACCES || err == -EPERM || err == -ENOENT) {
+		kill(child, SIGKILL);
+		waitpid(child, NULL, 0);
+		cr_skip_test("perf events refused here: %s", diag.msg);
+	}
+	cr_assert_eq(err, 0, "%s", diag.msg);
+}
+
 Test(enable, threads_started_while_off_are_followed_and_sampled_only_when_on)
 {
 	struct sp_recorder_opts o;
 	struct sp_recorder *r;
 	struct sp_writer *w;
 	struct sp_diag diag;
-	int go[2], tids[2], fd, err;
+	int go[2], tids[2], fd;
 	pid_t child, tid[2];
 	uint64_t n;
 	size_t i, sb = 0, small = 0;
@@ -114,13 +132,7 @@ Test(enable, threads_started_while_off_are_followed_and_sampled_only_when_on)
 	cr_assert_geq(child, 0);
 	if (child == 0)
 		target(go[0], tids[1]);
-	err = sp_recorder_attach(r, child, &diag);
-	if (err == -EACCES || err == -EPERM || err == -ENOENT) {
-		kill(child, SIGKILL);
-		waitpid(child, NULL, 0);
-		cr_skip_test("perf events refused here: %s", diag.msg);
-	}
-	cr_assert_eq(err, 0, "%s", diag.msg);
+	attach(r, child);
 	for (i = 0; i < r->ev.n; i++) {
 		sb += r->ev.v[i].sideband != 0;
 		small += r->ev.v[i].small != 0;
@@ -257,7 +269,7 @@ Test(enable, a_target_whose_exit_record_is_lost_still_ends)
 	struct sp_diag diag;
 	double end;
 	pid_t child;
-	int fd, err;
+	int fd;
 
 	fd = null_writer(&w);
 	memset(&o, 0, sizeof(o));
@@ -270,13 +282,7 @@ Test(enable, a_target_whose_exit_record_is_lost_still_ends)
 		for (;;)
 			pause();
 	}
-	err = sp_recorder_attach(r, child, &diag);
-	if (err == -EACCES || err == -EPERM || err == -ENOENT) {
-		kill(child, SIGKILL);
-		waitpid(child, NULL, 0);
-		cr_skip_test("perf events refused here: %s", diag.msg);
-	}
-	cr_assert_eq(err, 0, "%s", diag.msg);
+	attach(r, child);
 	poll_for(r, 0.05);
 	cr_assert_eq(sp_recorder_live(r), 1);
 	/* Killed and reaped, its EXIT record dropped before it is read. */
