@@ -427,6 +427,19 @@ count(const struct opts *o, struct sp_fold **f)
 	return r;
 }
 
+/* Demangles the names of d (the whole spool's) with dm, which the
+ * fold's options name; says so when it cannot. */
+static void
+demangle(struct sp_demangle *dm, const struct sp_defs *d)
+{
+	struct sp_diag diag;
+
+	if (sp_demangle_add_defs(dm, d) < 0)
+		errx(1, "out of memory");
+	if (sp_demangle_run(dm, 1, &diag) < 0)
+		spi_tool_demangle_failed(diag.msg);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -449,7 +462,8 @@ main(int argc, char **argv)
 		errx(1, "out of memory");
 	o.fo.demangle = dm;
 	r = count(&o, &f);
-	spi_tool_demangle_defs(dm, sp_replay_defs(r));
+	if (dm != NULL)
+		demangle(dm, sp_replay_defs(r));
 	/* Only now, with the spool read: a failed run must not replace
 	 * FILE. */
 	if (sp_output_redirect(&out, o.out, &diag) < 0)

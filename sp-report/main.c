@@ -481,6 +481,7 @@ main(int argc, char **argv)
 	struct sp_demangle *dm = NULL;
 	struct sp_fold *f = NULL;
 	struct sp_replay *in, *r;
+	struct sp_diag diag;
 	struct sp_fold_stats st;
 	int e;
 
@@ -497,7 +498,12 @@ main(int argc, char **argv)
 	if ((e = sp_fold_new(&o.fo, sp_replay_header(r), &f)) < 0 ||
 	    (e = sp_fold_replay(f, r)) < 0)
 		spi_tool_fail(e, SP_TOOL_INPUT, o.in, sp_replay_diag(r));
-	spi_tool_demangle_defs(dm, sp_replay_defs(r));
+	if (dm != NULL) {
+		if (sp_demangle_add_defs(dm, sp_replay_defs(r)) < 0)
+			errx(1, "out of memory");
+		if (sp_demangle_run(dm, 1, &diag) < 0)
+			spi_tool_demangle_failed(diag.msg);
+	}
 	sp_fold_get_stats(f, &st);
 	if (st.counted == 0)
 		errx(1, "%s: no sample to report (%" PRIu64 " in the spool%s)",

@@ -14,7 +14,6 @@
 #include <unistd.h>
 
 #include "common/json_int.h"
-#include "sp/report/demangle.h"
 #include "sp/spool/replay.h"
 #include "sp/tool/tool.h"
 #include "sp/tool/version.h"
@@ -117,19 +116,6 @@ spi_tool_demangle_failed(const char *why)
 {
 	warnx("names are not demangled: %s; --no-demangle silences this",
 	    why);
-}
-
-void
-spi_tool_demangle_defs(struct sp_demangle *dm, const struct sp_defs *d)
-{
-	struct sp_diag diag;
-
-	if (dm == NULL)
-		return;
-	if (sp_demangle_add_defs(dm, d) < 0)
-		errx(1, "out of memory");
-	if (sp_demangle_run(dm, 1, &diag) < 0)
-		spi_tool_demangle_failed(diag.msg);
 }
 
 void

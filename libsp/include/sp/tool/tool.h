@@ -78,16 +78,6 @@ void spi_tool_input(const char *path, const char *what, const char *usage);
  */
 void spi_tool_demangle_failed(const char *why);
 
-struct sp_demangle;
-struct sp_defs;
-
-/*
- * Demangles every name of d, a whole spool's definitions, with dm (NULL:
- * --no-demangle, nothing to do), for sp-fold and sp-report once the
- * spool is read; says so as above when it cannot, exits 1 out of memory.
- */
-void spi_tool_demangle_defs(struct sp_demangle *dm, const struct sp_defs *d);
-
 /* s[0..len) to out as a JSON string, quoted: the one writer every JSON
  * output uses (valid UTF-8 as it is, other bytes as U+FFFD). */
 void spi_tool_json_str(FILE *out, const char *s, size_t len);
