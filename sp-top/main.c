@@ -584,7 +584,6 @@ start(struct live *l, int *fd)
 	char path[4096];
 	pid_t child = -1;
 	size_t i;
-	int rc;
 
 	if (atexit(drop_output) != 0)
 		errx(1, "atexit failed");
@@ -596,7 +595,7 @@ start(struct live *l, int *fd)
 		(void)unlink(path);
 	spi_tool_rec_new(l->w, &o->t, &l->r);
 	/* Its own reader of the file, which has no name without -o. */
-	if ((rc = sp_recorder_tail(l->r, &l->tail, &diag)) < 0)
+	if (sp_recorder_tail(l->r, &l->tail, &diag) < 0)
 		errx(1, "%s: %s", path, diag.msg);
 	for (i = 0; i < o->t.npids; i++)
 		if (sp_recorder_attach(l->r, (pid_t)o->t.pids[i], &diag) != 0)

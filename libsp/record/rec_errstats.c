@@ -53,7 +53,7 @@ kind_of(const struct sp_str *name)
 
 	for (k = 0; k < SP_SAMPLE_ERR_KINDS; k++) {
 		want = sp_sample_error_name((enum sp_sample_error)k);
-		if (strlen(want) == name->len &&
+		if (want != NULL && strlen(want) == name->len &&
 		    memcmp(want, name->s, name->len) == 0)
 			return (enum sp_sample_error)k;
 	}
