@@ -47,13 +47,43 @@ spi_jitter_init(struct rec_jitter *j, int on, unsigned frequency,
 	    j->mean_ns);
 }
 
+int
+spi_jitter_near_fraction(uint64_t ns, uint64_t mean_ns)
+{
+	uint64_t q, a, d;
+
+	if (mean_ns == 0 || ns > UINT64_MAX / SPI_JITTER_DENOM_MAX)
+		return 0;
+	/* |ns / T - a / q| < c / q^2 is |ns q - a T| q < c T, a the
+	 * nearest: ns q rounded to whole T. */
+	for (q = 1; q <= SPI_JITTER_DENOM_MAX; q++) {
+		a = (ns * q + mean_ns / 2) / mean_ns;
+		d = ns * q > a * mean_ns ? ns * q - a * mean_ns :
+		    a * mean_ns - ns * q;
+		if (d * q * SPI_JITTER_NEAR_INV < mean_ns)
+			return 1;
+	}
+	return 0;
+}
+
 uint64_t
 spi_jitter_draw(struct rec_jitter *j)
 {
+	uint64_t ns = j->mean_ns;
+	unsigned i;
+
 	if (j->percent == 0)
-		return j->mean_ns;
-	return j->low_ns + mix(j->seed ^ j->draws++) % (j->mean_ns -
-	    j->low_ns + 1);
+		return ns;
+	/* About a third of the range is near a fraction: 64 draws all
+	 * there is a narrow range (a rate near the kernel's bound), where
+	 * the last is as good as any. */
+	for (i = 0; i < 64; i++) {
+		ns = j->low_ns + mix(j->seed ^ j->draws++) % (j->mean_ns -
+		    j->low_ns + 1);
+		if (!spi_jitter_near_fraction(ns, j->mean_ns))
+			break;
+	}
+	return ns;
 }
 
 int

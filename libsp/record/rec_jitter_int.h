@@ -28,16 +28,28 @@
  * Fixed, an event's copies have its interval, and a sample's event is
  * its id (PERF_SAMPLE_IDENTIFIER: a copy reports its original's).
  *
- * An interval drawn near a simple fraction of a loop's period (4/5 of
- * it: five phases, over and over) samples that loop at few phases; the
- * events of other CPUs, with intervals of their own, mix in.  Intervals
- * are time: the events count cpu-clock (a hardware event in frequency
- * mode adapts its own period; recorded with --no-jitter).
+ * An interval near a simple fraction a / q of T samples a loop of period
+ * T at q phases only, over and over, or, a little off it, at phases that
+ * creep: near T itself (q = 1) they had not gone round the loop once in
+ * 5,000 samples, and a 50 / 30 / 20 loop came out 69.5 / 18.1 / 12.4.
+ * Drawn uniformly, one interval in 150 missed that loop's split by more
+ * than 3 points (a model of the phases, tests/unit/jitter.c).  So an
+ * interval within c / q^2 of T's a / q, for every q up to
+ * SPI_JITTER_DENOM_MAX (c = 1 / SPI_JITTER_NEAR_INV), is drawn again:
+ * a third of the range goes, and no interval left misses by 2 points a
+ * loop of period T, T / 2 or 10 T.  The loops most likely to beat with
+ * a sampler are those of its own period: a 1 kHz timer's at 1000 Hz, a
+ * frame's at 60 Hz.  The events of other CPUs, with intervals of their
+ * own, mix in too.  Intervals are time: the events count cpu-clock (a
+ * hardware event in frequency mode adapts its own period; recorded with
+ * --no-jitter).
  */
 
 #include <stdint.h>
 
 #define SPI_JITTER_PERCENT 20u   /* intervals from T less 20 % up to T */
+#define SPI_JITTER_DENOM_MAX 80u /* not near a / q of T for q up to this */
+#define SPI_JITTER_NEAR_INV 25u  /* within 1 / (25 q^2) of it */
 
 struct rec_jitter {
 	uint64_t seed;            /* this recording's */
@@ -56,8 +68,14 @@ struct rec_jitter {
 void spi_jitter_init(struct rec_jitter *j, int on, unsigned frequency,
     unsigned long max_rate);
 
-/* An event's interval, in nanoseconds (cpu-clock's sample_period). */
+/* An event's interval, in nanoseconds (cpu-clock's sample_period): not
+ * near a simple fraction of T (spi_jitter_near_fraction) where the range
+ * has room. */
 uint64_t spi_jitter_draw(struct rec_jitter *j);
+
+/* Whether ns is within 1 / (SPI_JITTER_NEAR_INV q^2) of a / q of mean_ns
+ * for some q up to SPI_JITTER_DENOM_MAX, in units of mean_ns. */
+int spi_jitter_near_fraction(uint64_t ns, uint64_t mean_ns);
 
 /* Whether to keep a sample of an event of interval ns: with the chance
  * ns / T (always when off). */

@@ -8,8 +8,10 @@
 # with its thread's CPU clock, within 3 points (or 4 standard deviations
 # of a share of that many samples, when fewer were taken).  Jittered is
 # the default: each event samples at an interval of its own, drawn once
-# from 20 % below 1 / rate up to it, and its samples are kept with the
-# chance of that interval over 1 / rate (rec_jitter_int.h), so that
+# from 20 % below 1 / rate up to it and away from its simple fractions
+# (tests/unit/jitter.c: drawn uniformly, one in 150 aliased; this test
+# once failed in CI at 69.5 / 18.1 / 12.4), and its samples are kept with
+# the chance of that interval over 1 / rate (rec_jitter_int.h), so that
 # threads started later, sampled by copies of the events with their
 # intervals, are sampled at the rate asked for too.
 # perf's split of the same program in the same run is printed beside it,
