@@ -232,6 +232,52 @@ last_line(char *s)
 	return start;
 }
 
+/* Whether environment entry e names variable name (of length n). */
+static int
+names(const char *e, const char *name, size_t n)
+{
+	return strncmp(e, name, n) == 0 && e[n] == '=';
+}
+
+/*
+ * The helper's environment: the caller's without the four DEBUGINFOD_
+ * variables set here (PROGRESS: none), then ours.  Made before the fork,
+ * as a child of a program with threads may not allocate.  Free with
+ * free(); NULL: no memory.
+ */
+static char **
+helper_env(const char *server, const char *cache, const char *secs)
+{
+	static const char *const ours[] = { "DEBUGINFOD_URLS",
+	    "DEBUGINFOD_CACHE_PATH", "DEBUGINFOD_TIMEOUT" };
+	const char *val[3] = { server, cache, secs };
+	size_t n = 0, k = 0, i, bytes = 0, len;
+	char **env, *at;
+
+	while (environ != NULL && environ[n] != NULL)
+		n++;
+	for (i = 0; i < 3; i++)
+		bytes += strlen(ours[i]) + strlen(val[i]) + 2;
+	env = malloc((n + 4) * sizeof(*env) + bytes);
+	if (env == NULL)
+		return NULL;
+	for (i = 0; i < n; i++)
+		if (!names(environ[i], "DEBUGINFOD_URLS", 15) &&
+		    !names(environ[i], "DEBUGINFOD_CACHE_PATH", 21) &&
+		    !names(environ[i], "DEBUGINFOD_TIMEOUT", 18) &&
+		    !names(environ[i], "DEBUGINFOD_PROGRESS", 19))
+			env[k++] = environ[i];
+	at = (char *)(env + n + 4);
+	for (i = 0; i < 3; i++) {
+		len = strlen(ours[i]) + strlen(val[i]) + 2;
+		(void)snprintf(at, len, "%s=%s", ours[i], val[i]);
+		env[k++] = at;
+		at += len;
+	}
+	env[k] = NULL;
+	return env;
+}
+
 /*
  * An https:// server through elfutils' debuginfod-find, which puts the
  * file in the same cache and prints its path: 0 with path, 1 not, 2
@@ -241,37 +287,42 @@ static int
 from_helper(const char *server, const char *cache, const char *idhex,
     char *path, size_t cap, struct fetch *f)
 {
+	static char prog[] = "debuginfod-find", what[] = "debuginfo";
 	int p[2], e[2], status;
-	char out[PATH_MAX + 1], err[512], secs[16], *why;
+	char out[PATH_MAX + 1], err[512], secs[16], *why, **env;
+	char *argv[] = { prog, what, (char *)idhex, NULL };
 	size_t n = 0, ne = 0;
 	pid_t pid;
 
+	(void)snprintf(secs, sizeof(secs), "%d", f->timeout_ms / 1000);
+	env = helper_env(server, cache, secs);
+	if (env == NULL) {
+		say(f, "%s: %s", server, strerror(ENOMEM));
+		return 1;
+	}
 	if (pipe2(p, O_CLOEXEC) < 0) {
 		say(f, "%s: %s", server, strerror(errno));
+		free(env);
 		return 1;
 	}
 	if (pipe2(e, O_CLOEXEC) < 0) {
 		say(f, "%s: %s", server, strerror(errno));
 		(void)close(p[0]);
 		(void)close(p[1]);
+		free(env);
 		return 1;
 	}
-	(void)snprintf(secs, sizeof(secs), "%d", f->timeout_ms / 1000);
 	pid = fork();
 	if (pid == 0) {
 		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
 
 		if (dup2(p[1], 1) < 0 || dup2(e[1], 2) < 0 ||
-		    (null >= 0 && dup2(null, 0) < 0) ||
-		    setenv("DEBUGINFOD_URLS", server, 1) < 0 ||
-		    setenv("DEBUGINFOD_CACHE_PATH", cache, 1) < 0 ||
-		    setenv("DEBUGINFOD_TIMEOUT", secs, 1) < 0)
+		    (null >= 0 && dup2(null, 0) < 0))
 			_exit(126);
-		(void)unsetenv("DEBUGINFOD_PROGRESS");
-		execlp("debuginfod-find", "debuginfod-find", "debuginfo", idhex,
-		    (char *)NULL);
+		execvpe(prog, argv, env);
 		_exit(errno == ENOENT ? 127 : 126);
 	}
+	free(env);
 	(void)close(p[1]);
 	(void)close(e[1]);
 	if (pid < 0) {
