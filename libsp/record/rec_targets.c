@@ -22,6 +22,7 @@
 #include "elf/elf_int.h"
 #include "recorder_int.h"
 #include "sp/common/process.h"
+#include "spool/live_int.h"
 
 /* linux/capability.h */
 #define CAP_SYS_PTRACE_BIT 19
@@ -170,7 +171,7 @@ unfollow(void *val, void *ctx)
  * unless it was followed before, no process alive of the recording
  * (sp_recorder_live), so that a caller's loop on it ends; nor are the
  * children that attach began to follow (follow_descendants), whose
- * events are closed with the target's.  The events
+ * events are closed with the target's, nor the threads counted.  The events
  * the attach opened (those from index first_event) are closed and their
  * threads uncovered: left open, they would sample a process no one
  * follows (untracked samples) and hold descriptors (often what it ran
@@ -185,8 +186,12 @@ drop_target(struct sp_recorder *r, uint32_t pid, int was_followed,
 	size_t i;
 
 	spi_imap_each(&r->procs, unfollow, &u);
+	/* A thread is counted as its events open: a CPU's each, the first
+	 * uncovers it. */
 	for (i = first_event; i < r->ev.n; i++)
-		(void)spi_imap_del(&r->tg.covered, r->ev.v[i].tid);
+		if (spi_imap_del(&r->tg.covered, r->ev.v[i].tid) != NULL &&
+		    r->ctx.c[C_THREADS] > 0)
+			r->ctx.c[C_THREADS]--;
 	spi_events_close_from(&r->ev, first_event);
 
 	for (i = 0; i < r->tg.n; i++)
@@ -207,6 +212,22 @@ bad_pid(pid_t pid, struct sp_diag *d)
 {
 	return sp_diag_set(d, 0, -SP_EUSAGE, "pid %ld is not a process id "
 	    "(a process id is 1 or more)", (long)pid);
+}
+
+/* The writer failed with err (spi_writer_failed) while attaching pid
+ * (> 0), else cgroup, else every process: the spool's error, not the
+ * events'. */
+static int
+write_error(int err, long pid, const char *cgroup, struct sp_diag *d)
+{
+	char who[32];
+
+	if (pid > 0)
+		(void)snprintf(who, sizeof(who), "pid %ld", pid);
+	return sp_diag_set(d, 0, err, "%s%s: the spool could not be written "
+	    "while attaching: %s", pid > 0 ? who : cgroup != NULL ?
+	    "cgroup " : "every process", pid > 0 || cgroup == NULL ? "" :
+	    cgroup, sp_strerror(err));
 }
 
 static int
@@ -506,7 +527,8 @@ sp_recorder_attach(struct sp_recorder *r, pid_t pid, struct sp_diag *diag)
 {
 	struct rec_proc *p;
 	char exe[32];
-	int stopped = 0, opened = 0, maps_err = 0, was_followed, err;
+	int stopped = 0, opened = 0, maps_err = 0, wrote = 0, was_followed;
+	int err;
 	size_t first_event = r->ev.n;
 
 	if (pid <= 0)
@@ -558,12 +580,15 @@ sp_recorder_attach(struct sp_recorder *r, pid_t pid, struct sp_diag *diag)
 		err = follow_descendants(r, (uint32_t)pid);
 	if (err == 0)
 		err = write_recording(r);
+	wrote = err != 0 && err == spi_writer_failed(r->ctx.w);
 	if (stopped)
 		(void)kill(pid, SIGCONT);
 	if (err)
 		drop_target(r, (uint32_t)pid, was_followed, first_event);
 	if (maps_err)
 		return maps_error(err, (uint32_t)pid, diag);
+	if (wrote)
+		return write_error(err, (long)pid, NULL, diag);
 	/* It was there a moment ago: a zombie, or it exited meanwhile. */
 	if (err == -ESRCH || err == -ENOENT)
 		return sp_diag_set(diag, 0, -ESRCH, "pid %d exited while it was "
@@ -579,7 +604,7 @@ sp_recorder_attach_exec(struct sp_recorder *r, pid_t pid,
 {
 	siginfo_t si;
 	size_t first_event = r->ev.n;
-	int was_followed, err;
+	int was_followed, wrote = 0, err;
 
 	if (pid <= 0)
 		return bad_pid(pid, diag);
@@ -609,9 +634,12 @@ sp_recorder_attach_exec(struct sp_recorder *r, pid_t pid,
 		r->ctx.c[C_THREADS]++;
 		err = write_recording(r);
 	}
+	wrote = err != 0 && err == spi_writer_failed(r->ctx.w);
 	r->ev.at_exec = 0;
 	if (err)
 		drop_target(r, (uint32_t)pid, was_followed, first_event);
+	if (wrote)
+		return write_error(err, (long)pid, NULL, diag);
 	return err ? open_error(r, err, (uint32_t)pid, diag) : 0;
 }
 
@@ -754,6 +782,8 @@ attach_all(struct sp_recorder *r, const char *cgroup, struct sp_diag *diag)
 	free(pids);
 	if (err == 0)
 		err = write_recording(r);
+	if (err != 0 && err == spi_writer_failed(r->ctx.w))
+		return write_error(err, 0, cgroup, diag);
 	if (err == 0 && on)
 		err = spi_events_switch(&r->ev);
 	return err ? system_error(err, cgroup, diag) : 0;

@@ -24,6 +24,10 @@ int spi_writer_interval(struct sp_writer *w, uint32_t interval_us);
 /* The descriptor w writes to (the caller's). */
 int spi_writer_fd(const struct sp_writer *w);
 
+/* The error that stopped w (a write's -errno, -ENOMEM), else 0: every
+ * record after it fails with it. */
+int spi_writer_failed(const struct sp_writer *w);
+
 /*
  * A tail reading fd, which it owns (closed by sp_tail_free, also on
  * failure), and releasing the blocks of what it consumed through

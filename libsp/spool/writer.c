@@ -88,6 +88,12 @@ spi_writer_fd(const struct sp_writer *w)
 	return w->fd;
 }
 
+int
+spi_writer_failed(const struct sp_writer *w)
+{
+	return w->failed;
+}
+
 void
 sp_writer_free(struct sp_writer *w)
 {

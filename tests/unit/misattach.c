@@ -10,6 +10,7 @@
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -196,6 +197,7 @@ Test(misattach, a_failed_attach_closes_the_events_it_opened)
 	struct sp_recorder_opts o = { .stack_bytes = 8192 };
 	struct sp_diag diag = { 0 };
 	struct rlimit old, low;
+	unsigned long long threads;
 	struct live l;
 	size_t before;
 	pid_t pid;
@@ -209,6 +211,7 @@ Test(misattach, a_failed_attach_closes_the_events_it_opened)
 	 * first thread's or the second's run out part way. */
 	low = old;
 	low.rlim_cur = (rlim_t)highest_fd() + 4;
+	threads = sp_recorder_counter(l.r, "threads");
 	cr_assert_eq(setrlimit(RLIMIT_NOFILE, &low), 0);
 	err = sp_recorder_attach(l.r, pid, &diag);
 	cr_assert_eq(setrlimit(RLIMIT_NOFILE, &old), 0);
@@ -221,11 +224,17 @@ Test(misattach, a_failed_attach_closes_the_events_it_opened)
 	    err, diag.msg);
 	cr_assert_eq(perf_fds(), before, "perf events left open by the "
 	    "failed attach: %zu, %zu before", perf_fds(), before);
+	cr_assert_eq(sp_recorder_counter(l.r, "threads"), threads,
+	    "threads counted by the failed attach: %llu, %llu before",
+	    sp_recorder_counter(l.r, "threads"), threads);
 	nothing_live(&l);
 	err = sp_recorder_attach(l.r, pid, &diag);
 	cr_assert_eq(err, 0, "attaching again: %s", diag.msg);
 	cr_assert_eq(sp_recorder_live(l.r), 1);
 	cr_assert_gt(perf_fds(), before);
+	cr_assert_eq(sp_recorder_counter(l.r, "threads"), threads + 9,
+	    "threads of the attach: %llu, %llu before (its 9)",
+	    sp_recorder_counter(l.r, "threads"), threads);
 	record_for(&l, 0.1);
 	(void)kill(pid, SIGKILL);
 	cr_assert_eq(waitpid(pid, NULL, 0), pid);
@@ -320,4 +329,48 @@ Test(misattach, a_failed_attach_unfollows_the_children_it_followed)
 	(void)kill(pid, SIGKILL);
 	cr_assert_eq(waitpid(pid, NULL, 0), pid);
 	live_end(&l);
+}
+
+/*
+ * An attach whose spool cannot be written (a full disk: /dev/full) fails
+ * with the writer's error, worded as the spool's: it used to read
+ * "perf_event_open for pid N: No space left on device".  Nothing is left
+ * live and no thread counted.
+ */
+Test(misattach, a_spool_that_cannot_be_written_fails_as_the_spools)
+{
+	struct sp_recorder_opts o = { .stack_bytes = 8192 };
+	struct sp_diag diag = { 0 };
+	struct sp_recorder *r;
+	struct sp_writer *w;
+	struct sp_header h;
+	pid_t pid;
+	int fd, err;
+
+	fd = open("/dev/full", O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		cr_skip_test("/dev/full: %s", strerror(errno));
+	cr_assert_eq(sp_header_init_host(&h), 0);
+	cr_assert_eq(sp_writer_new(fd, &h, &w), 0);
+	cr_assert_eq(sp_recorder_new(w, &o, &r, &diag), 0, "%s", diag.msg);
+	cr_assert_eq(sp_writer_flush(w), -ENOSPC);
+	pid = threaded_child(1);
+	err = sp_recorder_attach(r, pid, &diag);
+	if (err == -EACCES || err == -EPERM || err == -ENOENT) {
+		(void)kill(pid, SIGKILL);
+		(void)waitpid(pid, NULL, 0);
+		cr_skip_test("perf events refused here: %s", diag.msg);
+	}
+	cr_assert_eq(err, -ENOSPC, "attach to a full spool: %d (%s)", err,
+	    diag.msg);
+	cr_assert_not_null(strstr(diag.msg, "the spool could not be written"),
+	    "%s", diag.msg);
+	cr_assert_null(strstr(diag.msg, "perf_event_open"), "%s", diag.msg);
+	cr_assert_eq(sp_recorder_live(r), 0);
+	cr_assert_eq(sp_recorder_counter(r, "threads"), 0);
+	(void)kill(pid, SIGKILL);
+	cr_assert_eq(waitpid(pid, NULL, 0), pid);
+	sp_recorder_free(r);
+	sp_writer_free(w);
+	(void)close(fd);
 }
