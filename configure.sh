@@ -102,7 +102,7 @@ write_gen() {
         # aarch64's objects wait for its dependencies, built when first
         # asked for; their headers are in the objects' depfiles after.
         local oo
-        for v in musl glibc asan fuzz analyze aarch64; do
+        for v in musl glibc asan tsan fuzz analyze aarch64; do
             objs= vsrcs=$srcs oo=
             [ $v != aarch64 ] || vsrcs=$asrcs oo=' || build/deps/aarch64/.stamp'
             for f in $vsrcs; do
