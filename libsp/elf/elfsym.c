@@ -40,9 +40,8 @@ struct sp_elf_syms {
 };
 
 static int
-cmp_cand(const void *a, const void *b)
+cmp_cand(const struct cand *x, const struct cand *y)
 {
-	const struct cand *x = a, *y = b;
 	int r;
 
 	if (x->value != y->value)
@@ -57,7 +56,7 @@ cmp_cand(const void *a, const void *b)
 	if (r != 0)
 		return r;
 	/* The same name twice (.symtab and .dynsym): any order would do,
-	 * but a total one keeps qsort's result the same everywhere. */
+	 * but a total one keeps the sort's result the same everywhere. */
 	if (x->shndx != y->shndx)
 		return x->shndx < y->shndx ? -1 : 1;
 	return x->size < y->size ? -1 : x->size > y->size;
@@ -97,12 +96,57 @@ is_function(const struct sp_elf_file *f, unsigned type, uint16_t shndx)
 	    (f->sh[shndx].sh_flags & SHF_EXECINSTR);
 }
 
-static int
-cmp_off_desc(const void *a, const void *b)
+/*
+ * Whether x sorts before y: by cmp_cand, or by_off by name offset, the
+ * highest first (measure's order).  by_off is a constant where sort()
+ * is inlined, so each order gets its own copy.
+ */
+static inline int
+before(const struct cand *x, const struct cand *y, int by_off)
 {
-	const struct cand *x = a, *y = b;
+	return by_off ? x->off > y->off : cmp_cand(x, y) < 0;
+}
 
-	return x->off > y->off ? -1 : x->off < y->off;
+static inline void
+sift_down(struct cand *c, size_t root, size_t n, int by_off)
+{
+	struct cand v = c[root];
+	size_t child;
+
+	while ((child = 2 * root + 1) < n) {
+		if (child + 1 < n && before(&c[child], &c[child + 1], by_off))
+			child++;
+		if (!before(&v, &c[child], by_off))
+			break;
+		c[root] = c[child];
+		root = child;
+	}
+	c[root] = v;
+}
+
+/*
+ * Heapsort of c[0..n), in place: qsort's generic copies of 40-byte
+ * elements (musl's smoothsort moves them with memcpy) and its calls of
+ * the comparison were most of the sorting's time in sp-sym.  Not
+ * stable; neither order needs it (cmp_cand is total, and names at one
+ * offset measure the same).
+ */
+static inline void
+sort(struct cand *c, size_t n, int by_off)
+{
+	struct cand t;
+	size_t i;
+
+	if (n < 2)
+		return;
+	for (i = n / 2; i-- > 0;)
+		sift_down(c, i, n, by_off);
+	for (i = n; --i > 0;) {
+		t = c[0];
+		c[0] = c[i];
+		c[i] = t;
+		sift_down(c, 0, i, by_off);
+	}
 }
 
 static uint8_t
@@ -125,7 +169,7 @@ measure(const struct strtab *st, struct cand *c, size_t n)
 {
 	size_t i, scan = st->end, nul = st->end - 1;
 
-	qsort(c, n, sizeof(*c), cmp_off_desc);
+	sort(c, n, 1);
 	for (i = 0; i < n; i++) {
 		while (scan > c[i].off)
 			if (st->p[--scan] == 0)
@@ -356,7 +400,7 @@ add_plt(const struct cand *c, size_t n, const struct spi_plt *plt,
 		b[i].shndx = plt->v[i].shndx;
 		b[i].rank = 4;
 	}
-	qsort(b, plt->n, sizeof(*b), cmp_cand);
+	sort(b, plt->n, 0);
 	for (i = 0; i < n || j < plt->n;)
 		o[k++] = j == plt->n || (i < n && cmp_cand(&c[i], &b[j]) <= 0) ?
 		    c[i++] : b[j++];
@@ -378,8 +422,7 @@ build_index(struct sp_elf_file *f, struct cand *c, size_t n,
 	struct spi_plt plt;
 	int err;
 
-	if (n > 1)
-		qsort(c, n, sizeof(*c), cmp_cand);
+	sort(c, n, 0);
 	memset(&plt, 0, sizeof(plt));
 	err = spi_elf_plt_read(f, cand_at, &cs, &plt);
 	if (err == 0 && plt.n > 0)
