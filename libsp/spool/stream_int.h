@@ -28,7 +28,8 @@ struct sp_stream {
 	int ended;           /* END record read */
 	int failed;          /* an error was returned; it sticks */
 	int follow;          /* Tail: end of data is "not yet", not the end */
-	uint32_t crc;
+	uint32_t crc;        /* of the bytes before src.mem + crc_from */
+	size_t crc_from;     /* consumed bytes from here on: not in crc yet */
 	uint64_t offset;     /* stream offset of src's next byte */
 	struct sp_codec codec;
 	struct sp_defs *defs;
