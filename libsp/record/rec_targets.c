@@ -214,27 +214,30 @@ bad_pid(pid_t pid, struct sp_diag *d)
 	    "(a process id is 1 or more)", (long)pid);
 }
 
-/* The writer failed with err (spi_writer_failed) while attaching pid
- * (> 0), else cgroup, else every process: the spool's error, not the
- * events'. */
+/*
+ * Whether err is the error that stopped r's writer (a full disk):
+ * then an attach failed for the spool's sake, not the events', and says
+ * so, naming what (what2 after it: "pid " 3152, "cgroup " /sys/...).
+ */
 static int
-write_error(int err, long pid, const char *cgroup, struct sp_diag *d)
+write_error(struct sp_recorder *r, int err, const char *what,
+    const char *what2, struct sp_diag *d)
 {
-	char who[32];
-
-	if (pid > 0)
-		(void)snprintf(who, sizeof(who), "pid %ld", pid);
+	if (err == 0 || err != spi_writer_failed(r->ctx.w))
+		return 0;
 	return sp_diag_set(d, 0, err, "%s%s: the spool could not be written "
-	    "while attaching: %s", pid > 0 ? who : cgroup != NULL ?
-	    "cgroup " : "every process", pid > 0 || cgroup == NULL ? "" :
-	    cgroup, sp_strerror(err));
+	    "while attaching: %s", what, what2, sp_strerror(err));
 }
 
 static int
 open_error(struct sp_recorder *r, int err, uint32_t pid, struct sp_diag *d)
 {
+	char num[16];
 	long paranoid = 0;
 
+	(void)snprintf(num, sizeof(num), "%u", pid);
+	if (write_error(r, err, "pid ", num, d) != 0)
+		return err;
 	if (err == -ESRCH)
 		return sp_diag_set(d, 0, err, "no such process: %u", pid);
 	if (err == -EACCES || err == -EPERM) {
@@ -527,8 +530,7 @@ sp_recorder_attach(struct sp_recorder *r, pid_t pid, struct sp_diag *diag)
 {
 	struct rec_proc *p;
 	char exe[32];
-	int stopped = 0, opened = 0, maps_err = 0, wrote = 0, was_followed;
-	int err;
+	int stopped = 0, opened = 0, maps_err = 0, was_followed, err;
 	size_t first_event = r->ev.n;
 
 	if (pid <= 0)
@@ -580,15 +582,12 @@ sp_recorder_attach(struct sp_recorder *r, pid_t pid, struct sp_diag *diag)
 		err = follow_descendants(r, (uint32_t)pid);
 	if (err == 0)
 		err = write_recording(r);
-	wrote = err != 0 && err == spi_writer_failed(r->ctx.w);
 	if (stopped)
 		(void)kill(pid, SIGCONT);
 	if (err)
 		drop_target(r, (uint32_t)pid, was_followed, first_event);
 	if (maps_err)
 		return maps_error(err, (uint32_t)pid, diag);
-	if (wrote)
-		return write_error(err, (long)pid, NULL, diag);
 	/* It was there a moment ago: a zombie, or it exited meanwhile. */
 	if (err == -ESRCH || err == -ENOENT)
 		return sp_diag_set(diag, 0, -ESRCH, "pid %d exited while it was "
@@ -604,7 +603,7 @@ sp_recorder_attach_exec(struct sp_recorder *r, pid_t pid,
 {
 	siginfo_t si;
 	size_t first_event = r->ev.n;
-	int was_followed, wrote = 0, err;
+	int was_followed, err;
 
 	if (pid <= 0)
 		return bad_pid(pid, diag);
@@ -634,12 +633,9 @@ sp_recorder_attach_exec(struct sp_recorder *r, pid_t pid,
 		r->ctx.c[C_THREADS]++;
 		err = write_recording(r);
 	}
-	wrote = err != 0 && err == spi_writer_failed(r->ctx.w);
 	r->ev.at_exec = 0;
 	if (err)
 		drop_target(r, (uint32_t)pid, was_followed, first_event);
-	if (wrote)
-		return write_error(err, (long)pid, NULL, diag);
 	return err ? open_error(r, err, (uint32_t)pid, diag) : 0;
 }
 
@@ -782,8 +778,9 @@ attach_all(struct sp_recorder *r, const char *cgroup, struct sp_diag *diag)
 	free(pids);
 	if (err == 0)
 		err = write_recording(r);
-	if (err != 0 && err == spi_writer_failed(r->ctx.w))
-		return write_error(err, 0, cgroup, diag);
+	if (write_error(r, err, cgroup != NULL ? "cgroup " : "every process",
+	    cgroup != NULL ? cgroup : "", diag) != 0)
+		return err;
 	if (err == 0 && on)
 		err = spi_events_switch(&r->ev);
 	return err ? system_error(err, cgroup, diag) : 0;

@@ -232,47 +232,53 @@ last_line(char *s)
 	return start;
 }
 
-/* Whether environment entry e names variable name (of length n). */
+/* The variables the helper is given (the first HELPER_SET, in this
+ * order) or, the rest, denied: the caller's are left out. */
+static const char *const helper_vars[] = { "DEBUGINFOD_URLS",
+    "DEBUGINFOD_CACHE_PATH", "DEBUGINFOD_TIMEOUT", "DEBUGINFOD_PROGRESS" };
+#define HELPER_SET 3
+
+/* Whether environment entry e is one of helper_vars. */
 static int
-names(const char *e, const char *name, size_t n)
+helper_var(const char *e)
 {
-	return strncmp(e, name, n) == 0 && e[n] == '=';
+	size_t i, n;
+
+	for (i = 0; i < sizeof(helper_vars) / sizeof(helper_vars[0]); i++) {
+		n = strlen(helper_vars[i]);
+		if (strncmp(e, helper_vars[i], n) == 0 && e[n] == '=')
+			return 1;
+	}
+	return 0;
 }
 
 /*
- * The helper's environment: the caller's without the four DEBUGINFOD_
- * variables set here (PROGRESS: none), then ours.  Made before the fork,
- * as a child of a program with threads may not allocate.  Free with
- * free(); NULL: no memory.
+ * The helper's environment: the caller's without helper_vars, then
+ * ours.  Made before the fork, as a child of a program with threads may
+ * not allocate.  Free with free(); NULL: no memory.
  */
 static char **
 helper_env(const char *server, const char *cache, const char *secs)
 {
-	static const char *const ours[] = { "DEBUGINFOD_URLS",
-	    "DEBUGINFOD_CACHE_PATH", "DEBUGINFOD_TIMEOUT" };
-	const char *val[3] = { server, cache, secs };
-	size_t n = 0, k = 0, i, bytes = 0, len;
+	const char *val[HELPER_SET] = { server, cache, secs };
+	size_t n = 0, k = 0, i, bytes = 0, len[HELPER_SET];
 	char **env, *at;
 
 	while (environ != NULL && environ[n] != NULL)
 		n++;
-	for (i = 0; i < 3; i++)
-		bytes += strlen(ours[i]) + strlen(val[i]) + 2;
-	env = malloc((n + 4) * sizeof(*env) + bytes);
+	for (i = 0; i < HELPER_SET; i++)
+		bytes += len[i] = strlen(helper_vars[i]) + strlen(val[i]) + 2;
+	env = malloc((n + HELPER_SET + 1) * sizeof(*env) + bytes);
 	if (env == NULL)
 		return NULL;
 	for (i = 0; i < n; i++)
-		if (!names(environ[i], "DEBUGINFOD_URLS", 15) &&
-		    !names(environ[i], "DEBUGINFOD_CACHE_PATH", 21) &&
-		    !names(environ[i], "DEBUGINFOD_TIMEOUT", 18) &&
-		    !names(environ[i], "DEBUGINFOD_PROGRESS", 19))
+		if (!helper_var(environ[i]))
 			env[k++] = environ[i];
-	at = (char *)(env + n + 4);
-	for (i = 0; i < 3; i++) {
-		len = strlen(ours[i]) + strlen(val[i]) + 2;
-		(void)snprintf(at, len, "%s=%s", ours[i], val[i]);
+	at = (char *)(env + n + HELPER_SET + 1);
+	for (i = 0; i < HELPER_SET; i++) {
+		(void)snprintf(at, len[i], "%s=%s", helper_vars[i], val[i]);
 		env[k++] = at;
-		at += len;
+		at += len[i];
 	}
 	env[k] = NULL;
 	return env;
