@@ -42,8 +42,31 @@ spool_ok() {
 complete() {
 	local s t p=${3:-99}
 	s=$(counter "$G/$1.spl" samples) t=$(counter "$G/$1.spl" truncated_stacks)
+	# A failure says where the walks stopped and why: CI keeps only
+	# what the check prints, not the guest's spool.
+	[ "${s:-0}" -gt 0 -a "$((${t:-0} * 100))" -le "$((${s:-0} * (100 - p)))" ] ||
+	    why_truncated "$1"
 	check "$2: at least $p% of stacks complete ($t of $s truncated)" \
 	    test "${s:-0}" -gt 0 -a "$((${t:-0} * 100))" -le "$((${s:-0} * (100 - p)))"
+}
+
+# why_truncated SPOOL: for a failed check's message, the heaviest
+# truncated stacks of a guest's spool in OUT, and its non-zero unwind
+# error counters in ERR.
+why_truncated() {
+	OUT=$(folded "$1" | grep '^\[truncated\]' | heaviest 4)
+	ERR=$($DUMP --stats "$G/$1.spl" 2>&1 |
+	    awk '$1 ~ /^unwind_/ && $1 != "unwind_signal_frames" && $2 > 0 { printf "%s %s; ", $1, $2 }')
+}
+
+# heaviest N: of the folded stacks on stdin, the N with the most samples,
+# on one line: each stack's 8 innermost frames, innermost first, and its
+# count.
+heaviest() {
+	awk '{ print $NF "\t" $0 }' | sort -rn | head -"$1" | cut -f2- |
+	    awk '{ c = $NF; sub(/ [0-9]+$/, ""); n = split($0, f, ";"); s = ""
+	        for (i = n; i > 0 && i > n - 8; i--) s = s (s == "" ? "" : " <- ") f[i]
+	        printf "%s x%s; ", s, c }'
 }
 
 # starved: the host's load as the guest ended was at least its CPUs: the
@@ -331,8 +354,16 @@ check_kernel() {
 	else
 		k=$(fold_count "$D/kernel.fold" '(^|;)(do_syscall_64|entry_SYSCALL_64[a-z_]*)(_\[k\])?(;|$)')
 	fi
-	check "--kernel: the bundle names the system call entry in 3/4 of the samples with kernel frames or more, 20 at least ($k of $nk)" \
-	    test "${nk:-0}" -ge 20 -a "$((${k:-0} * 4))" -ge "$((${nk:-0} * 3))"
+	# How many samples dd's short run gives is the guest's timer's: a
+	# starved guest (17 with kernel frames, at a host load of 7) has too
+	# few to judge by.
+	if [ "${nk:-0}" -lt 20 ] && starved; then
+		skip "--kernel: the bundle names the system call entry in 3/4 of the samples with kernel frames or more ($k of $nk)" \
+		    "only $nk samples with kernel frames, 20 wanted: $(starved_why)"
+	else
+		check "--kernel: the bundle names the system call entry in 3/4 of the samples with kernel frames or more, 20 at least ($k of $nk)" \
+		    test "${nk:-0}" -ge 20 -a "$((${k:-0} * 4))" -ge "$((${nk:-0} * 3))"
+	fi
 	# dd spends its time in read and write: a sampling clock finds it in
 	# the kernel.  qemu's emulated PMU may raise its overflow interrupt
 	# only at the return to user space: one run had 135 of 206 samples
@@ -443,6 +474,11 @@ check_signal() {
 	folded sig >"$D/sig.fold"
 	read -r n k < <(fold_count "$D/sig.fold" '(^|;)handler_spin(;|$)' \
 	    '(^|;)main;wait_loop;.*handler;handler_spin(;|$)')
+	# A failure names the heaviest stacks that fell short, from the
+	# interrupted frame outwards (what is below handler).
+	OUT=$(grep -E '(^|;)handler_spin(;|$)' "$D/sig.fold" |
+	    grep -Ev '(^|;)main;wait_loop;.*handler;handler_spin(;|$)' |
+	    awk '{ c = $NF; sub(/;handler;.*/, ""); print $0, c }' | heaviest 3) ERR=
 	check "signal frame: samples in the handler reach wait_loop and main below it ($k of $n)" \
 	    test "${n:-0}" -gt 100 -a "$((${k:-0} * 100))" -ge "$((${n:-0} * 99))"
 	# arm64: the interrupted frame read from the kernel's sigcontext at
