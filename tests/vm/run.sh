@@ -204,6 +204,11 @@ pack() {
 	    gzip -1 >"$1/initrd.gz"
 }
 
+# host_busy: the host's busy CPU time since boot, in clock ticks (user,
+# nice, system, irq, softirq and steal of /proc/stat; a guest's is in
+# user).
+host_busy() { awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 + $9; exit }' /proc/stat; }
+
 # boot ARCH PMU VMLINUZ DIR: runs the guest, VM_TIMEOUT s (300) at most;
 # its console in DIR/console.log, what it sent in DIR/out/.  Fails when nothing came
 # back whole.  x86-64 sends on its second 16550 (ttyS1); arm64's virt
@@ -213,7 +218,7 @@ pack() {
 # still be stripped, and the guest boots and runs in half the time that
 # emulating QARMA takes.  PMU no: -cpu max,pmu=off, no armv8_pmuv3.
 boot() {
-	local d=$4 q
+	local d=$4 q busy0 w0 TIMEFORMAT='%U %S'
 	rm -rf "$d/out" "$d/results.log"
 	# The console's -serial first: it is ttyS0 on x86-64.
 	if [ "$1" = amd64 ]; then
@@ -226,12 +231,18 @@ boot() {
 		q+=(-chardev "file,id=results,path=$d/results.log" -device pci-serial,chardev=results)
 		q+=(-append "console=ttyAMA0 panic=-1 quiet stackpulse.port=/dev/ttyS0")
 	fi
-	timeout "${VM_TIMEOUT:-300}" "${q[@]}" -accel tcg -m 512 -smp 1 \
+	busy0=$(host_busy) w0=$EPOCHREALTIME
+	{ time timeout "${VM_TIMEOUT:-300}" "${q[@]}" -accel tcg -m 512 -smp 1 \
 	    -display none -monitor none -no-reboot \
-	    -kernel "$3" -initrd "$d/initrd.gz" >"$d/qemu.log" 2>&1
+	    -kernel "$3" -initrd "$d/initrd.gz" >"$d/qemu.log" 2>&1; } 2>"$d/qemu.time"
 	echo $? >"$d/qemu.rc"
-	# The host's 1-minute load as the guest ends (checks.bash, starved).
-	cut -d' ' -f1 /proc/loadavg >"$d/hostload"
+	# The CPUs the host's other work kept busy while the guest ran: all
+	# the host's busy time less qemu's own, over the run's wall time
+	# (checks.bash, starved).  The 1-minute load average, used before,
+	# still counted the work before the guest a minute on.
+	awk -v b0="$busy0" -v b1="$(host_busy)" -v w0="$w0" -v w1="$EPOCHREALTIME" \
+	    -v hz="$(getconf CLK_TCK)" '{ o = ((b1 - b0) / hz - $1 - $2) / (w1 - w0)
+	        printf "%.2f\n", o < 0 ? 0 : o }' "$d/qemu.time" >"$d/hostload"
 	tr -d '\r' <"$d/results.log" |
 	    sed -n '/^--- stackpulse-vm begin$/,/^--- stackpulse-vm end$/p' |
 	    sed '1d;$d' | base64 -d 2>/dev/null | tar -xz -C "$d" 2>/dev/null
