@@ -272,6 +272,12 @@ spi_cfi_table_sigreturn(const struct sp_cfi_table *t, uint64_t pc)
 	return pc >= t->sig_lo && pc < t->sig_hi;
 }
 
+int
+spi_cfi_table_sigreturn_end(const struct sp_cfi_table *t, uint64_t pc)
+{
+	return t->sig_hi > t->sig_lo && pc == t->sig_hi;
+}
+
 void
 spi_cfi_table_free(struct sp_cfi_table *t)
 {

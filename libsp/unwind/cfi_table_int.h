@@ -79,6 +79,9 @@ void spi_cfi_table_find_sigreturn(struct sp_cfi_table *t);
 
 /* Whether ELF address pc lies in that trampoline: 1 or 0. */
 int spi_cfi_table_sigreturn(const struct sp_cfi_table *t, uint64_t pc);
+/* Whether ELF address pc is where that trampoline ends: right after its
+ * svc, the pc of a sample taken in the rt_sigreturn it makes.  1 or 0. */
+int spi_cfi_table_sigreturn_end(const struct sp_cfi_table *t, uint64_t pc);
 
 /* What a table holds, for counters and tests. */
 struct spi_cfi_table_stats {

@@ -320,11 +320,14 @@ cache_slot(struct sp_unwind_cache *c, const struct sp_cfi_table *t,
 /* Finds the row for pc, as a simple step (from the cache when it is
  * there) or else a whole row; on failure says which fallback it is.
  * *end: whether pc is in a function where the stack began or switched
- * (1), or the frame's own pc, at, in the kernel's signal trampoline (2). */
+ * (1), or the frame's own pc, at, in the kernel's signal trampoline (2);
+ * or, for the sample's own pc (leaf), right after the trampoline's svc
+ * (3): a sample in rt_sigreturn, on the signal frame until the kernel
+ * restores the interrupted registers, the pc last. */
 static int
 row_for(const struct sp_unwind_lookup *lk, uint64_t pc, uint64_t at,
-    struct step *st, struct sp_cfi_row *row, enum sp_unwind_fallback *why,
-    int *end, struct sp_unwind_stats *stats)
+    int leaf, struct step *st, struct sp_cfi_row *row,
+    enum sp_unwind_fallback *why, int *end, struct sp_unwind_stats *stats)
 {
 	const struct sp_cfi_table *t = NULL;
 	struct cache_slot *cs = NULL;
@@ -341,8 +344,12 @@ row_for(const struct sp_unwind_lookup *lk, uint64_t pc, uint64_t at,
 	 * trampoline. */
 	if (t != NULL)
 		*end = spi_cfi_table_stack_end(t, pc - bias);
-	if (t != NULL && *end == 0)
-		*end = spi_cfi_table_sigreturn(t, at - bias) ? 2 : 0;
+	if (t != NULL && *end == 0 && spi_cfi_table_sigreturn(t, at - bias))
+		*end = 2;
+	else if (t != NULL && *end == 0 && leaf &&
+	    spi_cfi_table_sigreturn_end(t, at - bias) &&
+	    spi_arch_after_syscall(lk, at))
+		*end = 3;
 	if (t == NULL || spi_cfi_table_empty(t)) {
 		*why = SP_FB_NO_CFI;
 		return -SP_ENOTFOUND;
@@ -442,12 +449,13 @@ spi_unwind_dwarf(const struct sp_uregs *regs, const struct sp_ustack *stk,
 			res->error = SP_UNW_DEPTH;
 			return;
 		}
-		err = row_for(lookup, pc, cur->pc, &st, &row, &why, &end, stats);
+		err = row_for(lookup, pc, cur->pc, res->n == 0 && exact, &st,
+		    &row, &why, &end, stats);
 		/* The sample's pc after a syscall that ends its FDE: the
 		 * syscall's row (it moves no register the CFI tracks). */
 		if (err && why == SP_FB_NO_FDE && res->n == 0 &&
 		    spi_arch_after_syscall(lookup, pc) &&
-		    row_for(lookup, pc - 1, cur->pc, &st, &row, &why, &end,
+		    row_for(lookup, pc - 1, cur->pc, 1, &st, &row, &why, &end,
 		    stats) == 0)
 			err = 0;
 		/* A return address in no executable mapping is no frame: a
@@ -478,7 +486,15 @@ spi_unwind_dwarf(const struct sp_uregs *regs, const struct sp_ustack *stk,
 		 * vdso has none, or a frame record's that skips the
 		 * interrupted frame): the interrupted registers, read from the
 		 * signal frame; the trampoline's frame is its own address. */
-		sig = end == 2 && spi_arch_signal_step(&w, cur, next) == 0;
+		sig = end >= 2 && spi_arch_signal_step(&w, cur, next) == 0;
+		/* In rt_sigreturn with no signal frame at sp: the kernel
+		 * restored the interrupted sp, not yet the pc, and the
+		 * registers are half the interrupted frame's.  No walk from
+		 * them is true. */
+		if (end == 3 && !sig) {
+			res->error = SP_UNW_NO_REGS;
+			return;
+		}
 		if (sig) {
 			stats->signal_frames++;
 			ips[res->n - 1] = cur->pc;

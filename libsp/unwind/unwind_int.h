@@ -35,7 +35,9 @@ enum sp_unwind_error {
 	SP_UNW_NO_PROGRESS,  /* the next frame is not above this one */
 	SP_UNW_BAD_FP,       /* misaligned frame pointer */
 	SP_UNW_DEPTH,        /* the frame limit was reached */
-	SP_UNW_NO_REGS,      /* the sample carried no user registers */
+	SP_UNW_NO_REGS,      /* the sample carried no user registers, or
+	                      * registers the kernel was restoring (arm64's
+	                      * rt_sigreturn, between the sp and the pc) */
 	SP_UNW_BAD_RA,       /* a return address in no executable mapping, or
 	                      * 0 where no CFI says the stack ends */
 	SP_UNW_NO_STACK,     /* the kernel copied no stack bytes (it could

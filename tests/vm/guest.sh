@@ -91,6 +91,9 @@ rec fp --call-graph fp -o $O/fp.spl -- /w/tree 500 cpu
 
 # Through a signal frame: a handler that spins, interrupting wait_loop.
 rec sig -o $O/sig.spl -- /w/sigspin 1000
+# Signals raised in a loop: samples in the kernel's delivery and in
+# rt_sigreturn.
+rec storm -o $O/storm.spl -- /w/sigstorm 1000
 
 # The same from a build with return addresses signed (arm64's PAC), where
 # the guest has one.

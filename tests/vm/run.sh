@@ -53,7 +53,7 @@ series_name() {
 cross_workloads() {
 	local cc=aarch64-linux-gnu-gcc f=(-O2 -g -fomit-frame-pointer -Wall -Werror -pthread) w
 	mkdir -p "$1" || return 1
-	for w in tree forker offcpu sigspin waiter; do
+	for w in tree forker offcpu sigspin sigstorm waiter; do
 		$cc "${f[@]}" -mbranch-protection=none -o "$1/$w" "tests/workloads/$w.c" || return 1
 	done
 	$cc "${f[@]}" -mbranch-protection=standard -o "$1/tree-pac" tests/workloads/tree.c &&
@@ -180,10 +180,10 @@ initramfs() {
 	rm -rf "$r" && mkdir -p "$r"/{bin,etc,w,proc,sys,dev,tmp} || return 1
 	if [ "$1" = amd64 ]; then
 		bin=$BIN
-		cp $W/tree-O2 "$r/w/tree" && cp $W/forker $W/offcpu $W/sigspin $W/waiter "$r/w/" || return 1
+		cp $W/tree-O2 "$r/w/tree" && cp $W/forker $W/offcpu $W/sigspin $W/sigstorm $W/waiter "$r/w/" || return 1
 	else
 		bin=$ABIN
-		for w in tree tree-pac forker offcpu sigspin waiter pacprobe except gowork; do
+		for w in tree tree-pac forker offcpu sigspin sigstorm waiter pacprobe except gowork; do
 			[ -e "$XW/$w.why" ] || cp "$XW/$w" "$r/w/" || return 1
 		done
 		cp "$HOST_SPOOL" "$r/w/host.spl" && cp $ABIN/sp-fold "$r/bin/" || return 1

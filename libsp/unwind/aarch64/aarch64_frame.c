@@ -52,6 +52,10 @@ spi_arch_after_syscall(const struct sp_unwind_lookup *lk, uint64_t pc)
 #define SIGFRAME_REGS (128 + 176 + 8)
 #define SIGFRAME_SP (SIGFRAME_REGS + 31 * 8)
 #define SIGFRAME_PC (SIGFRAME_SP + 8)
+/* The sigcontext's __reserved records (16-aligned, after pstate), of
+ * which the kernel always writes the FP/SIMD one first (magic, size). */
+#define SIGFRAME_RESERVED (128 + 176 + 288)
+#define FPSIMD_MAGIC 0x46508001u
 
 int
 spi_arch_signal_step(const struct spi_walk *w, const struct spi_frame *cur,
@@ -61,6 +65,11 @@ spi_arch_signal_step(const struct spi_walk *w, const struct spi_frame *cur,
 	int i;
 
 	if (!(cur->valid & SPI_BIT(AARCH64_SP)))
+		return -SP_ENOTFOUND;
+	/* Not a signal frame at sp (a sample in rt_sigreturn after the
+	 * kernel restored the interrupted sp, before its pc): no step. */
+	if (spi_unwind_load(w, sp + SIGFRAME_RESERVED, &v) < 0 ||
+	    (uint32_t)v != FPSIMD_MAGIC)
 		return -SP_ENOTFOUND;
 	memset(next, 0, sizeof(*next));
 	for (i = 0; i < 31; i++) {
