@@ -317,13 +317,23 @@ cache_slot(struct sp_unwind_cache *c, const struct sp_cfi_table *t,
 	return &c->slot[(h >> 40) & (CACHE_SLOTS - 1)];
 }
 
+/* row_for's *end beyond cfi_table_int.h's SPI_END_ROOT and
+ * SPI_END_SWITCH: the frame's own pc in the kernel's signal trampoline;
+ * the sample's own pc right after the trampoline's svc. */
+#define END_SIGNAL 2
+#define END_SIGRETURN 4
+_Static_assert(END_SIGNAL != SPI_END_ROOT && END_SIGNAL != SPI_END_SWITCH &&
+    END_SIGRETURN != SPI_END_ROOT && END_SIGRETURN != SPI_END_SWITCH,
+    "row_for's end kinds are distinct");
+
 /* Finds the row for pc, as a simple step (from the cache when it is
  * there) or else a whole row; on failure says which fallback it is.
  * *end: whether pc is in a function where the stack began or switched
- * (1), or the frame's own pc, at, in the kernel's signal trampoline (2);
- * or, for the sample's own pc (leaf), right after the trampoline's svc
- * (3): a sample in rt_sigreturn, on the signal frame until the kernel
- * restores the interrupted registers, the pc last. */
+ * (SPI_END_ROOT, SPI_END_SWITCH), or the frame's own pc, at, is in the
+ * kernel's signal trampoline (END_SIGNAL); or, for the sample's own pc
+ * (leaf), right after the trampoline's svc (END_SIGRETURN): a sample in
+ * rt_sigreturn, on the signal frame until the kernel restores the
+ * interrupted registers, the pc last. */
 static int
 row_for(const struct sp_unwind_lookup *lk, uint64_t pc, uint64_t at,
     int leaf, struct step *st, struct sp_cfi_row *row,
@@ -339,17 +349,15 @@ row_for(const struct sp_unwind_lookup *lk, uint64_t pc, uint64_t at,
 		*why = SP_FB_NO_MODULE;
 		return err;
 	}
-	/* *end: SPI_END_ROOT or SPI_END_SWITCH (cfi_table_int.h); 2, the
-	 * frame at (its return address, not rewound) is the kernel's signal
-	 * trampoline. */
+	/* at: the frame's return address, not rewound. */
 	if (t != NULL)
 		*end = spi_cfi_table_stack_end(t, pc - bias);
 	if (t != NULL && *end == 0 && spi_cfi_table_sigreturn(t, at - bias))
-		*end = 2;
+		*end = END_SIGNAL;
 	else if (t != NULL && *end == 0 && leaf &&
 	    spi_cfi_table_sigreturn_end(t, at - bias) &&
 	    spi_arch_after_syscall(lk, at))
-		*end = 3;
+		*end = END_SIGRETURN;
 	if (t == NULL || spi_cfi_table_empty(t)) {
 		*why = SP_FB_NO_CFI;
 		return -SP_ENOTFOUND;
@@ -486,12 +494,13 @@ spi_unwind_dwarf(const struct sp_uregs *regs, const struct sp_ustack *stk,
 		 * vdso has none, or a frame record's that skips the
 		 * interrupted frame): the interrupted registers, read from the
 		 * signal frame; the trampoline's frame is its own address. */
-		sig = end >= 2 && spi_arch_signal_step(&w, cur, next) == 0;
+		sig = (end == END_SIGNAL || end == END_SIGRETURN) &&
+		    spi_arch_signal_step(&w, cur, next) == 0;
 		/* In rt_sigreturn with no signal frame at sp: the kernel
 		 * restored the interrupted sp, not yet the pc, and the
 		 * registers are half the interrupted frame's.  No walk from
 		 * them is true. */
-		if (end == 3 && !sig) {
+		if (end == END_SIGRETURN && !sig) {
 			res->error = SP_UNW_NO_REGS;
 			return;
 		}
