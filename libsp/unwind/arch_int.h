@@ -53,9 +53,11 @@ void spi_arch_from_perf(const struct sp_uregs *in, struct spi_frame *f);
 
 /* cur is in the kernel's signal trampoline (the vdso's, found by name:
  * spi_cfi_table_sigreturn): the interrupted frame's registers, read from
- * the signal frame the kernel pushed, with next->pc exact.  0, or
- * -SP_ENOTFOUND to step as for any frame (x86-64 has no such trampoline:
- * glibc's __restore_rt's CFI restores every register). */
+ * the signal frame the kernel pushed, with next->pc exact.  0;
+ * -SP_ETRUNC where the stack copy ends before the signal frame does; or
+ * -SP_ENOTFOUND, no signal frame at cur's sp: step as for any frame
+ * (x86-64 has no such trampoline: glibc's __restore_rt's CFI restores
+ * every register). */
 int spi_arch_signal_step(const struct spi_walk *w, const struct spi_frame *cur,
     struct spi_frame *next);
 

@@ -451,7 +451,7 @@ spi_unwind_dwarf(const struct sp_uregs *regs, const struct sp_ustack *stk,
 	for (;;) {
 		uint64_t pc = cur->pc - (exact ? 0 : 1);
 		enum sp_unwind_fallback why = SP_FB_BAD_CFI;
-		int own_regs = exact, by_cfi = 0, sig, end, err;
+		int own_regs = exact, by_cfi = 0, sig, sig_err, end, err;
 
 		if (res->n == max) {
 			res->error = SP_UNW_DEPTH;
@@ -494,14 +494,16 @@ spi_unwind_dwarf(const struct sp_uregs *regs, const struct sp_ustack *stk,
 		 * vdso has none, or a frame record's that skips the
 		 * interrupted frame): the interrupted registers, read from the
 		 * signal frame; the trampoline's frame is its own address. */
-		sig = (end == END_SIGNAL || end == END_SIGRETURN) &&
-		    spi_arch_signal_step(&w, cur, next) == 0;
+		sig_err = end == END_SIGNAL || end == END_SIGRETURN ?
+		    spi_arch_signal_step(&w, cur, next) : -SP_ENOTFOUND;
+		sig = sig_err == 0;
 		/* In rt_sigreturn with no signal frame at sp: the kernel
 		 * restored the interrupted sp, not yet the pc, and the
 		 * registers are half the interrupted frame's.  No walk from
-		 * them is true. */
+		 * them is true.  (Or the copy ends before the frame.) */
 		if (end == END_SIGRETURN && !sig) {
-			res->error = SP_UNW_NO_REGS;
+			res->error = sig_err == -SP_ETRUNC ?
+			    SP_UNW_STACK_BOUNDS : SP_UNW_NO_REGS;
 			return;
 		}
 		if (sig) {

@@ -66,10 +66,12 @@ spi_arch_signal_step(const struct spi_walk *w, const struct spi_frame *cur,
 
 	if (!(cur->valid & SPI_BIT(AARCH64_SP)))
 		return -SP_ENOTFOUND;
-	/* Not a signal frame at sp (a sample in rt_sigreturn after the
-	 * kernel restored the interrupted sp, before its pc): no step. */
-	if (spi_unwind_load(w, sp + SIGFRAME_RESERVED, &v) < 0 ||
-	    (uint32_t)v != FPSIMD_MAGIC)
+	/* The highest slot read: past the copy's end, none is in it; not
+	 * the magic, no signal frame at sp (a sample in rt_sigreturn after
+	 * the kernel restored the interrupted sp, before its pc). */
+	if (spi_unwind_load(w, sp + SIGFRAME_RESERVED, &v) < 0)
+		return -SP_ETRUNC;
+	if ((uint32_t)v != FPSIMD_MAGIC)
 		return -SP_ENOTFOUND;
 	memset(next, 0, sizeof(*next));
 	for (i = 0; i < 31; i++) {
