@@ -40,14 +40,13 @@ spool_ok() {
 # complete NAME WHAT [PERCENT]: PERCENT (99) % of the spool's stacks
 # reach their outermost frame.
 complete() {
-	local s t p=${3:-99}
+	local s t p=${3:-99} cond
 	s=$(counter "$G/$1.spl" samples) t=$(counter "$G/$1.spl" truncated_stacks)
+	cond=(test "${s:-0}" -gt 0 -a "$((${t:-0} * 100))" -le "$((${s:-0} * (100 - p)))")
 	# A failure says where the walks stopped and why: CI keeps only
 	# what the check prints, not the guest's spool.
-	[ "${s:-0}" -gt 0 -a "$((${t:-0} * 100))" -le "$((${s:-0} * (100 - p)))" ] ||
-	    why_truncated "$1"
-	check "$2: at least $p% of stacks complete ($t of $s truncated)" \
-	    test "${s:-0}" -gt 0 -a "$((${t:-0} * 100))" -le "$((${s:-0} * (100 - p)))"
+	"${cond[@]}" || why_truncated "$1"
+	check "$2: at least $p% of stacks complete ($t of $s truncated)" "${cond[@]}"
 }
 
 # why_truncated SPOOL: for a failed check's message, the heaviest
@@ -470,19 +469,20 @@ check_limits() {
 # (arm64's vdso gives __kernel_rt_sigreturn CFI from a frame record that
 # skips the interrupted frame: the recorder reads the sigcontext).
 check_signal() {
-	local n k
+	local n k cond
 	spool_ok sig "signal frame"
 	complete sig "signal frame"
 	folded sig >"$D/sig.fold"
 	read -r n k < <(fold_count "$D/sig.fold" '(^|;)handler_spin(;|$)' \
 	    '(^|;)main;wait_loop;.*handler;handler_spin(;|$)')
+	cond=(test "${n:-0}" -gt 100 -a "$((${k:-0} * 100))" -ge "$((${n:-0} * 99))")
 	# A failure names the heaviest stacks that fell short, from the
 	# interrupted frame outwards (what is below handler).
-	OUT=$(grep -E '(^|;)handler_spin(;|$)' "$D/sig.fold" |
-	    grep -Ev '(^|;)main;wait_loop;.*handler;handler_spin(;|$)' |
+	"${cond[@]}" || OUT=$(grep -E '(^|;)handler_spin(;| )' "$D/sig.fold" |
+	    grep -Ev '(^|;)main;wait_loop;.*handler;handler_spin(;| )' |
 	    awk '{ c = $NF; sub(/;handler;.*/, ""); print $0, c }' | heaviest 3) ERR=
 	check "signal frame: samples in the handler reach wait_loop and main below it ($k of $n)" \
-	    test "${n:-0}" -gt 100 -a "$((${k:-0} * 100))" -ge "$((${n:-0} * 99))"
+	    "${cond[@]}"
 	# arm64: the interrupted frame read from the kernel's sigcontext at
 	# __kernel_rt_sigreturn (x86-64: glibc's __restore_rt has CFI for
 	# every register and needs none).

@@ -8,9 +8,9 @@
  * only, the PAC field above the virtual address (Arm ARM D8.8).  That
  * field is 7 bits here (48-bit addresses, the top byte ignored): one
  * signature in 128 puts back the bits that were there, leaving the
- * address as it was, which failed the check once.  So up to 8 modifiers are tried, and the first
- * signature that changes the address is printed (the last where none
- * does: 1 in 2^56 with PAuth on).
+ * address as it was, which failed the check once.  So up to 8 modifiers
+ * are tried, and the first signature that changes the address is
+ * printed (the last where none does: 1 in 2^56 with PAuth on).
  */
 #include <stdint.h>
 #include <stdio.h>
