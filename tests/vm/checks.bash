@@ -42,11 +42,31 @@ spool_ok() {
 complete() {
 	local s t p=${3:-99} cond
 	s=$(counter "$G/$1.spl" samples) t=$(counter "$G/$1.spl" truncated_stacks)
+	if kernel_cut "$1"; then
+		skip "$2: at least $p% of stacks complete ($t of $s truncated)" "$(kernel_cut_why "$1")"
+		return 0
+	fi
 	cond=(test "${s:-0}" -gt 0 -a "$((${t:-0} * 100))" -le "$((${s:-0} * (100 - p)))")
 	# A failure says where the walks stopped and why: CI keeps only
 	# what the check prints, not the guest's spool.
 	"${cond[@]}" || why_truncated "$1"
 	check "$2: at least $p% of stacks complete ($t of $s truncated)" "${cond[@]}"
+}
+
+# kernel_cut SPOOL: the guest's kernel copied no user stack for more than
+# 1 % of the spool's samples (unwind_no_stack, perf's dyn_size 0): what
+# the walks could reach is then the kernel's, not the unwinder's, to say.
+# Seen once in about fifteen arm64 guests, in one recording of sigstorm:
+# every sample whose stack pointer was in the signal frame got no copy
+# (104) or a short one (68), while the same guest's sigspin, Go and C++
+# recordings had none; not understood.
+kernel_cut() {
+	local s z
+	s=$(counter "$G/$1.spl" samples) z=$(counter "$G/$1.spl" unwind_no_stack)
+	[ "$((${z:-0} * 100))" -gt "${s:-0}" ]
+}
+kernel_cut_why() {
+	echo "the guest's kernel copied no stack for $(counter "$G/$1.spl" unwind_no_stack) of $(counter "$G/$1.spl" samples) samples (and $(counter "$G/$1.spl" unwind_stack_bounds) ran off a short copy): the walks had nothing to read"
 }
 
 # why_truncated SPOOL: for a failed check's message, the heaviest
@@ -481,8 +501,12 @@ check_signal() {
 	"${cond[@]}" || OUT=$(grep -E '(^|;)handler_spin(;| )' "$D/sig.fold" |
 	    grep -Ev '(^|;)main;wait_loop;.*handler;handler_spin(;| )' |
 	    awk '{ c = $NF; sub(/;handler;.*/, ""); print $0, c }' | heaviest 3) ERR=
-	check "signal frame: samples in the handler reach wait_loop and main below it ($k of $n)" \
-	    "${cond[@]}"
+	if kernel_cut sig; then
+		skip "signal frame: samples in the handler reach wait_loop and main below it ($k of $n)" "$(kernel_cut_why sig)"
+	else
+		check "signal frame: samples in the handler reach wait_loop and main below it ($k of $n)" \
+		    "${cond[@]}"
+	fi
 	# arm64: the interrupted frame read from the kernel's sigcontext at
 	# __kernel_rt_sigreturn (x86-64: glibc's __restore_rt has CFI for
 	# every register and needs none).
@@ -509,6 +533,10 @@ check_storm() {
 	spool_ok storm "sigstorm"
 	complete storm "sigstorm"
 	[ "$ARCH" = arm64 ] || return 0
+	if kernel_cut storm; then
+		skip "sigstorm: samples in rt_sigreturn unwind through the signal frame" "$(kernel_cut_why storm)"
+		return 0
+	fi
 	folded storm >"$D/storm.fold"
 	# The trampoline, as the handler's samples name it ([vdso]+0x...),
 	# and its end: mov x8, #139; svc #0.
