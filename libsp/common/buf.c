@@ -33,7 +33,7 @@ spi_grow_zeroed(void *arrp, size_t *cap, size_t need, size_t size)
 }
 
 int
-spi_buf_reserve(struct sp_buf *b, size_t n)
+spi_buf_grow(struct sp_buf *b, size_t n)
 {
 	size_t cap;
 	uint8_t *p;
@@ -57,35 +57,6 @@ spi_buf_reserve(struct sp_buf *b, size_t n)
 	b->p = p;
 	b->cap = cap;
 	return 0;
-}
-
-void
-spi_buf_put(struct sp_buf *b, const void *p, size_t n)
-{
-	if (n == 0 || spi_buf_reserve(b, n) != 0)
-		return;
-	memcpy(b->p + b->len, p, n);
-	b->len += n;
-}
-
-void
-spi_buf_u8(struct sp_buf *b, uint8_t v)
-{
-	spi_buf_put(b, &v, 1);
-}
-
-void
-spi_buf_varint(struct sp_buf *b, uint64_t v)
-{
-	if (spi_buf_reserve(b, SP_VARINT_MAX) != 0)
-		return;
-	b->len += spi_varint_put(b->p + b->len, v);
-}
-
-void
-spi_buf_svarint(struct sp_buf *b, int64_t v)
-{
-	spi_buf_varint(b, sp_zigzag(v));
 }
 
 void

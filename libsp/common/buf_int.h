@@ -10,6 +10,9 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
+
+#include "varint_int.h"
 
 struct sp_buf {
 	uint8_t *p;
@@ -17,12 +20,50 @@ struct sp_buf {
 	int err;	/* 0 or -ENOMEM */
 };
 
-/* Makes room for n more bytes; returns 0 or -ENOMEM (also kept in err). */
-int spi_buf_reserve(struct sp_buf *b, size_t n);
-void spi_buf_put(struct sp_buf *b, const void *p, size_t n);
-void spi_buf_u8(struct sp_buf *b, uint8_t v);
-void spi_buf_varint(struct sp_buf *b, uint64_t v);
-void spi_buf_svarint(struct sp_buf *b, int64_t v);
+/* spi_buf_reserve's growth: 0 or -ENOMEM (also kept in err). */
+int spi_buf_grow(struct sp_buf *b, size_t n);
+
+/* Makes room for n more bytes; returns 0 or -ENOMEM (also kept in err).
+ * Inline, with the appends below: encoders call them per field. */
+static inline int
+spi_buf_reserve(struct sp_buf *b, size_t n)
+{
+	if (b->err == 0 && n <= b->cap - b->len)
+		return 0;
+	return spi_buf_grow(b, n);
+}
+
+static inline void
+spi_buf_put(struct sp_buf *b, const void *p, size_t n)
+{
+	/* p is not NULL once room was made: said for the analyzer. */
+	if (n == 0 || spi_buf_reserve(b, n) != 0 || b->p == NULL)
+		return;
+	memcpy(b->p + b->len, p, n);
+	b->len += n;
+}
+
+static inline void
+spi_buf_u8(struct sp_buf *b, uint8_t v)
+{
+	if (spi_buf_reserve(b, 1) != 0 || b->p == NULL)
+		return;
+	b->p[b->len++] = v;
+}
+
+static inline void
+spi_buf_varint(struct sp_buf *b, uint64_t v)
+{
+	if (spi_buf_reserve(b, SP_VARINT_MAX) != 0 || b->p == NULL)
+		return;
+	b->len += spi_varint_put(b->p + b->len, v);
+}
+
+static inline void
+spi_buf_svarint(struct sp_buf *b, int64_t v)
+{
+	spi_buf_varint(b, sp_zigzag(v));
+}
 /* A length-prefixed byte string. */
 void spi_buf_str(struct sp_buf *b, const void *p, size_t n);
 void spi_buf_fini(struct sp_buf *b);

@@ -15,7 +15,7 @@ spi_varint_put(uint8_t *out, uint64_t v)
 }
 
 int
-spi_varint_get(const uint8_t *p, size_t len, uint64_t *v)
+spi_varint_get_long(const uint8_t *p, size_t len, uint64_t *v)
 {
 	uint64_t r = 0;
 	size_t i;

@@ -20,7 +20,18 @@ size_t spi_varint_put(uint8_t *out, uint64_t v);
  * before the last byte of the varint, or -1 when the value needs more than
  * 64 bits.
  */
-int spi_varint_get(const uint8_t *p, size_t len, uint64_t *v);
+int spi_varint_get_long(const uint8_t *p, size_t len, uint64_t *v);
+
+/* Most varints of a spool or of DWARF are one byte: that case inline. */
+static inline int
+spi_varint_get(const uint8_t *p, size_t len, uint64_t *v)
+{
+	if (len > 0 && p[0] < 0x80) {
+		*v = p[0];
+		return 1;
+	}
+	return spi_varint_get_long(p, len, v);
+}
 
 /* Zigzag mapping of signed values, so small magnitudes stay short. */
 static inline uint64_t
