@@ -294,6 +294,50 @@ cmp_abbrev(const void *a, const void *b)
 	return x->code < y->code ? -1 : x->code > y->code;
 }
 
+static int
+slot(uint32_t name)
+{
+	switch (name) {
+	case DW_AT_NAME:
+		return DA_NAME;
+	case DW_AT_LINKAGE_NAME:
+	case DW_AT_MIPS_LINKAGE_NAME:
+		return DA_LINKAGE;
+	case DW_AT_LOW_PC:
+		return DA_LOW;
+	case DW_AT_HIGH_PC:
+		return DA_HIGH;
+	case DW_AT_RANGES:
+		return DA_RANGES;
+	case DW_AT_ABSTRACT_ORIGIN:
+		return DA_ORIGIN;
+	case DW_AT_SPECIFICATION:
+		return DA_SPEC;
+	case DW_AT_CALL_FILE:
+		return DA_CALL_FILE;
+	case DW_AT_CALL_LINE:
+		return DA_CALL_LINE;
+	case DW_AT_CALL_COLUMN:
+		return DA_CALL_COLUMN;
+	case DW_AT_STMT_LIST:
+		return DA_STMT_LIST;
+	case DW_AT_COMP_DIR:
+		return DA_COMP_DIR;
+	case DW_AT_STR_OFFSETS_BASE:
+		return DA_STROFF_BASE;
+	case DW_AT_ADDR_BASE:
+		return DA_ADDR_BASE;
+	case DW_AT_RNGLISTS_BASE:
+		return DA_RNGL_BASE;
+	case DW_AT_SIBLING:
+		return DA_SIBLING;
+	case DW_AT_LANGUAGE:
+		return DA_LANGUAGE;
+	default:
+		return -1;
+	}
+}
+
 /* One declaration's attribute specifications, up to their (0, 0). */
 static int
 parse_specs(struct sp_cur *c, struct dw_abbrevs *t, struct dw_scratch *scr)
@@ -301,6 +345,7 @@ parse_specs(struct sp_cur *c, struct dw_abbrevs *t, struct dw_scratch *scr)
 	for (;;) {
 		uint64_t name = sp_rd_varint(c), form = sp_rd_varint(c);
 		int64_t implicit = 0;
+		int k;
 
 		if (form == DW_FORM_IMPLICIT_CONST)
 			implicit = sp_rd_sleb(c);
@@ -314,6 +359,8 @@ parse_specs(struct sp_cur *c, struct dw_abbrevs *t, struct dw_scratch *scr)
 		t->specs = scr->specs;
 		t->specs[t->nspecs].name = (uint32_t)name;
 		t->specs[t->nspecs].form = (uint32_t)form;
+		k = slot((uint32_t)name);
+		t->specs[t->nspecs].slot = (uint8_t)(k >= 0 ? k : DA_NUM);
 		t->specs[t->nspecs++].implicit = implicit;
 	}
 }
@@ -419,49 +466,6 @@ find_abbrev(const struct dw_abbrevs *t, uint64_t code)
 	return NULL;
 }
 
-static int
-slot(uint32_t name)
-{
-	switch (name) {
-	case DW_AT_NAME:
-		return DA_NAME;
-	case DW_AT_LINKAGE_NAME:
-	case DW_AT_MIPS_LINKAGE_NAME:
-		return DA_LINKAGE;
-	case DW_AT_LOW_PC:
-		return DA_LOW;
-	case DW_AT_HIGH_PC:
-		return DA_HIGH;
-	case DW_AT_RANGES:
-		return DA_RANGES;
-	case DW_AT_ABSTRACT_ORIGIN:
-		return DA_ORIGIN;
-	case DW_AT_SPECIFICATION:
-		return DA_SPEC;
-	case DW_AT_CALL_FILE:
-		return DA_CALL_FILE;
-	case DW_AT_CALL_LINE:
-		return DA_CALL_LINE;
-	case DW_AT_CALL_COLUMN:
-		return DA_CALL_COLUMN;
-	case DW_AT_STMT_LIST:
-		return DA_STMT_LIST;
-	case DW_AT_COMP_DIR:
-		return DA_COMP_DIR;
-	case DW_AT_STR_OFFSETS_BASE:
-		return DA_STROFF_BASE;
-	case DW_AT_ADDR_BASE:
-		return DA_ADDR_BASE;
-	case DW_AT_RNGLISTS_BASE:
-		return DA_RNGL_BASE;
-	case DW_AT_SIBLING:
-		return DA_SIBLING;
-	case DW_AT_LANGUAGE:
-		return DA_LANGUAGE;
-	default:
-		return -1;
-	}
-}
 
 int
 spi_dw_die_read(struct sp_cur *c, const struct dw_unit *u, struct dw_die *die)
@@ -485,13 +489,11 @@ spi_dw_die_read(struct sp_cur *c, const struct dw_unit *u, struct dw_die *die)
 	for (i = 0; i < ab->nspecs; i++) {
 		const struct dw_spec *sp = &u->ab->specs[ab->first + i];
 		struct dw_val v;
-		int k;
 
 		if (spi_dw_read_form(c, u, sp->form, sp->implicit, &v) < 0)
 			return -SP_EFORMAT;
-		k = slot(sp->name);
-		if (k >= 0)
-			die->at[k] = v;
+		if (sp->slot < DA_NUM)
+			die->at[sp->slot] = v;
 	}
 	die->ab = ab;
 	return 0;

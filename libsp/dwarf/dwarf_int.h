@@ -105,6 +105,7 @@ struct dw_val {
 struct dw_spec {
 	uint32_t name, form;
 	int64_t implicit;        /* DW_FORM_implicit_const's value */
+	uint8_t slot;            /* its DA_ index, DA_NUM for none kept */
 };
 
 struct dw_abbrev {
