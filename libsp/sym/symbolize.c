@@ -274,6 +274,12 @@ sp_sym_spool(const struct sp_sym_options *o, struct sp_replay *in,
 		    sp_replay_header(in), &s->o, NULL, rep, &s->sym);
 	if (err == 0)
 		err = sp_writer_new(out_fd, sp_replay_header(in), &s->w);
+	/* The input's frames and stack nodes are each put once, as it
+	 * defines them: looking each up again to intern it would find
+	 * nothing (a spool that repeats one keeps it repeated). */
+	if (err == 0 && (sp_writer_no_intern(s->w, SP_REC_FRAME) < 0 ||
+	    sp_writer_no_intern(s->w, SP_REC_NODE) < 0))
+		err = -SP_EUSAGE;
 	if (err == 0)
 		err = run_loop(s, in, diag);
 	if (err == 0)
