@@ -19,6 +19,10 @@
 #                 rate, --sort sym,srcline (perf resolves per sample; its
 #                 rate is given per distinct address)
 # Cold is each tool's first run on these files, warm the best of REPS.
+# sp-sym keeps the DWARF of compressed debug files inflated in its cache
+# (here a fresh STACKPULSE_CACHE_DIR under the scratch directory): its
+# cold run fills the cache, its warm runs map it, and a third row times
+# it with --no-cache, inflating on every run as the peers do.
 # Two more rows leave out the detached debug files: sp-sym with none, and
 # addr2line on the executable's addresses alone.  Last, the ratios of
 # sp-sym's addresses per second over each peer's.
@@ -49,7 +53,7 @@ if [[ -n ${REUSE:-} ]]; then	# a directory KEEP=1 kept: time again
 	T=$REUSE
 	[[ -x $T/big && -s $T/big.spl && -s $T/perf.data ]] ||
 	    die "REUSE=$T: not a directory that KEEP=1 kept"
-	rm -f "$T"/off.* "$T"/addrs*
+	rm -rf "$T"/off.* "$T"/addrs* "$T/cache"
 else
 	T=$(mktemp -d)
 	trap '[[ -n ${KEEP:-} ]] && note "kept $T" || rm -rf "$T"' EXIT
@@ -143,6 +147,7 @@ best() {	# best of REPS runs of CMD
 }
 note "timing (REPS=$REPS)"
 # Cold: each tool's first run on these files; warm: the best of REPS after.
+export STACKPULSE_CACHE_DIR=$T/cache
 sp_cold=$(cpu $BIN/sp-sym -q "$T/big.spl" -o "$T/sym.spl")
 a2l_cold=$(cpu peer "$T" addr2line -f -i -e)
 llvm_cold=$(cpu peer "$T" llvm-symbolizer --no-demangle -f -i -e)
@@ -150,6 +155,7 @@ eu_cold=$(cpu peer "$T" eu-addr2line -f -i -e)
 prep_cold=$(cpu env HOME="$T" perf report -i "$T/perf.data" --stdio \
     --sort sym,srcline --inline)
 sp_warm=$(best $BIN/sp-sym -q "$T/big.spl" -o "$T/sym.spl")
+sp_nocache=$(best $BIN/sp-sym --no-cache -q "$T/big.spl" -o "$T/sym.spl")
 if [[ -n ${BASE:-} ]]; then
 	base_cold=$(cpu "$BASE" -q "$T/big.spl" -o "$T/sym3.spl")
 	base_warm=$(best "$BASE" -q "$T/big.spl" -o "$T/sym3.spl")
@@ -184,6 +190,7 @@ ratio() {
 	printf '%-40s %10s %10s %14s\n' tool addresses cpu_s addresses/s
 	row "sp-sym (whole spool), cold" "$frames" "$sp_cold"
 	row "sp-sym (whole spool), warm" "$frames" "$sp_warm"
+	row "sp-sym --no-cache, warm" "$frames" "$sp_nocache"
 	if [[ -n ${BASE:-} ]]; then
 		row "BASE sp-sym (whole spool), cold" "$frames" "$base_cold"
 		row "BASE sp-sym (whole spool), warm" "$frames" "$base_warm"
@@ -211,6 +218,9 @@ ratio() {
 	    "$(ratio "$frames" "$sp_warm" "$naddr" "$llvm")" \
 	    "$(ratio "$frames" "$sp_warm" "$naddr" "$eu")" \
 	    "$(ratio "$frames" "$sp_warm" "$pips" "$prep")"
+	printf 'ratios, sp-sym --no-cache addresses/s over the peer'"'"'s, warm: addr2line %s, llvm-symbolizer %s\n' \
+	    "$(ratio "$frames" "$sp_nocache" "$naddr" "$a2l")" \
+	    "$(ratio "$frames" "$sp_nocache" "$naddr" "$llvm")"
 	[[ -z ${BASE:-} ]] || printf 'ratios, BASE sp-sym over addr2line and llvm-symbolizer: cold %s and %s, warm %s and %s (BASE=%s)\n' \
 	    "$(ratio "$frames" "$base_cold" "$naddr" "$a2l_cold")" \
 	    "$(ratio "$frames" "$base_cold" "$naddr" "$llvm_cold")" \

@@ -284,11 +284,13 @@ named(struct opts *o, struct sp_replay *in)
 	struct sp_replay *r;
 	struct sp_diag diag;
 	struct stat st;
+	char cache[4096];
 	int fd, rc;
 	size_t i;
 
 	memset(&so, 0, sizeof(so));
 	so.sz = sizeof(so);
+	so.cache_dir = spi_tool_cache_dir(NULL, 0, cache, sizeof(cache));
 	if (sp_debug_dirs_from_env(&env) < 0)
 		errx(2, "%s: more than %d directories, or out of memory",
 		    SP_DEBUG_DIRS_ENV, SP_DEBUG_DIRS_MAX);

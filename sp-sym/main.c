@@ -30,6 +30,9 @@ struct opts {
 	uint32_t pids[MAX_PIDS];
 	int quiet, strict;
 	int maps_said;    /* --perf-maps or --perf-maps-for given */
+	const char *cache_arg;   /* --cache-dir, or NULL */
+	int no_cache;            /* --no-cache */
+	char cache[4096];
 };
 
 static void
@@ -40,7 +43,7 @@ usage(int status)
 	    "              [--bundle DIR] [--perf-map-dir DIR]\n"
 	    "              [--perf-maps-for PID,... | --perf-maps all|none]\n"
 	    "              [--kallsyms FILE] [--debuginfod URLS | --no-debuginfod]\n"
-	    "              [--strict] [-q] [FILE | -]\n"
+	    "              [--cache-dir DIR | --no-cache] [--strict] [-q] [FILE | -]\n"
 	    "Name the frames of a spool (ELF symbols, DWARF lines and inline\n"
 	    "frames, perf maps, kallsyms) and write a symbolized spool.\n"
 	    "  -o, --output FILE     where to write it (default: standard output)\n"
@@ -64,6 +67,11 @@ usage(int status)
 	    "                        debug files nothing here has; cached where\n"
 	    "                        elfutils' client caches them\n"
 	    "      --no-debuginfod   ask none, whatever DEBUGINFOD_URLS says\n"
+	    "      --cache-dir DIR   keep compressed debug files' DWARF inflated\n"
+	    "                        there for the next run (default:\n"
+	    "                        STACKPULSE_CACHE_DIR, or\n"
+	    "                        ~/.cache/stackpulse)\n"
+	    "      --no-cache        use no such cache\n"
 	    "      --strict          exit 1 when a frame stayed address-only\n"
 	    "  -q, --quiet           no report\n"
 	    "  -h, --help            this text\n"
@@ -95,11 +103,13 @@ debuginfod(struct opts *o)
 
 static const struct option longopts[] = {
 	{ "bundle", required_argument, NULL, 'b' },
+	{ "cache-dir", required_argument, NULL, 1000 + 'C' },
 	{ "debug-dir", required_argument, NULL, 'd' },
 	{ "debuginfod", required_argument, NULL, 1000 + 'D' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "kallsyms", required_argument, NULL, 'k' },
 	{ "no-kallsyms", no_argument, NULL, 1000 + 'K' },
+	{ "no-cache", no_argument, NULL, 1000 + 'c' },
 	{ "no-debuginfod", no_argument, NULL, 1000 + 'N' },
 	{ "output", required_argument, NULL, 'o' },
 	{ "perf-map-dir", required_argument, NULL, 'm' },
@@ -183,6 +193,12 @@ parse_args(int argc, char **argv, struct opts *o)
 		case 1000 + 'N':
 			o->no_dbgd = 1;
 			break;
+		case 1000 + 'C':
+			o->cache_arg = optarg;
+			break;
+		case 1000 + 'c':
+			o->no_cache = 1;
+			break;
 		default:
 			spi_tool_bad_option("sp-sym", ch, argv);
 		}
@@ -195,6 +211,8 @@ parse_args(int argc, char **argv, struct opts *o)
 	if (!o->maps_said)
 		o->so.perf_maps_all = 1;
 	debuginfod(o);
+	o->so.cache_dir = spi_tool_cache_dir(o->cache_arg, o->no_cache,
+	    o->cache, sizeof(o->cache));
 }
 
 /*

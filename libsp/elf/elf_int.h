@@ -111,6 +111,19 @@ int spi_elf_file_section_addr(const struct sp_elf_file *f, const char *name,
 int spi_elf_file_has_section(const struct sp_elf_file *f, const char *name);
 
 /*
+ * How section name is stored, read from its header and, when it has
+ * SHF_COMPRESSED, from the compression header before its bytes (gABI
+ * "Compressed Sections"): *stored its size in the file, *size its size
+ * once read (ch_size, inflated), *compressed 1 or 0.  Inflates nothing.
+ * Returns 0, -SP_ENOTFOUND (absent, SHT_NOBITS), -SP_EFORMAT (a
+ * compression header outside the file, or not a 64-bit little-endian
+ * file's: only those are described), -SP_ELIMIT (it inflates to more
+ * than spi_elf_file_section would read).
+ */
+int spi_elf_file_section_shape(const struct sp_elf_file *f, const char *name,
+    uint64_t *stored, uint64_t *size, int *compressed);
+
+/*
  * Whether f can name functions on its own: it has a .symtab or a
  * .debug_info with bytes in the file (a debug file candidate).  1 or 0.
  */

@@ -536,6 +536,32 @@ spi_elf_file_read(const struct sp_elf_file *f, uint64_t off, void *buf,
 }
 
 int
+spi_elf_file_section_shape(const struct sp_elf_file *f, const char *name,
+    uint64_t *stored, uint64_t *size, int *compressed)
+{
+	size_t i = spi_elf_section_find(f, name);
+	uint8_t ch[sizeof(Elf64_Chdr)];
+	const char *ident;
+	const GElf_Shdr *h;
+
+	if (i == f->shnum || f->sh[i].sh_type == SHT_NOBITS)
+		return -SP_ENOTFOUND;
+	h = &f->sh[i];
+	*stored = *size = h->sh_size;
+	*compressed = (h->sh_flags & SHF_COMPRESSED) != 0;
+	if (!*compressed)
+		return 0;
+	/* Elf64_Chdr: ch_type, ch_reserved, ch_size, ch_addralign. */
+	ident = elf_getident(f->elf, NULL);
+	if (gelf_getclass(f->elf) != ELFCLASS64 || ident == NULL ||
+	    ident[EI_DATA] != ELFDATA2LSB || h->sh_size < sizeof(ch) ||
+	    spi_elf_file_read(f, h->sh_offset, ch, sizeof(ch)) != sizeof(ch))
+		return -SP_EFORMAT;
+	*size = sp_le64(ch + 8);
+	return *size > f->section_max ? -SP_ELIMIT : 0;
+}
+
+int
 spi_elf_file_crc32(const struct sp_elf_file *f, uint32_t *crc)
 {
 	uint8_t *buf;

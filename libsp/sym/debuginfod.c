@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "common/hex_int.h"
+#include "dwcache_int.h"
 #include "elf/elf_int.h"
 #include "http_int.h"
 #include "sp/common/error.h"
@@ -70,28 +71,6 @@ cache_dir(const struct sp_debuginfod *d, char *buf, size_t cap)
 	else
 		return -ENOENT;
 	return n < 0 || (size_t)n >= cap ? -ENAMETOOLONG : 0;
-}
-
-/* mkdir -p for the cache's own two levels and its parents. */
-static int
-make_dirs(const char *path)
-{
-	char buf[PATH_MAX];
-	size_t i, n = strlen(path);
-
-	if (n >= sizeof(buf))
-		return -ENAMETOOLONG;
-	memcpy(buf, path, n + 1);
-	for (i = 1; i <= n; i++)
-		if (buf[i] == '/' || buf[i] == '\0') {
-			char c = buf[i];
-
-			buf[i] = '\0';
-			if (mkdir(buf, 0700) < 0 && errno != EEXIST)
-				return -errno;
-			buf[i] = c;
-		}
-	return 0;
 }
 
 /* Whether path is an ELF file with build-id id: 1, or 0. */
@@ -457,7 +436,7 @@ sp_debuginfod_find(struct sp_debuginfod *d, const uint8_t *id,
 			say(&f, "%s: not an http:// or https:// URL", server);
 			continue;
 		}
-		if (make_dirs(dir) != 0 || (fd = mkstemp(tmp)) < 0) {
+		if (spi_make_dirs(dir) != 0 || (fd = mkstemp(tmp)) < 0) {
 			say(&f, "%s: %s", dir, strerror(errno));
 			break;
 		}

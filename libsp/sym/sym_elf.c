@@ -21,6 +21,7 @@ static void
 file_fini(struct sym_file *f)
 {
 	spi_dwarf_free(f->dwarf);
+	spi_dwcache_fini(&f->cache);
 	spi_elf_syms_free(f->dsyms);
 	spi_elf_syms_free(f->bsyms);
 	spi_debug_found_fini(&f->found);
@@ -41,53 +42,55 @@ spi_sym_files_free(struct sym_ctx *c)
 }
 
 /*
- * The DWARF sections of f, bytes owned by f.  A section that cannot be
- * read (malformed, compressed beyond belief, over SP_ELF_SECTION_MAX) is
- * left out and reported; the index uses what is left.
+ * The DWARF sections of f: bytes owned by f, or for compressed ones the
+ * cache's inflated bytes (dwcache_int.h), mapped into *cache.  A section
+ * that cannot be read (malformed, compressed beyond belief, over
+ * SP_ELF_SECTION_MAX) is left out and reported; the index uses what is
+ * left.  A file inflated here is put in the cache for the next run.
  */
 static int
-dwarf_open(struct sym_ctx *c, struct sp_elf_file *f, struct sp_dwarf **out)
+dwarf_open(struct sym_ctx *c, struct sp_elf_file *f, struct spi_dwcache *cache,
+    struct sp_dwarf **out)
 {
-	static const struct {
-		const char *name;
-		size_t off;
-	} secs[] = {
-		{ ".debug_info", offsetof(struct sp_dwarf_sections, info) },
-		{ ".debug_abbrev", offsetof(struct sp_dwarf_sections, abbrev) },
-		{ ".debug_line", offsetof(struct sp_dwarf_sections, line) },
-		{ ".debug_str", offsetof(struct sp_dwarf_sections, str) },
-		{ ".debug_line_str",
-		    offsetof(struct sp_dwarf_sections, line_str) },
-		{ ".debug_str_offsets",
-		    offsetof(struct sp_dwarf_sections, str_offsets) },
-		{ ".debug_addr", offsetof(struct sp_dwarf_sections, addr) },
-		{ ".debug_ranges", offsetof(struct sp_dwarf_sections, ranges) },
-		{ ".debug_rnglists",
-		    offsetof(struct sp_dwarf_sections, rnglists) },
-		{ ".debug_aranges",
-		    offsetof(struct sp_dwarf_sections, aranges) },
+	static const char *const names[] = {
+		".debug_info", ".debug_abbrev", ".debug_line", ".debug_str",
+		".debug_line_str", ".debug_str_offsets", ".debug_addr",
+		".debug_ranges", ".debug_rnglists", ".debug_aranges",
 	};
+	enum { N = sizeof(names) / sizeof(names[0]) };
 	struct sp_dwarf_sections s;
-	struct sp_dwarf_bytes *b;
+	struct sp_dwarf_bytes *const b[N] = { &s.info, &s.abbrev, &s.line,
+		&s.str, &s.line_str, &s.str_offsets, &s.addr, &s.ranges,
+		&s.rnglists, &s.aranges };
+	const char *dir = c->o->cache_dir;
 	size_t i;
-	int err;
+	int err, cached;
 
 	*out = NULL;
 	memset(&s, 0, sizeof(s));
-	for (i = 0; i < sizeof(secs) / sizeof(secs[0]); i++) {
-		b = (struct sp_dwarf_bytes *)(void *)((char *)&s + secs[i].off);
-		err = spi_elf_file_section(f, secs[i].name, &b->p, &b->len);
+	err = spi_dwcache_get(dir, f, names, N, b, cache);
+	if (err == -ENOMEM)
+		return err;
+	cached = err == 0;
+	for (i = 0; i < N; i++) {
+		if (b[i]->p != NULL)
+			continue;       /* from the cache */
+		err = spi_elf_file_section(f, names[i], &b[i]->p, &b[i]->len);
 		if (err == -ENOMEM)
 			return err;
 		if (err < 0 && err != -SP_ENOTFOUND &&
 		    (err = spi_sym_report_damaged(c, spi_elf_file_path(f),
-		    secs[i].name, err)) < 0)
+		    names[i], err)) < 0)
 			return err;
-		if (err < 0 || b->len == 0) {
-			b->p = NULL;
-			b->len = 0;
+		if (err < 0 || b[i]->len == 0) {
+			b[i]->p = NULL;
+			b[i]->len = 0;
 		}
 	}
+	/* Best effort: a run without a cache is only slower. */
+	if (!cached && spi_dwcache_put(dir, f, names, N,
+	    (const struct sp_dwarf_bytes *const *)b) == -ENOMEM)
+		return -ENOMEM;
 	err = spi_dwarf_open(&s, out);
 	if (err < 0 && err != -SP_ENOTFOUND && err != -ENOMEM)
 		return spi_sym_report_damaged(c, spi_elf_file_path(f), "DWARF", err);
@@ -198,7 +201,7 @@ file_open(struct sym_ctx *c, struct sym_file *fl, const struct sp_module *m)
 	if (dw == NULL || !spi_elf_file_has_section(dw, ".debug_info"))
 		dw = fl->found.binary;
 	if (dw != NULL && spi_elf_file_has_section(dw, ".debug_info")) {
-		err = dwarf_open(c, dw, &fl->dwarf);
+		err = dwarf_open(c, dw, &fl->cache, &fl->dwarf);
 		if (err == -ENOMEM)
 			return err;
 	}

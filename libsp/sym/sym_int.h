@@ -17,6 +17,7 @@
 #include "sp/sym/sym.h"
 #include "sp/sym/symbolizer.h"
 #include "sym/debugfind_int.h"
+#include "sym/dwcache_int.h"
 #include "sym/kallsyms_int.h"
 #include "sym/perfmap_int.h"
 
@@ -30,6 +31,7 @@ struct sym_file {
 	struct sp_elf_syms *dsyms;   /* the debug file's symbols, or NULL */
 	struct sp_elf_syms *bsyms;   /* the binary's symbols, or NULL */
 	struct sp_dwarf *dwarf;      /* over the file with .debug_info */
+	struct spi_dwcache cache;    /* its inflated sections, if mapped */
 	size_t missing;              /* index + 1 in the report, 0 none */
 	uint64_t named;              /* frames it named */
 	int unmapped;                /* reported: an offset outside PT_LOAD */

@@ -160,6 +160,31 @@ spi_tool_json_str(FILE *out, const char *s, size_t len)
 	spi_json_fput(out, s, len);
 }
 
+const char *
+spi_tool_cache_dir(const char *arg, int off, char *buf, size_t cap)
+{
+	/* The caller's environment, read once at startup. */
+	/* NOLINTBEGIN(concurrency-mt-unsafe) */
+	const char *e = getenv("STACKPULSE_CACHE_DIR");
+	const char *x = getenv("XDG_CACHE_HOME"), *h = getenv("HOME");
+	/* NOLINTEND(concurrency-mt-unsafe) */
+	int n;
+
+	if (off)
+		return NULL;
+	if (arg != NULL)
+		n = snprintf(buf, cap, "%s", arg);
+	else if (e != NULL)
+		n = snprintf(buf, cap, "%s", e);
+	else if (x != NULL && x[0] == '/')
+		n = snprintf(buf, cap, "%s/stackpulse", x);
+	else if (h != NULL && h[0] == '/')
+		n = snprintf(buf, cap, "%s/.cache/stackpulse", h);
+	else
+		return NULL;
+	return n <= 0 || (size_t)n >= cap ? NULL : buf;
+}
+
 double
 spi_tool_now(void)
 {

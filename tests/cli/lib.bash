@@ -30,6 +30,9 @@ TOP=${TOP:-$BIN/sp-top}
 REPORT=${REPORT:-$BIN/sp-report}
 W=build/tests
 mkdir -p "$TMP"
+# sp-sym's cache of inflated DWARF: the tests' own, not the user's (the
+# suite that tests the cache sets its own).
+export STACKPULSE_CACHE_DIR=${STACKPULSE_CACHE_DIR-$PWD/build/test-tmp/dwarf-cache}
 
 # run CMD...: runs it, keeping stdout, stderr and status in OUT, ERR, RC.
 run() {

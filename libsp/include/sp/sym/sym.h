@@ -101,6 +101,14 @@ struct sp_sym_options {
 	 */
 	void (*progress)(void *arg, uint64_t bytes, uint64_t frames);
 	void *progress_arg;
+	/*
+	 * NULL: none.  Else a directory (made if missing, mode 0700) where
+	 * the DWARF of a debug file whose sections are compressed is kept
+	 * inflated, one file per build-id, so that later runs map it instead
+	 * of inflating it again (docs/architecture.md).  The tools use
+	 * sp_sym_cache_dir's.
+	 */
+	const char *cache_dir;
 };
 
 /*

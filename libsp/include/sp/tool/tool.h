@@ -82,6 +82,16 @@ void spi_tool_demangle_failed(const char *why);
  * output uses (valid UTF-8 as it is, other bytes as U+FFFD). */
 void spi_tool_json_str(FILE *out, const char *s, size_t len);
 
+/*
+ * The cache of inflated DWARF for sp-sym and sp-report
+ * (sp_sym_options.cache_dir): arg (--cache-dir) when not NULL, else
+ * STACKPULSE_CACHE_DIR, else $XDG_CACHE_HOME/stackpulse, else
+ * $HOME/.cache/stackpulse, written into buf; NULL for none (off, an
+ * empty STACKPULSE_CACHE_DIR, no home, a path too long).
+ */
+const char *spi_tool_cache_dir(const char *arg, int off, char *buf,
+    size_t cap);
+
 /* Seconds of CLOCK_MONOTONIC, for a tool's timing and status lines. */
 double spi_tool_now(void);
 

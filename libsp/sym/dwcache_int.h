@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef SP_DWCACHE_INT_H
+#define SP_DWCACHE_INT_H
+
+/*
+ * The cache of inflated DWARF (docs/architecture.md, "Symbolizing").
+ * Debian's and Fedora's debug files, and most that debuginfod serves,
+ * compress their DWARF sections (SHF_COMPRESSED, zlib); inflating libc's
+ * costs more than naming every frame of a large program.  So the first
+ * run that inflates a file's DWARF keeps the inflated bytes in one file
+ * of a cache directory, named by the file's build-id, and later runs map
+ * that file read-only instead of inflating again.
+ *
+ * An entry is written to a temporary file and renamed into place, never
+ * rewritten in place: a run that maps it keeps reading the bytes it
+ * mapped.  It is used only by its owner, and only while the source file's
+ * build-id and each section's stored and inflated sizes match what it
+ * records; else it is inflated again and replaced.  Its bytes are read
+ * as untrusted DWARF, as the debug file's own are.
+ */
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dwarf/debuginfo_int.h"
+#include "elf/elf_int.h"
+
+/* Files whose compressed DWARF inflates to less (256 KiB) are not
+ * cached: they inflate in under a millisecond. */
+#define SPI_DWCACHE_MIN ((uint64_t)1 << 18)
+
+/* A mapped entry, or none (map NULL). */
+struct spi_dwcache {
+	void *map;
+	size_t len;
+};
+
+/*
+ * For f's sections names[0..n): where f's entry in dir is valid, sets
+ * *bytes[i] of each compressed section to its inflated bytes in the
+ * mapping *c (valid until spi_dwcache_fini) and returns 0.  Returns
+ * -SP_ENOTFOUND when f has no compressed section, inflates to less than
+ * SPI_DWCACHE_MIN, has no build-id, or has no valid entry; -ENOMEM.
+ * Sections not compressed are left as they are.
+ */
+int spi_dwcache_get(const char *dir, const struct sp_elf_file *f,
+    const char *const *names, size_t n, struct sp_dwarf_bytes *const *bytes,
+    struct spi_dwcache *c);
+
+/*
+ * Writes f's entry in dir (made, with its parents, mode 0700) from the
+ * inflated bytes *bytes[i] of its compressed sections, as
+ * spi_dwcache_get reads them.  Returns 0, -SP_ENOTFOUND when f is not
+ * one to cache (as above), or -errno: a cache is an optimisation, and
+ * callers go on without one.
+ */
+int spi_dwcache_put(const char *dir, const struct sp_elf_file *f,
+    const char *const *names, size_t n,
+    const struct sp_dwarf_bytes *const *bytes);
+
+/* Unmaps c's entry, if any. */
+void spi_dwcache_fini(struct spi_dwcache *c);
+
+/* mkdir -p path, each made with mode 0700: 0 or -errno. */
+int spi_make_dirs(const char *path);
+
+#endif
