@@ -26,7 +26,8 @@
 # file-backed frames become ELF addresses of their modules (bench/lib.bash
 # spool_addrs), and the same addresses are resolved, REPS rounds,
 # interleaved (each round runs every tool once), by
-#   sp-sym            the whole spool (every frame, and the spool rewritten)
+#   sp-sym            the whole spool (every frame, and the spool rewritten),
+#                     with its cache of inflated DWARF, and with --no-cache
 #   addr2line -f -i -e MODULE              one run per module, on stdin
 #   llvm-symbolizer --no-demangle -f -i -e MODULE   the same (LLVM's;
 #                     mangled names, as addr2line without -C and sp-sym
@@ -130,11 +131,17 @@ naddr=$(spool_addrs "$T/big.spl" "$T")
 note "$frames frames in the spool, $naddr distinct addresses in file-backed modules"
 
 # --- timing -------------------------------------------------------------------------
-tools=(sp-sym addr2line llvm-symbolizer)
+# sp-sym's cache of inflated DWARF (the compressed debug files of the
+# libraries cppcheck maps, where they are installed) is a fresh one of
+# the scratch directory's: the first round fills it.  sp-sym-nocache
+# inflates on every run, as the peers do.
+export STACKPULSE_CACHE_DIR=$T/cache
+tools=(sp-sym sp-sym-nocache addr2line llvm-symbolizer)
 [[ -z ${BASE:-} ]] || tools+=(base)
 run() {
 	case $1 in
 	sp-sym) cpu $BIN/sp-sym -q "$T/big.spl" -o "$T/sym.spl" ;;
+	sp-sym-nocache) cpu $BIN/sp-sym --no-cache -q "$T/big.spl" -o "$T/sym2.spl" ;;
 	base) cpu "$BASE" -q "$T/big.spl" -o "$T/base.spl" ;;
 	addr2line) cpu peer "$T" addr2line -f -i -e ;;
 	llvm-symbolizer) cpu peer "$T" llvm-symbolizer --no-demangle -f -i -e ;;
@@ -153,7 +160,7 @@ for t in "${tools[@]}"; do
 	med[$t]=$(median "$T/times.$t")
 	n[$t]=$naddr
 done
-n[sp-sym]=$frames n[base]=$frames
+n[sp-sym]=$frames n[sp-sym-nocache]=$frames n[base]=$frames
 ratio() {
 	awk -v a="$(rate "${n[$1]}" "${med[$1]}")" -v b="$(rate "${n[$2]}" "${med[$2]}")" \
 	    'BEGIN { printf "%.2fx", (b > 0 ? a / b : 0) }'
@@ -172,6 +179,8 @@ named=$($BIN/sp-dump --stats --json "$T/sym.spl" |
 	printf 'sp-sym named %s frames (SYMBOL records); medians of %s interleaved rounds\n' "$named" "$REPS"
 	printf 'ratios, sp-sym addresses/s over the peer'"'"'s: addr2line %s, llvm-symbolizer %s\n' \
 	    "$(ratio sp-sym addr2line)" "$(ratio sp-sym llvm-symbolizer)"
+	printf 'ratios, sp-sym --no-cache over the peer'"'"'s: addr2line %s, llvm-symbolizer %s\n' \
+	    "$(ratio sp-sym-nocache addr2line)" "$(ratio sp-sym-nocache llvm-symbolizer)"
 	[[ -z ${BASE:-} ]] || printf 'ratios, BASE over the peer'"'"'s: addr2line %s, llvm-symbolizer %s; sp-sym over BASE %s\n' \
 	    "$(ratio base addr2line)" "$(ratio base llvm-symbolizer)" "$(ratio sp-sym base)"
 	printf 'load after: %s\n' "$(uptime)"
