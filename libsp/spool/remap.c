@@ -124,7 +124,7 @@ spi_remap_put(struct sp_remap *m, struct sp_writer *w, struct sp_record *rec,
 	int def = spi_remap_is_definition(rec->kind), err;
 
 	spi_remap_refs(m, rec);
-	err = sp_writer_put(w, rec, def ? &out_id : NULL);
+	err = spi_writer_put_copy(w, rec, def ? &out_id : NULL);
 	if (err < 0 || !def)
 		return err;
 	if (out != NULL)

@@ -43,10 +43,19 @@ void spi_remap_refs(struct sp_remap *m, struct sp_record *rec);
 /*
  * Maps rec's references, puts it to w and, for a definition, records the
  * id mapping and stores the output id in *out (out may be NULL).  Returns
- * 0 or the writer's error.
+ * 0 or the writer's error.  rec is one a reader decoded: the writer
+ * checks its references, not its fields again (spi_writer_put_copy).
  */
 int spi_remap_put(struct sp_remap *m, struct sp_writer *w,
     struct sp_record *rec, uint32_t *out);
+
+/*
+ * sp_writer_put for a record a reader decoded, whose references alone
+ * may have changed since: checked on those, not encoded and decoded back
+ * (writer.c).  For spi_remap_put.
+ */
+int spi_writer_put_copy(struct sp_writer *w, const struct sp_record *r,
+    uint32_t *id);
 
 /* Forgets every mapping (for the next input) and frees the maps. */
 void spi_remap_fini(struct sp_remap *m);

@@ -10,6 +10,7 @@
 #include "codec_int.h"
 #include "common/intern_int.h"
 #include "defs_int.h"
+#include "remap_int.h"
 #include "live_int.h"
 #include "sp/spool/writer.h"
 
@@ -34,6 +35,7 @@ struct sp_writer {
 	size_t last_n, last_cap;
 	uint32_t n[SP_REC_KINDS_];
 	uint32_t no_intern;    /* bit k: kind k is not interned */
+	int copying;           /* in spi_writer_put_copy */
 	uint8_t *has_symbol;   /* per frame id - 1 */
 	size_t has_symbol_cap;
 };
@@ -222,14 +224,18 @@ append(struct sp_writer *w, unsigned kind)
 /*
  * A sample (one per sample of a recording: the hot path) is checked on
  * the record itself: it is ids and a clock delta, all varints, whose round
- * trip through a reader fuzz_roundtrip proves.  Every other kind is
+ * trip through a reader fuzz_roundtrip proves.  So is a record copied
+ * from a reader (spi_writer_put_copy): the reader checked its fields, and
+ * only its references changed, which are checked.  Every other kind is
  * decoded back.
  */
 static int
 check(struct sp_writer *w, const struct sp_record *r, uint64_t clock)
 {
-	if (r->kind != SP_REC_SAMPLE)
+	if (r->kind != SP_REC_SAMPLE && !w->copying)
 		return check_payload(w, r, clock);
+	if (r->kind != SP_REC_SAMPLE)
+		return spi_check_refs(w->n, r, NULL) != 0 ? -SP_EREF : 0;
 	if (r->u.sample.thread == 0 ||
 	    r->u.sample.kind > SP_SAMPLE_PREEMPTED ||
 	    (r->u.sample.kind != SP_SAMPLE_CPU && r->u.sample.weight == 0))
@@ -337,6 +343,18 @@ sp_writer_put(struct sp_writer *w, const struct sp_record *r, uint32_t *id)
 	}
 	if (id != NULL)
 		*id = found;
+	return err;
+}
+
+int
+spi_writer_put_copy(struct sp_writer *w, const struct sp_record *r,
+    uint32_t *id)
+{
+	int err;
+
+	w->copying = 1;
+	err = sp_writer_put(w, r, id);
+	w->copying = 0;
 	return err;
 }
 
