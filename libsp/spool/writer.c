@@ -35,7 +35,6 @@ struct sp_writer {
 	size_t last_n, last_cap;
 	uint32_t n[SP_REC_KINDS_];
 	uint32_t no_intern;    /* bit k: kind k is not interned */
-	int copying;           /* in spi_writer_put_copy */
 	uint8_t *has_symbol;   /* per frame id - 1 */
 	size_t has_symbol_cap;
 };
@@ -230,9 +229,10 @@ append(struct sp_writer *w, unsigned kind)
  * decoded back.
  */
 static int
-check(struct sp_writer *w, const struct sp_record *r, uint64_t clock)
+check(struct sp_writer *w, const struct sp_record *r, uint64_t clock,
+    int copied)
 {
-	if (r->kind != SP_REC_SAMPLE && !w->copying)
+	if (r->kind != SP_REC_SAMPLE && !copied)
 		return check_payload(w, r, clock);
 	if (r->kind != SP_REC_SAMPLE)
 		return spi_check_refs(w->n, r, NULL) != 0 ? -SP_EREF : 0;
@@ -295,8 +295,9 @@ remember(struct sp_writer *w, const struct sp_record *r, uint64_t hash,
 	return got == id ? 0 : -SP_EUSAGE; /* ids are given in order */
 }
 
-int
-sp_writer_put(struct sp_writer *w, const struct sp_record *r, uint32_t *id)
+/* sp_writer_put; copied: r is one a reader decoded (check above). */
+static int
+put(struct sp_writer *w, const struct sp_record *r, uint32_t *id, int copied)
 {
 	uint64_t clock = w->codec.clock, hash = 0;
 	uint32_t found;
@@ -318,7 +319,7 @@ sp_writer_put(struct sp_writer *w, const struct sp_record *r, uint32_t *id)
 	}
 	err = spi_record_payload(&w->codec, r, &w->payload);
 	if (err == 0)
-		err = check(w, r, clock);
+		err = check(w, r, clock, copied);
 	if (err == 0 && r->kind == SP_REC_SYMBOL)
 		err = mark_symbol(w, r->u.symbol.frame);
 	if (err) {
@@ -347,15 +348,16 @@ sp_writer_put(struct sp_writer *w, const struct sp_record *r, uint32_t *id)
 }
 
 int
+sp_writer_put(struct sp_writer *w, const struct sp_record *r, uint32_t *id)
+{
+	return put(w, r, id, 0);
+}
+
+int
 spi_writer_put_copy(struct sp_writer *w, const struct sp_record *r,
     uint32_t *id)
 {
-	int err;
-
-	w->copying = 1;
-	err = sp_writer_put(w, r, id);
-	w->copying = 0;
-	return err;
+	return put(w, r, id, 1);
 }
 
 int
