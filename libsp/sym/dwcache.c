@@ -33,18 +33,20 @@ static const uint8_t magic[8] = { 'S', 'P', 'D', 'W', 'A', 'R', 'F', '\n' };
 #define ID_MAX 64u
 
 /* What the entry of a file must hold: each section's shape. */
-struct plan {
+struct spi_dwcache_plan {
+	size_t n;                   /* sections */
 	uint64_t stored[NSEC_MAX], size[NSEC_MAX];
 	int compressed[NSEC_MAX];
 	uint64_t total;             /* inflated bytes of the compressed */
-	const uint8_t *id;
+	const uint8_t *id;          /* the file's: valid while it is open */
 	size_t id_len;
-	char path[PATH_MAX];
+	char path[PATH_MAX];        /* DIR/BUILDID.dwarf */
+	size_t dir_len;             /* of DIR in path */
 };
 
 static int
 plan_of(const char *dir, const struct sp_elf_file *f,
-    const char *const *names, size_t n, struct plan *p)
+    const char *const *names, size_t n, struct spi_dwcache_plan *p)
 {
 	char hex[2 * ID_MAX + 1];
 	size_t i;
@@ -54,6 +56,7 @@ plan_of(const char *dir, const struct sp_elf_file *f,
 	    spi_elf_file_build_id(f, &p->id, &p->id_len) != 0 ||
 	    p->id_len == 0 || p->id_len > ID_MAX)
 		return -SP_ENOTFOUND;
+	p->n = n;
 	p->total = 0;
 	for (i = 0; i < n; i++) {
 		err = spi_elf_file_section_shape(f, names[i], &p->stored[i],
@@ -70,15 +73,16 @@ plan_of(const char *dir, const struct sp_elf_file *f,
 	if (p->total < SPI_DWCACHE_MIN)
 		return -SP_ENOTFOUND;
 	sp_hex(hex, p->id, p->id_len);
+	p->dir_len = strlen(dir);
 	len = snprintf(p->path, sizeof(p->path), "%s/%s.dwarf", dir, hex);
 	return len < 0 || (size_t)len >= sizeof(p->path) ? -SP_ENOTFOUND : 0;
 }
 
 /* Whether the entry m[0..len) is f's, as p describes it: 1 or 0. */
 static int
-entry_ok(const uint8_t *m, size_t len, const struct plan *p, size_t n)
+entry_ok(const uint8_t *m, size_t len, const struct spi_dwcache_plan *p)
 {
-	size_t i;
+	size_t i, n = p->n;
 
 	if (len < HEAD + n * SLOT || memcmp(m, magic, sizeof(magic)) != 0 ||
 	    sp_le32(m + 8) != VERSION || sp_le32(m + 12) != n ||
@@ -106,21 +110,24 @@ spi_dwcache_get(const char *dir, const struct sp_elf_file *f,
     const char *const *names, size_t n, struct sp_dwarf_bytes *const *bytes,
     struct spi_dwcache *c)
 {
-	struct plan *p;
+	struct spi_dwcache_plan *p;
 	struct stat st;
 	void *m = MAP_FAILED;
 	size_t i;
-	int fd, err = -SP_ENOTFOUND;
+	int fd;
 
-	c->map = NULL;
-	c->len = 0;
+	memset(c, 0, sizeof(*c));
 	if ((p = malloc(sizeof(*p))) == NULL)
 		return -ENOMEM;
-	if (plan_of(dir, f, names, n, p) != 0)
-		goto out;
+	if (plan_of(dir, f, names, n, p) != 0) {
+		free(p);
+		return -SP_ENOTFOUND;
+	}
+	/* Kept for spi_dwcache_put unless the entry serves. */
+	c->plan = p;
 	fd = open(p->path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
-		goto out;
+		return -SP_ENOTFOUND;
 	/* Another user's entry is not read: only its owner writes it. */
 	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
 	    st.st_uid == geteuid() && st.st_size >= (off_t)HEAD &&
@@ -129,10 +136,10 @@ spi_dwcache_get(const char *dir, const struct sp_elf_file *f,
 		    0);
 	(void)close(fd);
 	if (m == MAP_FAILED)
-		goto out;
-	if (!entry_ok(m, (size_t)st.st_size, p, n)) {
+		return -SP_ENOTFOUND;
+	if (!entry_ok(m, (size_t)st.st_size, p)) {
 		(void)munmap(m, (size_t)st.st_size);
-		goto out;
+		return -SP_ENOTFOUND;
 	}
 	for (i = 0; i < n; i++) {
 		const uint8_t *s = (const uint8_t *)m + HEAD + i * SLOT;
@@ -144,10 +151,9 @@ spi_dwcache_get(const char *dir, const struct sp_elf_file *f,
 	}
 	c->map = m;
 	c->len = (size_t)st.st_size;
-	err = 0;
-out:
+	c->plan = NULL;
 	free(p);
-	return err;
+	return 0;
 }
 
 static void
@@ -177,10 +183,10 @@ write_all(int fd, const void *buf, size_t len)
 
 /* The head and slots of f's entry, its bytes laid out 16-aligned. */
 static void
-head_of(uint8_t *h, const struct plan *p, size_t n)
+head_of(uint8_t *h, const struct spi_dwcache_plan *p)
 {
+	size_t i, n = p->n;
 	uint64_t at = HEAD + n * SLOT;
-	size_t i;
 
 	memset(h, 0, HEAD + n * SLOT);
 	memcpy(h, magic, sizeof(magic));
@@ -203,19 +209,19 @@ head_of(uint8_t *h, const struct plan *p, size_t n)
 }
 
 static int
-write_entry(int fd, const struct plan *p, size_t n,
+write_entry(int fd, const struct spi_dwcache_plan *p,
     const struct sp_dwarf_bytes *const *bytes)
 {
 	static const uint8_t zeros[16];
 	uint8_t h[HEAD + NSEC_MAX * SLOT];
-	uint64_t at = HEAD + n * SLOT;
+	uint64_t at = HEAD + p->n * SLOT;
 	size_t i;
 	int err;
 
-	head_of(h, p, n);
+	head_of(h, p);
 	if ((err = write_all(fd, h, (size_t)at)) < 0)
 		return err;
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < p->n; i++) {
 		size_t pad = (size_t)(((at + 15) & ~(uint64_t)15) - at);
 
 		if (!p->compressed[i])
@@ -233,38 +239,37 @@ write_entry(int fd, const struct plan *p, size_t n,
 }
 
 int
-spi_dwcache_put(const char *dir, const struct sp_elf_file *f,
-    const char *const *names, size_t n,
+spi_dwcache_put(struct spi_dwcache *c,
     const struct sp_dwarf_bytes *const *bytes)
 {
 	static const char suffix[] = ".XXXXXX";
+	struct spi_dwcache_plan *p = c->plan;
 	char tmp[PATH_MAX];
-	struct plan *p;
 	size_t len;
 	int fd, err;
 
-	if ((p = malloc(sizeof(*p))) == NULL)
-		return -ENOMEM;
-	err = plan_of(dir, f, names, n, p);
-	if (err == 0)
-		err = spi_make_dirs(dir);
-	len = err == 0 ? strlen(p->path) : 0;
+	if (p == NULL)
+		return -SP_ENOTFOUND;
+	c->plan = NULL;
+	/* The directory, then the temporary name, from the entry's path. */
+	memcpy(tmp, p->path, p->dir_len);
+	tmp[p->dir_len] = '\0';
+	err = spi_make_dirs(tmp);
+	len = strlen(p->path);
 	if (err == 0 && len + sizeof(suffix) > sizeof(tmp))
 		err = -ENAMETOOLONG;
-	if (err == 0) {
-		memcpy(tmp, p->path, len);
-		memcpy(tmp + len, suffix, sizeof(suffix));
-	}
 	if (err < 0) {
 		free(p);
 		return err;
 	}
+	memcpy(tmp, p->path, len);
+	memcpy(tmp + len, suffix, sizeof(suffix));
 	/* mkstemp makes it 0600; renamed into place whole, or removed. */
 	fd = mkstemp(tmp);
 	if (fd < 0) {
 		err = -errno;
 	} else {
-		err = write_entry(fd, p, n, bytes);
+		err = write_entry(fd, p, bytes);
 		if (close(fd) < 0 && err == 0)
 			err = -errno;
 		if (err == 0 && rename(tmp, p->path) < 0)
@@ -281,8 +286,8 @@ spi_dwcache_fini(struct spi_dwcache *c)
 {
 	if (c->map != NULL)
 		(void)munmap(c->map, c->len);
-	c->map = NULL;
-	c->len = 0;
+	free(c->plan);
+	memset(c, 0, sizeof(*c));
 }
 
 int

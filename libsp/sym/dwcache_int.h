@@ -29,10 +29,13 @@
  * cached: they inflate in under a millisecond. */
 #define SPI_DWCACHE_MIN ((uint64_t)1 << 18)
 
-/* A mapped entry, or none (map NULL). */
+struct spi_dwcache_plan;
+
+/* A mapped entry (map), or the plan of one to write (plan), or none. */
 struct spi_dwcache {
 	void *map;
 	size_t len;
+	struct spi_dwcache_plan *plan;
 };
 
 /*
@@ -40,25 +43,27 @@ struct spi_dwcache {
  * *bytes[i] of each compressed section to its inflated bytes in the
  * mapping *c (valid until spi_dwcache_fini) and returns 0.  Returns
  * -SP_ENOTFOUND when f has no compressed section, inflates to less than
- * SPI_DWCACHE_MIN, has no build-id, or has no valid entry; -ENOMEM.
- * Sections not compressed are left as they are.
+ * SPI_DWCACHE_MIN, has no build-id, or has no valid entry (then, for a
+ * file worth an entry, *c keeps what spi_dwcache_put is to write);
+ * -ENOMEM.  Sections not compressed are left as they are.
  */
 int spi_dwcache_get(const char *dir, const struct sp_elf_file *f,
     const char *const *names, size_t n, struct sp_dwarf_bytes *const *bytes,
     struct spi_dwcache *c);
 
 /*
- * Writes f's entry in dir (made, with its parents, mode 0700) from the
- * inflated bytes *bytes[i] of its compressed sections, as
- * spi_dwcache_get reads them.  Returns 0, -SP_ENOTFOUND when f is not
- * one to cache (as above), or -errno: a cache is an optimisation, and
- * callers go on without one.
+ * After spi_dwcache_get found no entry for a file worth one (f still
+ * open): writes it, in the directory get was given (made, with its
+ * parents, mode 0700), from the inflated bytes *bytes[i] of its
+ * compressed sections, as get reads them.  Returns 0, -SP_ENOTFOUND when
+ * there is nothing to write (or the bytes are not the sizes the file
+ * states), or -errno: a cache is an optimisation, and callers go on
+ * without one.
  */
-int spi_dwcache_put(const char *dir, const struct sp_elf_file *f,
-    const char *const *names, size_t n,
+int spi_dwcache_put(struct spi_dwcache *c,
     const struct sp_dwarf_bytes *const *bytes);
 
-/* Unmaps c's entry, if any. */
+/* Unmaps c's entry and drops its plan, if any. */
 void spi_dwcache_fini(struct spi_dwcache *c);
 
 /* mkdir -p path, each made with mode 0700: 0 or -errno. */

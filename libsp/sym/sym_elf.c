@@ -64,14 +64,13 @@ dwarf_open(struct sym_ctx *c, struct sp_elf_file *f, struct spi_dwcache *cache,
 		&s.rnglists, &s.aranges };
 	const char *dir = c->o->cache_dir;
 	size_t i;
-	int err, cached;
+	int err;
 
 	*out = NULL;
 	memset(&s, 0, sizeof(s));
 	err = spi_dwcache_get(dir, f, names, N, b, cache);
 	if (err == -ENOMEM)
 		return err;
-	cached = err == 0;
 	for (i = 0; i < N; i++) {
 		if (b[i]->p != NULL)
 			continue;       /* from the cache */
@@ -88,7 +87,7 @@ dwarf_open(struct sym_ctx *c, struct sp_elf_file *f, struct spi_dwcache *cache,
 		}
 	}
 	/* Best effort: a run without a cache is only slower. */
-	if (!cached && spi_dwcache_put(dir, f, names, N,
+	if (spi_dwcache_put(cache,
 	    (const struct sp_dwarf_bytes *const *)b) == -ENOMEM)
 		return -ENOMEM;
 	err = spi_dwarf_open(&s, out);
