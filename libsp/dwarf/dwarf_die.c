@@ -466,7 +466,6 @@ find_abbrev(const struct dw_abbrevs *t, uint64_t code)
 	return NULL;
 }
 
-
 int
 spi_dw_die_read(struct sp_cur *c, const struct dw_unit *u, struct dw_die *die)
 {

@@ -9,7 +9,6 @@
 
 # A program of many small functions, so that its DWARF inflates to more
 # than the 256 KiB below which sp-sym keeps no copy.
-mkdir -p "$TMP"
 awk 'BEGIN {
 	n = 1500
 	print "#include <time.h>"

@@ -105,8 +105,8 @@ struct sp_sym_options {
 	 * NULL: none.  Else a directory (made if missing, mode 0700) where
 	 * the DWARF of a debug file whose sections are compressed is kept
 	 * inflated, one file per build-id, so that later runs map it instead
-	 * of inflating it again (docs/architecture.md).  The tools use
-	 * sp_sym_cache_dir's.
+	 * of inflating it again (docs/architecture.md).  sp-sym and sp-report
+	 * pass --cache-dir, STACKPULSE_CACHE_DIR or ~/.cache/stackpulse.
 	 */
 	const char *cache_dir;
 };
