@@ -221,25 +221,38 @@ append(struct sp_writer *w, unsigned kind)
 }
 
 /*
- * A sample (one per sample of a recording: the hot path) is checked on
- * the record itself: it is ids and a clock delta, all varints, whose round
- * trip through a reader fuzz_roundtrip proves.  So is a record copied
- * from a reader (spi_writer_put_copy): the reader checked its fields, and
- * only its references changed, which are checked.  Every other kind is
- * decoded back.
+ * The kinds put by the thousand (a recording's samples, sp-sym's symbols
+ * and their strings) are checked on the record itself, as the decoder
+ * checks them: they are ids, small enums and bytes, whose round trip
+ * through a reader fuzz_roundtrip proves.  So is a record copied from a
+ * reader (spi_writer_put_copy): the reader checked its fields, and only
+ * its references changed.  Every other kind is decoded back.
  */
 static int
 check(struct sp_writer *w, const struct sp_record *r, uint64_t clock,
     int copied)
 {
-	if (r->kind != SP_REC_SAMPLE && !copied)
+	const struct sp_symbol *y = &r->u.symbol;
+	const struct sp_sample *s = &r->u.sample;
+
+	switch (copied ? 0 : r->kind) {
+	case 0:         /* copied */
+	case SP_REC_STRING:
+		break;
+	case SP_REC_SYMBOL:
+		if (y->frame == 0 || y->origin < SP_ORIGIN_PERF_MAP ||
+		    y->origin > SP_ORIGIN_ADDRESS || y->count == 0 ||
+		    y->count > SP_INLINE_MAX)
+			return -SP_EUSAGE;
+		break;
+	case SP_REC_SAMPLE:
+		if (s->thread == 0 || s->kind > SP_SAMPLE_PREEMPTED ||
+		    (s->kind != SP_SAMPLE_CPU && s->weight == 0))
+			return -SP_EUSAGE;
+		break;
+	default:
 		return check_payload(w, r, clock);
-	if (r->kind != SP_REC_SAMPLE)
-		return spi_check_refs(w->n, r, NULL) != 0 ? -SP_EREF : 0;
-	if (r->u.sample.thread == 0 ||
-	    r->u.sample.kind > SP_SAMPLE_PREEMPTED ||
-	    (r->u.sample.kind != SP_SAMPLE_CPU && r->u.sample.weight == 0))
-		return -SP_EUSAGE;
+	}
 	return spi_check_refs(w->n, r, NULL) != 0 ? -SP_EREF : 0;
 }
 
