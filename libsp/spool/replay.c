@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "common/lines_int.h"
+#include "replay_int.h"
 #include "sp/spool/replay.h"
 #include "stream_int.h"
 
@@ -80,6 +81,41 @@ sp_replay_open_mem(const void *p, size_t len, struct sp_replay **out,
     struct sp_diag *diag)
 {
 	return replay_new(-1, 0, p, len, out, diag);
+}
+
+int
+spi_replay_ahead(const struct sp_replay *r, uint32_t skip,
+    struct sp_replay **out)
+{
+	struct sp_replay *a;
+	struct stat st;
+	int err;
+
+	*out = NULL;
+	if (r->fd >= 0 && (r->fd_start < 0 || fstat(r->fd, &st) < 0 ||
+	    !S_ISREG(st.st_mode)))
+		return -ESPIPE;
+	a = calloc(1, sizeof(*a));
+	if (a == NULL)
+		return -ENOMEM;
+	a->own_fd = -1;
+	a->fd = r->fd;
+	a->fd_start = r->fd_start;
+	a->mem = r->mem;
+	a->len = r->len;
+	err = spi_stream_init(&a->s, r->fd, r->mem, r->len);
+	/* It keeps no crc32, so the END record that checks it is skipped;
+	 * a file is read with pread, leaving r's offset alone. */
+	a->s.skip = skip | 1u << SP_REC_END;
+	a->s.src.at = r->fd >= 0 ? (int64_t)r->fd_start : -1;
+	if (err == 0)
+		err = spi_stream_start(&a->s);
+	if (err < 0) {
+		sp_replay_free(a);
+		return err;
+	}
+	*out = a;
+	return 0;
 }
 
 int

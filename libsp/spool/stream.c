@@ -21,6 +21,7 @@ spi_stream_init(struct sp_stream *s, int fd, const void *mem, size_t len)
 {
 	memset(s, 0, sizeof(*s));
 	s->src.fd = fd;
+	s->src.at = -1;
 	s->src.mem = no_bytes;
 	if (fd < 0) {
 		if (mem != NULL)
@@ -94,11 +95,15 @@ fill(struct sp_src *src)
 	}
 	src->mem = src->buf;
 	do
-		n = read(src->fd, src->buf + src->len, src->cap - src->len);
+		n = src->at < 0 ? read(src->fd, src->buf + src->len,
+		    src->cap - src->len) : pread(src->fd, src->buf + src->len,
+		    src->cap - src->len, (off_t)src->at);
 	while (n < 0 && errno == EINTR);
 	if (n < 0)
 		return -errno;
 	src->len += (size_t)n;
+	if (src->at >= 0)
+		src->at += n;
 	return n > 0;
 }
 
@@ -110,7 +115,7 @@ fill(struct sp_src *src)
 static void
 crc_catch_up(struct sp_stream *s)
 {
-	if (s->src.pos > s->crc_from)
+	if (s->skip == 0 && s->src.pos > s->crc_from)
 		s->crc = (uint32_t)crc32_z(s->crc, s->src.mem + s->crc_from,
 		    s->src.pos - s->crc_from);
 	s->crc_from = s->src.pos;
@@ -235,8 +240,10 @@ decode_one(struct sp_stream *s, struct sp_record *r, size_t *used)
 	r->offset = s->offset;
 	r->size = hdr + plen;
 	*used = hdr + plen;
-	if (kind >= SP_REC_KINDS_)
-		return 0; /* unknown kinds are skipped by their length */
+	/* Unknown kinds are skipped by their length, as are those a
+	 * look-ahead does not want. */
+	if (kind >= SP_REC_KINDS_ || (s->skip & 1u << kind))
+		return 0;
 	err = spi_record_decode(&s->codec, kind, p + hdr, plen, r, &s->diag);
 	if (err == 0 && kind != SP_REC_END)
 		err = spi_defs_add(s->defs, r, &s->diag);

@@ -16,6 +16,7 @@ struct sp_defs;
 
 struct sp_src {
 	int fd;              /* -1 for memory */
+	int64_t at;          /* fd read with pread from here; -1: read */
 	const uint8_t *mem;  /* memory source, or fd's buffer */
 	uint8_t *buf;        /* owned buffer for fd sources */
 	size_t pos, len, cap;
@@ -28,6 +29,10 @@ struct sp_stream {
 	int ended;           /* END record read */
 	int failed;          /* an error was returned; it sticks */
 	int follow;          /* Tail: end of data is "not yet", not the end */
+	/* Kinds (1 << kind) framed and skipped by their length, undecoded,
+	 * for a look-ahead that wants the others (spi_replay_ahead): no
+	 * definitions of them, and no crc32 is kept. */
+	uint32_t skip;
 	uint32_t crc;        /* of the bytes before src.mem + crc_from */
 	size_t crc_from;     /* consumed bytes from here on: not in crc yet */
 	uint64_t offset;     /* stream offset of src's next byte */
