@@ -3,6 +3,8 @@
  * sp_sym_spool over arbitrary bytes, with no host file in reach (debug
  * dir, sysroot and perf-map dir empty, a fixed kallsyms): the output of
  * an accepted input reads back, and symbolizing it again reproduces it.
+ * Resolving the frames ahead of the copy, in chunks of 2 or of the
+ * default size, writes what resolving each in turn (chunk 0) writes.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -12,15 +14,18 @@
 #include <unistd.h>
 
 #include "sp/sym/sym.h"
+#include "sym/ahead_int.h"
+#include "sym/sym_int.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static char dir[] = "/tmp/fuzz-sym-XXXXXX", ksyms[64];
 static const char *dirs[1];
 
-/* The symbolized copy of len bytes at p in a memfd: 0 with *out, or -1. */
+/* The symbolized copy of len bytes at p in a memfd, resolved chunk
+ * frames ahead: 0 with *out, or -1. */
 static int
-sym(const void *p, size_t len, uint8_t **out, size_t *outlen)
+sym(const void *p, size_t len, size_t chunk, uint8_t **out, size_t *outlen)
 {
 	struct sp_sym_options o = { .debug_dirs = dirs, .ndebug_dirs = 1,
 		.sysroot = dir, .perf_map_dir = dir, .perf_maps_all = 1,
@@ -31,7 +36,7 @@ sym(const void *p, size_t len, uint8_t **out, size_t *outlen)
 	off_t n = 0;
 
 	if (fd >= 0 && sp_replay_open_mem(p, len, &r, NULL) == 0) {
-		rc = sp_sym_spool(&o, r, fd, &rep, NULL);
+		rc = spi_sym_spool_ahead(&o, r, fd, &rep, NULL, chunk);
 		sp_sym_report_fini(&rep);
 		sp_replay_free(r);
 	}
@@ -53,6 +58,23 @@ cleanup(void)
 	(void)rmdir(dir);
 }
 
+/* Whether chunks x and y give the same: both fail, or the same bytes.
+ * Aborts when they differ; 0 when both failed. */
+static int
+same(const uint8_t *data, size_t size, size_t x, size_t y)
+{
+	uint8_t *a, *b;
+	size_t alen, blen;
+	int ra = sym(data, size, x, &a, &alen), rb = sym(data, size, y, &b,
+	    &blen);
+
+	if (ra != rb || alen != blen || (ra == 0 && memcmp(a, b, alen) != 0))
+		abort();
+	free(a);
+	free(b);
+	return ra == 0;
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -72,10 +94,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		dirs[0] = dir;
 		(void)atexit(cleanup);
 	}
-	if (sym(data, size, &a, &alen) != 0)
+	if (!same(data, size, 0, 2) ||
+	    sym(data, size, SP_AHEAD_FRAMES, &a, &alen) != 0)
 		return 0;
 	/* sp-sym on its own output copies every symbol: the same bytes. */
-	if (sym(a, alen, &b, &blen) != 0 || blen != alen ||
+	if (sym(a, alen, SP_AHEAD_FRAMES, &b, &blen) != 0 || blen != alen ||
 	    memcmp(a, b, alen) != 0)
 		abort();
 	free(a);

@@ -134,15 +134,30 @@ void spi_symbolizer_report_finish(struct sp_symbolizer *s);
  * sp_sym_spool's path: input frame id resolved into *out (valid until
  * the next call; its strings are ids for spi_symbolizer_str), neither
  * cached nor given logical frame ids: a spool names each frame once and
- * its SYMBOL carries no such ids.  0; -SP_EREF for an unknown frame;
- * -SP_EUSAGE for a symbolizer with a native backend; -errno.
+ * its SYMBOL carries no such ids.  defs: NULL for the symbolizer's; or
+ * those of a second reader of the same input (spi_replay_ahead), whose
+ * ids are the same, for this call.  They must outlive the symbolizer,
+ * which keeps the paths of the files it opened.  0; -SP_EREF for an
+ * unknown frame; -SP_EUSAGE for a symbolizer with a native backend;
+ * -errno.
  */
-int spi_symbolizer_frame_symbol(struct sp_symbolizer *s, uint32_t frame,
-    const struct sp_symbol **out);
+int spi_symbolizer_frame_symbol(struct sp_symbolizer *s,
+    const struct sp_defs *defs, uint32_t frame, const struct sp_symbol **out);
+
+/*
+ * sp_sym_spool, resolving frames a chunk of chunk frames ahead of the
+ * copy where the input can be read twice (ahead_int.h); 0: each when
+ * the copy comes to it.  The output is the same.
+ */
+int spi_sym_spool_ahead(const struct sp_sym_options *o, struct sp_replay *in,
+    int out_fd, struct sp_sym_report *rep, struct sp_diag *diag,
+    size_t chunk);
 
 /* The symbolizer's string id, NUL-terminated, valid until
- * sp_symbolizer_free; NULL for 0 or an unknown id. */
-const char *spi_symbolizer_str(const struct sp_symbolizer *s, uint32_t id);
+ * sp_symbolizer_free, and its length in *len; NULL for 0 or an unknown
+ * id. */
+const char *spi_symbolizer_str(const struct sp_symbolizer *s, uint32_t id,
+    size_t *len);
 
 /* Resolves input frame id into c->sym (its frame field not set). */
 int spi_sym_resolve(struct sym_ctx *c, uint32_t frame);

@@ -4,13 +4,16 @@
  * its references mapped from input ids to the writer's (the writer
  * interns definitions, so ids may differ), and each new FRAME is
  * followed by its SYMBOL, which a symbolizer over the input's definitions
- * resolves (sp_symbolizer_resolve_frame, the public call).
+ * resolves (sp_symbolizer_resolve_frame, the public call): a chunk of
+ * frames at a time ahead of the copy, sorted by address (ahead.c), when
+ * the input can be read twice.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "ahead_int.h"
 #include "spool/remap_int.h"
 #include "sym_int.h"
 
@@ -21,6 +24,7 @@ struct sym_run {
 	struct sp_sym_report *rep;
 	struct sp_writer *w;
 	struct sp_symbolizer *sym;
+	struct sym_ahead *ahead;     /* NULL: the input is a pipe */
 	struct sp_remap map;
 	struct sp_symline lines[SP_INLINE_MAX];
 	uint32_t frames_out;   /* the highest output frame id so far */
@@ -52,6 +56,7 @@ static int
 writer_id(struct sym_run *s, uint32_t own, uint32_t *id)
 {
 	const char *z;
+	size_t len;
 	int err;
 
 	*id = 0;
@@ -64,9 +69,9 @@ writer_id(struct sym_run *s, uint32_t own, uint32_t *id)
 		*id = s->wid[own - 1];
 		return 0;
 	}
-	if ((z = spi_symbolizer_str(s->sym, own)) == NULL)
+	if ((z = spi_symbolizer_str(s->sym, own, &len)) == NULL)
 		return 0;
-	err = sp_writer_string(s->w, z, strlen(z), id);
+	err = sp_writer_string(s->w, z, len, id);
 	if (err == 0)
 		s->wid[own - 1] = *id;
 	return err;
@@ -81,7 +86,11 @@ resolve_pending(struct sym_run *s)
 	int err;
 
 	s->pending = 0;
-	err = spi_symbolizer_frame_symbol(s->sym, s->pending_in, &in);
+	if (s->ahead == NULL || !spi_ahead_symbol(s->ahead, s->pending_in, &in))
+		err = spi_symbolizer_frame_symbol(s->sym, NULL, s->pending_in,
+		    &in);
+	else
+		err = 0;
 	if (err < 0)
 		return err;
 	if (in->count == 0)
@@ -191,6 +200,7 @@ static void
 run_fini(struct sym_run *s)
 {
 	sp_symbolizer_free(s->sym);
+	spi_ahead_free(s->ahead);  /* after: the symbolizer keeps its paths */
 	sp_writer_free(s->w);
 	spi_remap_fini(&s->map);
 	free(s->wid);
@@ -257,6 +267,14 @@ int
 sp_sym_spool(const struct sp_sym_options *o, struct sp_replay *in,
     int out_fd, struct sp_sym_report *rep, struct sp_diag *diag)
 {
+	return spi_sym_spool_ahead(o, in, out_fd, rep, diag, SP_AHEAD_FRAMES);
+}
+
+int
+spi_sym_spool_ahead(const struct sp_sym_options *o, struct sp_replay *in,
+    int out_fd, struct sp_sym_report *rep, struct sp_diag *diag,
+    size_t chunk)
+{
 	struct sym_run *s;
 	int err;
 
@@ -272,6 +290,8 @@ sp_sym_spool(const struct sp_sym_options *o, struct sp_replay *in,
 	if (err == 0)
 		err = spi_symbolizer_new(sp_replay_defs(in),
 		    sp_replay_header(in), &s->o, NULL, rep, &s->sym);
+	if (err == 0)
+		err = spi_ahead_new(in, s->sym, chunk, &s->ahead);
 	if (err == 0)
 		err = sp_writer_new(out_fd, sp_replay_header(in), &s->w);
 	/* The input's frames and stack nodes are each put once, as it

@@ -568,20 +568,23 @@ sp_symbolizer_resolve_frame(struct sp_symbolizer *s, uint32_t frame,
 }
 
 int
-spi_symbolizer_frame_symbol(struct sp_symbolizer *s, uint32_t frame,
-    const struct sp_symbol **out)
+spi_symbolizer_frame_symbol(struct sp_symbolizer *s,
+    const struct sp_defs *defs, uint32_t frame, const struct sp_symbol **out)
 {
-	const struct sp_frame *f = sp_defs_frame(s->c.defs, frame);
+	const struct sp_defs *own = s->c.defs;
+	const struct sp_frame *f;
 	int err;
 
 	*out = NULL;
-	if (f == NULL)
-		return -SP_EREF;
 	if (s->have_be)
 		return -SP_EUSAGE;
+	if (defs != NULL)
+		s->c.defs = defs;
+	f = sp_defs_frame(s->c.defs, frame);
 	memset(&s->c.sym, 0, sizeof(s->c.sym));
 	s->c.sym.lines = s->c.lines;
-	err = spi_sym_resolve_frame(&s->c, f, frame);
+	err = f != NULL ? spi_sym_resolve_frame(&s->c, f, frame) : -SP_EREF;
+	s->c.defs = own;
 	if (err < 0)
 		return err;
 	*out = &s->c.sym;
@@ -589,8 +592,11 @@ spi_symbolizer_frame_symbol(struct sp_symbolizer *s, uint32_t frame,
 }
 
 const char *
-spi_symbolizer_str(const struct sp_symbolizer *s, uint32_t id)
+spi_symbolizer_str(const struct sp_symbolizer *s, uint32_t id, size_t *len)
 {
+	if (id == 0 || id > s->strs.used)
+		return NULL;
+	*len = s->strs.entries[id - 1].len - 1;  /* the key has the NUL */
 	return str(s, id);
 }
 

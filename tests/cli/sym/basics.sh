@@ -110,6 +110,10 @@ $SYM -q <"$TMP/tree-O2.spl" | $DUMP - >"$TMP/pipe.txt"
 check "sp-sym - | sp-dump - works through pipes" grep -q '#[0-9]* *work_a$' "$TMP/pipe.txt"
 $SYM -q "$TMP/tree-O2.spl" >"$TMP/stdout.spl"
 check "writes to standard output when it is a file" cmp -s "$TMP/stdout.spl" "$TMP/tree-O2.sym.spl"
+# A file is read twice, its frames resolved a chunk ahead in address
+# order; a pipe once, in order: the same spool.
+cat "$TMP/tree-O2.spl" | $SYM -q >"$TMP/piped.spl"
+check "a pipe gives the spool a file gives" cmp -s "$TMP/piped.spl" "$TMP/tree-O2.sym.spl"
 run script -qec "$SYM -q $TMP/tree-O2.spl" /dev/null
 check "refuses to write a binary spool to a terminal (exit 2)" test "$RC" -eq 2
 run $SYM -x
@@ -353,6 +357,11 @@ check "the eval loop is python-runtime and hidden" \
     grep -q '"origin":2,"flags":3,"name":"_PyEval_EvalFrameDefault"' "$TMP/py.syms"
 check "main is neither" grep -q '"origin":2,"flags":0,"name":"main"' "$TMP/py.syms"
 figures python "$TMP/py.spl"
+# Its PYTHON record decides which frames the perf map names: resolved
+# ahead of the copy (a file) or in order (a pipe), the same spool.
+cat "$TMP/py.spl" | $SYM -q >"$TMP/py-piped.spl"
+check "a Python runtime's spool: a pipe gives what a file gives" \
+    cmp -s "$TMP/py-piped.spl" "$TMP/py-sym.spl"
 rm -f "/tmp/perf-$ppid.map"
 
 # --- C++ names: demangling stays out of sp-sym --------------------------------------

@@ -190,7 +190,9 @@ struct sp_sym_report {
  * from writing (EPIPE, ENOSPC...); -SP_EUSAGE for o NULL or an o->sz it
  * cannot read (sp/common/opts.h; diag says why); -ENOMEM.  Files that
  * cannot be found or read are not errors: they are in the report.  diag
- * may be NULL.
+ * may be NULL.  When in reads a file or memory, frames are resolved a
+ * chunk ahead of the copy, sorted by address (the output is the same):
+ * after an error, the report may count frames past it.
  */
 int sp_sym_spool(const struct sp_sym_options *o, struct sp_replay *in,
     int out_fd, struct sp_sym_report *rep, struct sp_diag *diag);
