@@ -20,6 +20,7 @@
 /* Logical frames a chunk keeps beyond those in its entries, per frame:
  * with the frames a chunk holds, a bound on its memory. */
 #define LINES_PER_FRAME 8
+#define AHEAD_PREFETCH 4
 
 /*
  * The kinds the look-ahead decodes: a frame and what resolving it reads.
@@ -50,6 +51,7 @@ struct ahead_sym {
 struct ahead_key {
 	uint64_t key;
 	uint32_t index;          /* into syms */
+	uint32_t frame;          /* syms[index].frame, read in key order */
 };
 
 struct sym_ahead {
@@ -243,6 +245,7 @@ sort_chunk(struct sym_ahead *a)
 		a->keys[i].key = (uint64_t)a->rank_of[f->module] << 40 |
 		    (f->rel_ip & ((1ull << 40) - 1));
 		a->keys[i].index = (uint32_t)i;
+		a->keys[i].frame = a->syms[i].frame;
 	}
 	return radix(a->keys, a->tmp, a->n);
 }
@@ -284,13 +287,18 @@ resolve_chunk(struct sym_ahead *a)
 	if (a->n == 0 || (order = sort_chunk(a)) == NULL)
 		return;
 	for (i = 0; i < a->n && a->nlines < a->chunk * LINES_PER_FRAME; i++) {
-		struct ahead_sym *e = &a->syms[order[i].index];
-		int err = spi_symbolizer_frame_symbol(a->sym, defs, e->frame,
+		int err;
+
+		/* Its definition, read at random, a few frames early. */
+		if (i + AHEAD_PREFETCH < a->n)
+			__builtin_prefetch(sp_defs_frame(defs,
+			    order[i + AHEAD_PREFETCH].frame));
+		err = spi_symbolizer_frame_symbol(a->sym, defs, order[i].frame,
 		    &sym);
 
 		if (err == -ENOMEM)
 			return;
-		if (err == 0 && keep(a, e, sym) < 0)
+		if (err == 0 && keep(a, &a->syms[order[i].index], sym) < 0)
 			return;
 	}
 }

@@ -79,6 +79,9 @@ struct sym_ctx {
 	/* Input module id - 1 -> report entry + 1, for modules of no file. */
 	uint32_t *unnamed_of;
 	size_t capunnamed_of;
+	/* Input module id - 1 -> the id in own of its name, 0 not yet. */
+	uint32_t *modname_of;
+	size_t capmodname_of;
 	size_t capmissing;          /* slots of rep->missing */
 	size_t capdamaged;          /* slots of rep->damaged */
 	size_t capfetches;          /* slots of rep->fetches */

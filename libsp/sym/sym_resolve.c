@@ -387,12 +387,23 @@ address_only(struct sym_ctx *c, const struct sp_frame *f, uint32_t frame)
 	return spi_sym_add_line(c, buf, n, NULL, 0, 0);
 }
 
+/* The name of input module id module (not 0), interned once. */
 static int
 module_name(struct sym_ctx *c, uint32_t module)
 {
-	const char *base = sp_module_basename(c->defs, module);
+	const char *base;
+	int err;
 
-	return spi_sym_string(c, base, strlen(base), &c->sym.module_name);
+	if (module <= c->capmodname_of && c->modname_of[module - 1] != 0) {
+		c->sym.module_name = c->modname_of[module - 1];
+		return 0;
+	}
+	base = sp_module_basename(c->defs, module);
+	err = spi_sym_string(c, base, strlen(base), &c->sym.module_name);
+	if (err == 0 && spi_grow_zeroed(&c->modname_of, &c->capmodname_of,
+	    module, sizeof(*c->modname_of)) == 0)
+		c->modname_of[module - 1] = c->sym.module_name;
+	return err;
 }
 
 static int
@@ -525,6 +536,7 @@ spi_sym_ctx_fini(struct sym_ctx *c)
 
 	spi_sym_files_free(c);
 	free(c->unnamed_of);
+	free(c->modname_of);
 	for (i = 0; i < c->npmaps; i++)
 		spi_perf_map_free(c->pmaps[i].map);
 	free(c->pmaps);
