@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * sp-sym's look-ahead (ahead_int.h).  A chunk is the frames
- * the copy will resolve, in the input's order: each FRAME, unless the
- * input's own SYMBOL follows it (with only STRING records in between),
- * which the copy takes as it is.  That is the copy's own rule, applied
- * to the same records; where the two disagreed, the copy would resolve
- * a frame itself or skip one resolved here, and still write the same.
+ * sp-sym's look-ahead (ahead_int.h).  A chunk is the frames the copy
+ * will resolve, in the input's order: each FRAME, unless a SYMBOL
+ * follows it (with only STRING records in between), a symbolized
+ * input's own, which the copy takes as it is.  That is the copy's rule,
+ * applied to the same records; where the two disagree (a misplaced
+ * SYMBOL of another frame), the copy resolves the frame itself, and
+ * still writes the same.  No frame is resolved twice.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -69,7 +70,8 @@ struct sym_ahead {
 	struct ahead_key *keys, *tmp;
 	size_t capkeys, captmp;
 	struct sp_symbol out;    /* the last one asked for */
-	uint32_t *rank_of;       /* module id -> rank + 1 in this chunk */
+	uint32_t *rank_of;       /* module id -> its rank in this chunk
+	                          * (from 1), 0 while it has none */
 	size_t caprank;
 };
 
@@ -295,7 +297,6 @@ resolve_chunk(struct sym_ahead *a)
 			    order[i + AHEAD_PREFETCH].frame));
 		err = spi_symbolizer_frame_symbol(a->sym, defs, order[i].frame,
 		    &sym);
-
 		if (err == -ENOMEM)
 			return;
 		if (err == 0 && keep(a, &a->syms[order[i].index], sym) < 0)

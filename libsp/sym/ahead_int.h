@@ -10,12 +10,14 @@
  * copy must put each frame's SYMBOL right after its FRAME, in the
  * input's order).  The copy then takes each frame's symbol from here.
  *
- * A frame's symbol does not depend on when it is resolved, with one
- * exception: a PYTHON record changes what the frames after it resolve
- * to.  So a chunk ends at one, and the next is read once the copy has
- * put it.  A frame the look-ahead did not resolve (past an error of the
- * input, or one whose resolution failed) the copy resolves itself, as
- * it would without a look-ahead.  So the output is the same.
+ * A frame's symbol does not depend on when it is resolved, but for the
+ * records read before it: a PYTHON record changes what the frames after
+ * it resolve to, so a chunk ends at one and the next is read once the
+ * copy has put it; a SYMBOL read names an address-only frame, so the
+ * second reader decodes none.  A frame the look-ahead did not resolve
+ * (left out, past an error of the input, or whose resolution failed)
+ * the copy resolves itself, as it would without a look-ahead.  So the
+ * output is the same.
  */
 
 #include <stddef.h>
