@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The cache of inflated DWARF: see dwcache_int.h. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -8,6 +9,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/cursor_int.h"
@@ -31,6 +33,9 @@ static const uint8_t magic[8] = { 'S', 'P', 'D', 'W', 'A', 'R', 'F', '\n' };
 #define SLOT 32u
 #define NSEC_MAX 16u
 #define ID_MAX 64u
+#define DAY 86400
+/* Entries a prune looks at: a directory of more is pruned in parts. */
+#define PRUNE_MAX 4096u
 
 /* What the entry of a file must hold: each section's shape. */
 struct spi_dwcache_plan {
@@ -134,13 +139,16 @@ spi_dwcache_get(const char *dir, const struct sp_elf_file *f,
 	    (uint64_t)st.st_size <= SIZE_MAX)
 		m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd,
 		    0);
+	if (m != MAP_FAILED && !entry_ok(m, (size_t)st.st_size, p)) {
+		(void)munmap(m, (size_t)st.st_size);
+		m = MAP_FAILED;
+	}
+	/* Used: its time moves on, once a day at most (prune's order). */
+	if (m != MAP_FAILED && st.st_mtime < time(NULL) - DAY)
+		(void)futimens(fd, NULL);
 	(void)close(fd);
 	if (m == MAP_FAILED)
 		return -SP_ENOTFOUND;
-	if (!entry_ok(m, (size_t)st.st_size, p)) {
-		(void)munmap(m, (size_t)st.st_size);
-		return -SP_ENOTFOUND;
-	}
 	for (i = 0; i < n; i++) {
 		const uint8_t *s = (const uint8_t *)m + HEAD + i * SLOT;
 
@@ -238,6 +246,90 @@ write_entry(int fd, const struct spi_dwcache_plan *p,
 	return 0;
 }
 
+/* Whether name is HEX.dwarf (1), HEX.dwarf.XXXXXX, a temporary one
+ * (2), or neither (0): nothing else in the directory is touched. */
+static int
+entry_name(const char *name)
+{
+	size_t n = strspn(name, "0123456789abcdef");
+
+	if (n == 0 || strncmp(name + n, ".dwarf", 6) != 0)
+		return 0;
+	if (name[n + 6] == '\0')
+		return 1;
+	return name[n + 6] == '.' && strlen(name + n + 7) == 6 ? 2 : 0;
+}
+
+struct old {
+	int64_t mtime;
+	uint64_t size;
+	char name[NAME_MAX + 1];
+};
+
+static int
+by_age(const void *x, const void *y)
+{
+	const struct old *a = x, *b = y;
+
+	if (a->mtime != b->mtime)
+		return a->mtime < b->mtime ? -1 : 1;
+	return strcmp(a->name, b->name);
+}
+
+/*
+ * After keep was written in dir: removes the user's entries not used
+ * for SPI_DWCACHE_AGE, temporary files a day old (a run that died while
+ * writing), then the least recently used entries while all take more
+ * than SPI_DWCACHE_MAX bytes.  Best effort, as the cache is.
+ */
+static void
+prune(const char *dir, const char *keep)
+{
+	time_t now = time(NULL);
+	uint64_t total = 0;
+	struct dirent *de;
+	struct old *v;
+	struct stat st;
+	size_t n = 0, i;
+	DIR *d;
+	int kind;
+
+	if ((v = malloc(PRUNE_MAX * sizeof(*v))) == NULL)
+		return;
+	if ((d = opendir(dir)) == NULL) {
+		free(v);
+		return;
+	}
+	while (n < PRUNE_MAX && (de = readdir(d)) != NULL) {
+		if ((kind = entry_name(de->d_name)) == 0 ||
+		    fstatat(dirfd(d), de->d_name, &st,
+		    AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode) ||
+		    st.st_uid != geteuid())
+			continue;
+		if (kind == 2 ? st.st_mtime < now - DAY :
+		    strcmp(de->d_name, keep) != 0 &&
+		    st.st_mtime < now - SPI_DWCACHE_AGE) {
+			(void)unlinkat(dirfd(d), de->d_name, 0);
+			continue;
+		}
+		if (kind == 2)
+			continue;
+		total += (uint64_t)st.st_size;
+		if (strcmp(de->d_name, keep) == 0)
+			continue;
+		v[n].mtime = (int64_t)st.st_mtime;
+		v[n].size = (uint64_t)st.st_size;
+		(void)snprintf(v[n].name, sizeof(v[n].name), "%s", de->d_name);
+		n++;
+	}
+	qsort(v, n, sizeof(*v), by_age);
+	for (i = 0; i < n && total > SPI_DWCACHE_MAX; i++)
+		if (unlinkat(dirfd(d), v[i].name, 0) == 0)
+			total -= v[i].size;
+	(void)closedir(d);
+	free(v);
+}
+
 int
 spi_dwcache_put(struct spi_dwcache *c,
     const struct sp_dwarf_bytes *const *bytes)
@@ -276,6 +368,10 @@ spi_dwcache_put(struct spi_dwcache *c,
 			err = -errno;
 		if (err < 0)
 			(void)unlink(tmp);
+	}
+	if (err == 0) {
+		p->path[p->dir_len] = '\0';
+		prune(p->path, p->path + p->dir_len + 1);
 	}
 	free(p);
 	return err;

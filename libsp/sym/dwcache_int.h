@@ -13,7 +13,7 @@
  *
  * An entry is written to a temporary file and renamed into place, never
  * rewritten in place: a run that maps it keeps reading the bytes it
- * mapped.  It is used only by its owner, and only while the source file's
+ * mapped, also when a prune removes it.  It is used only by its owner, and only while the source file's
  * build-id and each section's stored and inflated sizes match what it
  * records; else it is inflated again and replaced.  Its bytes are read
  * as untrusted DWARF, as the debug file's own are.
@@ -28,6 +28,15 @@
 /* Files whose compressed DWARF inflates to less (256 KiB) are not
  * cached: they inflate in under a millisecond. */
 #define SPI_DWCACHE_MIN ((uint64_t)1 << 18)
+
+/*
+ * The cache's bound, kept when an entry is written: the user's entries
+ * not used for 30 days go (a use moves an entry's mtime on, once a day
+ * at most), then the least recently used while the entries take more
+ * than 2 GiB (some 200 libc versions).
+ */
+#define SPI_DWCACHE_AGE ((int64_t)30 * 86400)
+#define SPI_DWCACHE_MAX ((uint64_t)2 << 30)
 
 struct spi_dwcache_plan;
 
@@ -55,10 +64,11 @@ int spi_dwcache_get(const char *dir, const struct sp_elf_file *f,
  * After spi_dwcache_get found no entry for a file worth one (f still
  * open): writes it, in the directory get was given (made, with its
  * parents, mode 0700), from the inflated bytes *bytes[i] of its
- * compressed sections, as get reads them.  Returns 0, -SP_ENOTFOUND when
- * there is nothing to write (or the bytes are not the sizes the file
- * states), or -errno: a cache is an optimisation, and callers go on
- * without one.
+ * compressed sections, as get reads them; then keeps the directory in
+ * its bound (SPI_DWCACHE_AGE, SPI_DWCACHE_MAX).  Returns 0,
+ * -SP_ENOTFOUND when there is nothing to write (or the bytes are not the
+ * sizes the file states), or -errno: a cache is an optimisation, and
+ * callers go on without one.
  */
 int spi_dwcache_put(struct spi_dwcache *c,
     const struct sp_dwarf_bytes *const *bytes);

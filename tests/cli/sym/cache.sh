@@ -3,7 +3,8 @@
 # built with compressed debug sections (gcc -gz), recorded here; the
 # cache entry the first run makes, used by the next one (the same
 # names as without the cache), and entries that are not to be trusted:
-# damaged, cut short, garbled, another user's, unwritable places.
+# damaged, cut short, garbled, another user's, unwritable places; the
+# bound kept when an entry is written.
 . "$(dirname "$0")/../lib.bash"
 # asan: SYM=build/asan/sp-sym/sp-sym REPORT=build/asan/sp-report/sp-report
 
@@ -164,6 +165,44 @@ run env STACKPULSE_CACHE_DIR="$TMP/rc" $REPORT -q "$TMP/many.spl"
 check "sp-report on the raw spool (exit $RC)" test "$RC" -eq 0
 check "names the workload's functions" grep -qE ' (fn|h)_[0-9]+ ' "$TMP/out"
 check "and kept the entry in sp-sym's cache" test -f "$TMP/rc/$id.dwarf"
+
+# --- the bound: writing an entry prunes the directory -------------------------------
+# name C [SUFFIX]: an entry's file name of 40 hex digits C.
+name() { printf "%.0s$1" {1..40}; printf '.dwarf%s' "${2:-}"; }
+age() { echo $(( $(date +%s) - $(stat -c %Y "$1") )); }
+B=$TMP/bound
+rm -rf "$B" && mkdir -m 700 "$B"
+head -c 4096 /dev/zero >"$B/$(name a)" && touch -d '40 days ago' "$B/$(name a)"
+head -c 4096 /dev/zero >"$B/$(name b)" && touch -d '2 days ago' "$B/$(name b)"
+truncate -s 3G "$B/$(name c)" && touch -d '10 days ago' "$B/$(name c)"
+: >"$B/$(name d .Ab12Cd)" && touch -d '2 days ago' "$B/$(name d .Ab12Cd)"
+: >"$B/$(name e .Xy34Zw)"
+: >"$B/notes.txt" && touch -d '400 days ago' "$B/notes.txt"
+run $SYM --cache-dir "$B" -o /dev/null "$TMP/many.spl"
+check "into a full directory, the new entry is written (exit $RC)" test -f "$B/$id.dwarf"
+check "an entry unused for 40 days is removed" test ! -e "$B/$(name a)"
+check "over 2 GiB (a 3 GiB entry), the least recently used goes" test ! -e "$B/$(name c)"
+check "... and no more: one used 2 days ago stays" test -e "$B/$(name b)"
+check "a temporary file 2 days old (a run that died) is removed" test ! -e "$B/$(name d .Ab12Cd)"
+check "... one just made (a run writing) stays" test -e "$B/$(name e .Xy34Zw)"
+check "a file of another name stays, however old" test -e "$B/notes.txt"
+if [ "$(id -u)" -eq 0 ] && id nobody >/dev/null 2>&1; then
+	rm -f "$B/$id.dwarf"
+	: >"$B/$(name f)" && chown nobody "$B/$(name f)" && touch -d '40 days ago' "$B/$(name f)"
+	run $SYM --cache-dir "$B" -o /dev/null "$TMP/many.spl"
+	check "another user's old entry stays" test -e "$B/$(name f)"
+else
+	skip "another user's old entry stays" "needs root and the user nobody to give it away"
+fi
+touch -d '3 days ago' "$B/$id.dwarf"
+ino=$(inode "$B/$id.dwarf")
+run $SYM --cache-dir "$B" -o /dev/null "$TMP/many.spl"
+check "a use of an entry 3 days old moves its time on ($(age "$B/$id.dwarf") s ago)" \
+    test "$(age "$B/$id.dwarf")" -lt 3600 -a "$(inode "$B/$id.dwarf")" = "$ino"
+touch -d '2 hours ago' "$B/$id.dwarf"
+run $SYM --cache-dir "$B" -o /dev/null "$TMP/many.spl"
+check "... once a day: a use 2 hours after leaves it ($(age "$B/$id.dwarf") s ago)" \
+    test "$(age "$B/$id.dwarf")" -ge 7000
 
 # A file whose DWARF is not compressed has no entry.
 run gcc -O1 -g -o "$TMP/plainbin" "$TMP/many.c"
