@@ -38,6 +38,7 @@
 #define INLINE_LINES 2
 struct ahead_sym {
 	uint32_t frame;
+	uint32_t seal;           /* the definition's fingerprint (seal()) */
 	uint32_t flags, module_name;
 	uint8_t origin, count;
 	uint8_t done;            /* resolved: the fields hold its symbol */
@@ -74,6 +75,22 @@ struct sym_ahead {
 	                          * (from 1), 0 while it has none */
 	size_t caprank;
 };
+
+/*
+ * A fingerprint of a frame's definition.  Both readers read the same
+ * bytes, unless the file changed under them (rewritten in place while
+ * sp-sym ran): then a frame of the copy's is not the one resolved here,
+ * and the copy resolves its own.
+ */
+static uint32_t
+seal(const struct sp_frame *f)
+{
+	uint64_t h = (uint64_t)f->module << 32 ^ f->mode;
+
+	h = (h ^ f->rel_ip) * 0x9e3779b97f4a7c15ull;
+	h = (h ^ f->abs_ip) * 0x9e3779b97f4a7c15ull;
+	return (uint32_t)(h >> 32);
+}
 
 int
 spi_ahead_new(const struct sp_replay *in, struct sp_symbolizer *sym,
@@ -248,6 +265,7 @@ sort_chunk(struct sym_ahead *a)
 		    (f->rel_ip & ((1ull << 40) - 1));
 		a->keys[i].index = (uint32_t)i;
 		a->keys[i].frame = a->syms[i].frame;
+		a->syms[i].seal = seal(f);
 	}
 	return radix(a->keys, a->tmp, a->n);
 }
@@ -306,7 +324,7 @@ resolve_chunk(struct sym_ahead *a)
 
 int
 spi_ahead_symbol(struct sym_ahead *a, uint32_t frame,
-    const struct sp_symbol **out)
+    const struct sp_frame *f, const struct sp_symbol **out)
 {
 	struct ahead_sym *e;
 
@@ -335,7 +353,7 @@ spi_ahead_symbol(struct sym_ahead *a, uint32_t frame,
 			return 0;
 	}
 	e = &a->syms[a->next];
-	if (e->frame != frame || !e->done)
+	if (e->frame != frame || !e->done || f == NULL || e->seal != seal(f))
 		return 0;
 	a->next++;
 	memset(&a->out, 0, sizeof(a->out));

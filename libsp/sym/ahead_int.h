@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct sp_frame;
 struct sp_replay;
 struct sp_symbol;
 struct sp_symbolizer;
@@ -43,13 +44,14 @@ int spi_ahead_new(const struct sp_replay *in, struct sp_symbolizer *sym,
     size_t chunk, struct sym_ahead **out);
 
 /*
- * The symbol of input frame id frame: 1 and *out (valid until the next
- * call; strings are the symbolizer's ids, its frame field is not set),
- * or 0 when the caller must resolve it.  Frames are asked for in
- * increasing order, each at most once.
+ * The symbol of input frame id frame, f its definition as the copy read
+ * it: 1 and *out (valid until the next call; strings are the
+ * symbolizer's ids, its frame field is not set), or 0 when the caller
+ * must resolve it.  Frames are asked for in increasing order, each at
+ * most once.
  */
 int spi_ahead_symbol(struct sym_ahead *a, uint32_t frame,
-    const struct sp_symbol **out);
+    const struct sp_frame *f, const struct sp_symbol **out);
 
 /* After the symbolizer is freed: it keeps paths from a's definitions. */
 void spi_ahead_free(struct sym_ahead *a);

@@ -25,6 +25,7 @@ struct sym_run {
 	struct sp_writer *w;
 	struct sp_symbolizer *sym;
 	struct sym_ahead *ahead;     /* NULL: the input is a pipe */
+	const struct sp_defs *defs;  /* the input's, as the copy reads it */
 	struct sp_remap map;
 	struct sp_symline lines[SP_INLINE_MAX];
 	uint32_t frames_out;   /* the highest output frame id so far */
@@ -86,7 +87,8 @@ resolve_pending(struct sym_run *s)
 	int err;
 
 	s->pending = 0;
-	if (s->ahead == NULL || !spi_ahead_symbol(s->ahead, s->pending_in, &in))
+	if (s->ahead == NULL || !spi_ahead_symbol(s->ahead, s->pending_in,
+	    sp_defs_frame(s->defs, s->pending_in), &in))
 		err = spi_symbolizer_frame_symbol(s->sym, NULL, s->pending_in,
 		    &in);
 	else
@@ -290,6 +292,7 @@ spi_sym_spool_ahead(const struct sp_sym_options *o, struct sp_replay *in,
 	if (err == 0)
 		err = spi_symbolizer_new(sp_replay_defs(in),
 		    sp_replay_header(in), &s->o, NULL, rep, &s->sym);
+	s->defs = sp_replay_defs(in);
 	if (err == 0)
 		err = spi_ahead_new(in, s->sym, chunk, &s->ahead);
 	if (err == 0)

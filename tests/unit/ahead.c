@@ -36,6 +36,7 @@
 #define JIT_START 0x7f0000000000ull
 #define JIT_FUNCS 64
 #define FRAMES 700 /* FRAME records put; fewer are new */
+#define DENSE 3000 /* put in a dense spool */
 #define LATE 5     /* a late symbol names a frame up to this many back */
 
 /* Where this program's code is mapped: its first executable mapping. */
@@ -108,13 +109,17 @@ static const void *const funcs[] = {
 };
 #define NFUNCS (sizeof(funcs) / sizeof(funcs[0]))
 
-/* The spool: see the top of the file. */
+/* The spool: see the top of the file.  Its frames are moved on by
+ * shift (functions in the JIT region, bytes in the code); dense: DENSE
+ * frames put, 64 samples after each new one instead of one after a
+ * quarter of them (over 256 KiB, which a reader reads at once), and no
+ * PYTHON records. */
 static struct mem
-make_spool(const struct text *t)
+make_spool(const struct text *t, uint64_t shift, int dense)
 {
 	struct sp_record r;
-	uint32_t path, comm, node, python = 0, fn, file, frames = 0;
-	uint8_t named[FRAMES + 1] = { 0 };
+	uint32_t path, comm, node, python = 0, fn, file, frames = 0, n;
+	uint8_t named[DENSE + 1] = { 0 };
 	uint64_t x = 42;
 	int fd, i;
 	struct sp_writer *w = mem_writer(&fd);
@@ -144,12 +149,12 @@ make_spool(const struct text *t)
 	r.u.thread.tid = PID;
 	r.u.thread.comm = comm;
 	(void)put(w, &r);
-	for (i = 0; i < FRAMES; i++) {
+	for (i = 0; i < (dense ? DENSE : FRAMES); i++) {
 		uint32_t k = next(&x), frame;
 
 		/* Every 50 frames or so the process starts or stops being
 		 * a Python runtime. */
-		if (k % 50 == 0) {
+		if (k % 50 == 0 && !dense) {
 			memset(&r, 0, sizeof(r));
 			r.kind = SP_REC_PYTHON;
 			r.u.python.pid = PID;
@@ -161,12 +166,14 @@ make_spool(const struct text *t)
 		r.kind = SP_REC_FRAME;
 		if (k % 3 == 0) {
 			r.u.frame.module = 2;
-			r.u.frame.abs_ip = JIT_START + (k >> 8) % JIT_FUNCS *
-			    0x100 + k % 0x80;
+			/* Not the first function: offsets all take two
+			 * bytes, so that a shift keeps the spool's size. */
+			r.u.frame.abs_ip = JIT_START + (1 + ((k >> 8) +
+			    shift) % (JIT_FUNCS - 1)) * 0x100 + k % 0x80;
 			r.u.frame.rel_ip = r.u.frame.abs_ip - JIT_START;
 		} else {
 			uint64_t ip = (uint64_t)(uintptr_t)funcs[(k >> 8) %
-			    NFUNCS] + (k >> 4) % 48;
+			    NFUNCS] + ((k >> 4) + shift) % 48;
 
 			r.u.frame.module = 1;
 			r.u.frame.abs_ip = ip;
@@ -198,7 +205,7 @@ make_spool(const struct text *t)
 			r.u.symbol.lines = &line;
 			(void)put(w, &r);
 		}
-		if (k % 4 == 0) {
+		for (n = dense ? 64 : k % 4 == 0; n > 0; n--) {
 			cr_assert_eq(sp_writer_stack(w, &frame, 1, &node), 0);
 			memset(&r, 0, sizeof(r));
 			r.kind = SP_REC_SAMPLE;
@@ -341,7 +348,7 @@ static void
 setup(void)
 {
 	find_text(&text, (uintptr_t)(const void *)sp_sym_spool);
-	spool = make_spool(&text);
+	spool = make_spool(&text, 0, 0);
 	cr_assert_not_null(mkdtemp(maps));
 	write_perf_map(maps);
 }
@@ -446,6 +453,76 @@ Test(ahead, a_damaged_input_fails_alike)
 	run_free(&got);
 	run_free(&want);
 	mem_free(&bad);
+}
+
+/* The input file rewritten in place while sp-sym reads it (from the
+ * progress callback, after 8192 records, before the copy reads past its
+ * first 256 KiB; the look-ahead read all of the old one at the first
+ * frame): the copy then reads frames the look-ahead did not resolve,
+ * which it sees and resolves itself.  The same as resolving each in
+ * turn through the same rewrite. */
+struct rewrite {
+	int fd;
+	const struct mem *to;
+	int done;
+};
+
+static void
+rewrite(void *arg, uint64_t bytes, uint64_t frames)
+{
+	struct rewrite *w = arg;
+
+	(void)bytes;
+	(void)frames;
+	if (w->done++)
+		return;
+	cr_assert_eq(pwrite(w->fd, w->to->p, w->to->len, 0),
+	    (ssize_t)w->to->len);
+	cr_assert_eq(ftruncate(w->fd, (off_t)w->to->len), 0);
+}
+
+static struct run
+sym_rewritten(const struct mem *in, const struct mem *to, size_t chunk)
+{
+	struct rewrite w = { input_fd(in, FROM_FILE), to, 0 };
+	struct sp_sym_options o;
+	struct sp_replay *r;
+	struct run run;
+	int out = memfd_create("out", MFD_CLOEXEC);
+
+	cr_assert_geq(out, 0);
+	memset(&o, 0, sizeof(o));
+	o.sz = sizeof(o);
+	o.perf_map_dir = maps;
+	o.kernel_none = 1;
+	o.progress = rewrite;
+	o.progress_arg = &w;
+	cr_assert_eq(sp_replay_open_fd(w.fd, &r, NULL), 0);
+	run.err = spi_sym_spool_ahead(&o, r, out, &run.rep, NULL, chunk);
+	cr_assert_eq(w.done > 0, 1, "the progress callback was not called");
+	sp_replay_free(r);
+	(void)close(w.fd);
+	run.out = mem_collect(out);
+	return run;
+}
+
+Test(ahead, an_input_rewritten_under_it_is_read_as_the_copy_reads_it)
+{
+	struct mem a = make_spool(&text, 0, 1), b = make_spool(&text, 16, 1);
+	struct run want, got;
+
+	cr_assert_eq(a.len, b.len, "the two spools frame alike");
+	cr_assert_gt(a.len, 2 * 256 * 1024, "%zu bytes", a.len);
+	want = sym_rewritten(&a, &b, 0);
+	got = sym_rewritten(&a, &b, SP_AHEAD_FRAMES);
+	cr_assert_eq(got.err, want.err);
+	cr_assert_eq(got.out.len, want.out.len);
+	cr_assert(memcmp(got.out.p, want.out.p, want.out.len) == 0,
+	    "a frame got the symbol of the one the look-ahead read");
+	run_free(&got);
+	run_free(&want);
+	mem_free(&a);
+	mem_free(&b);
 }
 
 /* Its own output, symbolized: every symbol is copied, none resolved. */
