@@ -249,9 +249,22 @@ dec_summary(struct sp_codec *k, struct sp_cur *c, struct sp_summary *s)
 	return NULL;
 }
 
+const char *
+spi_symbol_invalid(const struct sp_symbol *s)
+{
+	if (s->frame == 0)
+		return "symbol has no frame";
+	if (s->origin < SP_ORIGIN_PERF_MAP || s->origin > SP_ORIGIN_ADDRESS)
+		return "symbol origin out of range";
+	if (s->count == 0 || s->count > SP_INLINE_MAX)
+		return "symbol has 0 or more than 64 logical frames";
+	return NULL;
+}
+
 static const char *
 dec_symbol(struct sp_codec *k, struct sp_cur *c, struct sp_symbol *s)
 {
+	const char *why;
 	uint32_t i;
 
 	s->frame = sp_rd_u32v(c);
@@ -261,12 +274,8 @@ dec_symbol(struct sp_codec *k, struct sp_cur *c, struct sp_symbol *s)
 	s->count = sp_rd_u32v(c);
 	if (c->err)
 		return NULL;
-	if (s->frame == 0)
-		return "symbol has no frame";
-	if (s->origin < SP_ORIGIN_PERF_MAP || s->origin > SP_ORIGIN_ADDRESS)
-		return "symbol origin out of range";
-	if (s->count == 0 || s->count > SP_INLINE_MAX)
-		return "symbol has 0 or more than 64 logical frames";
+	if ((why = spi_symbol_invalid(s)) != NULL)
+		return why;
 	for (i = 0; i < s->count; i++) {
 		k->lines[i].function = sp_rd_u32v(c);
 		k->lines[i].file = sp_rd_u32v(c);

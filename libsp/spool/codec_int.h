@@ -43,6 +43,13 @@ int spi_record_decode(struct sp_codec *c, unsigned kind, const uint8_t *p,
     size_t len, struct sp_record *r, struct sp_diag *diag);
 
 /*
+ * Why a SYMBOL's fixed fields are not ones a spool may hold (its frame,
+ * origin or count), or NULL: the decoder's check, which the writer makes
+ * on the record too.
+ */
+const char *spi_symbol_invalid(const struct sp_symbol *s);
+
+/*
  * Encodes the payload of r into payload (replacing its contents),
  * advancing the stream clock.  Returns 0, -SP_ELIMIT for a payload over
  * SP_RECORD_MAX, -SP_EUSAGE for an unknown kind or a time delta that does

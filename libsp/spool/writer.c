@@ -232,26 +232,24 @@ static int
 check(struct sp_writer *w, const struct sp_record *r, uint64_t clock,
     int copied)
 {
-	const struct sp_symbol *y = &r->u.symbol;
 	const struct sp_sample *s = &r->u.sample;
 
-	switch (copied ? 0 : r->kind) {
-	case 0:         /* copied */
-	case SP_REC_STRING:
-		break;
-	case SP_REC_SYMBOL:
-		if (y->frame == 0 || y->origin < SP_ORIGIN_PERF_MAP ||
-		    y->origin > SP_ORIGIN_ADDRESS || y->count == 0 ||
-		    y->count > SP_INLINE_MAX)
-			return -SP_EUSAGE;
-		break;
-	case SP_REC_SAMPLE:
-		if (s->thread == 0 || s->kind > SP_SAMPLE_PREEMPTED ||
-		    (s->kind != SP_SAMPLE_CPU && s->weight == 0))
-			return -SP_EUSAGE;
-		break;
-	default:
-		return check_payload(w, r, clock);
+	if (!copied) {
+		switch (r->kind) {
+		case SP_REC_STRING:
+			break;
+		case SP_REC_SYMBOL:
+			if (spi_symbol_invalid(&r->u.symbol) != NULL)
+				return -SP_EUSAGE;
+			break;
+		case SP_REC_SAMPLE:
+			if (s->thread == 0 || s->kind > SP_SAMPLE_PREEMPTED ||
+			    (s->kind != SP_SAMPLE_CPU && s->weight == 0))
+				return -SP_EUSAGE;
+			break;
+		default:
+			return check_payload(w, r, clock);
+		}
 	}
 	return spi_check_refs(w->n, r, NULL) != 0 ? -SP_EREF : 0;
 }

@@ -324,11 +324,12 @@ Test(spool, a_kind_not_interned_gets_a_new_id_each_time)
 Test(spool, writer_refuses_what_readers_would_reject)
 {
 	struct sp_record r;
-	struct sp_symline line = { 0, 0, 0 };
+	struct sp_symline lines[SP_INLINE_MAX + 1];
 	uint32_t id;
 	int fd;
 	struct sp_writer *w = mem_writer(&fd);
 
+	memset(lines, 0, sizeof(lines));
 	memset(&r, 0, sizeof(r));
 	r.kind = SP_REC_SAMPLE;
 	r.u.sample.thread = 1; /* no thread defined yet */
@@ -344,10 +345,22 @@ Test(spool, writer_refuses_what_readers_would_reject)
 	cr_assert_eq(sp_writer_put(w, &r, &id), 0);
 	memset(&r, 0, sizeof(r));
 	r.kind = SP_REC_SYMBOL;
-	r.u.symbol.frame = id;
 	r.u.symbol.origin = SP_ORIGIN_ADDRESS;
 	r.u.symbol.count = 1;
-	r.u.symbol.lines = &line;
+	r.u.symbol.lines = lines;
+	/* Checked on the record, as the decoder checks them. */
+	cr_assert_eq(sp_writer_put(w, &r, NULL), -SP_EUSAGE, "no frame");
+	r.u.symbol.frame = id;
+	r.u.symbol.origin = SP_ORIGIN_PERF_MAP - 1;
+	cr_assert_eq(sp_writer_put(w, &r, NULL), -SP_EUSAGE, "origin 0");
+	r.u.symbol.origin = SP_ORIGIN_ADDRESS + 1;
+	cr_assert_eq(sp_writer_put(w, &r, NULL), -SP_EUSAGE, "origin 5");
+	r.u.symbol.origin = SP_ORIGIN_ADDRESS;
+	r.u.symbol.count = 0;
+	cr_assert_eq(sp_writer_put(w, &r, NULL), -SP_EUSAGE, "no lines");
+	r.u.symbol.count = SP_INLINE_MAX + 1;
+	cr_assert_eq(sp_writer_put(w, &r, NULL), -SP_EUSAGE, "65 lines");
+	r.u.symbol.count = 1;
 	cr_assert_eq(sp_writer_put(w, &r, NULL), 0);
 	cr_assert_eq(sp_writer_put(w, &r, NULL), -SP_EUSAGE, "one symbol "
 	    "per frame");
