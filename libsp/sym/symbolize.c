@@ -87,12 +87,11 @@ resolve_pending(struct sym_run *s)
 	int err;
 
 	s->pending = 0;
+	err = 0;
 	if (s->ahead == NULL || !spi_ahead_symbol(s->ahead, s->pending_in,
 	    sp_defs_frame(s->defs, s->pending_in), &in))
 		err = spi_symbolizer_frame_symbol(s->sym, NULL, s->pending_in,
 		    &in);
-	else
-		err = 0;
 	if (err < 0)
 		return err;
 	if (in->count == 0)

@@ -594,10 +594,11 @@ spi_symbolizer_frame_symbol(struct sp_symbolizer *s,
 const char *
 spi_symbolizer_str(const struct sp_symbolizer *s, uint32_t id, size_t *len)
 {
-	if (id == 0 || id > s->strs.used)
-		return NULL;
-	*len = s->strs.entries[id - 1].len - 1;  /* the key has the NUL */
-	return str(s, id);
+	const char *z = str(s, id);
+
+	if (z != NULL)
+		*len = s->strs.entries[id - 1].len - 1; /* the key has the NUL */
+	return z;
 }
 
 const struct sp_sym_report *
