@@ -306,17 +306,20 @@ prune(const char *dir, const char *keep)
 		    AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode) ||
 		    st.st_uid != geteuid())
 			continue;
-		if (kind == 2 ? st.st_mtime < now - DAY :
-		    strcmp(de->d_name, keep) != 0 &&
-		    st.st_mtime < now - SPI_DWCACHE_AGE) {
+		if (kind == 2) {
+			if (st.st_mtime < now - DAY)
+				(void)unlinkat(dirfd(d), de->d_name, 0);
+			continue;
+		}
+		if (strcmp(de->d_name, keep) == 0) {
+			total += (uint64_t)st.st_size;
+			continue;
+		}
+		if (st.st_mtime < now - SPI_DWCACHE_AGE) {
 			(void)unlinkat(dirfd(d), de->d_name, 0);
 			continue;
 		}
-		if (kind == 2)
-			continue;
 		total += (uint64_t)st.st_size;
-		if (strcmp(de->d_name, keep) == 0)
-			continue;
 		v[n].mtime = (int64_t)st.st_mtime;
 		v[n].size = (uint64_t)st.st_size;
 		(void)snprintf(v[n].name, sizeof(v[n].name), "%s", de->d_name);
