@@ -280,30 +280,71 @@ input_fd(const struct mem *in, enum source src)
 	return p[0];
 }
 
+static struct text text;
+static struct mem spool;
+static char maps[] = "/tmp/sp-ahead-XXXXXX";
+
+/* An input to rewrite from the progress callback, once. */
+struct rewrite {
+	int fd;
+	const struct mem *to;
+	int done;
+};
+
+static void
+rewrite(void *arg, uint64_t bytes, uint64_t frames)
+{
+	struct rewrite *w = arg;
+
+	(void)bytes;
+	(void)frames;
+	if (w->done++)
+		return;
+	cr_assert_eq(pwrite(w->fd, w->to->p, w->to->len, 0),
+	    (ssize_t)w->to->len);
+	cr_assert_eq(ftruncate(w->fd, (off_t)w->to->len), 0);
+}
+
+/* r's spool symbolized, chunk frames ahead; w: the input rewritten
+ * under it (or NULL). */
 static struct run
-sym(const struct mem *in, enum source src, size_t chunk, const char *maps)
+run_on(struct sp_replay *r, size_t chunk, struct rewrite *w)
 {
 	struct sp_sym_options o;
-	struct sp_replay *r;
 	struct run run;
-	int out = memfd_create("out", MFD_CLOEXEC), fd = -1;
+	int out = memfd_create("out", MFD_CLOEXEC);
 
 	cr_assert_geq(out, 0);
 	memset(&o, 0, sizeof(o));
 	o.sz = sizeof(o);
 	o.perf_map_dir = maps;
 	o.kernel_none = 1;
+	if (w != NULL) {
+		o.progress = rewrite;
+		o.progress_arg = w;
+	}
+	run.err = spi_sym_spool_ahead(&o, r, out, &run.rep, NULL, chunk);
+	sp_replay_free(r);
+	run.out = mem_collect(out);
+	return run;
+}
+
+static struct run
+sym(const struct mem *in, enum source src, size_t chunk)
+{
+	struct sp_replay *r;
+	struct run run;
+	int fd = -1;
+
 	if (src == FROM_MEMORY) {
 		cr_assert_eq(sp_replay_open_mem(in->p, in->len, &r, NULL), 0);
 	} else {
 		fd = input_fd(in, src);
 		cr_assert_eq(sp_replay_open_fd(fd, &r, NULL), 0);
 	}
-	run.err = spi_sym_spool_ahead(&o, r, out, &run.rep, NULL, chunk);
-	sp_replay_free(r);
+	run = run_on(r, chunk, NULL);
 	if (fd >= 0)
 		(void)close(fd);
-	run.out = mem_collect(out);
 	return run;
 }
 
@@ -314,17 +355,25 @@ run_free(struct run *r)
 	sp_sym_report_fini(&r->rep);
 }
 
+/* The same error and output bytes. */
 static void
-same(const struct run *want, const struct run *got, const char *what)
+same_bytes(const struct run *want, const struct run *got, const char *what)
 {
-	size_t i;
-
 	cr_assert_eq(got->err, want->err, "%s: error %d, want %d", what,
 	    got->err, want->err);
 	cr_assert_eq(got->out.len, want->out.len, "%s: %zu bytes, want %zu",
 	    what, got->out.len, want->out.len);
 	cr_assert(memcmp(got->out.p, want->out.p, want->out.len) == 0,
 	    "%s: the output differs", what);
+}
+
+/* ... and the same report. */
+static void
+same(const struct run *want, const struct run *got, const char *what)
+{
+	size_t i;
+
+	same_bytes(want, got, what);
 	cr_assert_eq(got->rep.frames, want->rep.frames, "%s", what);
 	cr_assert_eq(got->rep.copied, want->rep.copied, "%s", what);
 	for (i = 0; i < 5; i++)
@@ -340,9 +389,6 @@ same(const struct run *want, const struct run *got, const char *what)
 	cr_assert_eq(got->rep.input_truncated, want->rep.input_truncated);
 }
 
-static struct text text;
-static struct mem spool;
-static char maps[] = "/tmp/sp-ahead-XXXXXX";
 
 static void
 setup(void)
@@ -370,7 +416,7 @@ TestSuite(ahead, .init = setup, .fini = teardown);
  * and address-only JIT frames (the Python switch), copied symbols. */
 Test(ahead, spool_has_every_case)
 {
-	struct run want = sym(&spool, FROM_MEMORY, 0, maps);
+	struct run want = sym(&spool, FROM_MEMORY, 0);
 
 	cr_assert_eq(want.err, 0);
 	cr_assert_gt(want.rep.frames, FRAMES / 2);
@@ -387,13 +433,13 @@ Test(ahead, every_chunk_size_gives_the_same_spool)
 {
 	static const size_t chunks[] = { 1, 2, 3, 7, 64, 699, 700, 701,
 	    SP_AHEAD_FRAMES };
-	struct run want = sym(&spool, FROM_MEMORY, 0, maps), got;
+	struct run want = sym(&spool, FROM_MEMORY, 0), got;
 	char what[64];
 	size_t i;
 
 	for (i = 0; i < sizeof(chunks) / sizeof(chunks[0]); i++) {
 		(void)snprintf(what, sizeof(what), "chunk %zu", chunks[i]);
-		got = sym(&spool, FROM_MEMORY, chunks[i], maps);
+		got = sym(&spool, FROM_MEMORY, chunks[i]);
 		same(&want, &got, what);
 		run_free(&got);
 	}
@@ -404,15 +450,15 @@ Test(ahead, every_chunk_size_gives_the_same_spool)
  * cannot be, and is resolved in order. */
 Test(ahead, files_and_pipes_give_the_same_spool)
 {
-	struct run want = sym(&spool, FROM_MEMORY, 0, maps), got;
+	struct run want = sym(&spool, FROM_MEMORY, 0), got;
 
-	got = sym(&spool, FROM_FILE, 5, maps);
+	got = sym(&spool, FROM_FILE, 5);
 	same(&want, &got, "file, chunk 5");
 	run_free(&got);
-	got = sym(&spool, FROM_FILE, SP_AHEAD_FRAMES, maps);
+	got = sym(&spool, FROM_FILE, SP_AHEAD_FRAMES);
 	same(&want, &got, "file");
 	run_free(&got);
-	got = sym(&spool, FROM_PIPE, SP_AHEAD_FRAMES, maps);
+	got = sym(&spool, FROM_PIPE, SP_AHEAD_FRAMES);
 	same(&want, &got, "pipe");
 	run_free(&got);
 	run_free(&want);
@@ -422,13 +468,13 @@ Test(ahead, files_and_pipes_give_the_same_spool)
 Test(ahead, a_truncated_input_gives_the_same_prefix)
 {
 	struct mem cut = { spool.p, spool.len * 2 / 3 };
-	struct run want = sym(&cut, FROM_MEMORY, 0, maps), got;
+	struct run want = sym(&cut, FROM_MEMORY, 0), got;
 
 	cr_assert_eq(want.rep.input_truncated, 1);
-	got = sym(&cut, FROM_MEMORY, 9, maps);
+	got = sym(&cut, FROM_MEMORY, 9);
 	same(&want, &got, "cut, chunk 9");
 	run_free(&got);
-	got = sym(&cut, FROM_FILE, SP_AHEAD_FRAMES, maps);
+	got = sym(&cut, FROM_FILE, SP_AHEAD_FRAMES);
 	same(&want, &got, "cut file");
 	run_free(&got);
 	run_free(&want);
@@ -444,12 +490,10 @@ Test(ahead, a_damaged_input_fails_alike)
 	cr_assert_not_null(bad.p);
 	memcpy(bad.p, spool.p, spool.len);
 	bad.p[bad.len - 1] ^= 0x55;     /* END's crc32 */
-	want = sym(&bad, FROM_MEMORY, 0, maps);
+	want = sym(&bad, FROM_MEMORY, 0);
 	cr_assert_eq(want.err, -SP_ECHECKSUM);
-	got = sym(&bad, FROM_MEMORY, 3, maps);
-	cr_assert_eq(got.err, want.err);
-	cr_assert_eq(got.out.len, want.out.len);
-	cr_assert(memcmp(got.out.p, want.out.p, want.out.len) == 0);
+	got = sym(&bad, FROM_MEMORY, 3);
+	same_bytes(&want, &got, "a damaged END, chunk 3");
 	run_free(&got);
 	run_free(&want);
 	mem_free(&bad);
@@ -461,48 +505,17 @@ Test(ahead, a_damaged_input_fails_alike)
  * frame): the copy then reads frames the look-ahead did not resolve,
  * which it sees and resolves itself.  The same as resolving each in
  * turn through the same rewrite. */
-struct rewrite {
-	int fd;
-	const struct mem *to;
-	int done;
-};
-
-static void
-rewrite(void *arg, uint64_t bytes, uint64_t frames)
-{
-	struct rewrite *w = arg;
-
-	(void)bytes;
-	(void)frames;
-	if (w->done++)
-		return;
-	cr_assert_eq(pwrite(w->fd, w->to->p, w->to->len, 0),
-	    (ssize_t)w->to->len);
-	cr_assert_eq(ftruncate(w->fd, (off_t)w->to->len), 0);
-}
-
 static struct run
 sym_rewritten(const struct mem *in, const struct mem *to, size_t chunk)
 {
 	struct rewrite w = { input_fd(in, FROM_FILE), to, 0 };
-	struct sp_sym_options o;
 	struct sp_replay *r;
 	struct run run;
-	int out = memfd_create("out", MFD_CLOEXEC);
 
-	cr_assert_geq(out, 0);
-	memset(&o, 0, sizeof(o));
-	o.sz = sizeof(o);
-	o.perf_map_dir = maps;
-	o.kernel_none = 1;
-	o.progress = rewrite;
-	o.progress_arg = &w;
 	cr_assert_eq(sp_replay_open_fd(w.fd, &r, NULL), 0);
-	run.err = spi_sym_spool_ahead(&o, r, out, &run.rep, NULL, chunk);
+	run = run_on(r, chunk, &w);
 	cr_assert_eq(w.done > 0, 1, "the progress callback was not called");
-	sp_replay_free(r);
 	(void)close(w.fd);
-	run.out = mem_collect(out);
 	return run;
 }
 
@@ -515,10 +528,8 @@ Test(ahead, an_input_rewritten_under_it_is_read_as_the_copy_reads_it)
 	cr_assert_gt(a.len, 2 * 256 * 1024, "%zu bytes", a.len);
 	want = sym_rewritten(&a, &b, 0);
 	got = sym_rewritten(&a, &b, SP_AHEAD_FRAMES);
-	cr_assert_eq(got.err, want.err);
-	cr_assert_eq(got.out.len, want.out.len);
-	cr_assert(memcmp(got.out.p, want.out.p, want.out.len) == 0,
-	    "a frame got the symbol of the one the look-ahead read");
+	/* Else a frame gets the symbol of the one the look-ahead read. */
+	same_bytes(&want, &got, "rewritten");
 	run_free(&got);
 	run_free(&want);
 	mem_free(&a);
@@ -528,11 +539,11 @@ Test(ahead, an_input_rewritten_under_it_is_read_as_the_copy_reads_it)
 /* Its own output, symbolized: every symbol is copied, none resolved. */
 Test(ahead, a_symbolized_input_is_copied)
 {
-	struct run first = sym(&spool, FROM_MEMORY, SP_AHEAD_FRAMES, maps);
-	struct run want = sym(&first.out, FROM_MEMORY, 0, maps), got;
+	struct run first = sym(&spool, FROM_MEMORY, SP_AHEAD_FRAMES);
+	struct run want = sym(&first.out, FROM_MEMORY, 0), got;
 
 	cr_assert_eq(want.rep.copied, want.rep.frames);
-	got = sym(&first.out, FROM_MEMORY, 4, maps);
+	got = sym(&first.out, FROM_MEMORY, 4);
 	same(&want, &got, "symbolized, chunk 4");
 	run_free(&got);
 	run_free(&want);
